@@ -1,0 +1,67 @@
+// Bundles every entry point with esbuild and copies the runtime assets (tree-sitter wasm) next to
+// them. `--watch` rebuilds on change; `--dev` keeps source maps (never shipped in the VSIX).
+import * as esbuild from 'esbuild';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const watch = process.argv.includes('--watch');
+const dev = watch || process.argv.includes('--dev');
+
+const common = {
+  bundle: true,
+  minify: !dev,
+  sourcemap: dev ? 'linked' : false,
+  logLevel: 'warning',
+  define: { __RS_VERSION__: JSON.stringify(pkg.version) },
+  absWorkingDir: root,
+};
+
+const node = { ...common, platform: 'node', target: 'node20', format: 'cjs', mainFields: ['module', 'main'] };
+
+/** Entry points: add one here when a new process or webview appears. */
+const builds = [
+  { ...node, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist', external: ['vscode'] },
+  { ...node, entryPoints: { server: 'src/analysis/server.ts' }, outdir: 'dist' },
+  {
+    ...node,
+    entryPoints: { cli: 'src/cli/main.ts' },
+    outdir: 'dist',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  { ...node, entryPoints: { 'reconciler-worker': 'src/runtime/worker.ts' }, outdir: 'dist' },
+  {
+    ...common,
+    platform: 'browser',
+    target: 'es2022',
+    format: 'esm',
+    entryPoints: { debugger: 'webviews/debugger/main.ts' },
+    outdir: 'dist/webviews',
+  },
+].filter((b) => Object.values(b.entryPoints).every((p) => existsSync(join(root, p))));
+
+const assets = [
+  ['node_modules/web-tree-sitter/tree-sitter.wasm', 'dist/tree-sitter.wasm'],
+  ['node_modules/tree-sitter-go/tree-sitter-go.wasm', 'dist/tree-sitter-go.wasm'],
+];
+
+function copyAssets() {
+  for (const [from, to] of assets) {
+    mkdirSync(dirname(join(root, to)), { recursive: true });
+    copyFileSync(join(root, from), join(root, to));
+  }
+}
+
+if (!watch) rmSync(join(root, 'dist'), { recursive: true, force: true });
+copyAssets();
+if (watch) {
+  const ctxs = await Promise.all(builds.map((b) => esbuild.context(b)));
+  await Promise.all(ctxs.map((c) => c.watch()));
+  console.log(`watching ${builds.length} bundles`);
+} else {
+  const started = performance.now();
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+  console.log(`built ${builds.length} bundles in ${Math.round(performance.now() - started)} ms`);
+}

@@ -1,0 +1,132 @@
+/**
+ * One Go package as the analyzer sees it: its parsed files, plus indexes of the functions, methods
+ * and struct types they declare, so a rule can follow `r.helper(...)` into a sibling file and ask
+ * whether a status type has an `ObservedGeneration` field.
+ */
+import type { Tree } from 'web-tree-sitter';
+import { LineIndex } from '../text';
+import { descendants, field, named, typeName, type Node } from './syntax';
+
+export interface GoFile {
+  path: string;
+  text: string;
+  tree: Tree;
+  lines: LineIndex;
+}
+
+export interface StructInfo {
+  /** field name → the type's source text */
+  fields: Map<string, string>;
+  /** embedded types' source text, e.g. `client.Client` */
+  embedded: string[];
+}
+
+export interface FuncDecl {
+  file: GoFile;
+  node: Node;
+  name: string;
+  /** receiver type's bare name for methods, null for plain functions */
+  receiverType: string | null;
+}
+
+/** Type declarations are looked up by bare name across every indexed file (API types live apart). */
+export class TypeIndex {
+  private readonly structs = new Map<string, StructInfo>();
+
+  addFile(tree: Tree): void {
+    for (const spec of descendants(tree.rootNode, 'type_spec')) {
+      const name = field(spec, 'name')?.text;
+      const type = field(spec, 'type');
+      if (!name || !type || type.type !== 'struct_type') continue;
+      this.structs.set(name, readStruct(type));
+    }
+  }
+
+  struct(name: string | null): StructInfo | undefined {
+    return name ? this.structs.get(name) : undefined;
+  }
+}
+
+function readStruct(type: Node): StructInfo {
+  const info: StructInfo = { fields: new Map(), embedded: [] };
+  for (const decl of descendants(type, 'field_declaration')) {
+    // Nested struct literals also hold field_declarations; keep only this struct's own.
+    if (decl.parent?.parent?.id !== type.id) continue;
+    const names = named(decl).filter((n) => n.type === 'field_identifier');
+    const t = field(decl, 'type');
+    if (!t) continue;
+    if (names.length === 0) info.embedded.push(t.text);
+    for (const n of names) info.fields.set(n.text, t.text);
+  }
+  return info;
+}
+
+export class GoPackage {
+  readonly functions = new Map<string, FuncDecl>();
+  readonly methods = new Map<string, FuncDecl>();
+  readonly types: TypeIndex;
+
+  constructor(
+    readonly files: GoFile[],
+    types?: TypeIndex,
+  ) {
+    this.types = types ?? new TypeIndex();
+    for (const file of files) {
+      if (!types) this.types.addFile(file.tree);
+      for (const decl of named(file.tree.rootNode)) {
+        const name = field(decl, 'name')?.text;
+        if (!name) continue;
+        if (decl.type === 'function_declaration') {
+          this.functions.set(name, { file, node: decl, name, receiverType: null });
+        } else if (decl.type === 'method_declaration') {
+          const recv = receiverOf(decl);
+          if (recv) this.methods.set(`${recv.type}.${name}`, { file, node: decl, name, receiverType: recv.type });
+        }
+      }
+    }
+  }
+
+  method(receiverType: string, name: string): FuncDecl | undefined {
+    return this.methods.get(`${receiverType}.${name}`);
+  }
+
+  allFuncs(): FuncDecl[] {
+    return [...this.functions.values(), ...this.methods.values()];
+  }
+}
+
+/** `(r *Foo)` → { name: 'r', type: 'Foo' }. */
+export function receiverOf(method: Node): { name: string | null; type: string } | null {
+  const param = named(field(method, 'receiver')).find((n) => n.type === 'parameter_declaration');
+  const type = typeName(field(param, 'type'));
+  if (!type) return null;
+  return { name: field(param, 'name')?.text ?? null, type };
+}
+
+/** Parameters as (name, type node) pairs, expanding `a, b T`. */
+export function paramsOf(fn: Node): { name: string; type: Node }[] {
+  const out: { name: string; type: Node }[] = [];
+  for (const p of named(field(fn, 'parameters'))) {
+    if (p.type !== 'parameter_declaration' && p.type !== 'variadic_parameter_declaration') continue;
+    const type = field(p, 'type');
+    if (!type) continue;
+    const names = named(p).filter((n) => n.type === 'identifier');
+    for (const n of names) out.push({ name: n.text, type });
+  }
+  return out;
+}
+
+/** Result types' source text: `(ctrl.Result, error)` → ['ctrl.Result', 'error']. */
+export function resultsOf(fn: Node): string[] {
+  const r = field(fn, 'result');
+  if (!r) return [];
+  if (r.type !== 'parameter_list') return [r.text];
+  const out: string[] = [];
+  for (const p of named(r)) {
+    const t = field(p, 'type');
+    if (!t) continue;
+    const n = named(p).filter((c) => c.type === 'identifier').length;
+    for (let i = 0; i < Math.max(1, n); i++) out.push(t.text);
+  }
+  return out;
+}

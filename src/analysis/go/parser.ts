@@ -1,0 +1,49 @@
+/**
+ * Loads web-tree-sitter and the Go grammar once per process. The wasm files sit next to the bundle
+ * (dist/ after scripts/build.mjs) or in node_modules when running from source (tests, tsx), so we
+ * look in both, walking up from this module's directory.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Language, Parser, type Tree } from 'web-tree-sitter';
+
+/** Finds `file` next to the bundle or under node_modules/`pkg` in this or a parent directory. */
+export function locateAsset(file: string, pkg: string, from: string = __dirname): string {
+  let dir = from;
+  for (;;) {
+    for (const candidate of [join(dir, file), join(dir, 'node_modules', pkg, file)]) {
+      if (existsSync(candidate)) return candidate;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  throw new Error(`cannot find ${file} (looked beside ${from} and in node_modules/${pkg})`);
+}
+
+let loading: Promise<Language> | undefined;
+
+/** The Go language, loaded on first use; every later call shares the same instance. */
+export function loadGo(): Promise<Language> {
+  loading ??= (async () => {
+    const runtime = locateAsset('tree-sitter.wasm', 'web-tree-sitter');
+    await Parser.init({ locateFile: () => runtime });
+    return Language.load(locateAsset('tree-sitter-go.wasm', 'tree-sitter-go'));
+  })();
+  return loading;
+}
+
+/** A parser for Go. Parsers are cheap but stateful: one per caller that parses incrementally. */
+export async function createGoParser(): Promise<Parser> {
+  const language = await loadGo();
+  const parser = new Parser();
+  parser.setLanguage(language);
+  return parser;
+}
+
+/** Parses `text`, reusing `old` (already edited to match) when given. */
+export function parseGo(parser: Parser, text: string, old?: Tree | null): Tree {
+  const tree = parser.parse(text, old ?? null);
+  if (!tree) throw new Error('tree-sitter returned no tree');
+  return tree;
+}

@@ -1,0 +1,264 @@
+/**
+ * Finds each Reconcile method and the functions its path reaches, and decides which variables are
+ * clients and which hold the reconciled object. Rules work only on these "path functions", so a
+ * sleep in a CLI helper or a List in a webhook is never reported as a reconcile problem.
+ */
+import type { GoFile, GoPackage, FuncDecl } from './package';
+import { paramsOf, receiverOf, resultsOf } from './package';
+import {
+  argVar,
+  callArgs,
+  callee,
+  descendants,
+  field,
+  named,
+  typeName,
+  unparen,
+  type Node,
+} from './syntax';
+
+/** Methods of controller-runtime's client.Client that talk to the API server (or its cache). */
+const CLIENT_METHODS = new Set(['Get', 'List', 'Create', 'Update', 'Patch', 'Delete', 'DeleteAllOf', 'Apply']);
+const STATUS_METHODS = new Set(['Update', 'Patch', 'Create', 'Apply']);
+/** Parameter or field types that are a controller-runtime client. */
+const CLIENT_TYPE = /^(client\.(Client|Writer|Reader|StatusClient|WithWatch|SubResourceClient)|\*?fake\.ClientBuilder)$/;
+/** Helper calls are followed at most this deep, so pathological packages stay cheap. */
+const MAX_PATH_FUNCS = 200;
+
+export interface PathFunc {
+  decl: FuncDecl;
+  file: GoFile;
+  node: Node;
+  body: Node;
+  isRoot: boolean;
+  receiver: string | null;
+  clientIdents: Set<string>;
+  clientFields: Set<string>;
+  /** variables that hold the reconciled object in this function */
+  reconciled: Set<string>;
+  /** result types' source text, e.g. ['ctrl.Result', 'error'] */
+  results: string[];
+  /** every call in the body, computed once */
+  calls: Node[];
+  clientCalls: ClientCall[];
+}
+
+export interface ClientCall {
+  call: Node;
+  method: string;
+  /** `X.Status().Update(...)` and friends */
+  status: boolean;
+  args: Node[];
+}
+
+export interface Reconciler {
+  root: PathFunc;
+  funcs: PathFunc[];
+  /** bare type name of the reconciled object, when declared in Reconcile */
+  objectType: string | null;
+  /** the Request parameter's name */
+  request: string;
+}
+
+export function isResultType(text: string | undefined): boolean {
+  return !!text && /^(\w+\.)?Result$/.test(text);
+}
+
+/** Does this function return (Result, error)? */
+export function returnsResultAndError(fn: PathFunc): boolean {
+  return fn.results.length === 2 && isResultType(fn.results[0]) && fn.results[1] === 'error';
+}
+
+/** The return statement that hands `err` back, or null when the signature is not one we know. */
+export function returnErrorStatement(fn: PathFunc, err: string): string | null {
+  if (returnsResultAndError(fn)) return `return ${fn.results[0]}{}, ${err}`;
+  if (fn.results.length === 1 && fn.results[0] === 'error') return `return ${err}`;
+  return null;
+}
+
+function isReconcileMethod(node: Node): { request: string } | null {
+  if (node.type !== 'method_declaration' || field(node, 'name')?.text !== 'Reconcile') return null;
+  const params = paramsOf(node);
+  if (params.length !== 2 || typeName(params[1].type) !== 'Request') return null;
+  const results = resultsOf(node);
+  if (results.length !== 2 || !isResultType(results[0]) || results[1] !== 'error') return null;
+  return { request: params[1].name };
+}
+
+export function findReconcilers(pkg: GoPackage): Reconciler[] {
+  const out: Reconciler[] = [];
+  for (const decl of pkg.methods.values()) {
+    const rec = isReconcileMethod(decl.node);
+    if (rec) out.push(buildReconciler(pkg, decl, rec.request));
+  }
+  return out;
+}
+
+function makePathFunc(pkg: GoPackage, decl: FuncDecl, isRoot: boolean): PathFunc | null {
+  const body = field(decl.node, 'body');
+  if (!body) return null;
+  const recv = decl.receiverType ? receiverOf(decl.node) : null;
+  const clientIdents = new Set<string>();
+  const clientFields = new Set<string>();
+  if (recv?.name) {
+    const struct = pkg.types.struct(recv.type);
+    if (struct) {
+      if (struct.embedded.some((t) => CLIENT_TYPE.test(t))) clientIdents.add(recv.name);
+      for (const [name, type] of struct.fields) if (CLIENT_TYPE.test(type)) clientFields.add(name);
+    } else {
+      // Struct declared outside what we were given: accept the conventional spellings only.
+      clientIdents.add(recv.name);
+      clientFields.add('Client');
+    }
+  }
+  for (const p of paramsOf(decl.node)) if (CLIENT_TYPE.test(p.type.text)) clientIdents.add(p.name);
+  const fn: PathFunc = {
+    decl,
+    file: decl.file,
+    node: decl.node,
+    body,
+    isRoot,
+    receiver: recv?.name ?? null,
+    clientIdents,
+    clientFields,
+    reconciled: new Set(),
+    results: resultsOf(decl.node),
+    calls: descendants(body, 'call_expression'),
+    clientCalls: [],
+  };
+  fn.clientCalls = fn.calls.map((c) => clientCall(fn, c)).filter((c): c is ClientCall => c !== null);
+  return fn;
+}
+
+/** Is `node` an expression that designates a client in `fn`? */
+export function isClientExpr(fn: PathFunc, node: Node | null): boolean {
+  const n = unparen(node);
+  if (!n) return false;
+  if (n.type === 'identifier') return fn.clientIdents.has(n.text);
+  if (n.type === 'selector_expression') {
+    const op = unparen(field(n, 'operand'));
+    return (
+      !!op &&
+      op.type === 'identifier' &&
+      op.text === fn.receiver &&
+      fn.clientFields.has(field(n, 'field')?.text ?? '')
+    );
+  }
+  return false;
+}
+
+export function clientCall(fn: PathFunc, call: Node): ClientCall | null {
+  const c = callee(call);
+  if (!c || !c.operand) return null;
+  if (c.operand.type === 'call_expression') {
+    const inner = callee(c.operand);
+    if (
+      inner?.name === 'Status' &&
+      callArgs(c.operand).length === 0 &&
+      isClientExpr(fn, inner.operand) &&
+      STATUS_METHODS.has(c.name)
+    ) {
+      return { call, method: c.name, status: true, args: callArgs(call) };
+    }
+    return null;
+  }
+  if (!CLIENT_METHODS.has(c.name) || !isClientExpr(fn, c.operand)) return null;
+  return { call, method: c.name, status: false, args: callArgs(call) };
+}
+
+/** Is `key` the request's key: `req.NamespacedName`, or a key literal built from `req.Name`? */
+function isRequestKey(fn: PathFunc, key: Node | undefined, request: string, depth = 0): boolean {
+  const k = unparen(key ?? null);
+  if (!k) return false;
+  if (k.text === `${request}.NamespacedName`) return true;
+  if (k.type === 'composite_literal') return k.text.includes(`${request}.Name`);
+  if (k.type === 'identifier' && depth === 0) {
+    // `key := req.NamespacedName` (or a literal of it) earlier in the function.
+    for (const decl of descendants(fn.body, ['short_var_declaration', 'assignment_statement', 'var_spec'])) {
+      const left = field(decl, decl.type === 'var_spec' ? 'name' : 'left');
+      const right = field(decl, decl.type === 'var_spec' ? 'value' : 'right');
+      if (!left || !right || left.text !== k.text) continue;
+      if (isRequestKey(fn, named(right)[0] ?? right, request, depth + 1)) return true;
+    }
+  }
+  return false;
+}
+
+/** The bare type name a local variable is declared with (`var x T`, `x := &T{}`, `x := new(T)`). */
+export function localVarType(fn: PathFunc, name: string): string | null {
+  for (const spec of descendants(fn.body, 'var_spec')) {
+    if (named(spec).some((n) => n.type === 'identifier' && n.text === name)) {
+      const t = typeName(field(spec, 'type'));
+      if (t) return t;
+    }
+  }
+  for (const decl of descendants(fn.body, 'short_var_declaration')) {
+    const left = named(field(decl, 'left'));
+    const i = left.findIndex((n) => n.text === name);
+    if (i < 0) continue;
+    let value = unparen(named(field(decl, 'right'))[i] ?? null);
+    if (value?.type === 'unary_expression') value = unparen(field(value, 'operand'));
+    if (value?.type === 'composite_literal') return typeName(field(value, 'type'));
+    if (value?.type === 'call_expression' && callee(value)?.name === 'new') {
+      return typeName(named(field(value, 'arguments'))[0] ?? null);
+    }
+  }
+  for (const p of paramsOf(fn.node)) if (p.name === name) return typeName(p.type);
+  return null;
+}
+
+function buildReconciler(pkg: GoPackage, decl: FuncDecl, request: string): Reconciler {
+  const root = makePathFunc(pkg, decl, true)!;
+  let objectType: string | null = null;
+  for (const cc of root.clientCalls) {
+    if (cc.method !== 'Get' || cc.status || !isRequestKey(root, cc.args[1], request)) continue;
+    const v = argVar(cc.args[2]);
+    if (!v) continue;
+    root.reconciled.add(v);
+    objectType ??= localVarType(root, v);
+  }
+  const funcs = [root];
+  const byNode = new Map<number, PathFunc>([[decl.node.id, root]]);
+  const queue = [root];
+  while (queue.length > 0) {
+    const fn = queue.shift()!;
+    for (const call of fn.calls) {
+      const target = resolveCall(pkg, fn, call);
+      if (!target) continue;
+      let callee = byNode.get(target.node.id);
+      let grew = false;
+      if (!callee) {
+        if (funcs.length >= MAX_PATH_FUNCS) continue;
+        const made = makePathFunc(pkg, target, false);
+        if (!made) continue;
+        callee = made;
+        byNode.set(target.node.id, callee);
+        funcs.push(callee);
+        grew = true;
+      }
+      // Bind the reconciled object through arguments: helper(ctx, &cr) makes its param reconciled.
+      const params = paramsOf(target.node);
+      callArgs(call).forEach((arg, i) => {
+        const v = argVar(arg);
+        const p = params[i];
+        if (v && p && fn.reconciled.has(v) && !callee!.reconciled.has(p.name)) {
+          callee!.reconciled.add(p.name);
+          grew = true;
+        }
+      });
+      if (grew) queue.push(callee);
+    }
+  }
+  return { root, funcs, objectType, request };
+}
+
+/** Same-package targets only: `r.helper(...)` on the receiver's type, or `helper(...)`. */
+function resolveCall(pkg: GoPackage, fn: PathFunc, call: Node): FuncDecl | undefined {
+  const c = callee(call);
+  if (!c) return undefined;
+  if (!c.operand) return pkg.functions.get(c.name);
+  if (c.operand.type === 'identifier' && c.operand.text === fn.receiver && fn.decl.receiverType) {
+    return pkg.method(fn.decl.receiverType, c.name);
+  }
+  return undefined;
+}

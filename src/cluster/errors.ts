@@ -1,0 +1,243 @@
+/**
+ * API errors as kube-apiserver returns them (k8s.io/apimachinery/pkg/api/errors): a `Status`
+ * body with reason, code and the same message wording, so operators see what they would see
+ * against a real cluster.
+ */
+import type { Status, StatusCause, StatusDetails } from './types';
+
+export class StatusError extends Error {
+  readonly status: Status;
+
+  constructor(status: Status) {
+    super(status.message);
+    this.name = 'StatusError';
+    this.status = status;
+  }
+
+  get code(): number {
+    return this.status.code;
+  }
+
+  get reason(): string {
+    return this.status.reason;
+  }
+
+  toJSON(): Status {
+    return this.status;
+  }
+}
+
+/** Group-qualified resource as the apiserver prints it: `widgets.example.com`, `pods`. */
+export interface GroupResource {
+  group: string;
+  resource: string;
+}
+
+export function qualified(gr: GroupResource): string {
+  return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
+}
+
+function status(code: number, reason: string, message: string, details?: StatusDetails): StatusError {
+  return new StatusError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    ...(details ? { details } : {}),
+    code,
+  });
+}
+
+export function newNotFound(gr: GroupResource, name: string): StatusError {
+  return status(404, 'NotFound', `${qualified(gr)} "${name}" not found`, {
+    name,
+    group: gr.group,
+    kind: gr.resource,
+  });
+}
+
+export function newAlreadyExists(gr: GroupResource, name: string): StatusError {
+  return status(409, 'AlreadyExists', `${qualified(gr)} "${name}" already exists`, {
+    name,
+    group: gr.group,
+    kind: gr.resource,
+  });
+}
+
+export function newConflict(gr: GroupResource, name: string, err: string): StatusError {
+  return status(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualified(gr)} "${name}": ${err}`,
+    { name, group: gr.group, kind: gr.resource },
+  );
+}
+
+export const OBJECT_MODIFIED =
+  'the object has been modified; please apply your changes to the latest version and try again';
+
+export function newForbidden(gr: GroupResource, name: string, err: string): StatusError {
+  const msg = name
+    ? `${qualified(gr)} "${name}" is forbidden: ${err}`
+    : `${qualified(gr)} is forbidden: ${err}`;
+  return status(403, 'Forbidden', msg, { name, group: gr.group, kind: gr.resource });
+}
+
+/** One field error as field.Error renders it: `spec.replicas: Invalid value: -1: detail`. */
+export interface FieldError {
+  type: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueNotSupported' | 'FieldValueForbidden' | 'FieldValueTypeInvalid' | 'FieldValueDuplicate' | 'FieldValueTooLong';
+  field: string;
+  message: string;
+}
+
+export function fieldInvalid(field: string, value: unknown, detail: string): FieldError {
+  return { type: 'FieldValueInvalid', field, message: `Invalid value: ${renderValue(value)}: ${detail}` };
+}
+
+export function fieldRequired(field: string, detail = ''): FieldError {
+  return { type: 'FieldValueRequired', field, message: detail ? `Required value: ${detail}` : 'Required value' };
+}
+
+export function fieldNotSupported(field: string, value: unknown, valid: unknown[]): FieldError {
+  return {
+    type: 'FieldValueNotSupported',
+    field,
+    message: `Unsupported value: ${renderValue(value)}: supported values: ${valid.map((v) => renderValue(v)).join(', ')}`,
+  };
+}
+
+export function fieldForbidden(field: string, detail: string): FieldError {
+  return { type: 'FieldValueForbidden', field, message: `Forbidden: ${detail}` };
+}
+
+export function fieldTypeInvalid(field: string, value: unknown, detail: string): FieldError {
+  return { type: 'FieldValueTypeInvalid', field, message: `Invalid value: ${renderValue(value)}: ${detail}` };
+}
+
+/** field.Error's value rendering: strings quoted, numbers bare, objects as Go-ish text. */
+function renderValue(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v === null || v === undefined) return 'null';
+  if (Array.isArray(v)) return `[]interface {}{${v.map(renderValue).join(', ')}}`;
+  return '"object"';
+}
+
+/** 422 Invalid; kind is the Kind (qualified by group) the way NewInvalid prints it. */
+export function newInvalid(qualifiedKind: { group: string; kind: string }, name: string, errs: FieldError[]): StatusError {
+  const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: `${e.message}`, field: e.field }));
+  const rendered = errs.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message));
+  const agg = rendered.length === 1 ? rendered[0] : `[${rendered.join(', ')}]`;
+  const kindName = qualifiedKind.group ? `${qualifiedKind.kind}.${qualifiedKind.group}` : qualifiedKind.kind;
+  return status(422, 'Invalid', `${kindName} "${name}" is invalid: ${agg}`, {
+    name,
+    group: qualifiedKind.group,
+    kind: qualifiedKind.kind,
+    causes,
+  });
+}
+
+export function newBadRequest(message: string): StatusError {
+  return status(400, 'BadRequest', message);
+}
+
+export function newGone(message: string): StatusError {
+  return status(410, 'Expired', message);
+}
+
+export function newMethodNotSupported(gr: GroupResource, action: string): StatusError {
+  return status(405, 'MethodNotAllowed', `${action} is not supported on resources of kind "${qualified(gr)}"`, {
+    group: gr.group,
+    kind: gr.resource,
+  });
+}
+
+export function newUnauthorized(message = 'Unauthorized'): StatusError {
+  return status(401, 'Unauthorized', message);
+}
+
+export function newRequestEntityTooLarge(message: string): StatusError {
+  return status(413, 'RequestEntityTooLarge', `Request entity too large: ${message}`);
+}
+
+export function newUnsupportedMediaType(contentType: string): StatusError {
+  return status(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json; got ${contentType}`);
+}
+
+export function newNotFoundPath(): StatusError {
+  return status(404, 'NotFound', 'the server could not find the requested resource');
+}
+
+export function newInternal(message: string): StatusError {
+  return status(500, 'InternalError', `Internal error occurred: ${message}`);
+}
+
+export function newNotAcceptable(message: string): StatusError {
+  return status(406, 'NotAcceptable', message);
+}
+
+function codeOf(err: unknown): number | undefined {
+  if (err instanceof StatusError) return err.code;
+  if (typeof err === 'object' && err !== null) {
+    const c = (err as { code?: unknown }).code;
+    if (typeof c === 'number') return c;
+    const s = (err as { status?: unknown }).status;
+    if (typeof s === 'object' && s !== null && typeof (s as { code?: unknown }).code === 'number') {
+      return (s as { code: number }).code;
+    }
+  }
+  return undefined;
+}
+
+/** The reason of a StatusError or of any plain object carrying one (errors that crossed a worker boundary). */
+export function reasonOf(err: unknown): string | undefined {
+  if (err instanceof StatusError) return err.reason;
+  if (typeof err === 'object' && err !== null) {
+    const r = (err as { reason?: unknown }).reason;
+    if (typeof r === 'string') return r;
+    const s = (err as { status?: unknown }).status;
+    if (typeof s === 'object' && s !== null && typeof (s as { reason?: unknown }).reason === 'string') {
+      return (s as { reason: string }).reason;
+    }
+  }
+  return undefined;
+}
+
+function is(err: unknown, reason: string, code: number): boolean {
+  const r = reasonOf(err);
+  if (r !== undefined && r !== '' && r !== 'Unknown') return r === reason;
+  return codeOf(err) === code;
+}
+
+export function isNotFound(err: unknown): boolean {
+  return is(err, 'NotFound', 404);
+}
+export function isConflict(err: unknown): boolean {
+  return is(err, 'Conflict', 409);
+}
+export function isAlreadyExists(err: unknown): boolean {
+  return reasonOf(err) === 'AlreadyExists';
+}
+export function isForbidden(err: unknown): boolean {
+  return is(err, 'Forbidden', 403);
+}
+export function isInvalid(err: unknown): boolean {
+  return is(err, 'Invalid', 422);
+}
+export function isGone(err: unknown): boolean {
+  const r = reasonOf(err);
+  return r === 'Expired' || r === 'Gone' || codeOf(err) === 410;
+}
+export function isBadRequest(err: unknown): boolean {
+  return is(err, 'BadRequest', 400);
+}
+
+/**
+ * client.IgnoreNotFound: undefined for a NotFound, the error itself otherwise, so a reconciler
+ * can write `const e = ignoreNotFound(err); if (e) throw e;` as it would `return client.IgnoreNotFound(err)`.
+ */
+export function ignoreNotFound(err: unknown): unknown {
+  return isNotFound(err) ? undefined : err;
+}

@@ -1,0 +1,188 @@
+/**
+ * The resource registry: which kinds the cluster serves and how (scope, subresources, short
+ * names). Built-in kinds are listed here; a CustomResourceDefinition adds its resources when it
+ * becomes Established and removes them when it goes away, as the apiextensions-apiserver does.
+ */
+import { newNotFound } from './errors';
+import type { GroupResource } from './errors';
+import type { CompiledSchema } from './schema';
+import type { ResourceInfo, TypeRef } from './types';
+import { splitApiVersion } from './types';
+
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  jsonPath: string;
+  description?: string;
+  format?: string;
+  priority?: number;
+}
+
+export interface ScaleSpec {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
+/** One served group/version/resource and the strategy the cluster applies to it. */
+export interface ResourceType {
+  info: ResourceInfo;
+  /** `group/version` or `version`. */
+  apiVersion: string;
+  /** Storage identity: every version of a group/resource shares one store. */
+  storageKey: string;
+  gr: GroupResource;
+  statusSubresource: boolean;
+  scale?: ScaleSpec;
+  /** Name of the CRD that defines it; undefined for built-ins. */
+  crd?: string;
+  schema?: CompiledSchema;
+  printerColumns?: PrinterColumn[];
+  /** Extra field selectors a kind supports beyond metadata.name/namespace. */
+  fieldLabels?: (obj: Record<string, unknown>) => Record<string, string>;
+}
+
+const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+interface BuiltinSpec {
+  apiVersion: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  status?: boolean;
+  scale?: boolean;
+  verbs?: string[];
+  categories?: string[];
+  fieldLabels?: ResourceType['fieldLabels'];
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+function rec(v: unknown): Record<string, unknown> {
+  return v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
+}
+
+const BUILTINS: BuiltinSpec[] = [
+  { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false, shortNames: ['ns'], status: true, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    fieldLabels: (o) => ({ 'status.phase': str(rec(o.status).phase) }) },
+  { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, shortNames: ['cm'] },
+  { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true, fieldLabels: (o) => ({ type: str(o.type) }) },
+  { apiVersion: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true, shortNames: ['sa'] },
+  { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true, shortNames: ['svc'], status: true, categories: ['all'] },
+  { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, shortNames: ['po'], status: true, categories: ['all'],
+    fieldLabels: (o) => ({
+      'spec.nodeName': str(rec(o.spec).nodeName),
+      'spec.restartPolicy': str(rec(o.spec).restartPolicy),
+      'spec.schedulerName': str(rec(o.spec).schedulerName),
+      'spec.serviceAccountName': str(rec(o.spec).serviceAccountName),
+      'status.phase': str(rec(o.status).phase),
+      'status.podIP': str(rec(o.status).podIP),
+    }) },
+  { apiVersion: 'v1', kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'],
+    fieldLabels: (o) => {
+      const io = rec(o.involvedObject);
+      return {
+        'involvedObject.kind': str(io.kind), 'involvedObject.namespace': str(io.namespace), 'involvedObject.name': str(io.name),
+        'involvedObject.uid': str(io.uid), 'involvedObject.apiVersion': str(io.apiVersion), 'involvedObject.resourceVersion': str(io.resourceVersion),
+        'involvedObject.fieldPath': str(io.fieldPath), reason: str(o.reason), reportingComponent: str(o.reportingComponent), source: str(rec(o.source).component), type: str(o.type),
+      };
+    } },
+  { apiVersion: 'v1', kind: 'ResourceQuota', plural: 'resourcequotas', namespaced: true, shortNames: ['quota'], status: true },
+  { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments', namespaced: true, shortNames: ['deploy'], status: true, scale: true, categories: ['all'] },
+  { apiVersion: 'apps/v1', kind: 'ReplicaSet', plural: 'replicasets', namespaced: true, shortNames: ['rs'], status: true, scale: true, categories: ['all'] },
+  { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false, shortNames: ['crd', 'crds'], status: true, categories: ['api-extensions'] },
+  { apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'] },
+  { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true },
+];
+
+function builtinType(b: BuiltinSpec): ResourceType {
+  const { group, version } = splitApiVersion(b.apiVersion);
+  const subresources: string[] = [];
+  if (b.status) subresources.push('status');
+  if (b.scale) subresources.push('scale');
+  return {
+    info: {
+      group,
+      version,
+      kind: b.kind,
+      listKind: `${b.kind}List`,
+      plural: b.plural,
+      singular: b.kind.toLowerCase(),
+      namespaced: b.namespaced,
+      verbs: b.verbs ?? ALL_VERBS,
+      subresources,
+      shortNames: b.shortNames ?? [],
+      ...(b.categories ? { categories: b.categories } : {}),
+    },
+    apiVersion: b.apiVersion,
+    // core and events.k8s.io Events are one store, as in etcd.
+    storageKey: b.kind === 'Event' ? '/events' : `${group}/${b.plural}`,
+    gr: { group, resource: b.plural },
+    statusSubresource: !!b.status,
+    ...(b.scale
+      ? { scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } }
+      : {}),
+    ...(b.fieldLabels ? { fieldLabels: b.fieldLabels } : {}),
+  };
+}
+
+export class Registry {
+  /** key: `apiVersion/Kind` */
+  private readonly byKind = new Map<string, ResourceType>();
+  /** key: `apiVersion/plural` */
+  private readonly byResource = new Map<string, ResourceType>();
+  private readonly order: ResourceType[] = [];
+
+  constructor() {
+    for (const b of BUILTINS) this.add(builtinType(b));
+  }
+
+  add(t: ResourceType): void {
+    const k = `${t.apiVersion}/${t.info.kind}`;
+    const existing = this.byKind.get(k);
+    if (existing) this.order.splice(this.order.indexOf(existing), 1);
+    this.byKind.set(k, t);
+    this.byResource.set(`${t.apiVersion}/${t.info.plural}`, t);
+    this.order.push(t);
+  }
+
+  /** Removes every version a CRD added. */
+  removeCrd(crdName: string): ResourceType[] {
+    const gone = this.order.filter((t) => t.crd === crdName);
+    for (const t of gone) {
+      this.byKind.delete(`${t.apiVersion}/${t.info.kind}`);
+      this.byResource.delete(`${t.apiVersion}/${t.info.plural}`);
+      this.order.splice(this.order.indexOf(t), 1);
+    }
+    return gone;
+  }
+
+  forKind(type: TypeRef): ResourceType | undefined {
+    return this.byKind.get(`${type.apiVersion}/${type.kind}`);
+  }
+
+  /** Like forKind but a 404 the way the apiserver reports an unknown resource. */
+  mustForKind(type: TypeRef): ResourceType {
+    const t = this.forKind(type);
+    if (!t) {
+      const { group } = splitApiVersion(type.apiVersion);
+      throw newNotFound({ group, resource: type.kind.toLowerCase() + 's' }, '');
+    }
+    return t;
+  }
+
+  forResource(apiVersion: string, plural: string): ResourceType | undefined {
+    return this.byResource.get(`${apiVersion}/${plural}`);
+  }
+
+  all(): ResourceType[] {
+    return [...this.order];
+  }
+
+  /** Every served version of one stored group/resource. */
+  versionsOf(storageKey: string): ResourceType[] {
+    return this.order.filter((t) => t.storageKey === storageKey);
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * The shapes of Kubernetes API objects as the fake cluster stores and serves them. They mirror
+ * k8s.io/apimachinery's metav1 types; fields the cluster does not interpret stay open records.
+ */
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: 'Apply' | 'Update';
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: 'FieldsV1';
+  fieldsV1?: Record<string, unknown>;
+  subresource?: string;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: OwnerReference[];
+  managedFields?: ManagedFieldsEntry[];
+}
+
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  [k: string]: unknown;
+}
+
+export interface ListMeta {
+  resourceVersion?: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface KubeList<T extends KubeObject = KubeObject> {
+  apiVersion: string;
+  kind: string;
+  metadata: ListMeta;
+  items: T[];
+}
+
+/** Which kind of object: `apiVersion` is `group/version`, or just `version` for the core group. */
+export interface TypeRef {
+  apiVersion: string;
+  kind: string;
+}
+
+export interface ObjectKey {
+  namespace?: string;
+  name: string;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchEvent {
+  type: WatchEventType;
+  object: KubeObject;
+}
+
+export interface ListOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+}
+
+export interface WatchOptions extends ListOptions {
+  resourceVersion?: string;
+  allowWatchBookmarks?: boolean;
+  timeoutSeconds?: number;
+  /** Send the current objects as ADDED first (a watch without resourceVersion, as the apiserver). */
+  sendInitialEvents?: boolean;
+}
+
+export interface DeleteOptions {
+  propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun?: boolean;
+  gracePeriodSeconds?: number;
+}
+
+export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
+
+/** One servable resource, as discovery describes it. */
+export interface ResourceInfo {
+  group: string;
+  version: string;
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  verbs: string[];
+  subresources: string[];
+  shortNames: string[];
+  categories?: string[];
+}
+
+/** The k8s metav1.Status body carried by every API error. */
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+export interface Status {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: Record<string, never> | ListMeta;
+  status: 'Failure' | 'Success';
+  message: string;
+  reason: string;
+  details?: StatusDetails;
+  code: number;
+}
+
+/** Splits `group/version` (or a core `version`) into its parts. */
+export function splitApiVersion(apiVersion: string): { group: string; version: string } {
+  const i = apiVersion.indexOf('/');
+  return i < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
+}

@@ -1,0 +1,141 @@
+/**
+ * A real VS Code for end-to-end tests: code-server with the packaged VSIX installed into a
+ * throw-away profile, opened on a copy of a workspace, driven by playwright-core in Debian's
+ * Chromium. Screenshots go to test-results/.
+ */
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import {
+  ensureCodeServer,
+  freePort,
+  installExtension,
+  makeProfile,
+  startCodeServer,
+  type RunningCodeServer,
+} from '../../scripts/codeserver.mjs';
+import { vsixPath } from '../../scripts/package.mjs';
+
+export const repoRoot = join(__dirname, '..', '..');
+export const resultsDir = join(repoRoot, 'test-results');
+
+export interface Workbench {
+  page: Page;
+  workspace: string;
+  screenshot(name: string): Promise<string>;
+  runCommand(title: string): Promise<void>;
+  openView(containerTitle: string): Promise<void>;
+  findFrame(selector: string, timeoutMs?: number): Promise<Frame>;
+  close(): Promise<void>;
+}
+
+export interface LaunchOptions {
+  /** Folder to copy and open; defaults to the bundled sample operator. */
+  workspace?: string;
+  settings?: Record<string, unknown>;
+}
+
+export async function launchWorkbench(opts: LaunchOptions = {}): Promise<Workbench> {
+  const bin = ensureCodeServer();
+  const scratch = mkdtempSync(join(tmpdir(), 'rs-e2e-'));
+  const workspace = join(scratch, 'workspace');
+  cpSync(opts.workspace ?? join(repoRoot, 'samples', 'quota-operator'), workspace, {
+    recursive: true,
+  });
+  const extensionsDir = join(scratch, 'extensions');
+  const userDataDir = join(scratch, 'user-data');
+  makeProfile(userDataDir, opts.settings);
+  installExtension(bin, extensionsDir, vsixPath);
+  const port = await freePort();
+  let server: RunningCodeServer | undefined;
+  let browser: Browser | undefined;
+  try {
+    server = await startCodeServer({ bin, port, workspace, userDataDir, extensionsDir });
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(server.url);
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    return makeWorkbench(page, workspace, browser, server, scratch);
+  } catch (err) {
+    await browser?.close();
+    await server?.stop();
+    throw err;
+  }
+}
+
+function makeWorkbench(
+  page: Page,
+  workspace: string,
+  browser: Browser,
+  server: RunningCodeServer,
+  scratch: string,
+): Workbench {
+  return {
+    page,
+    workspace,
+    async screenshot(name) {
+      mkdirSync(resultsDir, { recursive: true });
+      const file = join(resultsDir, `${name}.png`);
+      await page.screenshot({ path: file });
+      return file;
+    },
+    async runCommand(title) {
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible' });
+      await input.fill(`>${title}`);
+      const row = page
+        .locator('.quick-input-list .monaco-list-row', { hasText: title })
+        .first();
+      await row.waitFor({ state: 'visible', timeout: 15_000 });
+      await input.press('Enter');
+    },
+    async openView(containerTitle) {
+      const item = page.locator(`.activitybar [aria-label^="${containerTitle}"]`).first();
+      await item.waitFor({ state: 'visible', timeout: 30_000 });
+      const expanded = await item.getAttribute('aria-expanded');
+      if (expanded !== 'true') await item.click();
+    },
+    async findFrame(selector, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        for (const frame of page.frames()) {
+          if (await frame.$(selector).catch(() => null)) return frame;
+        }
+        if (Date.now() > deadline) throw new Error(`no frame holds ${selector}`);
+        await page.waitForTimeout(250);
+      }
+    },
+    async close() {
+      await browser.close();
+      await server.stop();
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs `fn`; on failure saves a screenshot named after the test before rethrowing. */
+export async function withScreenshotOnFailure<T>(
+  wb: Workbench,
+  name: string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    await wb.screenshot(`failure-${name}`).catch(() => undefined);
+    throw err;
+  }
+}

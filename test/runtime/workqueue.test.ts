@@ -1,0 +1,182 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { VirtualClock } from '../../src/util/clock';
+import { WorkQueue } from '../../src/runtime/workqueue';
+import { DelayingQueue } from '../../src/runtime/delayingqueue';
+import { RateLimitingQueue } from '../../src/runtime/ratelimitingqueue';
+import { ItemExponentialFailureRateLimiter } from '../../src/runtime/ratelimiter';
+import { Registry, WorkqueueMetrics } from '../../src/runtime/metrics';
+
+test('items come out in FIFO order and repeated adds coalesce', () => {
+  const q = new WorkQueue<string>({ clock: new VirtualClock() });
+  q.add('a');
+  q.add('b');
+  q.add('a');
+  assert.equal(q.len(), 2);
+  assert.equal(q.tryGet(), 'a');
+  assert.equal(q.tryGet(), 'b');
+  assert.equal(q.tryGet(), undefined);
+});
+
+test('a key re-added while processing is processed again only after done', () => {
+  const q = new WorkQueue<string>({ clock: new VirtualClock() });
+  q.add('a');
+  assert.equal(q.tryGet(), 'a');
+  q.add('a');
+  assert.equal(q.len(), 0, 'not handed to a second worker while processing');
+  assert.equal(q.tryGet(), undefined);
+  q.done('a');
+  assert.equal(q.len(), 1);
+  assert.equal(q.tryGet(), 'a');
+  q.done('a');
+  assert.equal(q.tryGet(), undefined);
+});
+
+test('several adds during processing produce exactly one more pass', () => {
+  const q = new WorkQueue<string>({ clock: new VirtualClock() });
+  q.add('a');
+  q.tryGet();
+  q.add('a');
+  q.add('a');
+  q.done('a');
+  assert.deepEqual(q.queued(), ['a']);
+});
+
+test('get waits for an add and wakes workers in order', async () => {
+  const q = new WorkQueue<string>({ clock: new VirtualClock() });
+  const got: string[] = [];
+  const w1 = q.get().then((r) => got.push(`w1:${r.item}`));
+  const w2 = q.get().then((r) => got.push(`w2:${r.item}`));
+  q.add('x');
+  q.add('y');
+  await Promise.all([w1, w2]);
+  assert.deepEqual(got, ['w1:x', 'w2:y']);
+});
+
+test('shutdown wakes waiting workers with shutdown=true and ignores later adds', async () => {
+  const q = new WorkQueue<string>({ clock: new VirtualClock() });
+  const p = q.get();
+  q.shutDown();
+  assert.deepEqual(await p, { item: undefined, shutdown: true });
+  q.add('late');
+  assert.equal(q.len(), 0);
+});
+
+test('after shutdown queued items are still handed out, then shutdown is reported', async () => {
+  const q = new WorkQueue<string>({ clock: new VirtualClock() });
+  q.add('a');
+  q.shutDown();
+  assert.deepEqual(await q.get(), { item: 'a', shutdown: false });
+  assert.deepEqual(await q.get(), { item: undefined, shutdown: true });
+});
+
+test('shutDownWithDrain resolves only once processing items are done', async () => {
+  const q = new WorkQueue<string>({ clock: new VirtualClock() });
+  q.add('a');
+  q.tryGet();
+  let drained = false;
+  const p = q.shutDownWithDrain().then(() => (drained = true));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(drained, false);
+  q.done('a');
+  await p;
+  assert.equal(drained, true);
+});
+
+test('metrics count adds, depth, queue latency and work duration on the clock', async () => {
+  const clock = new VirtualClock();
+  const reg = new Registry();
+  const m = new WorkqueueMetrics(reg);
+  const q = new WorkQueue<string>({ clock, name: 'c', metrics: m });
+  q.add('a');
+  q.add('a');
+  q.add('b');
+  assert.equal(m.adds.get({ name: 'c' }), 2);
+  assert.equal(m.depth.get({ name: 'c' }), 2);
+  await clock.advance(250);
+  q.tryGet();
+  await clock.advance(1000);
+  q.done('a');
+  assert.equal(m.depth.get({ name: 'c' }), 1);
+  assert.equal(m.latency.sum({ name: 'c' }), 0.25);
+  assert.equal(m.workDuration.sum({ name: 'c' }), 1);
+  assert.match(reg.toPrometheusText(), /workqueue_adds_total\{name="c"\} 2/);
+});
+
+test('addAfter makes the item available exactly at its due time', async () => {
+  const clock = new VirtualClock();
+  const q = new DelayingQueue<string>({ clock });
+  q.addAfter('a', 30_000, { kind: 'requeueAfter' });
+  await clock.advance(29_999);
+  assert.equal(q.len(), 0);
+  assert.equal(q.waiting()[0].readyAt, 30_000);
+  await clock.advance(1);
+  assert.equal(q.len(), 1);
+  assert.equal(clock.now(), 30_000);
+});
+
+test('delaying queue: an earlier addAfter wins, a later one does not postpone', async () => {
+  const clock = new VirtualClock();
+  const q = new DelayingQueue<string>({ clock });
+  q.addAfter('a', 1000);
+  q.addAfter('a', 5000);
+  assert.equal(q.readyAt('a'), 1000);
+  q.addAfter('a', 200);
+  assert.equal(q.readyAt('a'), 200);
+  await clock.advance(200);
+  assert.deepEqual(q.queued(), ['a']);
+  await clock.advance(10_000);
+  assert.deepEqual(q.queued(), ['a'], 'only added once');
+});
+
+test('delaying queue: items become ready in due order with one timer', async () => {
+  const clock = new VirtualClock();
+  const q = new DelayingQueue<string>({ clock });
+  q.addAfter('c', 300);
+  q.addAfter('a', 100);
+  q.addAfter('b', 200);
+  assert.equal(clock.pendingTimers, 1);
+  await clock.advance(1000);
+  assert.deepEqual(q.queued(), ['a', 'b', 'c']);
+});
+
+test('addAfter with a non-positive delay adds at once and counts a retry', () => {
+  const reg = new Registry();
+  const m = new WorkqueueMetrics(reg);
+  const q = new DelayingQueue<string>({ clock: new VirtualClock(), name: 'n', metrics: m });
+  q.addAfter('a', 0);
+  assert.deepEqual(q.queued(), ['a']);
+  assert.equal(m.retries.get({ name: 'n' }), 1);
+});
+
+test('rate-limiting queue: addRateLimited backs off 5, 10, 20 ms and forget resets', async () => {
+  const clock = new VirtualClock();
+  const q = new RateLimitingQueue<string>(
+    { clock },
+    new ItemExponentialFailureRateLimiter<string>(5, 1_000_000),
+  );
+  const delays: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    delays.push(q.addRateLimited('a'));
+    await clock.advance(delays[i]);
+    assert.equal(q.tryGet(), 'a');
+    q.done('a');
+  }
+  assert.deepEqual(delays, [5, 10, 20]);
+  assert.equal(q.numRequeues('a'), 3);
+  q.forget('a');
+  assert.equal(q.numRequeues('a'), 0);
+  assert.equal(q.addRateLimited('a'), 5);
+  assert.deepEqual(q.waiting()[0].reason, { kind: 'backoff', attempt: 1 });
+});
+
+test('shutdown stops the delaying timer and drops waiting items', async () => {
+  const clock = new VirtualClock();
+  const q = new DelayingQueue<string>({ clock });
+  q.addAfter('a', 100);
+  q.shutDown();
+  assert.equal(clock.pendingTimers, 0);
+  q.addAfter('b', 100);
+  await clock.advance(1000);
+  assert.equal(q.len(), 0);
+});
