@@ -205,7 +205,10 @@ export class WorkqueueMetrics {
   constructor(registry: Registry) {
     const buckets = exponentialBuckets(10e-9, 10, 12);
     this.depth = registry.gauge('workqueue_depth', 'Current depth of workqueue');
-    this.adds = registry.counter('workqueue_adds_total', 'Total number of adds handled by workqueue');
+    this.adds = registry.counter(
+      'workqueue_adds_total',
+      'Total number of adds handled by workqueue',
+    );
     this.latency = registry.histogram(
       'workqueue_queue_duration_seconds',
       'How long in seconds an item stays in workqueue before being requested',

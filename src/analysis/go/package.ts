@@ -130,3 +130,19 @@ export function resultsOf(fn: Node): string[] {
   }
   return out;
 }
+
+/** The local name a file uses for an import path (`client` for .../pkg/client), or null. */
+export function importName(file: GoFile, path: string): string | null {
+  for (const spec of descendants(file.tree.rootNode, 'import_spec')) {
+    const p = field(spec, 'path')?.text.replace(/^["`]|["`]$/g, '');
+    if (p !== path) continue;
+    const alias = field(spec, 'name')?.text;
+    if (alias === '_' || alias === '.') return null;
+    return alias ?? path.slice(path.lastIndexOf('/') + 1);
+  }
+  return null;
+}
+
+export const CLIENT_PKG = 'sigs.k8s.io/controller-runtime/pkg/client';
+export const CTRL_PKG = 'sigs.k8s.io/controller-runtime';
+export const CONTROLLERUTIL_PKG = 'sigs.k8s.io/controller-runtime/pkg/controller/controllerutil';

@@ -21,7 +21,7 @@ import {
 const CLIENT_METHODS = new Set(['Get', 'List', 'Create', 'Update', 'Patch', 'Delete', 'DeleteAllOf', 'Apply']);
 const STATUS_METHODS = new Set(['Update', 'Patch', 'Create', 'Apply']);
 /** Parameter or field types that are a controller-runtime client. */
-const CLIENT_TYPE = /^(client\.(Client|Writer|Reader|StatusClient|WithWatch|SubResourceClient)|\*?fake\.ClientBuilder)$/;
+const CLIENT_TYPE = /^(client\.(Client|Writer|Reader|StatusClient|WithWatch|SubResourceClient))$/;
 /** Helper calls are followed at most this deep, so pathological packages stay cheap. */
 const MAX_PATH_FUNCS = 200;
 

@@ -1,0 +1,28 @@
+/**
+ * What a Go rule receives and how it reports. Rules are plain objects with a `check` over the
+ * package's reconcilers, one file each under go/rules/.
+ */
+import type { Fix } from '../diagnostics';
+import type { GoFile, GoPackage } from './package';
+import type { Reconciler } from './reconcilers';
+import type { Node } from './syntax';
+
+export interface GoReport {
+  file: GoFile;
+  node: Node;
+  message: string;
+  fixes?: Fix[];
+  /** report a narrower span than the node, as offsets into the file */
+  span?: [number, number];
+}
+
+export interface GoRuleContext {
+  pkg: GoPackage;
+  reconcilers: Reconciler[];
+  report(r: GoReport): void;
+}
+
+export interface GoRule {
+  id: string;
+  check(ctx: GoRuleContext): void;
+}

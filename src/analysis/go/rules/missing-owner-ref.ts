@@ -1,0 +1,96 @@
+/**
+ * missing-owner-ref: Reconcile creates a child it builds itself (a literal or a same-package
+ * builder) and nothing on the way sets an owner reference. Without a controller reference the
+ * child is not garbage-collected with its owner and its changes do not enqueue the owner (Owns()
+ * watches match on it). Insert ctrl.SetControllerReference before the Create.
+ */
+import { checkedCall, fix, insertBefore } from '../../fixes';
+import type { Fix } from '../../diagnostics';
+import type { GoRule } from '../rule';
+import { CONTROLLERUTIL_PKG, CTRL_PKG, importName, type GoPackage } from '../package';
+import { localOrigin } from '../origins';
+import { localVarType, returnErrorStatement, type PathFunc } from '../reconcilers';
+import { argVar, descendants, enclosingStatement, field, named, type Node } from '../syntax';
+
+/** Kinds that are cluster-scoped or never owned by a namespaced custom resource. */
+const UNOWNED = new Set([
+  'Namespace',
+  'Node',
+  'PersistentVolume',
+  'StorageClass',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'CustomResourceDefinition',
+  'PriorityClass',
+  'ValidatingWebhookConfiguration',
+  'MutatingWebhookConfiguration',
+  'Event',
+  'TokenReview',
+  'SubjectAccessReview',
+  'SelfSubjectAccessReview',
+  'LocalSubjectAccessReview',
+]);
+
+const OWNER_HINT = /SetControllerReference|SetOwnerReference|OwnerReferences|NewControllerRef|OwnerReference\{/;
+
+export const missingOwnerRef: GoRule = {
+  id: 'missing-owner-ref',
+  check(ctx) {
+    for (const rec of ctx.reconcilers) {
+      if (rec.root.reconciled.size === 0) continue;
+      for (const fn of rec.funcs) {
+        if (OWNER_HINT.test(fn.body.text)) continue;
+        for (const cc of fn.clientCalls) {
+          if (cc.status || cc.method !== 'Create') continue;
+          const child = argVar(cc.args[1]);
+          if (!child || fn.reconciled.has(child)) continue;
+          const origin = localOrigin(ctx.pkg, fn, child, cc.call);
+          if (!origin || !origin.typeName || UNOWNED.has(origin.typeName)) continue;
+          if (origin.builder && OWNER_HINT.test(origin.builder.node.text)) continue;
+          if (OWNER_HINT.test(origin.literal.text)) continue;
+          ctx.report({
+            file: fn.file,
+            node: cc.call,
+            message: `${child} (${origin.typeName}) is created without a controller owner reference, so it is not garbage-collected with its owner and its changes do not trigger a reconcile; call SetControllerReference before Create.`,
+            fixes: fixesFor(ctx.pkg, fn, cc.call, child),
+          });
+        }
+      }
+    }
+  },
+};
+
+function schemeExpr(pkg: GoPackage, fn: PathFunc): string | null {
+  if (!fn.receiver || !fn.decl.receiverType) return null;
+  const struct = pkg.types.struct(fn.decl.receiverType);
+  if (struct?.fields.has('Scheme')) return `${fn.receiver}.Scheme`;
+  if (fn.clientIdents.has(fn.receiver)) return `${fn.receiver}.Scheme()`;
+  if (fn.clientFields.has('Client')) return `${fn.receiver}.Client.Scheme()`;
+  return null;
+}
+
+/** `&cr` when the owner is a value variable, `cr` when it already is a pointer. */
+function ownerExpr(fn: PathFunc): string | null {
+  const owner = [...fn.reconciled][0];
+  if (!owner) return null;
+  const isValue = descendants(fn.body, 'var_spec').some(
+    (s) => named(s).some((n) => n.type === 'identifier' && n.text === owner) && field(s, 'type')?.type !== 'pointer_type',
+  );
+  if (isValue) return `&${owner}`;
+  return localVarType(fn, owner) ? owner : null;
+}
+
+function fixesFor(pkg: GoPackage, fn: PathFunc, call: Node, child: string): Fix[] {
+  const scheme = schemeExpr(pkg, fn);
+  const owner = ownerExpr(fn);
+  const ret = returnErrorStatement(fn, 'err');
+  const util = importName(fn.file, CONTROLLERUTIL_PKG) ?? importName(fn.file, CTRL_PKG);
+  const stmt = enclosingStatement(call);
+  if (!scheme || !owner || !ret || !util || !stmt) return [];
+  return [
+    fix(
+      'Set the controller reference before Create',
+      insertBefore(fn.file, stmt, checkedCall(`${util}.SetControllerReference(${owner}, ${child}, ${scheme})`, ret)),
+    ),
+  ];
+}

@@ -1,0 +1,86 @@
+/**
+ * notfound-not-ignored: Reconcile reads its own object with the request's key and returns the
+ * error as is. After a delete the object is gone, Get returns NotFound, and the request fails and
+ * is retried with backoff for nothing. Ignore NotFound (client.IgnoreNotFound or IsNotFound).
+ */
+import { fix, replaceNode } from '../../fixes';
+import type { Fix } from '../../diagnostics';
+import type { GoRule } from '../rule';
+import { CLIENT_PKG, importName } from '../package';
+import type { PathFunc } from '../reconcilers';
+import { argVar, descendants, field, named, statements, unparen, type Node } from '../syntax';
+
+/** The `if` that handles the Get's error: its own `if err := ...;` or the next `if err != nil`. */
+function errorIf(call: Node): { ifs: Node[]; err: string } | null {
+  const list = call.parent;
+  const stmt = list?.parent;
+  if (list?.type !== 'expression_list' || !stmt) return null;
+  if (stmt.type !== 'short_var_declaration' && stmt.type !== 'assignment_statement') return null;
+  const left = named(field(stmt, 'left'));
+  if (left.length !== 1 || left[0].type !== 'identifier' || left[0].text === '_') return null;
+  const err = left[0].text;
+  if (stmt.parent?.type === 'if_statement') return { ifs: [stmt.parent], err };
+  if (stmt.parent?.type !== 'statement_list') return null;
+  // `err := r.Get(...)` followed by ifs about err; stop at the first statement that is not one.
+  const ifs: Node[] = [];
+  const siblings = statements(stmt.parent.parent);
+  const i = siblings.findIndex((s) => s.id === stmt.id);
+  for (const s of siblings.slice(i + 1)) {
+    if (s.type !== 'if_statement' || !(field(s, 'condition')?.text ?? '').includes(err)) break;
+    ifs.push(s);
+  }
+  return ifs.length ? { ifs, err } : null;
+}
+
+export const notfoundNotIgnored: GoRule = {
+  id: 'notfound-not-ignored',
+  check(ctx) {
+    for (const rec of ctx.reconcilers) {
+      const fn = rec.root;
+      // Only the first read of the object: a later re-fetch after a write may fail once and the
+      // next reconcile's first Get then ignores NotFound.
+      const first = fn.clientCalls.find(
+        (cc) => !cc.status && cc.method === 'Get' && fn.reconciled.has(argVar(cc.args[2]) ?? ''),
+      );
+      for (const cc of first ? [first] : []) {
+        const v = argVar(cc.args[2])!;
+        const handled = errorIf(cc.call);
+        if (!handled) continue;
+        if (handled.ifs.some((s) => s.text.includes('NotFound'))) continue;
+        const ret = firstReturnOf(handled.ifs, handled.err);
+        if (!ret) continue;
+        ctx.report({
+          file: fn.file,
+          node: ret,
+          message: `When ${v} has been deleted this Get returns NotFound, and returning it fails the reconcile and retries with backoff for nothing; return client.IgnoreNotFound(${handled.err}).`,
+          fixes: fixesFor(fn, ret),
+        });
+      }
+    }
+  },
+};
+
+/** The error expression of a return inside the ifs that hands back `err` itself. */
+function firstReturnOf(ifs: Node[], err: string): Node | null {
+  for (const s of ifs) {
+    const cond = field(s, 'condition')?.text.replace(/\s+/g, ' ');
+    if (cond !== `${err} != nil`) continue;
+    for (const ret of descendants(field(s, 'consequence'), 'return_statement')) {
+      const exprs = named(named(ret)[0]);
+      const last = unparen(exprs[exprs.length - 1] ?? null);
+      if (last && last.type === 'identifier' && last.text === err) return last;
+    }
+  }
+  return null;
+}
+
+function fixesFor(fn: PathFunc, errExpr: Node): Fix[] {
+  const client = importName(fn.file, CLIENT_PKG);
+  if (!client) return [];
+  return [
+    fix(
+      `Wrap with ${client}.IgnoreNotFound`,
+      replaceNode(fn.file, errExpr, `${client}.IgnoreNotFound(${errExpr.text})`),
+    ),
+  ];
+}

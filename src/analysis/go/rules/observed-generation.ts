@@ -1,0 +1,53 @@
+/**
+ * observed-generation: the reconciled object's status is written but `Status.ObservedGeneration`
+ * is never set anywhere on the path, although the status type has that field. Clients (kubectl
+ * wait, Argo CD, other controllers) then cannot tell whether the status describes the latest spec.
+ * Reported only when the API type is in view and has the field.
+ */
+import { fix, insertBefore } from '../../fixes';
+import type { GoRule } from '../rule';
+import { argVar, enclosingStatement, type Node } from '../syntax';
+import type { GoPackage } from '../package';
+
+function bare(typeText: string | undefined): string | null {
+  if (!typeText) return null;
+  return typeText.replace(/^\*/, '').replace(/^\w+\./, '') || null;
+}
+
+function hasObservedGeneration(pkg: GoPackage, objectType: string | null): boolean {
+  const obj = pkg.types.struct(objectType);
+  const status = pkg.types.struct(bare(obj?.fields.get('Status')));
+  return !!status?.fields.has('ObservedGeneration');
+}
+
+export const observedGeneration: GoRule = {
+  id: 'observed-generation',
+  check(ctx) {
+    for (const rec of ctx.reconcilers) {
+      if (!hasObservedGeneration(ctx.pkg, rec.objectType)) continue;
+      // Set anywhere on the path (directly or through a helper): fine.
+      if (rec.funcs.some((f) => f.body.text.includes('ObservedGeneration'))) continue;
+      for (const fn of rec.funcs) {
+        for (const cc of fn.clientCalls) {
+          if (!cc.status) continue;
+          const v = argVar(cc.args[1]);
+          if (!v || !fn.reconciled.has(v)) continue;
+          const stmt: Node | null = enclosingStatement(cc.call);
+          ctx.report({
+            file: fn.file,
+            node: cc.call,
+            message: `${rec.objectType}'s status has ObservedGeneration but this write never sets it, so clients cannot tell whether the status reflects the latest spec; set ${v}.Status.ObservedGeneration = ${v}.Generation.`,
+            fixes: stmt
+              ? [
+                  fix(
+                    'Set ObservedGeneration before writing status',
+                    insertBefore(fn.file, stmt, [`${v}.Status.ObservedGeneration = ${v}.Generation`]),
+                  ),
+                ]
+              : [],
+          });
+        }
+      }
+    }
+  },
+};

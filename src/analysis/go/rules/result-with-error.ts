@@ -1,0 +1,81 @@
+/**
+ * result-with-error: `return ctrl.Result{RequeueAfter: d}, err` with err known to be non-nil.
+ * controller-runtime ignores the Result when the error is set and requeues with backoff, so the
+ * intended delay never happens. Reported only when the error is certainly non-nil.
+ */
+import { fix, replaceNode } from '../../fixes';
+import type { GoRule } from '../rule';
+import { isResultType, returnsResultAndError } from '../reconcilers';
+import { descendants, field, inFuncLiteral, named, qualifiedCallee, unparen, type Node } from '../syntax';
+
+/** Constructors that never return nil. `errors.Wrap(nil)` is nil in pkg/errors, so not listed. */
+const ALWAYS_ERROR = new Set(['fmt.Errorf', 'errors.New', 'errors.Errorf', 'errors.Join']);
+
+export function isZeroResult(lit: Node): boolean {
+  const body = field(lit, 'body');
+  if (!body) return true;
+  return named(body)
+    .filter((e) => e.type === 'keyed_element')
+    .every((e) => {
+      const value = named(e)[1]?.text ?? '';
+      return value === 'false' || value === '0' || value === '';
+    });
+}
+
+export function resultLiteral(node: Node | undefined): Node | null {
+  const n = unparen(node ?? null);
+  if (!n || n.type !== 'composite_literal') return null;
+  return isResultType(field(n, 'type')?.text) ? n : null;
+}
+
+/** Is `x` checked non-nil by an enclosing `if x != nil` (as a whole condition or a conjunct)? */
+export function guardedNonNil(node: Node, name: string, stop: Node): boolean {
+  let n: Node | null = node;
+  while (n && n.id !== stop.id) {
+    const p: Node | null = n.parent;
+    if (p?.type === 'if_statement' && field(p, 'consequence')?.id === n.id) {
+      const cond = field(p, 'condition')?.text ?? '';
+      const parts = cond.split('&&').map((s) => s.trim());
+      if (parts.includes(`${name} != nil`)) return true;
+    }
+    if (p?.type === 'func_literal') return false;
+    n = p;
+  }
+  return false;
+}
+
+function certainlyNonNil(expr: Node, stop: Node): boolean {
+  const e = unparen(expr);
+  if (!e) return false;
+  if (e.type === 'identifier') return e.text !== 'nil' && guardedNonNil(e, e.text, stop);
+  if (e.type === 'call_expression') {
+    const q = qualifiedCallee(e);
+    return !!q && ALWAYS_ERROR.has(q.join('.'));
+  }
+  return false;
+}
+
+export const resultWithError: GoRule = {
+  id: 'result-with-error',
+  check(ctx) {
+    for (const rec of ctx.reconcilers) {
+      for (const fn of rec.funcs) {
+        if (!returnsResultAndError(fn)) continue;
+        for (const ret of descendants(fn.body, 'return_statement')) {
+          if (inFuncLiteral(ret, fn.body)) continue;
+          const exprs = named(named(ret)[0]);
+          if (exprs.length !== 2) continue;
+          const lit = resultLiteral(exprs[0]);
+          if (!lit || isZeroResult(lit) || !certainlyNonNil(exprs[1], fn.body)) continue;
+          const type = field(lit, 'type')!.text;
+          ctx.report({
+            file: fn.file,
+            node: lit,
+            message: `controller-runtime ignores ${lit.text} when an error is returned and requeues with backoff instead; return ${type}{} with the error, or the Result with nil.`,
+            fixes: [fix('Drop the Result returned beside the error', replaceNode(fn.file, lit, `${type}{}`))],
+          });
+        }
+      }
+    }
+  },
+};

@@ -1,0 +1,116 @@
+/**
+ * Object name and label validation with apimachinery's regexes and messages, plus generateName's
+ * random suffix (names.SimpleNameGenerator: 5 characters that avoid vowels and look-alikes).
+ */
+import type { FieldError } from './errors';
+import { fieldInvalid } from './errors';
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+export type NameRule = 'subdomain' | 'label' | 'dns1035';
+
+export function validateName(name: string, rule: NameRule): string[] {
+  const errs: string[] = [];
+  if (rule === 'subdomain') {
+    if (name.length > 253) errs.push('must be no more than 253 characters');
+    if (!DNS1123_SUBDOMAIN.test(name)) {
+      errs.push(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+      );
+    }
+  } else if (rule === 'label') {
+    if (name.length > 63) errs.push('must be no more than 63 characters');
+    if (!DNS1123_LABEL.test(name)) {
+      errs.push(
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+      );
+    }
+  } else {
+    if (name.length > 63) errs.push('must be no more than 63 characters');
+    if (!DNS1035_LABEL.test(name)) {
+      errs.push(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+      );
+    }
+  }
+  return errs;
+}
+
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+function validateQualifiedName(field: string, key: string): FieldError[] {
+  const parts = key.split('/');
+  let name = key;
+  if (parts.length === 2) {
+    const [prefix, n] = parts;
+    name = n;
+    if (!prefix || validateName(prefix, 'subdomain').length) {
+      return [fieldInvalid(field, key, 'prefix part ' + validateName(prefix, 'subdomain').join('; '))];
+    }
+  } else if (parts.length > 2) {
+    return [
+      fieldInvalid(
+        field,
+        key,
+        "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+      ),
+    ];
+  }
+  if (!name || name.length > 63 || !QUALIFIED_NAME.test(name)) {
+    return [
+      fieldInvalid(
+        field,
+        key,
+        name.length > 63
+          ? 'name part must be no more than 63 characters'
+          : "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+      ),
+    ];
+  }
+  return [];
+}
+
+export function validateLabels(labels: unknown, field = 'metadata.labels'): FieldError[] {
+  if (labels === undefined || labels === null) return [];
+  const errs: FieldError[] = [];
+  for (const [k, v] of Object.entries(labels as Record<string, unknown>)) {
+    errs.push(...validateQualifiedName(field, k));
+    if (typeof v !== 'string' || v.length > 63 || !LABEL_VALUE.test(v)) {
+      errs.push(
+        fieldInvalid(
+          field,
+          v,
+          typeof v === 'string' && v.length > 63
+            ? 'must be no more than 63 characters'
+            : "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+        ),
+      );
+    }
+  }
+  return errs;
+}
+
+export function validateAnnotations(annotations: unknown): FieldError[] {
+  if (annotations === undefined || annotations === null) return [];
+  const errs: FieldError[] = [];
+  let total = 0;
+  for (const [k, v] of Object.entries(annotations as Record<string, unknown>)) {
+    errs.push(...validateQualifiedName('metadata.annotations', k.toLowerCase()));
+    total += k.length + (typeof v === 'string' ? v.length : 0);
+  }
+  if (total > 262144) errs.push({ type: 'FieldValueTooLong', field: 'metadata.annotations', message: 'Too long: must have at most 262144 bytes' });
+  return errs;
+}
+
+const ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** names.SimpleNameGenerator: base (trimmed to 58) + 5 random characters. */
+export function generateName(base: string): string {
+  const b = base.length > 58 ? base.slice(0, 58) : base;
+  let s = '';
+  for (let i = 0; i < 5; i++) s += ALPHANUMS[Math.floor(Math.random() * ALPHANUMS.length)];
+  return b + s;
+}

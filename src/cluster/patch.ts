@@ -1,0 +1,186 @@
+/**
+ * The patch kinds of the PATCH verb: JSON merge patch (RFC 7386), JSON patch (RFC 6902) and
+ * strategic merge patch, which merges lists of built-in kinds by their patchMergeKey the way
+ * k8s.io/apimachinery/pkg/util/strategicpatch does (the directives kubectl sends included).
+ */
+import * as jsonpatch from 'fast-json-patch';
+import { StatusError, newBadRequest } from './errors';
+
+type Json = unknown;
+type JsonObject = Record<string, unknown>;
+
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** RFC 7386: objects merge recursively, null deletes, anything else replaces. */
+export function mergePatch(target: Json, patch: Json): Json {
+  if (!isObject(patch)) return patch;
+  const out: JsonObject = isObject(target) ? { ...target } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+/** RFC 6902, applied to a copy; a failed operation is a 422 as the apiserver reports it. */
+export function jsonPatch(target: Json, ops: Json): Json {
+  if (!Array.isArray(ops)) throw newBadRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  try {
+    const doc = structuredClone(target);
+    return jsonpatch.applyPatch(doc, ops as jsonpatch.Operation[], true, true, true).newDocument;
+  } catch (err) {
+    const msg = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    throw new StatusError({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `the server rejected our request due to an error in our request: ${msg}`,
+      reason: 'Invalid',
+      code: 422,
+    });
+  }
+}
+
+/**
+ * patchMergeKey of the built-in list fields, by field name. Fields of the core and apps types
+ * that share a name share the key, so a flat table is enough for the kinds the cluster serves.
+ */
+export const MERGE_KEYS: Record<string, string> = {
+  containers: 'name',
+  initContainers: 'name',
+  ephemeralContainers: 'name',
+  env: 'name',
+  volumes: 'name',
+  volumeMounts: 'mountPath',
+  volumeDevices: 'devicePath',
+  imagePullSecrets: 'name',
+  conditions: 'type',
+  ownerReferences: 'uid',
+  hostAliases: 'ip',
+  topologySpreadConstraints: 'topologyKey',
+  resourceClaims: 'name',
+  schedulingGates: 'name',
+};
+
+/** `ports` merges on containerPort in containers and on port in services. */
+function mergeKeyFor(field: string, items: unknown[]): string | undefined {
+  if (field === 'ports') {
+    const first = items.find(isObject);
+    if (first && 'containerPort' in first) return 'containerPort';
+    if (first && 'port' in first) return 'port';
+    return undefined;
+  }
+  return MERGE_KEYS[field];
+}
+
+/** Primitive lists with patchStrategy=merge. */
+const MERGE_PRIMITIVE_LISTS = new Set(['finalizers']);
+
+/** Strategic merge patch for built-in kinds. */
+export function strategicMergePatch(target: Json, patch: Json): Json {
+  if (!isObject(patch)) throw newBadRequest('invalid JSON document');
+  return smpObject(isObject(target) ? target : {}, patch);
+}
+
+function smpObject(target: JsonObject, patch: JsonObject): JsonObject {
+  if (patch['$patch'] === 'replace') {
+    const rest = { ...patch };
+    delete rest['$patch'];
+    return stripDirectives(rest) as JsonObject;
+  }
+  if (patch['$patch'] === 'delete') return {};
+  const out: JsonObject = { ...target };
+  const retain = Array.isArray(patch['$retainKeys']) ? (patch['$retainKeys'] as string[]) : undefined;
+  for (const [k, v] of Object.entries(patch)) {
+    if (k === '$patch' || k === '$retainKeys') continue;
+    if (k.startsWith('$setElementOrder/')) continue;
+    if (k.startsWith('$deleteFromPrimitiveList/')) {
+      const field = k.slice('$deleteFromPrimitiveList/'.length);
+      if (Array.isArray(out[field]) && Array.isArray(v)) {
+        out[field] = (out[field] as unknown[]).filter((x) => !v.includes(x));
+        if ((out[field] as unknown[]).length === 0) delete out[field];
+      }
+      continue;
+    }
+    if (v === null) {
+      delete out[k];
+      continue;
+    }
+    const cur = out[k];
+    if (Array.isArray(v)) {
+      out[k] = smpList(k, Array.isArray(cur) ? cur : [], v, patch[`$setElementOrder/${k}`]);
+    } else if (isObject(v)) {
+      out[k] = smpObject(isObject(cur) ? cur : {}, v);
+    } else {
+      out[k] = v;
+    }
+  }
+  if (retain) for (const k of Object.keys(out)) if (!retain.includes(k) && !(k in patch)) delete out[k];
+  return out;
+}
+
+function smpList(field: string, target: unknown[], patch: unknown[], order: unknown): unknown[] {
+  if (MERGE_PRIMITIVE_LISTS.has(field)) {
+    const out = [...target];
+    for (const p of patch) if (!out.includes(p)) out.push(p);
+    return out;
+  }
+  const key = mergeKeyFor(field, [...patch, ...target]);
+  if (!key) {
+    // Atomic list, unless the patch asks for a full replace; either way the patch wins.
+    return patch.filter((p) => !(isObject(p) && p['$patch'] === 'replace')).map(stripDirectives);
+  }
+  if (patch.some((p) => isObject(p) && p['$patch'] === 'replace')) {
+    return patch.filter((p) => !(isObject(p) && p['$patch'] === 'replace')).map(stripDirectives);
+  }
+  const out: unknown[] = target.map((t) => t);
+  for (const p of patch) {
+    if (!isObject(p)) continue;
+    const idx = out.findIndex((t) => isObject(t) && t[key] === p[key]);
+    if (p['$patch'] === 'delete') {
+      if (idx >= 0) out.splice(idx, 1);
+      continue;
+    }
+    if (idx >= 0) out[idx] = smpObject(out[idx] as JsonObject, p);
+    else out.push(stripDirectives(p));
+  }
+  if (Array.isArray(order)) {
+    const pos = (x: unknown) => {
+      const i = order.findIndex((o) => isObject(o) && isObject(x) && o[key] === x[key]);
+      return i < 0 ? Number.MAX_SAFE_INTEGER : i;
+    };
+    out.sort((a, b) => pos(a) - pos(b));
+  }
+  return out;
+}
+
+function stripDirectives(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(stripDirectives);
+  if (!isObject(v)) return v;
+  const out: JsonObject = {};
+  for (const [k, x] of Object.entries(v)) if (!k.startsWith('$')) out[k] = stripDirectives(x);
+  return out;
+}
+
+/** Structural equality of JSON values (key order does not matter). */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a as object);
+  const kb = Object.keys(b as object);
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
+    if (!deepEqual((a as JsonObject)[k], (b as JsonObject)[k])) return false;
+  }
+  return true;
+}

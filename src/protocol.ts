@@ -1,0 +1,175 @@
+/**
+ * Messages between the extension host and the Reconcile Debugger webview, declared once and
+ * type-checked on both sides. Everything here is plain JSON: it crosses postMessage.
+ * Incoming messages are validated with `parseWebviewMessage` before the host acts on them.
+ */
+
+/** The eight phases of one reconcile, in order (seed §3.3). */
+export const PHASES = [
+  'enqueue',
+  'dequeue',
+  'reconcile',
+  'read',
+  'diff',
+  'write',
+  'status',
+  'result',
+] as const;
+export type Phase = (typeof PHASES)[number];
+
+/** Outcomes a breakpoint can stop on. */
+export const OUTCOMES = ['conflict', 'forbidden', 'notFound', 'error', 'requeue'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export interface RequestView {
+  namespace: string;
+  name: string;
+}
+
+export interface ApiCallView {
+  verb: string;
+  resource: string;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+  code: number;
+  message?: string;
+  /** Reads are answered by the informer cache; writes go to the API server. */
+  source: 'cache' | 'server';
+  latencyMs: number;
+  phase: Phase;
+}
+
+export interface WriteView {
+  verb: string;
+  resource: string;
+  name?: string;
+  subresource?: string;
+  code: number;
+  /** YAML of the object before and after the write (empty when it did not exist / was refused). */
+  before: string;
+  after: string;
+}
+
+export interface PhaseView {
+  phase: Phase;
+  /** Virtual (or wall) time in ms when the phase began. */
+  at: number;
+  detail: string;
+}
+
+export interface ResultView {
+  /** What Reconcile returned, e.g. `{ requeueAfter: 30s }` or `error: ...`. */
+  returned: string;
+  error: string | null;
+  /** What the queue does next, in words: "forget", "requeue after 30s", "rate-limited requeue (backoff 3)". */
+  next: string;
+  /** When the request is due again (clock ms), if it is. */
+  nextAt: number | null;
+  delayMs: number | null;
+}
+
+export interface ReconcileView {
+  id: string;
+  controller: string;
+  request: RequestView;
+  /** Why the request was enqueued (the event and object that caused it). */
+  reason: string;
+  start: number;
+  end: number | null;
+  phases: PhaseView[];
+  /** The phase the stepper holds, or null when running / finished. */
+  heldAt: Phase | null;
+  calls: ApiCallView[];
+  writes: WriteView[];
+  /** The reconciled object as read at the start and as it stands after the reconcile. */
+  objectBefore: string;
+  objectAfter: string;
+  result: ResultView | null;
+  outcomes: Outcome[];
+}
+
+export interface ReconcileSummary {
+  id: string;
+  start: number;
+  end: number | null;
+  outcome: string;
+}
+
+export interface FindingView {
+  kind: string;
+  message: string;
+  request: RequestView | null;
+  evidence: string[];
+}
+
+export type SessionStatus = 'idle' | 'starting' | 'running' | 'held' | 'paused' | 'stopped' | 'error';
+
+export interface DebuggerState {
+  status: SessionStatus;
+  /** A sentence for the status line (what is happening, or what went wrong). */
+  message: string;
+  reconciler: string | null;
+  now: number;
+  current: ReconcileView | null;
+  history: ReconcileSummary[];
+  breakpoints: { phases: Phase[]; outcomes: Outcome[] };
+  charts: { queueDepth: Array<[number, number]>; latencyMs: Array<[number, number]> };
+  findings: FindingView[];
+}
+
+/** Webview → extension. */
+export type WebviewMessage =
+  | { type: 'ready' }
+  | { type: 'step' }
+  | { type: 'continue' }
+  | { type: 'pause' }
+  | { type: 'restart' }
+  | { type: 'setBreakpoints'; phases: Phase[]; outcomes: Outcome[] }
+  | { type: 'inspect'; id: string }
+  | { type: 'openFinding'; index: number };
+
+/** Extension → webview. */
+export type HostMessage = { type: 'state'; state: DebuggerState };
+
+const SIMPLE = new Set(['ready', 'step', 'continue', 'pause', 'restart']);
+
+/** Validates a message from the webview; anything malformed is dropped (returns undefined). */
+export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const msg = raw as Record<string, unknown>;
+  const type = msg.type;
+  if (typeof type !== 'string') return undefined;
+  if (SIMPLE.has(type)) return { type } as WebviewMessage;
+  if (type === 'setBreakpoints') {
+    const phases = stringsIn(msg.phases, PHASES);
+    const outcomes = stringsIn(msg.outcomes, OUTCOMES);
+    if (!phases || !outcomes) return undefined;
+    return { type, phases, outcomes };
+  }
+  if (type === 'inspect' && typeof msg.id === 'string') return { type, id: msg.id };
+  if (type === 'openFinding' && Number.isInteger(msg.index)) {
+    return { type, index: msg.index as number };
+  }
+  return undefined;
+}
+
+function stringsIn<T extends string>(value: unknown, allowed: readonly T[]): T[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const ok = value.every((v) => typeof v === 'string' && (allowed as readonly string[]).includes(v));
+  return ok ? (value as T[]) : undefined;
+}
+
+export function emptyDebuggerState(): DebuggerState {
+  return {
+    status: 'idle',
+    message: 'No reconcile session yet.',
+    reconciler: null,
+    now: 0,
+    current: null,
+    history: [],
+    breakpoints: { phases: [...PHASES], outcomes: [] },
+    charts: { queueDepth: [], latencyMs: [] },
+    findings: [],
+  };
+}

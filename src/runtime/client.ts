@@ -1,0 +1,329 @@
+/**
+ * The client a reconcile gets as ctx.client, instrumented: every call becomes a phase of the
+ * trace (read from the cache; diff + write or diff + status to the API server), passes the
+ * stepper's gates before and after it happens, and reports the resourceVersion it produced so the
+ * controller can tell when a later watch event was caused by this controller's own write.
+ */
+import type { DeleteOptions, KubeObject, ObjectKey, PatchType, TypeRef } from '../cluster/types';
+import type { Clock } from '../util/clock';
+import type {
+  Client,
+  EventRecorder,
+  ListOpts,
+  Logger,
+  ObjectKeyLike,
+  ObjectLike,
+  ReconcileContext,
+  StatusWriter,
+} from './api';
+import type { ApiServer } from './apiserver';
+import type { Cache } from './cache';
+import type { ApiCall, DiffEntry, Phase, PhaseRecord, ReconcileTrace, Verb } from './trace';
+import { diffObjects } from './trace';
+
+/** What a ReconcileRun needs from its controller. */
+export interface RunDeps {
+  api: ApiServer;
+  cache: Cache;
+  clock: Clock;
+  resourceName(type: TypeRef): string;
+  /** Called for every phase record as it is added (trace streaming). */
+  onPhase(trace: ReconcileTrace, rec: PhaseRecord): void;
+  /** The stepper's gate, or undefined when nothing can hold. */
+  gate?(trace: ReconcileTrace, rec: PhaseRecord, when: 'enter' | 'exit'): Promise<void>;
+  /** A successful write produced this resourceVersion. */
+  onWrite(trace: ReconcileTrace, call: ApiCall): void;
+  log: Logger;
+  recordEvent?(obj: ObjectLike, type: string, reason: string, message: string): void;
+}
+
+function errorInfo(err: unknown): { code: number; reason?: string; message: string } {
+  const e = err as { code?: unknown; reason?: unknown; message?: unknown };
+  return {
+    code: typeof e?.code === 'number' ? e.code : 500,
+    ...(typeof e?.reason === 'string' ? { reason: e.reason } : {}),
+    message: typeof e?.message === 'string' ? e.message : String(err),
+  };
+}
+
+function typeOf(obj: ObjectLike): TypeRef {
+  return { apiVersion: obj.apiVersion, kind: obj.kind };
+}
+
+function keyOf(obj: ObjectLike): ObjectKey {
+  return { namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' };
+}
+
+/** Go's client decodes the response into the object passed; do the same. */
+function assignInPlace(target: object, source: object): void {
+  for (const k of Object.keys(target)) delete (target as Record<string, unknown>)[k];
+  Object.assign(target, source);
+}
+
+function withoutStatus(o: KubeObject | ObjectLike | undefined): unknown {
+  if (!o) return undefined;
+  const { status: _s, ...rest } = o as KubeObject;
+  return rest;
+}
+
+/** RFC 7386 JSON merge patch, to show what a patch will change before it is sent. */
+export function applyMergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> =
+    typeof target === 'object' && target !== null && !Array.isArray(target)
+      ? { ...(target as Record<string, unknown>) }
+      : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = applyMergePatch(out[k], v);
+  }
+  return out;
+}
+
+export class ReconcileRun {
+  readonly client: Client;
+
+  constructor(
+    readonly trace: ReconcileTrace,
+    private readonly deps: RunDeps,
+  ) {
+    const run = this;
+    const status: StatusWriter = {
+      update: (obj) => run.write('update', obj, 'status'),
+      patch: (obj, patch, pt) => run.write('patch', obj, 'status', patch, pt),
+    };
+    this.client = {
+      get: (type, key) => run.read(type, key) as never,
+      list: (type, opts) => run.list(type, opts) as never,
+      create: (obj) => run.write('create', obj, ''),
+      update: (obj) => run.write('update', obj, ''),
+      patch: (obj, patch, pt) => run.write('patch', obj, '', patch, pt),
+      delete: async (obj, opts) => {
+        await run.write('delete', obj, '', undefined, undefined, opts);
+      },
+      status: () => status,
+    };
+  }
+
+  context(): ReconcileContext {
+    const deps = this.deps;
+    const trace = this.trace;
+    const recorder: EventRecorder = {
+      event: (obj, type, reason, message) => deps.recordEvent?.(obj, type, reason, message),
+    };
+    return {
+      client: this.client,
+      log: deps.log,
+      recorder,
+      now: () => deps.clock.now(),
+      reconcileID: trace.reconcileID,
+    };
+  }
+
+  /** Adds a phase record to the trace and streams it. */
+  addPhase(rec: PhaseRecord): PhaseRecord {
+    this.trace.phases.push(rec);
+    this.deps.onPhase(this.trace, rec);
+    return rec;
+  }
+
+  async gate(rec: PhaseRecord, when: 'enter' | 'exit'): Promise<void> {
+    if (this.deps.gate) await this.deps.gate(this.trace, rec, when);
+  }
+
+  private baseCall(
+    verb: Verb,
+    type: TypeRef,
+    namespace: string | undefined,
+    name: string,
+    subresource: string,
+  ): ApiCall {
+    return {
+      verb,
+      resource: this.deps.resourceName(type),
+      apiVersion: type.apiVersion,
+      kind: type.kind,
+      namespace: namespace ?? '',
+      name,
+      subresource,
+      code: 0,
+      source: verb === 'get' || verb === 'list' ? 'cache' : 'server',
+      at: this.deps.clock.now(),
+    };
+  }
+
+  private async read(type: TypeRef, key: ObjectKeyLike): Promise<KubeObject> {
+    const call = this.baseCall('get', type, key.namespace, key.name, '');
+    const rec = this.addPhase({
+      phase: 'read',
+      at: call.at,
+      summary: `Get ${type.kind} ${fmtKey(call)} (cache)`,
+      call,
+    });
+    await this.gate(rec, 'enter');
+    call.at = this.deps.clock.now();
+    let result: KubeObject | undefined;
+    let error: unknown;
+    try {
+      result = this.deps.cache.get(type, { namespace: key.namespace, name: key.name });
+      call.code = 200;
+      call.resourceVersion = result.metadata.resourceVersion;
+    } catch (err) {
+      error = err;
+      Object.assign(call, errorInfo(err));
+    }
+    rec.summary += ` → ${call.code}${call.reason ? ` ${call.reason}` : ''}`;
+    this.trace.calls.push(call);
+    await this.gate(rec, 'exit');
+    if (error !== undefined) throw error;
+    return result!;
+  }
+
+  private async list(type: TypeRef, opts: ListOpts = {}): Promise<{ items: KubeObject[] }> {
+    const call = this.baseCall('list', type, opts.namespace, '', '');
+    const sel = [opts.labelSelector, opts.fieldSelector].filter(Boolean).join(' ');
+    const rec = this.addPhase({
+      phase: 'read',
+      at: call.at,
+      summary: `List ${type.kind}${opts.namespace ? ` in ${opts.namespace}` : ' (all namespaces)'}${sel ? ` [${sel}]` : ''} (cache)`,
+      call,
+    });
+    await this.gate(rec, 'enter');
+    let result: { items: KubeObject[] } | undefined;
+    let error: unknown;
+    try {
+      result = this.deps.cache.list(type, opts);
+      call.code = 200;
+      call.items = result.items.length;
+    } catch (err) {
+      error = err;
+      Object.assign(call, errorInfo(err));
+    }
+    rec.summary += ` → ${call.code}${call.items !== undefined ? ` (${call.items} items)` : ''}`;
+    this.trace.calls.push(call);
+    await this.gate(rec, 'exit');
+    if (error !== undefined) throw error;
+    return result!;
+  }
+
+  /** The object as the server has it now, without recording a call (for the diff phase). */
+  private serverObject(type: TypeRef, key: ObjectKey): KubeObject | undefined {
+    try {
+      return this.deps.api.get(type, key);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async write<T extends ObjectLike>(
+    verb: 'create' | 'update' | 'patch' | 'delete',
+    obj: T,
+    subresource: '' | 'status',
+    patch?: unknown,
+    patchType: PatchType = 'merge',
+    deleteOpts?: DeleteOptions,
+  ): Promise<T> {
+    const type = typeOf(obj);
+    const key = keyOf(obj);
+    const phase: Phase = subresource === 'status' ? 'status' : 'write';
+    const before = verb === 'create' ? undefined : this.serverObject(type, key);
+
+    // diff: what this write would change, shown before it happens.
+    let intended: DiffEntry[];
+    if (verb === 'delete') intended = before ? [{ path: '.', op: 'remove', before: undefined }] : [];
+    else if (verb === 'patch') {
+      const patched =
+        patchType === 'merge' || patchType === 'strategic' || patchType === 'apply'
+          ? applyMergePatch(before, patch)
+          : before;
+      intended =
+        patchType === 'json'
+          ? ((patch as Array<{ op: string; path: string; value?: unknown }>) ?? []).map((p) => ({
+              path: p.path,
+              op: p.op === 'remove' ? 'remove' : p.op === 'add' ? 'add' : 'replace',
+              after: p.value,
+            }))
+          : subresource === 'status'
+            ? diffObjects(
+                { status: (before as KubeObject | undefined)?.status },
+                { status: (patched as KubeObject | undefined)?.status },
+              )
+            : diffObjects(withoutStatus(before), withoutStatus(patched as KubeObject));
+    } else if (subresource === 'status') {
+      intended = diffObjects(
+        { status: before?.status },
+        { status: (obj as unknown as KubeObject).status },
+      );
+    } else intended = diffObjects(withoutStatus(before), withoutStatus(obj));
+
+    const verbName = `${verb[0].toUpperCase()}${verb.slice(1)}`;
+    const what = `${type.kind} ${key.namespace ? `${key.namespace}/` : ''}${key.name}`;
+    const diffRec = this.addPhase({
+      phase: 'diff',
+      at: this.deps.clock.now(),
+      summary: `${verbName}${subresource ? ' status' : ''} ${what}: ${intended.length} change${intended.length === 1 ? '' : 's'}`,
+      diff: intended,
+      ...(before ? { before: structuredClone(before) } : {}),
+    });
+    await this.gate(diffRec, 'enter');
+    await this.gate(diffRec, 'exit');
+
+    const call = this.baseCall(verb, type, key.namespace, key.name, subresource);
+    const rec = this.addPhase({
+      phase,
+      at: call.at,
+      summary: `${verbName}${subresource ? ' status' : ''} ${what}`,
+      call,
+    });
+    await this.gate(rec, 'enter');
+    call.at = this.deps.clock.now();
+    const api = this.deps.api;
+    let result: KubeObject | undefined;
+    let error: unknown;
+    try {
+      const body = structuredClone(obj) as unknown as KubeObject;
+      const opts = subresource === 'status' ? { subresource: 'status' as const } : undefined;
+      switch (verb) {
+        case 'create':
+          result = api.create(body);
+          call.code = 201;
+          break;
+        case 'update':
+          result = api.update(body, opts);
+          call.code = 200;
+          break;
+        case 'patch':
+          result = api.patch(type, key, patch, patchType, opts);
+          call.code = 200;
+          break;
+        case 'delete':
+          api.delete(type, key, deleteOpts);
+          call.code = 200;
+          break;
+      }
+    } catch (err) {
+      error = err;
+      Object.assign(call, errorInfo(err));
+    }
+    if (result) {
+      call.resourceVersion = result.metadata.resourceVersion;
+      if (before && before.metadata.resourceVersion === result.metadata.resourceVersion) {
+        call.noop = true;
+      }
+      rec.before = before ? structuredClone(before) : undefined;
+      rec.after = structuredClone(result);
+      rec.diff = diffObjects(before, result);
+    }
+    rec.summary += ` → ${call.code}${call.reason ? ` ${call.reason}` : ''}${call.noop ? ' (no-op)' : ''}`;
+    this.trace.calls.push(call);
+    if (!error && !call.noop) this.deps.onWrite(this.trace, call);
+    await this.gate(rec, 'exit');
+    if (error !== undefined) throw error;
+    if (result) assignInPlace(obj, structuredClone(result));
+    return obj;
+  }
+}
+
+function fmtKey(c: ApiCall): string {
+  return c.namespace ? `${c.namespace}/${c.name}` : c.name;
+}

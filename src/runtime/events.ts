@@ -1,0 +1,29 @@
+/** A minimal typed event emitter: the runtime's events reach the VS Code layer and the CLI through it. */
+export type Listener<T> = (value: T) => void;
+
+export class Emitter<Events extends object> {
+  private readonly listeners = new Map<keyof Events, Set<Listener<never>>>();
+
+  on<K extends keyof Events>(event: K, fn: Listener<Events[K]>): () => void {
+    let set = this.listeners.get(event);
+    if (!set) this.listeners.set(event, (set = new Set()));
+    set.add(fn as Listener<never>);
+    return () => set!.delete(fn as Listener<never>);
+  }
+
+  emit<K extends keyof Events>(event: K, value: Events[K]): void {
+    const set = this.listeners.get(event);
+    if (!set) return;
+    for (const fn of set) {
+      try {
+        (fn as Listener<Events[K]>)(value);
+      } catch {
+        // a failing listener (a view) must never break the runtime
+      }
+    }
+  }
+
+  has(event: keyof Events): boolean {
+    return (this.listeners.get(event)?.size ?? 0) > 0;
+  }
+}

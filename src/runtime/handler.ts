@@ -1,0 +1,113 @@
+/**
+ * controller-runtime's pkg/handler: turns a watch event on some object into reconcile Requests.
+ * - EnqueueRequestForObject: the object itself (what `for` uses);
+ * - EnqueueRequestForOwner: the object's owner of a given kind — with onlyController, only the
+ *   owner reference marked controller=true (what `owns` uses);
+ * - EnqueueRequestsFromMapFunc: whatever a map function returns (what `watches` uses).
+ * On Update, both the old and the new object are mapped, so a child that changes owner
+ * reconciles both owners (adds of the same key coalesce in the queue).
+ */
+import type { KubeObject, TypeRef } from '../cluster/types';
+import { splitApiVersion } from '../cluster/types';
+import type { EventKind } from './predicate';
+import type { Request } from './reconcile';
+
+/** What caused an enqueue, kept in the trace's `enqueue` phase. */
+export interface EnqueueCause {
+  handler: 'for' | 'owns' | 'watches';
+  event: EventKind;
+  object: ObjectRef;
+}
+
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+  resourceVersion?: string;
+  generation?: number;
+}
+
+export function objectRef(o: KubeObject): ObjectRef {
+  return {
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
+    name: o.metadata.name ?? '',
+    ...(o.metadata.resourceVersion ? { resourceVersion: o.metadata.resourceVersion } : {}),
+    ...(o.metadata.generation !== undefined ? { generation: o.metadata.generation } : {}),
+  };
+}
+
+export type Enqueue = (req: Request, cause: EnqueueCause) => void;
+
+export interface EventHandler {
+  readonly kind: EnqueueCause['handler'];
+  handle(event: EventKind, obj: KubeObject, old: KubeObject | undefined, enqueue: Enqueue): void;
+}
+
+export type MapFunc = (obj: KubeObject) => Request[];
+
+function requestsFor(h: EventHandler, obj: KubeObject): Request[] {
+  if (h instanceof EnqueueRequestForObject) {
+    return [{ namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' }];
+  }
+  return [];
+}
+
+export class EnqueueRequestForObject implements EventHandler {
+  readonly kind = 'for' as const;
+
+  handle(event: EventKind, obj: KubeObject, old: KubeObject | undefined, enqueue: Enqueue): void {
+    const cause = { handler: this.kind, event, object: objectRef(obj) };
+    for (const r of requestsFor(this, obj)) enqueue(r, cause);
+    if (old) for (const r of requestsFor(this, old)) enqueue(r, cause);
+  }
+}
+
+export class EnqueueRequestForOwner implements EventHandler {
+  readonly kind = 'owns' as const;
+  private readonly group: string;
+
+  constructor(
+    readonly ownerType: TypeRef,
+    readonly onlyController = true,
+    /** Whether the owner kind is namespaced (cluster-scoped owners get an empty namespace). */
+    readonly ownerNamespaced = true,
+  ) {
+    this.group = splitApiVersion(ownerType.apiVersion).group;
+  }
+
+  /** Owners are matched by group and kind, not version, as upstream does. */
+  ownerRequests(obj: KubeObject): Request[] {
+    const out: Request[] = [];
+    for (const ref of obj.metadata.ownerReferences ?? []) {
+      if (ref.kind !== this.ownerType.kind) continue;
+      if (splitApiVersion(ref.apiVersion).group !== this.group) continue;
+      if (this.onlyController && ref.controller !== true) continue;
+      out.push({
+        namespace: this.ownerNamespaced ? (obj.metadata.namespace ?? '') : '',
+        name: ref.name,
+      });
+    }
+    return out;
+  }
+
+  handle(event: EventKind, obj: KubeObject, old: KubeObject | undefined, enqueue: Enqueue): void {
+    const cause = { handler: this.kind, event, object: objectRef(obj) };
+    for (const r of this.ownerRequests(obj)) enqueue(r, cause);
+    if (old) for (const r of this.ownerRequests(old)) enqueue(r, cause);
+  }
+}
+
+export class EnqueueRequestsFromMapFunc implements EventHandler {
+  readonly kind = 'watches' as const;
+
+  constructor(readonly map: MapFunc) {}
+
+  handle(event: EventKind, obj: KubeObject, old: KubeObject | undefined, enqueue: Enqueue): void {
+    const cause = { handler: this.kind, event, object: objectRef(obj) };
+    for (const r of this.map(obj)) enqueue(r, cause);
+    if (old) for (const r of this.map(old)) enqueue(r, cause);
+  }
+}

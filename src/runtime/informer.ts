@@ -1,0 +1,196 @@
+/**
+ * A shared informer (client-go tools/cache): list once, then watch from the list's
+ * resourceVersion, keeping a local store and telling handlers about adds, updates and deletes.
+ * A 410 Gone (watch too old) relists, as the reflector does. An optional propagation delay holds
+ * each event back on the clock, which makes stale cache reads — and the conflicts they cause —
+ * reproducible.
+ */
+import type { KubeObject, TypeRef, WatchEvent } from '../cluster/types';
+import type { Clock } from '../util/clock';
+import type { ApiServer, WatchHandle } from './apiserver';
+
+export interface ResourceEventHandler {
+  onAdd?(obj: KubeObject): void;
+  onUpdate?(oldObj: KubeObject, newObj: KubeObject): void;
+  onDelete?(obj: KubeObject): void;
+}
+
+export type IndexFunc = (obj: KubeObject) => string[];
+
+export interface InformerOptions {
+  api: ApiServer;
+  type: TypeRef;
+  clock: Clock;
+  namespace?: string;
+  /** Delay (clock ms) between an event leaving the server and reaching the store. */
+  propagationDelayMs?: number;
+}
+
+export function objectKey(obj: KubeObject): string {
+  const ns = obj.metadata.namespace;
+  return ns ? `${ns}/${obj.metadata.name}` : (obj.metadata.name ?? '');
+}
+
+export class Informer {
+  readonly type: TypeRef;
+  private readonly store = new Map<string, KubeObject>();
+  private readonly handlers: ResourceEventHandler[] = [];
+  private readonly indexers = new Map<string, IndexFunc>();
+  private readonly indices = new Map<string, Map<string, Set<string>>>();
+  private watchHandle: WatchHandle | undefined;
+  private synced = false;
+  private stopped = false;
+  private lastRV: string | undefined;
+  /** Events seen (for metrics and tests). */
+  eventsSeen = 0;
+
+  constructor(private readonly opts: InformerOptions) {
+    this.type = opts.type;
+  }
+
+  /** Lists and starts the watch. The in-process list is synchronous, so this is synced at once. */
+  start(): void {
+    if (this.watchHandle || this.stopped) return;
+    this.listAndWatch();
+  }
+
+  private listAndWatch(): void {
+    const { api, type, namespace } = this.opts;
+    const list = api.list(type, namespace ? { namespace } : {});
+    const seen = new Set<string>();
+    for (const obj of list.items) {
+      const k = objectKey(obj);
+      seen.add(k);
+      const old = this.store.get(k);
+      this.put(k, obj);
+      if (!old) this.dispatch((h) => h.onAdd?.(obj));
+      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion)
+        this.dispatch((h) => h.onUpdate?.(old, obj));
+    }
+    // Objects that vanished while we were not watching (relist after 410).
+    for (const [k, old] of [...this.store]) {
+      if (!seen.has(k)) {
+        this.remove(k);
+        this.dispatch((h) => h.onDelete?.(old));
+      }
+    }
+    this.lastRV = list.metadata.resourceVersion;
+    this.synced = true;
+    this.watchHandle = api.watch(
+      type,
+      {
+        ...(namespace ? { namespace } : {}),
+        ...(this.lastRV ? { resourceVersion: this.lastRV } : {}),
+        allowWatchBookmarks: true,
+      },
+      (e) => this.onWatchEvent(e),
+    );
+  }
+
+  private onWatchEvent(e: WatchEvent): void {
+    if (this.stopped) return;
+    const delay = this.opts.propagationDelayMs ?? 0;
+    if (delay > 0) this.opts.clock.setTimeout(() => this.apply(e), delay);
+    else this.apply(e);
+  }
+
+  private apply(e: WatchEvent): void {
+    if (this.stopped) return;
+    const obj = e.object;
+    if (e.type === 'ERROR') {
+      // 410 Gone: our resourceVersion is too old; relist and watch again.
+      this.watchHandle?.stop();
+      this.watchHandle = undefined;
+      this.listAndWatch();
+      return;
+    }
+    if (obj?.metadata?.resourceVersion) this.lastRV = obj.metadata.resourceVersion;
+    if (e.type === 'BOOKMARK') return;
+    this.eventsSeen++;
+    const k = objectKey(obj);
+    const old = this.store.get(k);
+    if (e.type === 'DELETED') {
+      this.remove(k);
+      this.dispatch((h) => h.onDelete?.(old ?? obj));
+      return;
+    }
+    this.put(k, obj);
+    if (old) this.dispatch((h) => h.onUpdate?.(old, obj));
+    else this.dispatch((h) => h.onAdd?.(obj));
+  }
+
+  private dispatch(f: (h: ResourceEventHandler) => void): void {
+    for (const h of this.handlers) f(h);
+  }
+
+  /** Registers a handler; like client-go, a late handler first gets an add for every stored object. */
+  addEventHandler(h: ResourceEventHandler): void {
+    this.handlers.push(h);
+    if (this.synced) for (const obj of this.store.values()) h.onAdd?.(obj);
+  }
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  lastSyncResourceVersion(): string | undefined {
+    return this.lastRV;
+  }
+
+  /** The stored object (not a copy: callers that hand it out must clone it). */
+  getByKey(key: string): KubeObject | undefined {
+    return this.store.get(key);
+  }
+
+  list(): KubeObject[] {
+    return [...this.store.values()];
+  }
+
+  addIndexer(name: string, fn: IndexFunc): void {
+    this.indexers.set(name, fn);
+    const idx = new Map<string, Set<string>>();
+    this.indices.set(name, idx);
+    for (const [k, obj] of this.store) for (const v of fn(obj)) addTo(idx, v, k);
+  }
+
+  byIndex(name: string, value: string): KubeObject[] {
+    const keys = this.indices.get(name)?.get(value);
+    if (!keys) return [];
+    return [...keys].map((k) => this.store.get(k)!).filter(Boolean);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.watchHandle?.stop();
+    this.watchHandle = undefined;
+  }
+
+  private put(k: string, obj: KubeObject): void {
+    const old = this.store.get(k);
+    if (old) this.unindex(k, old);
+    this.store.set(k, obj);
+    for (const [name, fn] of this.indexers) {
+      const idx = this.indices.get(name)!;
+      for (const v of fn(obj)) addTo(idx, v, k);
+    }
+  }
+
+  private remove(k: string): void {
+    const old = this.store.get(k);
+    if (old) this.unindex(k, old);
+    this.store.delete(k);
+  }
+
+  private unindex(k: string, obj: KubeObject): void {
+    for (const [name, fn] of this.indexers) {
+      const idx = this.indices.get(name)!;
+      for (const v of fn(obj)) idx.get(v)?.delete(k);
+    }
+  }
+}
+
+function addTo(idx: Map<string, Set<string>>, v: string, k: string): void {
+  let s = idx.get(v);
+  if (!s) idx.set(v, (s = new Set()));
+  s.add(k);
+}

@@ -1,0 +1,172 @@
+/**
+ * The record of one reconcile, phase by phase (seed §3.3): enqueue → dequeue → reconcile → read →
+ * diff → write → status → result. Records are plain JSON-serialisable objects so they can cross to
+ * a webview, be written by `simulate --json`, or be compared in tests.
+ */
+import type { KubeObject } from '../cluster/types';
+import type { EnqueueCause } from './handler';
+import type { Request, Result } from './reconcile';
+import type { WaitReason } from './delayingqueue';
+
+export const PHASES = [
+  'enqueue',
+  'dequeue',
+  'reconcile',
+  'read',
+  'diff',
+  'write',
+  'status',
+  'result',
+] as const;
+export type Phase = (typeof PHASES)[number];
+
+export type Verb = 'get' | 'list' | 'create' | 'update' | 'patch' | 'delete';
+
+/** One API call made through ctx.client. `code` is the HTTP status it got (200/201 on success). */
+export interface ApiCall {
+  verb: Verb;
+  resource: string;
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  subresource: string;
+  code: number;
+  reason?: string;
+  message?: string;
+  /** Reads are served by the informer cache; writes go to the API server. */
+  source: 'cache' | 'server';
+  at: number;
+  /** resourceVersion the object had after the call (writes) or as read (gets). */
+  resourceVersion?: string;
+  /** The write changed nothing (same resourceVersion as before): no watch event follows. */
+  noop?: boolean;
+  /** For lists: how many items came back. */
+  items?: number;
+}
+
+/** One JSON-path-level change between two objects. */
+export interface DiffEntry {
+  path: string;
+  op: 'add' | 'remove' | 'replace';
+  before?: unknown;
+  after?: unknown;
+}
+
+/** What made the request get processed: a watch event or a requeue. */
+export interface Trigger {
+  at: number;
+  kind: 'event' | 'requeueAfter' | 'backoff' | 'rate-limit' | 'requeue';
+  cause?: EnqueueCause;
+  /** The event was caused by a write this controller made while reconciling this same key. */
+  selfTriggered?: boolean;
+  /** The reconcile (trace id) whose write or result produced this trigger. */
+  fromReconcile?: number;
+}
+
+export interface PhaseRecord {
+  phase: Phase;
+  at: number;
+  /** Short human text: "Get WebApp default/shop (cache) → 200". */
+  summary: string;
+  call?: ApiCall;
+  /** For diff: what the coming write changes; for write/status: before and after. */
+  diff?: DiffEntry[];
+  before?: KubeObject;
+  after?: KubeObject;
+  triggers?: Trigger[];
+  queueWaitMs?: number;
+  result?: Result;
+  next?: NextAction;
+}
+
+/** What the queue does with the request after the reconcile, with the exact delay. */
+export interface NextAction {
+  action: 'forget' | 'requeueAfter' | 'rateLimited' | 'none';
+  delayMs?: number;
+  /** Absolute time (clock ms) the request becomes ready again. */
+  at?: number;
+  reason?: WaitReason;
+}
+
+export type Outcome = 'success' | 'requeue' | 'requeue_after' | 'error' | 'terminal';
+
+export interface TraceError {
+  message: string;
+  name?: string;
+  reason?: string;
+  code?: number;
+  terminal?: boolean;
+  /** `file:line:column` in the user's source, when known (source-mapped). */
+  location?: string;
+  stack?: string;
+}
+
+export interface ReconcileTrace {
+  /** Sequence number of the reconcile in this run (1-based). */
+  id: number;
+  /** controller-runtime's per-reconcile UUID. */
+  reconcileID: string;
+  controller: string;
+  request: Request;
+  key: string;
+  worker: number;
+  triggers: Trigger[];
+  queuedAt?: number;
+  start: number;
+  end?: number;
+  phases: PhaseRecord[];
+  calls: ApiCall[];
+  result?: Result;
+  error?: TraceError;
+  outcome?: Outcome;
+  next?: NextAction;
+  warnings: string[];
+}
+
+/** A structural diff between two JSON values, skipping bookkeeping metadata the server owns. */
+export function diffObjects(before: unknown, after: unknown, ignore = IGNORED_PATHS): DiffEntry[] {
+  const out: DiffEntry[] = [];
+  walk(before, after, '', out, ignore);
+  return out;
+}
+
+const IGNORED_PATHS = new Set([
+  '.metadata.resourceVersion',
+  '.metadata.managedFields',
+  '.metadata.creationTimestamp',
+  '.metadata.uid',
+  '.metadata.generation',
+]);
+
+function walk(a: unknown, b: unknown, path: string, out: DiffEntry[], ignore: Set<string>): void {
+  if (ignore.has(path)) return;
+  if (a === b) return;
+  if (a === undefined) {
+    out.push({ path: path || '.', op: 'add', after: b });
+    return;
+  }
+  if (b === undefined) {
+    out.push({ path: path || '.', op: 'remove', before: a });
+    return;
+  }
+  const ao = isPlainObject(a);
+  const bo = isPlainObject(b);
+  if (ao && bo) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const k of keys) walk(a[k], b[k], `${path}.${k}`, out, ignore);
+    return;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length === b.length) {
+      for (let i = 0; i < a.length; i++) walk(a[i], b[i], `${path}[${i}]`, out, ignore);
+      return;
+    }
+  }
+  if (JSON.stringify(a) !== JSON.stringify(b))
+    out.push({ path: path || '.', op: 'replace', before: a, after: b });
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

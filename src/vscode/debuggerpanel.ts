@@ -1,0 +1,93 @@
+/**
+ * Hosts the Reconcile Debugger webview: a strict CSP (nonce, no inline handlers, resources only
+ * from dist/webviews), messages validated on arrival, and the whole state re-sent whenever the
+ * webview (re)loads, so hiding the panel loses nothing.
+ */
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import { parseWebviewMessage, type DebuggerState, type HostMessage, type WebviewMessage } from '../protocol';
+
+export interface DebuggerBackend {
+  state(): DebuggerState;
+  onDidChangeState(listener: (state: DebuggerState) => void): vscode.Disposable;
+  handle(msg: WebviewMessage): void | Promise<void>;
+}
+
+export class DebuggerPanel implements vscode.Disposable {
+  static readonly viewType = 'reconcileStudio.debugger';
+  private static current: DebuggerPanel | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  static show(extensionUri: vscode.Uri, backend: DebuggerBackend): DebuggerPanel {
+    if (DebuggerPanel.current) {
+      DebuggerPanel.current.panel.reveal(vscode.ViewColumn.Active);
+      return DebuggerPanel.current;
+    }
+    const root = vscode.Uri.joinPath(extensionUri, 'dist', 'webviews');
+    const panel = vscode.window.createWebviewPanel(DebuggerPanel.viewType, 'Reconcile Debugger', vscode.ViewColumn.Active, {
+      enableScripts: true,
+      localResourceRoots: [root],
+    });
+    DebuggerPanel.current = new DebuggerPanel(panel, root, backend);
+    return DebuggerPanel.current;
+  }
+
+  private constructor(
+    private readonly panel: vscode.WebviewPanel,
+    root: vscode.Uri,
+    private readonly backend: DebuggerBackend,
+  ) {
+    panel.iconPath = vscode.Uri.joinPath(root, '..', '..', 'media', 'reconcile-studio.svg');
+    panel.webview.html = html(panel.webview, root);
+    this.disposables.push(
+      panel.webview.onDidReceiveMessage((raw) => {
+        const msg = parseWebviewMessage(raw);
+        if (!msg) return;
+        if (msg.type === 'ready') return this.post(backend.state());
+        void Promise.resolve(backend.handle(msg)).catch((err: unknown) =>
+          vscode.window.showErrorMessage(`Reconcile Debugger: ${err instanceof Error ? err.message : String(err)}`),
+        );
+      }),
+      backend.onDidChangeState((s) => this.post(s)),
+      panel.onDidDispose(() => this.dispose()),
+    );
+  }
+
+  private post(state: DebuggerState): void {
+    const msg: HostMessage = { type: 'state', state };
+    void this.panel.webview.postMessage(msg);
+  }
+
+  dispose(): void {
+    DebuggerPanel.current = undefined;
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.panel.dispose();
+  }
+}
+
+function html(webview: vscode.Webview, root: vscode.Uri): string {
+  const nonce = randomBytes(16).toString('base64');
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(root, 'debugger.js'));
+  const style = webview.asWebviewUri(vscode.Uri.joinPath(root, 'debugger.css'));
+  const csp = [
+    "default-src 'none'",
+    `style-src ${webview.cspSource}`,
+    `font-src ${webview.cspSource}`,
+    `img-src ${webview.cspSource} data:`,
+    `script-src 'nonce-${nonce}'`,
+  ].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${style}">
+<title>Reconcile Debugger</title>
+</head>
+<body>
+<main id="app" aria-label="Reconcile Debugger"></main>
+<script type="module" nonce="${nonce}" src="${script}"></script>
+</body>
+</html>`;
+}

@@ -1,0 +1,140 @@
+/**
+ * The Work Queue tree as data: per controller, what is processing (and for how long), queued (in
+ * order), and waiting (time left and why: backoff n, requeueAfter, rate limit), with retries.
+ */
+
+export interface WaitingItem {
+  key: string;
+  readyAt: number;
+  reason: { kind: 'backoff' | 'requeueAfter' | 'rate-limit' | 'delay'; attempt?: number };
+}
+
+export interface QueueSnapshot {
+  controller: string;
+  /** Clock time the snapshot was taken (virtual or wall ms). */
+  now: number;
+  processing: Array<{ key: string; since: number }>;
+  queued: string[];
+  waiting: WaitingItem[];
+  /** numRequeues per key, for keys that have failed at least once. */
+  retries: Record<string, number>;
+}
+
+export type QueueNode =
+  | { type: 'controller'; id: string; controller: string; depth: number; busy: number; waiting: number }
+  | { type: 'section'; id: string; controller: string; section: Section; count: number }
+  | { type: 'item'; id: string; controller: string; section: Section; key: string; description: string; tooltip: string; retries: number };
+
+export type Section = 'processing' | 'queued' | 'waiting';
+const SECTION_LABELS: Record<Section, string> = { processing: 'Processing', queued: 'Queued', waiting: 'Waiting' };
+
+export function sectionLabel(s: Section): string {
+  return SECTION_LABELS[s];
+}
+
+export function formatDelay(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const m = Math.floor(ms / 60_000);
+  return `${m}m${Math.round((ms % 60_000) / 1000)
+    .toString()
+    .padStart(2, '0')}s`;
+}
+
+export function waitReason(w: WaitingItem): string {
+  switch (w.reason.kind) {
+    case 'backoff':
+      return `backoff ${w.reason.attempt ?? '?'}`;
+    case 'requeueAfter':
+      return 'requeueAfter';
+    case 'rate-limit':
+      return 'rate limit';
+    default:
+      return 'delayed';
+  }
+}
+
+export class QueueTreeModel {
+  private snapshots = new Map<string, QueueSnapshot>();
+
+  update(s: QueueSnapshot): void {
+    this.snapshots.set(s.controller, s);
+  }
+
+  remove(controller: string): void {
+    this.snapshots.delete(controller);
+  }
+
+  clear(): void {
+    this.snapshots.clear();
+  }
+
+  get empty(): boolean {
+    return this.snapshots.size === 0;
+  }
+
+  /** Total queued + processing + waiting over all controllers, for the status bar. */
+  depth(): number {
+    let n = 0;
+    for (const s of this.snapshots.values()) n += s.queued.length + s.processing.length + s.waiting.length;
+    return n;
+  }
+
+  children(node?: QueueNode): QueueNode[] {
+    if (!node) {
+      return [...this.snapshots.values()]
+        .sort((a, b) => a.controller.localeCompare(b.controller))
+        .map((s) => ({
+          type: 'controller',
+          id: `c:${s.controller}`,
+          controller: s.controller,
+          depth: s.queued.length,
+          busy: s.processing.length,
+          waiting: s.waiting.length,
+        }));
+    }
+    const s = this.snapshots.get(node.controller);
+    if (!s) return [];
+    if (node.type === 'controller') {
+      return (['processing', 'queued', 'waiting'] as const).map((section) => ({
+        type: 'section',
+        id: `s:${s.controller}:${section}`,
+        controller: s.controller,
+        section,
+        count: section === 'processing' ? s.processing.length : section === 'queued' ? s.queued.length : s.waiting.length,
+      }));
+    }
+    if (node.type !== 'section') return [];
+    const retries = (key: string) => s.retries[key] ?? 0;
+    const retryText = (key: string) => (retries(key) ? ` · ${retries(key)} ${retries(key) === 1 ? 'retry' : 'retries'}` : '');
+    const item = (section: Section, key: string, description: string, tooltip: string): QueueNode => ({
+      type: 'item',
+      id: `i:${s.controller}:${section}:${key}`,
+      controller: s.controller,
+      section,
+      key,
+      description: description + retryText(key),
+      tooltip,
+      retries: retries(key),
+    });
+    switch (node.section) {
+      case 'processing':
+        return s.processing.map((p) =>
+          item('processing', p.key, `for ${formatDelay(s.now - p.since)}`, `${p.key} has been reconciling for ${formatDelay(s.now - p.since)}`),
+        );
+      case 'queued':
+        return s.queued.map((key, i) => item('queued', key, `#${i + 1}`, `${key} is number ${i + 1} in line`));
+      case 'waiting':
+        return [...s.waiting]
+          .sort((a, b) => a.readyAt - b.readyAt)
+          .map((w) =>
+            item(
+              'waiting',
+              w.key,
+              `in ${formatDelay(w.readyAt - s.now)} · ${waitReason(w)}`,
+              `${w.key} becomes ready in ${formatDelay(w.readyAt - s.now)} (${waitReason(w)}), at t=${w.readyAt}`,
+            ),
+          );
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Where the views get cluster state from: the embedded fake cluster, or a kubeconfig context
+ * through @kubernetes/client-node. The views only see this interface.
+ */
+import type { KubeObject, TypeRef, WatchEvent } from '../../cluster/types';
+import type { CustomResourceKind } from './resourcetree';
+
+/** Built-in kinds an operator typically owns; watched so owned children show under their CR. */
+export const OWNED_KINDS: TypeRef[] = [
+  { apiVersion: 'apps/v1', kind: 'Deployment' },
+  { apiVersion: 'apps/v1', kind: 'ReplicaSet' },
+  { apiVersion: 'v1', kind: 'Pod' },
+  { apiVersion: 'v1', kind: 'Service' },
+  { apiVersion: 'v1', kind: 'ConfigMap' },
+];
+
+export interface ResourceSource {
+  /** Shown in the status bar: "fake cluster" or the kubeconfig context's name. */
+  readonly name: string;
+  /** Writes (apply, delete) are refused unless the user opted in. */
+  readonly readOnly: boolean;
+  customKinds(): Promise<CustomResourceKind[]>;
+  /** Lists then watches each kind; calls onEvent with ADDED for what exists. Returns a stop function. */
+  watch(kinds: TypeRef[], onEvent: (ev: WatchEvent) => void, onError: (err: unknown) => void): () => void;
+  get(type: TypeRef, namespace: string | undefined, name: string): Promise<KubeObject>;
+  /** Create or replace from a manifest the user edited. */
+  apply(obj: KubeObject): Promise<KubeObject>;
+  delete(type: TypeRef, namespace: string | undefined, name: string): Promise<void>;
+  dispose(): void;
+}
+
+export function typeOfKind(k: CustomResourceKind): TypeRef {
+  return { apiVersion: k.group ? `${k.group}/${k.version}` : k.version, kind: k.kind };
+}
+
+/** Reads the served version of each CRD; the CRD objects themselves are plain API objects. */
+export function kindsFromCrds(crds: KubeObject[]): CustomResourceKind[] {
+  const out: CustomResourceKind[] = [];
+  for (const crd of crds) {
+    const spec = crd.spec as
+      | { group: string; names: { kind: string; plural: string }; scope: string; versions: Array<{ name: string; served?: boolean; storage?: boolean }> }
+      | undefined;
+    if (!spec?.versions?.length) continue;
+    const version = spec.versions.find((v) => v.storage) ?? spec.versions.find((v) => v.served) ?? spec.versions[0]!;
+    out.push({ group: spec.group, version: version.name, kind: spec.names.kind, plural: spec.names.plural, namespaced: spec.scope !== 'Cluster' });
+  }
+  return out;
+}

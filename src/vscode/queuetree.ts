@@ -1,0 +1,52 @@
+/** The Work Queue view: a TreeDataProvider over QueueTreeModel, refreshed by the session. */
+import * as vscode from 'vscode';
+import { QueueTreeModel, sectionLabel, type QueueNode } from './model/queuetree';
+
+const SECTION_ICONS = { processing: 'loading~spin', queued: 'list-ordered', waiting: 'watch' } as const;
+
+export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vscode.Disposable {
+  readonly model = new QueueTreeModel();
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeTreeData = this.changed.event;
+
+  refresh(): void {
+    this.changed.fire();
+  }
+
+  getChildren(node?: QueueNode): QueueNode[] {
+    return this.model.children(node);
+  }
+
+  getTreeItem(node: QueueNode): vscode.TreeItem {
+    const Collapsed = vscode.TreeItemCollapsibleState;
+    switch (node.type) {
+      case 'controller': {
+        const item = new vscode.TreeItem(node.controller, Collapsed.Expanded);
+        item.description = `${node.busy} processing · ${node.depth} queued · ${node.waiting} waiting`;
+        item.iconPath = new vscode.ThemeIcon('gear');
+        item.id = node.id;
+        return item;
+      }
+      case 'section': {
+        const item = new vscode.TreeItem(sectionLabel(node.section), node.count ? Collapsed.Expanded : Collapsed.None);
+        item.description = String(node.count);
+        item.iconPath = new vscode.ThemeIcon(SECTION_ICONS[node.section]);
+        item.id = node.id;
+        return item;
+      }
+      case 'item': {
+        const item = new vscode.TreeItem(node.key, Collapsed.None);
+        item.description = node.description;
+        item.tooltip = node.tooltip;
+        item.id = node.id;
+        item.contextValue = `queueItem.${node.section}`;
+        item.iconPath = new vscode.ThemeIcon(node.retries ? 'warning' : 'symbol-event');
+        return item;
+      }
+    }
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The Custom Resources view: a TreeDataProvider over ResourceTreeModel. Watch events go into the
+ * model at once; the view is told about the changed nodes after a short quiet period.
+ */
+import * as vscode from 'vscode';
+import type { WatchEvent } from '../cluster/types';
+import { RealClock } from '../util/clock';
+import { KeyDebouncer } from './model/debounce';
+import type { Health } from './model/objectstatus';
+import { statusTooltip } from './model/objectstatus';
+import { ResourceTreeModel, type ResourceNode } from './model/resourcetree';
+
+const HEALTH_ICONS: Record<Health, [string, string]> = {
+  ok: ['pass-filled', 'testing.iconPassed'],
+  progressing: ['sync', 'charts.yellow'],
+  warning: ['warning', 'list.warningForeground'],
+  error: ['error', 'list.errorForeground'],
+  unknown: ['circle-outline', 'disabledForeground'],
+};
+
+export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNode>, vscode.Disposable {
+  readonly model = new ResourceTreeModel();
+  private readonly changed = new vscode.EventEmitter<ResourceNode | undefined | void>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly debouncer = new KeyDebouncer<string>(new RealClock(), 100, (ids) => this.refresh(ids));
+
+  onEvent(ev: WatchEvent): void {
+    for (const id of this.model.apply(ev)) this.debouncer.add(id);
+  }
+
+  reset(): void {
+    this.debouncer.dispose();
+    this.changed.fire();
+  }
+
+  private refresh(ids: Set<string>): void {
+    if (ids.has('root')) return this.changed.fire();
+    for (const id of ids) {
+      const node = this.model.nodeById(id);
+      if (node) this.changed.fire(node);
+    }
+  }
+
+  getChildren(node?: ResourceNode): ResourceNode[] {
+    return this.model.children(node);
+  }
+
+  getTreeItem(node: ResourceNode): vscode.TreeItem {
+    switch (node.type) {
+      case 'kind': {
+        const item = new vscode.TreeItem(node.kind.kind, vscode.TreeItemCollapsibleState.Expanded);
+        item.description = `${node.kind.group} · ${node.count}`;
+        item.iconPath = new vscode.ThemeIcon('symbol-class');
+        item.contextValue = 'kind';
+        item.id = node.id;
+        return item;
+      }
+      case 'namespace': {
+        const item = new vscode.TreeItem(node.namespace, vscode.TreeItemCollapsibleState.Expanded);
+        item.description = String(node.count);
+        item.iconPath = new vscode.ThemeIcon('folder');
+        item.contextValue = 'namespace';
+        item.id = node.id;
+        return item;
+      }
+      case 'object': {
+        const { object, status } = node;
+        const label = node.custom ? object.metadata.name! : `${object.kind} ${object.metadata.name}`;
+        const item = new vscode.TreeItem(
+          label,
+          node.childCount > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+        );
+        item.id = node.id;
+        const [icon, color] = HEALTH_ICONS[status.health];
+        item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
+        const parts = [status.summary];
+        if (status.stale) parts.push(`status stale (gen ${status.generation}, observed ${status.observedGeneration})`);
+        item.description = parts.filter(Boolean).join(' · ');
+        item.tooltip = new vscode.MarkdownString(statusTooltip(object, status));
+        item.contextValue = node.custom ? 'customResource' : 'ownedObject';
+        item.command = {
+          command: 'reconcileStudio.openYaml',
+          title: 'Open Live YAML',
+          arguments: [node],
+        };
+        return item;
+      }
+    }
+  }
+
+  getParent(): undefined {
+    return undefined;
+  }
+
+  dispose(): void {
+    this.debouncer.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { QueueTreeModel, formatDelay, type QueueNode } from '../../../src/vscode/model/queuetree';
+
+const snapshot = {
+  controller: 'webapp',
+  now: 10_000,
+  processing: [{ key: 'default/shop', since: 9_000 }],
+  queued: ['default/a', 'default/b'],
+  waiting: [
+    { key: 'default/blog', readyAt: 40_000, reason: { kind: 'requeueAfter' as const } },
+    { key: 'default/wiki', readyAt: 10_040, reason: { kind: 'backoff' as const, attempt: 3 } },
+  ],
+  retries: { 'default/wiki': 3 },
+};
+
+describe('QueueTreeModel', () => {
+  it('lists processing, queued and waiting sections per controller', () => {
+    const m = new QueueTreeModel();
+    m.update(snapshot);
+    const [controller] = m.children();
+    assert.equal(controller!.type, 'controller');
+    const sections = m.children(controller);
+    assert.deepEqual(
+      sections.map((s) => s.type === 'section' && [s.section, s.count]),
+      [
+        ['processing', 1],
+        ['queued', 2],
+        ['waiting', 2],
+      ],
+    );
+    assert.equal(m.depth(), 5);
+  });
+
+  it('says how long an item has been processing', () => {
+    const m = new QueueTreeModel();
+    m.update(snapshot);
+    const [proc] = m.children(m.children(m.children()[0])[0]);
+    assert.equal((proc as Extract<QueueNode, { type: 'item' }>).description, 'for 1.0s');
+  });
+
+  it('orders waiting items by readiness and says why they wait and how long is left', () => {
+    const m = new QueueTreeModel();
+    m.update(snapshot);
+    const waiting = m.children(m.children(m.children()[0])[2]) as Array<Extract<QueueNode, { type: 'item' }>>;
+    assert.deepEqual(
+      waiting.map((w) => [w.key, w.description]),
+      [
+        ['default/wiki', 'in 40ms · backoff 3 · 3 retries'],
+        ['default/blog', 'in 30.0s · requeueAfter'],
+      ],
+    );
+  });
+
+  it('formats delays the way a person reads them', () => {
+    assert.equal(formatDelay(5), '5ms');
+    assert.equal(formatDelay(2500), '2.5s');
+    assert.equal(formatDelay(16 * 60_000 + 40_000), '16m40s');
+  });
+});
