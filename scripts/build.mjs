@@ -21,15 +21,34 @@ const common = {
 
 const node = { ...common, platform: 'node', target: 'node20', format: 'cjs', mainFields: ['module', 'main'] };
 
+/**
+ * Reconciler modules are bundled at run time with esbuild. The CLI runs from an npm install and
+ * uses the native esbuild package; the VSIX cannot ship a native binary for every platform, so the
+ * extension host uses esbuild-wasm (same API), copied next to the bundle.
+ */
+const esbuildAt = (target) => ({
+  name: 'runtime-esbuild',
+  setup(b) {
+    b.onResolve({ filter: /^esbuild$/ }, () => ({ path: target, external: true }));
+  },
+});
+
 /** Entry points: add one here when a new process or webview appears. */
 const builds = [
-  { ...node, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist', external: ['vscode'] },
+  {
+    ...node,
+    entryPoints: { extension: 'src/extension.ts' },
+    outdir: 'dist',
+    external: ['vscode'],
+    plugins: [esbuildAt('./esbuild-wasm/lib/main.js')],
+  },
   { ...node, entryPoints: { server: 'src/analysis/server.ts' }, outdir: 'dist' },
   {
     ...node,
     entryPoints: { cli: 'src/cli/main.ts' },
     outdir: 'dist',
     banner: { js: '#!/usr/bin/env node' },
+    plugins: [esbuildAt('esbuild')],
   },
   { ...node, entryPoints: { 'reconciler-worker': 'src/runtime/worker.ts' }, outdir: 'dist' },
   {
@@ -45,6 +64,9 @@ const builds = [
 const assets = [
   ['node_modules/web-tree-sitter/tree-sitter.wasm', 'dist/tree-sitter.wasm'],
   ['node_modules/tree-sitter-go/tree-sitter-go.wasm', 'dist/tree-sitter-go.wasm'],
+  ...['package.json', 'lib/main.js', 'bin/esbuild', 'esbuild.wasm', 'wasm_exec.js', 'wasm_exec_node.js', 'LICENSE.md'].map(
+    (f) => [`node_modules/esbuild-wasm/${f}`, `dist/esbuild-wasm/${f}`],
+  ),
 ];
 
 function copyAssets() {

@@ -17,7 +17,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const vsce = join(root, 'node_modules/@vscode/vsce/vsce');
   execFileSync(
     process.execPath,
-    [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--out', vsixPath],
+    [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', vsixPath],
     { stdio: ['ignore', 'inherit', 'inherit'], cwd: root },
   );
   const size = statSync(vsixPath).size;

@@ -1,18 +1,67 @@
 /**
  * activate(): builds the objects of the VS Code layer and wires them together; nothing else.
- * Everything heavy (the cluster, the runtime, the analyzers) is created on first use.
+ * The fake cluster, the runtime and the language server start on first use, not here.
  */
 import * as vscode from 'vscode';
+import { ClusterSession } from './vscode/clustersession';
 import { registerCommands } from './vscode/commands';
+import { LiveYamlProvider, SCHEME } from './vscode/liveyaml';
 import { createLogger } from './vscode/output';
+import { QueueTreeProvider } from './vscode/queuetree';
+import { ReconcilerCodeLensProvider } from './vscode/reconcilermodules';
+import { ReconcileSession } from './vscode/reconcilesession';
+import { ResourceTreeProvider } from './vscode/resourcetree';
+import { readSettings } from './vscode/settings';
+import { ClusterStatusBar } from './vscode/statusbar';
+import { startLanguageClient } from './vscode/languageclient';
+import { watchTrust } from './vscode/trust';
 
 export function activate(context: vscode.ExtensionContext): void {
   const started = performance.now();
   const log = createLogger(context);
-  registerCommands(context, log);
+  const resources = new ResourceTreeProvider();
+  const queue = new QueueTreeProvider();
+  let liveYaml: LiveYamlProvider | undefined;
+  const clusters = new ClusterSession(context, log, resources, (ev) => liveYaml?.objectChanged(ev.object));
+  liveYaml = new LiveYamlProvider(clusters);
+  const reconciles = new ReconcileSession(log, clusters, queue);
+  const statusBar = new ClusterStatusBar();
+  const updateStatus = () =>
+    statusBar.update({
+      cluster: clusters.current?.name ?? null,
+      objects: resources.model.objectCount,
+      queueDepth: reconciles.queueDepth(),
+      readOnly: clusters.current?.readOnly ?? false,
+    });
+
+  context.subscriptions.push(
+    log,
+    resources,
+    queue,
+    clusters,
+    liveYaml,
+    reconciles,
+    statusBar,
+    vscode.window.createTreeView('reconcileStudio.customResources', { treeDataProvider: resources, showCollapseAll: true }),
+    vscode.window.createTreeView('reconcileStudio.workQueue', { treeDataProvider: queue }),
+    vscode.workspace.registerTextDocumentContentProvider(SCHEME, liveYaml),
+    vscode.languages.registerCodeLensProvider(
+      [{ pattern: '**/*.reconciler.{ts,js,mts,mjs}' }, { pattern: '**/reconcilers/*.{ts,js,mts,mjs}' }],
+      new ReconcilerCodeLensProvider(),
+    ),
+    clusters.onDidChange(updateStatus),
+    reconciles.onDidChangeQueue(updateStatus),
+    resources.onDidChangeTreeData(updateStatus),
+  );
+  registerCommands({ context, log, clusters, reconciles });
+  watchTrust(context, log);
+  startLanguageClient(context).catch(
+    (err: unknown) => log.error(`language server failed to start: ${err instanceof Error ? err.message : String(err)}`),
+  );
+  if (readSettings().autoStart) void vscode.commands.executeCommand('reconcileStudio.startCluster');
   log.info(`Reconcile Studio activated in ${(performance.now() - started).toFixed(1)} ms`);
 }
 
 export function deactivate(): void {
-  // Disposables registered on the context are released by VS Code.
+  // Everything is disposed through context.subscriptions.
 }

@@ -9,6 +9,7 @@ import { languageOf } from './files';
 import { analyzeGoPackage } from './go/analyze';
 import { TypeIndex, type GoFile } from './go/package';
 import { createGoParser, parseGo } from './go/parser';
+import { TreeCopier } from './go/tree';
 import { effectiveSeverity, type SeverityConfig } from './rules';
 import { isSuppressed, suppressions } from './suppression';
 import { LineIndex } from './text';
@@ -28,9 +29,13 @@ export class Analyzer {
     return new Analyzer(await createGoParser());
   }
 
-  /** Parses a Go file; pass the previous tree, already `edit()`ed, to parse incrementally. */
-  parseGo(path: string, text: string, old?: Tree | null): GoFile {
-    return { path, text, tree: parseGo(this.parser, text, old), lines: new LineIndex(text) };
+  /**
+   * Parses a Go file; pass the previous tree, already `edit()`ed, to parse incrementally, and the
+   * document's TreeCopier so unchanged declarations are not copied again.
+   */
+  parseGo(path: string, text: string, old?: Tree | null, copier: TreeCopier = new TreeCopier()): GoFile {
+    const tree = parseGo(this.parser, text, old);
+    return { path, text, tree, root: copier.copy(tree, text), lines: new LineIndex(text) };
   }
 
   /**

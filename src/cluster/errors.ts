@@ -116,8 +116,14 @@ export function fieldTypeInvalid(field: string, value: unknown, detail: string):
   return { type: 'FieldValueTypeInvalid', field, message: `Invalid value: ${renderValue(value)}: ${detail}` };
 }
 
+/** A value rendered verbatim in a field error (Go's %#v of non-JSON values, e.g. `0x0`). */
+export class RawValue {
+  constructor(readonly text: string) {}
+}
+
 /** field.Error's value rendering: strings quoted, numbers bare, objects as Go-ish text. */
 function renderValue(v: unknown): string {
+  if (v instanceof RawValue) return v.text;
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   if (v === null || v === undefined) return 'null';

@@ -230,7 +230,8 @@ export class ReconcileRun {
 
     // diff: what this write would change, shown before it happens.
     let intended: DiffEntry[];
-    if (verb === 'delete') intended = before ? [{ path: '.', op: 'remove', before: undefined }] : [];
+    if (verb === 'delete')
+      intended = before ? [{ path: '.', op: 'remove', before: undefined }] : [];
     else if (verb === 'patch') {
       const patched =
         patchType === 'merge' || patchType === 'strategic' || patchType === 'apply'

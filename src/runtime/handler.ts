@@ -41,6 +41,17 @@ export function objectRef(o: KubeObject): ObjectRef {
 
 export type Enqueue = (req: Request, cause: EnqueueCause) => void;
 
+/** Enqueues each distinct request once per event (the queue would coalesce them anyway). */
+function enqueueAll(reqs: Request[], cause: EnqueueCause, enqueue: Enqueue): void {
+  const seen = new Set<string>();
+  for (const r of reqs) {
+    const k = `${r.namespace}/${r.name}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    enqueue(r, cause);
+  }
+}
+
 export interface EventHandler {
   readonly kind: EnqueueCause['handler'];
   handle(event: EventKind, obj: KubeObject, old: KubeObject | undefined, enqueue: Enqueue): void;
@@ -60,8 +71,7 @@ export class EnqueueRequestForObject implements EventHandler {
 
   handle(event: EventKind, obj: KubeObject, old: KubeObject | undefined, enqueue: Enqueue): void {
     const cause = { handler: this.kind, event, object: objectRef(obj) };
-    for (const r of requestsFor(this, obj)) enqueue(r, cause);
-    if (old) for (const r of requestsFor(this, old)) enqueue(r, cause);
+    enqueueAll([...requestsFor(this, obj), ...(old ? requestsFor(this, old) : [])], cause, enqueue);
   }
 }
 
@@ -95,8 +105,11 @@ export class EnqueueRequestForOwner implements EventHandler {
 
   handle(event: EventKind, obj: KubeObject, old: KubeObject | undefined, enqueue: Enqueue): void {
     const cause = { handler: this.kind, event, object: objectRef(obj) };
-    for (const r of this.ownerRequests(obj)) enqueue(r, cause);
-    if (old) for (const r of this.ownerRequests(old)) enqueue(r, cause);
+    enqueueAll(
+      [...this.ownerRequests(obj), ...(old ? this.ownerRequests(old) : [])],
+      cause,
+      enqueue,
+    );
   }
 }
 
@@ -107,7 +120,6 @@ export class EnqueueRequestsFromMapFunc implements EventHandler {
 
   handle(event: EventKind, obj: KubeObject, old: KubeObject | undefined, enqueue: Enqueue): void {
     const cause = { handler: this.kind, event, object: objectRef(obj) };
-    for (const r of this.map(obj)) enqueue(r, cause);
-    if (old) for (const r of this.map(old)) enqueue(r, cause);
+    enqueueAll([...this.map(obj), ...(old ? this.map(old) : [])], cause, enqueue);
   }
 }

@@ -142,6 +142,14 @@ const IGNORED_PATHS = new Set([
 function walk(a: unknown, b: unknown, path: string, out: DiffEntry[], ignore: Set<string>): void {
   if (ignore.has(path)) return;
   if (a === b) return;
+  if (a === undefined && isPlainObject(b) && path) {
+    for (const k of Object.keys(b)) walk(undefined, b[k], `${path}.${k}`, out, ignore);
+    return;
+  }
+  if (b === undefined && isPlainObject(a) && path) {
+    for (const k of Object.keys(a)) walk(a[k], undefined, `${path}.${k}`, out, ignore);
+    return;
+  }
   if (a === undefined) {
     out.push({ path: path || '.', op: 'add', after: b });
     return;

@@ -189,6 +189,10 @@ export class WorkQueue<T> {
     }));
   }
 
+  processingCount(): number {
+    return this.processingSet.size;
+  }
+
   isProcessing(item: T): boolean {
     return this.processingSet.has(item);
   }

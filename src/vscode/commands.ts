@@ -1,11 +1,133 @@
+/**
+ * Every command of the extension, registered in one place. Each handler reports failures to the
+ * user and the output channel instead of throwing into VS Code.
+ */
 import * as vscode from 'vscode';
+import type { KubeObject } from '../cluster/types';
+import type { ClusterSession } from './clustersession';
+import { DebuggerPanel } from './debuggerpanel';
+import { KubeconfigSource, kubeconfigContexts } from './kubeconfigsource';
+import { applyYaml, editObject, liveUri } from './liveyaml';
+import type { ObjectNode } from './model/resourcetree';
+import type { QueueNode } from './model/queuetree';
 import type { Logger } from './output';
+import { pickReconcilerModule } from './reconcilermodules';
+import type { ReconcileSession } from './reconcilesession';
 import { openSample } from './sample';
+import { readSettings } from './settings';
+import { runSimulation } from './simulate';
 
-export function registerCommands(context: vscode.ExtensionContext, log: Logger): void {
-  const register = (id: string, fn: (...args: unknown[]) => unknown) =>
-    context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+export interface CommandDeps {
+  context: vscode.ExtensionContext;
+  log: Logger;
+  clusters: ClusterSession;
+  reconciles: ReconcileSession;
+}
+
+export function registerCommands({ context, log, clusters, reconciles }: CommandDeps): void {
+  const register = (id: string, fn: (...args: never[]) => unknown) =>
+    context.subscriptions.push(
+      vscode.commands.registerCommand(id, async (...args: never[]) => {
+        try {
+          return await fn(...args);
+        } catch (err) {
+          const message = err instanceof Error ? err.message : String(err);
+          log.error(`${id}: ${message}`);
+          void vscode.window.showErrorMessage(`Reconcile Studio: ${message}`);
+        }
+      }),
+    );
 
   register('reconcileStudio.showOutput', () => log.show(true));
   register('reconcileStudio.openSample', () => openSample(context));
+
+  // ---- cluster
+  register('reconcileStudio.startCluster', async () => {
+    await clusters.startEmbedded();
+    await vscode.commands.executeCommand('reconcileStudio.customResources.focus');
+  });
+  register('reconcileStudio.stopCluster', async () => {
+    await reconciles.stop();
+    await clusters.stop();
+  });
+  register('reconcileStudio.loadManifests', () => clusters.loadWorkspaceManifests());
+  register('reconcileStudio.connectContext', async () => {
+    const { contexts } = kubeconfigContexts();
+    if (contexts.length === 0) throw new Error('No kubeconfig contexts found (KUBECONFIG or ~/.kube/config).');
+    const pick = await vscode.window.showQuickPick(contexts, { title: 'Connect to a kubeconfig context' });
+    if (!pick) return;
+    await reconciles.stop();
+    await clusters.use(new KubeconfigSource(pick, !readSettings().allowWrites));
+    log.info(`connected to context ${pick}${readSettings().allowWrites ? '' : ' (read-only)'}`);
+  });
+
+  // ---- objects in the Custom Resources view
+  const objectOf = (node?: ObjectNode): KubeObject => {
+    if (!node?.object) throw new Error('Select an object in the Custom Resources view.');
+    return node.object;
+  };
+  register('reconcileStudio.openYaml', async (node?: ObjectNode) => {
+    const doc = await vscode.workspace.openTextDocument(liveUri(objectOf(node)));
+    await vscode.languages.setTextDocumentLanguage(doc, 'yaml');
+    await vscode.window.showTextDocument(doc, { preview: true });
+  });
+  register('reconcileStudio.editYaml', (node?: ObjectNode) => editObject(objectOf(node)));
+  register('reconcileStudio.applyYaml', async () => {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) throw new Error('Open a YAML manifest to apply.');
+    const applied = await applyYaml(clusters, editor.document.getText());
+    void vscode.window.showInformationMessage(`Applied ${applied.join(', ') || 'nothing'}.`);
+  });
+  register('reconcileStudio.deleteObject', async (node?: ObjectNode) => {
+    const obj = objectOf(node);
+    const name = `${obj.kind} ${obj.metadata.namespace ? obj.metadata.namespace + '/' : ''}${obj.metadata.name}`;
+    const ok = await vscode.window.showWarningMessage(`Delete ${name}?`, { modal: true }, 'Delete');
+    if (ok !== 'Delete') return;
+    await clusters.current?.delete(obj, obj.metadata.namespace, obj.metadata.name!);
+  });
+  register('reconcileStudio.copyName', async (node?: ObjectNode) => {
+    await vscode.env.clipboard.writeText(objectOf(node).metadata.name ?? '');
+  });
+  register('reconcileStudio.reconcileNow', (node?: ObjectNode) => {
+    const obj = objectOf(node);
+    reconciles.reconcileNow(obj.metadata.namespace ?? '', obj.metadata.name!);
+  });
+
+  // ---- reconcilers
+  register('reconcileStudio.runReconciler', async (uri?: vscode.Uri) => {
+    const module = await pickReconcilerModule(uri instanceof vscode.Uri ? uri : undefined);
+    if (module) await reconciles.run(module, { hold: false });
+  });
+  register('reconcileStudio.openDebugger', async (uri?: vscode.Uri) => {
+    DebuggerPanel.show(context.extensionUri, reconciles);
+    const given = uri instanceof vscode.Uri ? uri : undefined;
+    if (reconciles.isRunning && !given) return;
+    if (!vscode.workspace.isTrusted) return;
+    const module = await pickReconcilerModule(given);
+    if (module) await reconciles.run(module, { hold: true });
+  });
+  register('reconcileStudio.simulate', async (uri?: vscode.Uri) => {
+    const module = await pickReconcilerModule(uri instanceof vscode.Uri ? uri : undefined);
+    if (module) await runSimulation(module, log);
+  });
+
+  // ---- Work Queue items
+  const keyOf = (node?: QueueNode): string => {
+    if (node?.type !== 'item') throw new Error('Select a request in the Work Queue view.');
+    return node.key;
+  };
+  register('reconcileStudio.stepInto', (node?: QueueNode) => {
+    reconciles.stepInto(keyOf(node));
+    DebuggerPanel.show(context.extensionUri, reconciles);
+  });
+  register('reconcileStudio.requeueNow', (node?: QueueNode) => {
+    const [namespace, name] = splitKey(keyOf(node));
+    reconciles.reconcileNow(namespace, name);
+  });
+  register('reconcileStudio.forget', (node?: QueueNode) => reconciles.forget(keyOf(node)));
+}
+
+function splitKey(key: string): [string, string] {
+  const i = key.indexOf('/');
+  return i < 0 ? ['', key] : [key.slice(0, i), key.slice(i + 1)];
 }

@@ -31,7 +31,7 @@ describe('the packaged extension in code-server', { timeout: 240_000 }, () => {
       // The log line is split into coloured spans, so match the editor's lines as a whole.
       const lines = wb.page
         .locator('.part.panel .view-lines')
-        .filter({ hasText: /Reconcile Studio activated in [\d.]+ ms/ });
+        .filter({ hasText: /Reconcile\sStudio\sactivated\sin\s[\d.]+\sms/ });
       await lines.first().waitFor({ timeout: 30_000 });
       assert.equal(await lines.count(), 1);
     });

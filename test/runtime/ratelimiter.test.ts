@@ -12,10 +12,7 @@ import {
 
 test('backoff sequence is 5, 10, 20, 40 ms', () => {
   const rl = new ItemExponentialFailureRateLimiter<string>(5, 1_000_000);
-  assert.deepEqual(
-    [rl.when('a'), rl.when('a'), rl.when('a'), rl.when('a')],
-    [5, 10, 20, 40],
-  );
+  assert.deepEqual([rl.when('a'), rl.when('a'), rl.when('a'), rl.when('a')], [5, 10, 20, 40]);
   assert.equal(rl.numRequeues('a'), 4);
   assert.equal(rl.when('b'), 5, 'per item');
 });

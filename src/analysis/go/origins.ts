@@ -6,7 +6,7 @@
  */
 import type { FuncDecl, GoPackage } from './package';
 import type { PathFunc } from './reconcilers';
-import { callee, descendants, field, inFuncLiteral, named, typeName, unparen, type Node } from './syntax';
+import { callee, contains, descendants, field, inFuncLiteral, named, typeName, unparen, type Node } from './syntax';
 
 export interface Origin {
   /** the literal the object is built from (in this function or in the builder) */
@@ -36,7 +36,7 @@ function definitions(body: Node, name: string): [Node, Node | null][] {
 
 function literalOf(expr: Node | null): Node | null {
   let e = unparen(expr);
-  if (e?.type === 'unary_expression' && e.child(0)?.type === '&') e = unparen(field(e, 'operand'));
+  if (e?.type === 'unary_expression' && e.childForFieldName('operator')?.type === '&') e = unparen(field(e, 'operand'));
   return e?.type === 'composite_literal' ? e : null;
 }
 
@@ -63,9 +63,14 @@ function builtLiteral(builder: FuncDecl, index: number): Node | null {
 }
 
 export function localOrigin(pkg: GoPackage, fn: PathFunc, name: string, use: Node): Origin | null {
-  const defs = definitions(fn.body, name).filter(([d]) => d.startIndex < use.startIndex);
-  if (defs.length !== 1) return null;
-  const [def, value] = defs[0];
+  // The definition that reaches `use`: the last one before it in a statement list enclosing it.
+  // (Same-named variables in sibling blocks are different variables.)
+  const defs = definitions(fn.body, name).filter(
+    ([d]) => d.startIndex < use.startIndex && !!d.parent && contains(scopeOf(d), use),
+  );
+  if (defs.length === 0) return null;
+  const [def, value] = defs[defs.length - 1];
+  if (def.type === 'assignment_statement') return null; // reassigned: too clever for us
   const lit = literalOf(value);
   if (lit) return { literal: lit, typeName: typeName(field(lit, 'type')), builder: null, def };
   const call = unparen(value);
@@ -83,4 +88,11 @@ export function localOrigin(pkg: GoPackage, fn: PathFunc, name: string, use: Nod
   const built = builtLiteral(builder, index);
   if (!built) return null;
   return { literal: built, typeName: typeName(field(built, 'type')), builder, def };
+}
+
+/** The block a definition's variable lives in (var_spec sits inside a var_declaration). */
+export function scopeOf(def: Node): Node {
+  let n: Node = def;
+  while (n.parent && n.parent.type !== 'statement_list' && n.parent.type !== 'block') n = n.parent;
+  return n.parent ?? n;
 }

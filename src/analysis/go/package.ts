@@ -4,13 +4,17 @@
  * whether a status type has an `ObservedGeneration` field.
  */
 import type { Tree } from 'web-tree-sitter';
+import type { SNode } from './tree';
 import { LineIndex } from '../text';
 import { descendants, field, named, typeName, type Node } from './syntax';
 
 export interface GoFile {
   path: string;
   text: string;
+  /** the tree-sitter tree (kept for incremental parsing; free it with tree.delete()) */
   tree: Tree;
+  /** the JS copy the rules read */
+  root: SNode;
   lines: LineIndex;
 }
 
@@ -33,13 +37,17 @@ export interface FuncDecl {
 export class TypeIndex {
   private readonly structs = new Map<string, StructInfo>();
 
-  addFile(tree: Tree): void {
-    for (const spec of descendants(tree.rootNode, 'type_spec')) {
+  addFile(root: SNode): void {
+    for (const spec of descendants(root, 'type_spec')) {
       const name = field(spec, 'name')?.text;
       const type = field(spec, 'type');
       if (!name || !type || type.type !== 'struct_type') continue;
       this.structs.set(name, readStruct(type));
     }
+  }
+
+  merge(other: TypeIndex): void {
+    for (const [k, v] of other.structs) this.structs.set(k, v);
   }
 
   struct(name: string | null): StructInfo | undefined {
@@ -72,8 +80,8 @@ export class GoPackage {
   ) {
     this.types = types ?? new TypeIndex();
     for (const file of files) {
-      if (!types) this.types.addFile(file.tree);
-      for (const decl of named(file.tree.rootNode)) {
+      if (!types) this.types.addFile(file.root);
+      for (const decl of named(file.root)) {
         const name = field(decl, 'name')?.text;
         if (!name) continue;
         if (decl.type === 'function_declaration') {
@@ -133,7 +141,7 @@ export function resultsOf(fn: Node): string[] {
 
 /** The local name a file uses for an import path (`client` for .../pkg/client), or null. */
 export function importName(file: GoFile, path: string): string | null {
-  for (const spec of descendants(file.tree.rootNode, 'import_spec')) {
+  for (const spec of descendants(file.root, 'import_spec')) {
     const p = field(spec, 'path')?.text.replace(/^["`]|["`]$/g, '');
     if (p !== path) continue;
     const alias = field(spec, 'name')?.text;

@@ -5,7 +5,10 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Language, Parser, type Tree } from 'web-tree-sitter';
+import type { Language, Parser, Tree } from 'web-tree-sitter';
+// `require`, not `import`: esbuild then picks the package's CommonJS build. Its ESM build reads
+// import.meta.url, which is empty in our CommonJS bundles (dist/server.js, dist/cli.js).
+import TreeSitter = require('web-tree-sitter');
 
 /** Finds `file` next to the bundle or under node_modules/`pkg` in this or a parent directory. */
 export function locateAsset(file: string, pkg: string, from: string = __dirname): string {
@@ -27,8 +30,8 @@ let loading: Promise<Language> | undefined;
 export function loadGo(): Promise<Language> {
   loading ??= (async () => {
     const runtime = locateAsset('tree-sitter.wasm', 'web-tree-sitter');
-    await Parser.init({ locateFile: () => runtime });
-    return Language.load(locateAsset('tree-sitter-go.wasm', 'tree-sitter-go'));
+    await TreeSitter.Parser.init({ locateFile: () => runtime });
+    return TreeSitter.Language.load(locateAsset('tree-sitter-go.wasm', 'tree-sitter-go'));
   })();
   return loading;
 }
@@ -36,7 +39,7 @@ export function loadGo(): Promise<Language> {
 /** A parser for Go. Parsers are cheap but stateful: one per caller that parses incrementally. */
 export async function createGoParser(): Promise<Parser> {
   const language = await loadGo();
-  const parser = new Parser();
+  const parser = new TreeSitter.Parser();
   parser.setLanguage(language);
   return parser;
 }

@@ -89,7 +89,8 @@ export function findReconcilers(pkg: GoPackage): Reconciler[] {
   const out: Reconciler[] = [];
   for (const decl of pkg.methods.values()) {
     const rec = isReconcileMethod(decl.node);
-    if (rec) out.push(buildReconciler(pkg, decl, rec.request));
+    const built = rec ? buildReconciler(pkg, decl, rec.request) : null;
+    if (built) out.push(built);
   }
   return out;
 }
@@ -207,8 +208,9 @@ export function localVarType(fn: PathFunc, name: string): string | null {
   return null;
 }
 
-function buildReconciler(pkg: GoPackage, decl: FuncDecl, request: string): Reconciler {
-  const root = makePathFunc(pkg, decl, true)!;
+function buildReconciler(pkg: GoPackage, decl: FuncDecl, request: string): Reconciler | null {
+  const root = makePathFunc(pkg, decl, true);
+  if (!root) return null;
   let objectType: string | null = null;
   for (const cc of root.clientCalls) {
     if (cc.method !== 'Get' || cc.status || !isRequestKey(root, cc.args[1], request)) continue;

@@ -2,13 +2,14 @@
  * Small readers over tree-sitter-go nodes. Every rule asks the same questions ("what does this call
  * call?", "which variable does `&x` name?"), so the answers live here, once.
  */
-import type { Node } from 'web-tree-sitter';
+import type { SNode } from './tree';
 
-export type { Node };
+/** Rules read our JS copy of the tree (see tree.ts), not web-tree-sitter nodes. */
+export type Node = SNode;
 
 export function named(node: Node | null | undefined): Node[] {
   if (!node) return [];
-  return node.namedChildren.filter((c): c is Node => c !== null);
+  return node.namedChildren;
 }
 
 export function field(node: Node | null | undefined, name: string): Node | null {
@@ -17,7 +18,7 @@ export function field(node: Node | null | undefined, name: string): Node | null 
 
 export function descendants(node: Node | null | undefined, types: string | string[]): Node[] {
   if (!node) return [];
-  return node.descendantsOfType(types).filter((c): c is Node => c !== null);
+  return node.descendantsOfType(types);
 }
 
 export function sameNode(a: Node | null | undefined, b: Node | null | undefined): boolean {
@@ -62,7 +63,7 @@ export function qualifiedCallee(call: Node): [string, string] | null {
 /** The variable an argument designates: `&x` → x, `x` → x, `&x.y` → null (not a whole variable). */
 export function argVar(arg: Node | undefined): string | null {
   let n = unparen(arg ?? null);
-  if (n && n.type === 'unary_expression' && n.child(0)?.type === '&') n = unparen(field(n, 'operand'));
+  if (n && n.type === 'unary_expression' && n.childForFieldName('operator')?.type === '&') n = unparen(field(n, 'operand'));
   return n && n.type === 'identifier' ? n.text : null;
 }
 

@@ -1,0 +1,201 @@
+/**
+ * A plain-JavaScript copy of the tree-sitter tree. Every property read on a web-tree-sitter Node
+ * crosses into WebAssembly, and the rules read a lot of them; copying the tree once with a cursor
+ * makes the rules pure JS. Only named nodes are kept, plus anonymous ones that carry a field
+ * (operators such as the `&` of `&x`).
+ *
+ * Top-level declarations are cached by their text: after an edit, tree-sitter re-parses
+ * incrementally and we copy again only the declarations whose text changed. Nodes keep offsets
+ * relative to their declaration, so a reused declaration simply gets a new base offset.
+ */
+import type { Language, Tree, TreeCursor } from 'web-tree-sitter';
+
+let nextId = 1;
+
+/** Shared by all nodes of one top-level declaration (or of the file node itself). */
+interface Segment {
+  base: number;
+  text: string;
+  /** node type → nodes of that type in pre-order, for descendantsOfType without walking */
+  index: Map<string, SNode[]>;
+  /** nodes in pre-order; SNode.order indexes into it */
+  count: number;
+}
+
+export class SNode {
+  readonly id = nextId++;
+  parent: SNode | null = null;
+  /** pre-order position in the segment, and the last position inside this subtree */
+  order = 0;
+  lastDescendant = 0;
+  readonly children: SNode[] = [];
+  private namedCache: SNode[] | null = null;
+
+  constructor(
+    readonly type: string,
+    readonly isNamed: boolean,
+    readonly fieldName: string | null,
+    private readonly relStart: number,
+    private readonly relEnd: number,
+    readonly segment: Segment,
+  ) {}
+
+  get startIndex(): number {
+    return this.segment.base + this.relStart;
+  }
+
+  get endIndex(): number {
+    return this.segment.base + this.relEnd;
+  }
+
+  get text(): string {
+    return this.segment.text.slice(this.relStart, this.relEnd);
+  }
+
+  get namedChildren(): SNode[] {
+    this.namedCache ??= this.children.filter((c) => c.isNamed);
+    return this.namedCache;
+  }
+
+  child(i: number): SNode | null {
+    return this.children[i] ?? null;
+  }
+
+  childForFieldName(name: string): SNode | null {
+    for (const c of this.children) if (c.fieldName === name) return c;
+    return null;
+  }
+
+  /**
+   * Descendants of the given types in document order (not including this node). Answered from
+   * the segment's per-type index: nodes whose pre-order position falls inside this subtree.
+   * (The file node spans segments, so it walks its declarations instead.)
+   */
+  descendantsOfType(types: string | string[]): SNode[] {
+    const list = typeof types === 'string' ? [types] : types;
+    if (this.segment.index.size === 0) {
+      return this.children.flatMap((c) => [...(list.includes(c.type) ? [c] : []), ...c.descendantsOfType(list)]);
+    }
+    const out: SNode[] = [];
+    for (const t of list) {
+      const nodes = this.segment.index.get(t);
+      if (!nodes) continue;
+      // First node after this one in pre-order, by binary search.
+      let lo = 0;
+      let hi = nodes.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (nodes[mid].order <= this.order) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let i = lo; i < nodes.length && nodes[i].order <= this.lastDescendant; i++) out.push(nodes[i]);
+    }
+    if (list.length > 1) out.sort((a, b) => a.order - b.order);
+    return out;
+  }
+
+  /** The smallest descendant (or this node) whose range contains `offset`. */
+  descendantForIndex(offset: number): SNode {
+    let n: SNode = this;
+    for (;;) {
+      const next: SNode | undefined = n.children.find((c) => c.startIndex <= offset && offset < c.endIndex);
+      if (!next) return n;
+      n = next;
+    }
+  }
+}
+
+/** Per-language lookups, so the copy reads numbers (cheap) rather than strings from wasm. */
+class Symbols {
+  private readonly named = new Map<number, boolean>();
+  constructor(readonly language: Language) {}
+  type(id: number): string {
+    return this.language.types[id] ?? '';
+  }
+  isNamed(id: number): boolean {
+    let v = this.named.get(id);
+    if (v === undefined) {
+      v = this.language.nodeTypeIsNamed(id);
+      this.named.set(id, v);
+    }
+    return v;
+  }
+  field(id: number): string | null {
+    return id > 0 ? (this.language.fields[id] ?? null) : null;
+  }
+}
+
+const symbolTables = new WeakMap<Language, Symbols>();
+
+/** Copies the subtree at the cursor (which must be on a kept node) into `segment`. */
+function copy(cursor: TreeCursor, sym: Symbols, segment: Segment, field: string | null): SNode {
+  const typeId = cursor.nodeTypeId;
+  const node = new SNode(
+    sym.type(typeId),
+    sym.isNamed(typeId),
+    field,
+    cursor.startIndex - segment.base,
+    cursor.endIndex - segment.base,
+    segment,
+  );
+  node.order = segment.count++;
+  let bucket = segment.index.get(node.type);
+  if (!bucket) segment.index.set(node.type, (bucket = []));
+  bucket.push(node);
+  if (cursor.gotoFirstChild()) {
+    do {
+      const childType = cursor.nodeTypeId;
+      const childField = sym.field(cursor.currentFieldId);
+      if (!sym.isNamed(childType) && childField === null) continue;
+      const child = copy(cursor, sym, segment, childField);
+      child.parent = node;
+      node.children.push(child);
+    } while (cursor.gotoNextSibling());
+    cursor.gotoParent();
+  }
+  node.lastDescendant = segment.count - 1;
+  return node;
+}
+
+/** Copies trees of one document, reusing unchanged top-level declarations from the last copy. */
+export class TreeCopier {
+  private cache = new Map<string, SNode>();
+
+  copy(tree: Tree, text: string): SNode {
+    const language = tree.language;
+    let sym = symbolTables.get(language);
+    if (!sym) {
+      sym = new Symbols(language);
+      symbolTables.set(language, sym);
+    }
+    const cursor = tree.walk();
+    try {
+      const fileSegment: Segment = { base: 0, text, index: new Map(), count: 0 };
+      const root = new SNode(sym.type(cursor.nodeTypeId), true, null, 0, text.length, fileSegment);
+      const next = new Map<string, SNode>();
+      if (cursor.gotoFirstChild()) {
+        do {
+          const typeId = cursor.nodeTypeId;
+          const field = sym.field(cursor.currentFieldId);
+          if (!sym.isNamed(typeId) && field === null) continue;
+          const start = cursor.startIndex;
+          const end = cursor.endIndex;
+          const key = `${typeId}:${text.slice(start, end)}`;
+          let decl = this.cache.get(key);
+          if (decl && !next.has(key)) {
+            decl.segment.base = start;
+          } else {
+            decl = copy(cursor, sym, { base: start, text: text.slice(start, end), index: new Map(), count: 0 }, field);
+          }
+          if (!next.has(key)) next.set(key, decl);
+          decl.parent = root;
+          root.children.push(decl);
+        } while (cursor.gotoNextSibling());
+      }
+      this.cache = next;
+      return root;
+    } finally {
+      cursor.delete();
+    }
+  }
+}

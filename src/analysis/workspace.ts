@@ -1,0 +1,230 @@
+/**
+ * The server's view of Go and TypeScript sources: open documents (kept in sync with incremental
+ * edits, each Go document with a tree-sitter tree edited in place so re-parsing is incremental),
+ * plus sibling files of the same package read from disk so helpers in other files are followed.
+ * No LSP here: positions in, findings out, which keeps it testable without a client.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { TextDocument, type TextDocumentContentChangeEvent } from 'vscode-languageserver-textdocument';
+import type { Point, Tree } from 'web-tree-sitter';
+import { Analyzer, TypeIndex, type SelectionOptions } from './analyzer';
+import type { Finding } from './diagnostics';
+import { isGenerated, isVendored, languageOf } from './files';
+import type { GoFile } from './go/package';
+import { TreeCopier } from './go/tree';
+import { LineIndex } from './text';
+
+interface OpenDoc {
+  path: string;
+  doc: TextDocument;
+  /** Go only: the last tree, already edit()ed to match `doc` when `stale` */
+  tree: Tree | null;
+  file: GoFile | null;
+  copier: TreeCopier;
+}
+
+interface DiskFile {
+  mtimeMs: number;
+  file: GoFile;
+}
+
+/** At most this many sibling files are read per package (generated, vendored, tests excluded). */
+const MAX_SIBLINGS = 60;
+const MAX_TYPE_FILES = 500;
+
+export class Workspace {
+  private readonly open = new Map<string, OpenDoc>();
+  private readonly disk = new Map<string, DiskFile>();
+  private readonly typeIndexes = new Map<string, TypeIndex>();
+
+  constructor(readonly analyzer: Analyzer) {}
+
+  openDocument(path: string, languageId: string, version: number, text: string): void {
+    this.close(path);
+    this.open.set(path, { path, doc: TextDocument.create(path, languageId, version, text), tree: null, file: null, copier: new TreeCopier() });
+    this.invalidateTypes(path);
+  }
+
+  /** Applies LSP content changes; for Go, mirrors each change into the tree with Tree.edit. */
+  changeDocument(path: string, version: number, changes: TextDocumentContentChangeEvent[]): void {
+    const entry = this.open.get(path);
+    if (!entry) return;
+    for (const change of changes) {
+      if (entry.tree && 'range' in change) {
+        const startIndex = entry.doc.offsetAt(change.range.start);
+        const oldEndIndex = entry.doc.offsetAt(change.range.end);
+        entry.tree.edit({
+          startIndex,
+          oldEndIndex,
+          newEndIndex: startIndex + change.text.length,
+          startPosition: point(entry.doc, startIndex),
+          oldEndPosition: point(entry.doc, oldEndIndex),
+          newEndPosition: endPoint(point(entry.doc, startIndex), change.text),
+        });
+      } else if (entry.tree) {
+        entry.tree.delete();
+        entry.tree = null;
+      }
+      entry.doc = TextDocument.update(entry.doc, [change], version);
+    }
+    entry.file = null;
+    this.invalidateTypes(path);
+  }
+
+  close(path: string): void {
+    const entry = this.open.get(path);
+    entry?.tree?.delete();
+    this.open.delete(path);
+  }
+
+  isOpen(path: string): boolean {
+    return this.open.has(path);
+  }
+
+  openPaths(): string[] {
+    return [...this.open.keys()];
+  }
+
+  text(path: string): string | undefined {
+    return this.open.get(path)?.doc.getText();
+  }
+
+  /** The parsed Go file for an open document, re-parsed incrementally when it changed. */
+  goFile(path: string): GoFile | null {
+    const entry = this.open.get(path);
+    if (!entry) return this.diskFile(path);
+    if (entry.file) return entry.file;
+    const text = entry.doc.getText();
+    const file = this.analyzer.parseGo(path, text, entry.tree, entry.copier);
+    entry.tree?.delete();
+    entry.tree = file.tree;
+    entry.file = file;
+    return file;
+  }
+
+  /** Findings for one document, with its package's other files as context. */
+  analyze(path: string, options: SelectionOptions): Finding[] {
+    const lang = languageOf(path);
+    const text = this.text(path);
+    if (!lang || text === undefined || isVendored(path) || isGenerated(text)) return [];
+    if (lang === 'typescript') return this.analyzer.analyzeTypeScript(path, text, options);
+    const file = this.goFile(path);
+    if (!file) return [];
+    const files = [file, ...this.siblings(path)];
+    return this.analyzer.analyzeGo(files, { ...options, report: new Set([path]), types: this.types(path, files) });
+  }
+
+  /** The package's files for hover and fixes: this one first. */
+  packageFiles(path: string): GoFile[] {
+    const file = this.goFile(path);
+    return file ? [file, ...this.siblings(path)] : [];
+  }
+
+  private siblings(path: string): GoFile[] {
+    if (!path.startsWith('/') && !/^[A-Za-z]:/.test(path)) return [];
+    const dir = dirname(path);
+    let names: string[];
+    try {
+      names = readdirSync(dir).filter((n) => languageOf(n) === 'go').slice(0, MAX_SIBLINGS);
+    } catch {
+      return [];
+    }
+    const out: GoFile[] = [];
+    for (const n of names) {
+      const p = join(dir, n);
+      if (p === path) continue;
+      const f = this.open.has(p) ? this.goFile(p) : this.diskFile(p);
+      if (f && !isGenerated(f.text)) out.push(f);
+    }
+    return out;
+  }
+
+  private diskFile(path: string): GoFile | null {
+    try {
+      const st = statSync(path);
+      const cached = this.disk.get(path);
+      if (cached && cached.mtimeMs === st.mtimeMs) return cached.file;
+      cached?.file.tree.delete();
+      const text = readFileSync(path, 'utf8');
+      const file = this.analyzer.parseGo(path, text);
+      this.disk.set(path, { mtimeMs: st.mtimeMs, file });
+      return file;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Struct types of the Go module holding `path` (its *_types.go files) plus the package's own. */
+  private types(path: string, files: GoFile[]): TypeIndex {
+    const root = moduleRoot(dirname(path)) ?? dirname(path);
+    let index = this.typeIndexes.get(root);
+    if (!index) {
+      index = new TypeIndex();
+      for (const p of typeFiles(root)) {
+        const f = this.open.has(p) ? this.goFile(p) : this.diskFile(p);
+        if (f) index.addFile(f.root);
+      }
+      this.typeIndexes.set(root, index);
+    }
+    const merged = new TypeIndex();
+    merged.merge(index);
+    for (const f of files) merged.addFile(f.root);
+    return merged;
+  }
+
+  private invalidateTypes(path: string): void {
+    if (path.endsWith('_types.go')) this.typeIndexes.clear();
+  }
+
+  dispose(): void {
+    for (const p of [...this.open.keys()]) this.close(p);
+    for (const d of this.disk.values()) d.file.tree.delete();
+    this.disk.clear();
+  }
+}
+
+function point(doc: TextDocument, offset: number): Point {
+  const p = doc.positionAt(offset);
+  return { row: p.line, column: p.character };
+}
+
+/** Where `text` ends when inserted at `start`. */
+function endPoint(start: Point, text: string): Point {
+  const lines = new LineIndex(text);
+  const last = lines.position(text.length);
+  return last.line === 0
+    ? { row: start.row, column: start.column + last.character }
+    : { row: start.row + last.line, column: last.character };
+}
+
+function moduleRoot(dir: string): string | null {
+  let d = dir;
+  for (;;) {
+    if (existsSync(join(d, 'go.mod'))) return d;
+    const parent = dirname(d);
+    if (parent === d) return null;
+    d = parent;
+  }
+}
+
+/** `*_types.go` under `root`, skipping vendor and hidden directories, bounded. */
+function typeFiles(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string, depth: number): void => {
+    if (depth > 6 || out.length >= MAX_TYPE_FILES) return;
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (e.isDirectory()) {
+        if (!e.name.startsWith('.') && e.name !== 'vendor' && e.name !== 'node_modules') walk(join(dir, e.name), depth + 1);
+      } else if (e.name.endsWith('_types.go')) out.push(join(dir, e.name));
+    }
+  };
+  walk(root, 0);
+  return out;
+}

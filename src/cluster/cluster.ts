@@ -1,0 +1,853 @@
+/**
+ * The fake cluster's API: the verbs of kube-apiserver (get, list, watch, create, update, patch,
+ * delete, deletecollection, and the status and scale subresources) over an in-memory store, with
+ * the apiserver's semantics (resourceVersion, generation, status subresource, no-op writes,
+ * finalizers, admission) and the built-in controllers that make the cluster look alive.
+ *
+ * Every method is synchronous and throws StatusError. Objects going in and out are deep copies.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Clock, TimerHandle } from '../util/clock';
+import { RealClock } from '../util/clock';
+import { clone } from './clone';
+import { CRD_FINALIZER, crdResourceTypes, establishedStatus } from './crd';
+import type { FieldError } from './errors';
+import {
+  OBJECT_MODIFIED,
+  RawValue,
+  StatusError,
+  fieldForbidden,
+  fieldInvalid,
+  fieldRequired,
+  newAlreadyExists,
+  newBadRequest,
+  newConflict,
+  newForbidden,
+  newGone,
+  newInvalid,
+  newMethodNotSupported,
+  newNotFound,
+} from './errors';
+import { generateName } from './names';
+import { deepEqual, isObject, jsonPatch, mergePatch, strategicMergePatch } from './patch';
+import { Registry } from './registry';
+import type { ResourceType } from './registry';
+import type { FieldRequirement, LabelSelector } from './selector';
+import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selector';
+import { applyPatch, recordManagedFields } from './fieldmanager';
+import type { Change } from './store';
+import { Store, objectKey } from './store';
+import { strategyFor, validateObjectMeta } from './strategy';
+import { convertEvent } from './events';
+import { EventRecorder } from './events';
+import type {
+  DeleteOptions,
+  KubeList,
+  KubeObject,
+  ListOptions,
+  ObjectKey,
+  PatchType,
+  ResourceInfo,
+  TypeRef,
+  WatchEvent,
+  WatchOptions,
+} from './types';
+import { splitApiVersion } from './types';
+import { startControllers } from './controllers';
+import type { ClusterState } from './state';
+
+export interface ClusterOptions {
+  clock?: Clock;
+  /** Run the built-in workload controllers (Deployment, ReplicaSet, pod readiness). Default true. */
+  controllers?: boolean;
+  /** How long a new pod takes to become Running and Ready. Default 2000 ms. */
+  podReadyDelayMs?: number;
+  /** Interval of watch bookmarks. Default 60 s, like the apiserver's. */
+  bookmarkIntervalMs?: number;
+  /** How many changes watches can resume from. */
+  watchWindow?: number;
+  /** Objects to start with (a state file), restored before the controllers start. */
+  state?: ClusterState;
+}
+
+export interface AdmissionAttributes {
+  operation: 'CREATE' | 'UPDATE' | 'DELETE';
+  type: ResourceType;
+  object: KubeObject;
+  old?: KubeObject;
+  subresource?: string;
+  dryRun: boolean;
+}
+
+/** A validating admission plugin: throws a StatusError to refuse. */
+export type AdmissionPlugin = (a: AdmissionAttributes) => void;
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldManager?: string;
+}
+
+export interface UpdateOptions extends WriteOptions {
+  subresource?: 'status' | 'scale';
+}
+
+export interface PatchOptions extends UpdateOptions {
+  force?: boolean;
+}
+
+/** Options the cluster passes to itself: an apply carries the applied configuration along. */
+interface InternalOptions extends PatchOptions {
+  applied?: KubeObject;
+}
+
+export interface Watch {
+  stop(): void;
+}
+
+const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+export class Cluster {
+  readonly clock: Clock;
+  readonly registry = new Registry();
+  readonly store: Store;
+  readonly podReadyDelayMs: number;
+  readonly bookmarkIntervalMs: number;
+  private readonly admission: AdmissionPlugin[] = [];
+  private readonly stoppers: Array<() => void> = [];
+  private readonly events: EventRecorder;
+  private closed = false;
+
+  constructor(opts: ClusterOptions = {}) {
+    this.clock = opts.clock ?? new RealClock();
+    this.podReadyDelayMs = opts.podReadyDelayMs ?? 2000;
+    this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60_000;
+    this.store = new Store(opts.watchWindow);
+    this.events = new EventRecorder(this);
+    if (opts.state) this.importState(opts.state);
+    for (const ns of DEFAULT_NAMESPACES) {
+      if (!this.peek({ apiVersion: 'v1', kind: 'Namespace' }, { name: ns })) this.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    }
+    this.stoppers.push(...startControllers(this, { workloads: opts.controllers !== false }));
+  }
+
+  /** Adds a validating admission plugin (run in order, after the built-in ones). */
+  addAdmission(p: AdmissionPlugin): void {
+    this.admission.push(p);
+  }
+
+  /** Registers a stop function run by close(). */
+  onClose(stop: () => void): void {
+    this.stoppers.push(stop);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const s of this.stoppers.splice(0).reverse()) s();
+  }
+
+  /** Everything stored, for the state file. */
+  exportState(): ClusterState {
+    const d = this.store.dump();
+    return { version: 1, resourceVersion: d.resourceVersion, objects: d.objects };
+  }
+
+  private importState(state: ClusterState): void {
+    const objects = state.objects.map((o) => ({ storageKey: o.storageKey, key: objectKey(o.object.metadata.namespace, o.object.metadata.name!), object: o.object }));
+    this.store.restore(state.resourceVersion, objects);
+    for (const o of state.objects) {
+      if (o.storageKey === 'apiextensions.k8s.io/customresourcedefinitions' && !o.object.metadata.deletionTimestamp) {
+        for (const rt of crdResourceTypes(o.object)) this.registry.add(rt);
+      }
+    }
+  }
+
+  resources(): ResourceInfo[] {
+    return this.registry.all().map((t) => clone(t.info));
+  }
+
+  /** The registry entry of a kind, or a 404 naming it as the RESTMapper would. */
+  typeOf(type: TypeRef): ResourceType {
+    const t = this.registry.forKind(type);
+    if (!t) {
+      const { group, version } = splitApiVersion(type.apiVersion ?? '');
+      throw new StatusError({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `no matches for kind "${type.kind}" in version "${group ? `${group}/` : ''}${version}"`,
+        reason: 'NotFound',
+        details: { group, kind: type.kind },
+        code: 404,
+      });
+    }
+    return t;
+  }
+
+  now(): string {
+    return new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+
+  private ns(t: ResourceType, namespace: string | undefined): string | undefined {
+    if (!t.info.namespaced) return undefined;
+    return namespace || 'default';
+  }
+
+  /** A stored object as a caller of version `t` sees it: a copy, at t's apiVersion. */
+  private out(o: KubeObject, t: ResourceType): KubeObject {
+    if (t.info.kind === 'Event' && o.apiVersion !== t.apiVersion) return convertEvent(clone(o), t.apiVersion);
+    const c = clone(o);
+    c.apiVersion = t.apiVersion;
+    return c;
+  }
+
+  /** An incoming object at its storage form (core Events are stored as core/v1). */
+  private in(o: KubeObject, t: ResourceType): KubeObject {
+    if (t.info.kind === 'Event' && t.info.group === 'events.k8s.io') return convertEvent(o, 'v1');
+    return o;
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  get(type: TypeRef, key: ObjectKey): KubeObject {
+    const t = this.typeOf(type);
+    const o = this.store.get(t.storageKey, objectKey(this.ns(t, key.namespace), key.name));
+    if (!o) throw newNotFound(t.gr, key.name);
+    return this.out(o, t);
+  }
+
+  /** The stored object itself, not a copy; callers must not mutate it. For controllers and the server's hot paths. */
+  peek(type: TypeRef, key: ObjectKey): KubeObject | undefined {
+    const t = this.registry.forKind(type);
+    if (!t) return undefined;
+    return this.store.get(t.storageKey, objectKey(this.ns(t, key.namespace), key.name));
+  }
+
+  /** Stored objects of a kind (not copies), optionally in one namespace. */
+  *scan(type: TypeRef, namespace?: string): Generator<KubeObject> {
+    const t = this.registry.forKind(type);
+    if (!t) return;
+    for (const [, o] of this.store.scan(t.storageKey, t.info.namespaced ? namespace : undefined)) yield o;
+  }
+
+  list(type: TypeRef, opts: ListOptions = {}): KubeList {
+    const t = this.typeOf(type);
+    const filter = this.filterFor(t, opts);
+    const ns = t.info.namespaced && opts.namespace ? opts.namespace : undefined;
+    let after: string | undefined;
+    let listRv = this.store.resourceVersion;
+    if (opts.continue) {
+      const tok = decodeContinue(opts.continue);
+      after = tok.start;
+      listRv = tok.rv;
+    }
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
+    const items: KubeObject[] = [];
+    let lastKey: string | undefined;
+    let more = false;
+    let remaining = 0;
+    for (const [k, o] of this.store.scan(t.storageKey, ns, after)) {
+      if (!filter(o)) continue;
+      if (items.length >= limit) {
+        more = true;
+        remaining++;
+        continue;
+      }
+      items.push(this.out(o, t));
+      lastKey = k;
+    }
+    const metadata: KubeList['metadata'] = { resourceVersion: String(listRv) };
+    if (more && lastKey !== undefined) {
+      metadata.continue = encodeContinue(listRv, lastKey);
+      metadata.remainingItemCount = remaining;
+    }
+    return { apiVersion: t.apiVersion, kind: t.info.listKind, metadata, items };
+  }
+
+  /** A predicate for label/field selectors and namespace; throws 400 on a bad selector. */
+  filterFor(t: ResourceType, opts: ListOptions): (o: KubeObject) => boolean {
+    const labels: LabelSelector = parseLabelSelector(opts.labelSelector);
+    const fields: FieldRequirement[] = parseFieldSelector(opts.fieldSelector);
+    const known = new Set(['metadata.name', 'metadata.namespace', ...Object.keys(t.fieldLabels?.({}) ?? {})]);
+    for (const f of fields) {
+      if (!known.has(f.field)) {
+        throw newBadRequest(
+          t.crd
+            ? `"${f.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`
+            : `field label not supported: ${f.field}`,
+        );
+      }
+    }
+    const ns = t.info.namespaced && opts.namespace ? opts.namespace : undefined;
+    return (o) => {
+      if (ns !== undefined && o.metadata.namespace !== ns) return false;
+      if (labels.length && !matchesLabels(labels, o.metadata.labels)) return false;
+      if (fields.length) {
+        const fv: Record<string, string> = {
+          'metadata.name': o.metadata.name ?? '',
+          'metadata.namespace': o.metadata.namespace ?? '',
+          ...(t.fieldLabels?.(o as Record<string, unknown>) ?? {}),
+        };
+        if (!matchesFields(fields, fv)) return false;
+      }
+      return true;
+    };
+  }
+
+  // ---------------------------------------------------------------- watch
+
+  /**
+   * Watches a kind. Without a resourceVersion (or "0") the current objects arrive first as ADDED,
+   * as the apiserver does; with one, the changes after it, or an ERROR event carrying a 410
+   * Expired Status when it is older than the window. Events arrive from a microtask, in commit
+   * order. `onClose` runs when the watch ends by itself (timeoutSeconds, error).
+   */
+  watch(type: TypeRef, opts: WatchOptions, onEvent: (ev: WatchEvent) => void, onClose?: () => void): Watch {
+    const t = this.typeOf(type);
+    const filter = this.filterFor(t, opts);
+    const queue: WatchEvent[] = [];
+    let scheduled = false;
+    let stopped = false;
+    let unsubscribe: () => void = () => {};
+    const timers: TimerHandle[] = [];
+    const drain = () => {
+      scheduled = false;
+      while (queue.length && !stopped) {
+        const ev = queue.shift()!;
+        try {
+          onEvent(ev);
+        } catch (err) {
+          console.error('fake cluster: watch handler failed:', err);
+        }
+      }
+    };
+    const push = (ev: WatchEvent) => {
+      queue.push(ev);
+      if (!scheduled) {
+        scheduled = true;
+        queueMicrotask(drain);
+      }
+    };
+    const stop = (ended: boolean) => {
+      if (stopped) return;
+      stopped = true;
+      unsubscribe();
+      for (const h of timers) this.clock.clearTimeout(h);
+      if (ended) queueMicrotask(() => onClose?.());
+    };
+    const deliver = (c: Change) => {
+      if (c.storageKey !== t.storageKey) return;
+      const now = filter(c.object);
+      const before = c.old ? filter(c.old) : false;
+      if (c.type === 'MODIFIED') {
+        if (now && before) push({ type: 'MODIFIED', object: this.out(c.object, t) });
+        else if (now) push({ type: 'ADDED', object: this.out(c.object, t) });
+        else if (before) push({ type: 'DELETED', object: this.out(c.object, t) });
+      } else if (now) push({ type: c.type, object: this.out(c.object, t) });
+    };
+
+    const rvParam = opts.resourceVersion;
+    const threshold = this.store.resourceVersion;
+    if (!rvParam || rvParam === '0' || opts.sendInitialEvents) {
+      const ns = t.info.namespaced && opts.namespace ? opts.namespace : undefined;
+      for (const [, o] of this.store.scan(t.storageKey, ns)) if (filter(o)) push({ type: 'ADDED', object: this.out(o, t) });
+      if (opts.sendInitialEvents && opts.allowWatchBookmarks) {
+        push({
+          type: 'BOOKMARK',
+          object: { kind: t.info.kind, apiVersion: t.apiVersion, metadata: { resourceVersion: String(threshold), annotations: { 'k8s.io/initial-events-end': 'true' } } },
+        });
+      }
+    } else {
+      const from = Number(rvParam);
+      if (!Number.isInteger(from) || from < 0) throw newBadRequest(`invalid resource version: "${rvParam}"`);
+      const changes = this.store.since(from);
+      if (!changes) {
+        const gone = newGone(`too old resource version: ${from} (${this.store.oldestResumable})`);
+        push({ type: 'ERROR', object: gone.status as unknown as KubeObject });
+        queueMicrotask(() => stop(true));
+        return { stop: () => stop(false) };
+      }
+      for (const c of changes) deliver(c);
+    }
+    unsubscribe = this.store.subscribe((c) => {
+      if (c.rv > threshold && !stopped) deliver(c);
+    });
+    if (opts.allowWatchBookmarks) {
+      const tick = () => {
+        if (stopped) return;
+        push({ type: 'BOOKMARK', object: { kind: t.info.kind, apiVersion: t.apiVersion, metadata: { resourceVersion: String(this.store.resourceVersion) } } });
+        timers[0] = this.clock.setTimeout(tick, this.bookmarkIntervalMs);
+      };
+      timers[0] = this.clock.setTimeout(tick, this.bookmarkIntervalMs);
+    }
+    if (opts.timeoutSeconds && opts.timeoutSeconds > 0) {
+      timers[1] = this.clock.setTimeout(() => stop(true), opts.timeoutSeconds * 1000);
+    }
+    return { stop: () => stop(false) };
+  }
+
+  // ---------------------------------------------------------------- create
+
+  create(input: KubeObject, opts: WriteOptions = {}): KubeObject {
+    if (!isObject(input) || !isObject(input.metadata)) {
+      throw newBadRequest('Object \'metadata\' is missing in the request body');
+    }
+    const t = this.typeOf(input);
+    return this.createAs(t, input, opts);
+  }
+
+  /** Create of a resolved type (the HTTP layer resolves the type from the URL). */
+  createAs(t: ResourceType, input: KubeObject, opts: WriteOptions & { applied?: KubeObject } = {}): KubeObject {
+    const st = strategyFor(t);
+    const obj = this.in(clone(input), t);
+    obj.apiVersion = t.apiVersion;
+    obj.kind = t.info.kind;
+    const md = obj.metadata;
+    if (t.info.namespaced) md.namespace = md.namespace || 'default';
+    else delete md.namespace;
+    if (!md.name && md.generateName) md.name = generateName(md.generateName);
+    const qualifiedKind = { group: t.info.group, kind: t.info.kind };
+    if (!md.name) {
+      throw newInvalid(qualifiedKind, '', [fieldRequired('metadata.name', 'name or generateName is required')]);
+    }
+    if (t.crd) this.refuseIfCrdTerminating(t);
+    // BeforeCreate: the server owns these fields.
+    md.uid = randomUUID();
+    md.creationTimestamp = this.now();
+    delete md.deletionTimestamp;
+    delete md.deletionGracePeriodSeconds;
+    delete md.resourceVersion;
+    delete md.managedFields;
+    if (st.hasGeneration) md.generation = 1;
+    else delete md.generation;
+    st.prepareForCreate?.(obj);
+    st.defaults?.(obj);
+    const errs = [...validateObjectMeta(obj, st.nameRule), ...(st.validate?.(obj) ?? [])];
+    if (errs.length) throw newInvalid(qualifiedKind, md.name, errs);
+    if (t.info.group === 'apiextensions.k8s.io') obj.status = establishedStatus(obj, this.now(), false);
+    this.admit({ operation: 'CREATE', type: t, object: obj, dryRun: !!opts.dryRun });
+    const key = objectKey(md.namespace, md.name);
+    if (this.store.get(t.storageKey, key)) throw newAlreadyExists(t.gr, md.name);
+    if (opts.applied) applyPatch(obj, undefined, opts.applied, opts.fieldManager!, t.apiVersion, this.now(), true, undefined);
+    else recordManagedFields(obj, undefined, opts.fieldManager ?? 'unknown', 'Update', t.apiVersion, this.now(), undefined);
+    if (opts.dryRun) return this.out(obj, t);
+    md.resourceVersion = String(this.store.nextRv());
+    this.store.commit(t.storageKey, key, 'ADDED', obj);
+    this.afterWrite(t, obj);
+    return this.out(obj, t);
+  }
+
+  private refuseIfCrdTerminating(t: ResourceType): void {
+    const crd = this.store.get('apiextensions.k8s.io/customresourcedefinitions', objectKey(undefined, t.crd!));
+    if (crd?.metadata.deletionTimestamp) {
+      throw newMethodNotSupported(t.gr, 'create');
+    }
+  }
+
+  private admit(a: AdmissionAttributes): void {
+    for (const p of this.admission) p(a);
+  }
+
+  /** Hooks that keep the registry in step with CRDs. */
+  private afterWrite(t: ResourceType, obj: KubeObject | undefined, deleted?: KubeObject): void {
+    if (t.info.group !== 'apiextensions.k8s.io') return;
+    if (deleted) {
+      this.registry.removeCrd(deleted.metadata.name!);
+      return;
+    }
+    if (obj) for (const rt of crdResourceTypes(obj)) this.registry.add(rt);
+  }
+
+  // ---------------------------------------------------------------- update
+
+  update(input: KubeObject, opts: UpdateOptions = {}): KubeObject {
+    if (!isObject(input) || !isObject(input.metadata)) throw newBadRequest('Object \'metadata\' is missing in the request body');
+    if (input.kind === 'Scale' && opts.subresource === 'scale') {
+      throw newBadRequest('an in-process scale update takes the scaled object (e.g. the Deployment), or use patch with subresource "scale"');
+    }
+    const t = this.typeOf(input);
+    return this.updateAs(t, input, opts);
+  }
+
+  updateAs(t: ResourceType, input: KubeObject, opts: InternalOptions = {}, allowUnconditional = false): KubeObject {
+    const name = input.metadata.name;
+    const qualifiedKind = { group: t.info.group, kind: t.info.kind };
+    if (!name) throw newInvalid(qualifiedKind, '', [fieldRequired('metadata.name', 'name or generateName is required')]);
+    const ns = this.ns(t, input.metadata.namespace);
+    const key = objectKey(ns, name);
+    const old = this.store.get(t.storageKey, key);
+    if (!old) throw newNotFound(t.gr, name);
+    if (opts.subresource === 'scale') return this.updateScale(t, old, input, opts);
+    if (opts.subresource && !t.info.subresources.includes(opts.subresource)) throw newNotFound(t.gr, name);
+    const st = strategyFor(t);
+    const obj = this.in(clone(input), t);
+    const rv = obj.metadata.resourceVersion;
+    if (rv) {
+      if (rv !== old.metadata.resourceVersion) throw newConflict(t.gr, name, OBJECT_MODIFIED);
+    } else if (!st.allowUnconditionalUpdate && !allowUnconditional) {
+      throw newInvalid(qualifiedKind, name, [fieldInvalid('metadata.resourceVersion', new RawValue('0x0'), 'must be specified for an update')]);
+    }
+    if (obj.metadata.uid && obj.metadata.uid !== old.metadata.uid) {
+      throw newConflict(t.gr, name, `Precondition failed: UID in precondition: ${obj.metadata.uid}, UID in object meta: ${old.metadata.uid}`);
+    }
+    let next: KubeObject;
+    if (opts.subresource === 'status') {
+      // Writes to /status change only .status (ResetObjectMetaForStatus).
+      next = clone(old);
+      if (obj.status === undefined) delete next.status;
+      else next.status = obj.status;
+      next.metadata.managedFields = obj.metadata.managedFields ?? old.metadata.managedFields;
+    } else {
+      next = obj;
+      next.apiVersion = t.apiVersion;
+      next.kind = t.info.kind;
+      const md = next.metadata;
+      const omd = old.metadata;
+      md.name = omd.name;
+      if (omd.namespace !== undefined) md.namespace = omd.namespace;
+      else delete md.namespace;
+      md.uid = omd.uid;
+      md.creationTimestamp = omd.creationTimestamp;
+      setOrDelete(md, 'deletionTimestamp', omd.deletionTimestamp);
+      setOrDelete(md, 'deletionGracePeriodSeconds', omd.deletionGracePeriodSeconds);
+      setOrDelete(md, 'generation', omd.generation);
+      if (t.statusSubresource) setOrDelete(next as Record<string, unknown>, 'status', old.status);
+      if (t.info.kind === 'Namespace' && t.info.group === '') {
+        // spec.finalizers change only through /finalize.
+        next.spec = clone(old.spec);
+      }
+      if (omd.deletionTimestamp) {
+        const added = (md.finalizers ?? []).filter((f) => !(omd.finalizers ?? []).includes(f));
+        if (added.length) {
+          throw newInvalid(qualifiedKind, name, [fieldForbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`)]);
+        }
+      }
+      st.defaults?.(next);
+    }
+    return this.finishUpdate(t, key, old, next, opts);
+  }
+
+  /** The common tail of update and patch: validation, generation, no-op detection, admission, commit. */
+  private finishUpdate(t: ResourceType, key: string, old: KubeObject, next: KubeObject, opts: InternalOptions): KubeObject {
+    const st = strategyFor(t);
+    const name = old.metadata.name!;
+    const qualifiedKind = { group: t.info.group, kind: t.info.kind };
+    const errs: FieldError[] = [...validateObjectMeta(next, st.nameRule), ...(st.validate?.(next, old) ?? [])];
+    if (errs.length) throw newInvalid(qualifiedKind, name, errs);
+    if (st.hasGeneration && opts.subresource !== 'status' && specChanged(t, old, next)) {
+      next.metadata.generation = (old.metadata.generation ?? 0) + 1;
+    }
+    if (t.info.group === 'apiextensions.k8s.io' && opts.subresource !== 'status') {
+      next.status = establishedStatus(next, this.now(), !!next.metadata.deletionTimestamp);
+    }
+    next.metadata.resourceVersion = old.metadata.resourceVersion;
+    if (!opts.applied) recordManagedFields(next, old, opts.fieldManager ?? 'unknown', 'Update', t.apiVersion, this.now(), opts.subresource);
+    if (deepEqual(withoutManagedTimes(next), withoutManagedTimes(old))) return this.out(old, t);
+    this.admit({ operation: 'UPDATE', type: t, object: next, old, dryRun: !!opts.dryRun, ...(opts.subresource ? { subresource: opts.subresource } : {}) });
+    if (opts.dryRun) return this.out(next, t);
+    next.metadata.resourceVersion = String(this.store.nextRv());
+    if (next.metadata.deletionTimestamp && !hasFinalizers(t, next)) {
+      // The last finalizer is gone: the deletion completes now.
+      this.store.commit(t.storageKey, key, 'DELETED', next, old);
+      this.afterWrite(t, undefined, next);
+      return this.out(next, t);
+    }
+    this.store.commit(t.storageKey, key, 'MODIFIED', next, old);
+    this.afterWrite(t, next);
+    return this.out(next, t);
+  }
+
+  // ---------------------------------------------------------------- scale
+
+  getScale(type: TypeRef, key: ObjectKey): KubeObject {
+    const t = this.typeOf(type);
+    if (!t.scale) throw newNotFound(t.gr, key.name);
+    return scaleOf(t, this.get(type, key));
+  }
+
+  private updateScale(t: ResourceType, old: KubeObject, scale: KubeObject, opts: UpdateOptions): KubeObject {
+    if (!t.scale) throw newNotFound(t.gr, old.metadata.name!);
+    const rv = scale.metadata?.resourceVersion;
+    if (rv && rv !== old.metadata.resourceVersion) throw newConflict({ group: t.gr.group, resource: `${t.gr.resource}` }, old.metadata.name!, OBJECT_MODIFIED);
+    const replicas = scale.kind === 'Scale' ? (scale.spec as { replicas?: unknown } | undefined)?.replicas : getPath(scale, t.scale.specReplicasPath);
+    if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+      throw newInvalid({ group: 'autoscaling', kind: 'Scale' }, old.metadata.name!, [fieldInvalid('spec.replicas', replicas ?? null, 'must be greater than or equal to 0')]);
+    }
+    const next = clone(old);
+    setPath(next, t.scale.specReplicasPath, replicas);
+    const key = objectKey(old.metadata.namespace, old.metadata.name!);
+    const out = this.finishUpdate(t, key, old, next, { ...opts, subresource: undefined });
+    return scaleOf(t, out);
+  }
+
+  // ---------------------------------------------------------------- patch
+
+  patch(type: TypeRef, key: ObjectKey, patch: unknown, patchType: PatchType, opts: PatchOptions = {}): KubeObject {
+    const t = this.typeOf(type);
+    return this.patchAs(t, key, patch, patchType, opts);
+  }
+
+  patchAs(t: ResourceType, key: ObjectKey, patch: unknown, patchType: PatchType, opts: PatchOptions = {}): KubeObject {
+    const ns = this.ns(t, key.namespace);
+    const skey = objectKey(ns, key.name);
+    const old = this.store.get(t.storageKey, skey);
+    if (patchType === 'apply') {
+      if (!opts.fieldManager) throw newBadRequest('PATCH, application/apply-patch+yaml requires fieldManager to be set');
+      if (!isObject(patch)) throw newBadRequest('error decoding YAML: the applied configuration must be an object');
+      const applied = patch as KubeObject;
+      if (!old) {
+        if (opts.subresource) throw newNotFound(t.gr, key.name);
+        const obj = clone(applied);
+        obj.apiVersion = obj.apiVersion ?? t.apiVersion;
+        obj.kind = obj.kind ?? t.info.kind;
+        obj.metadata = { ...(obj.metadata ?? {}), name: key.name, ...(ns ? { namespace: ns } : {}) };
+        return this.createAs(t, obj, { dryRun: !!opts.dryRun, fieldManager: opts.fieldManager, applied });
+      }
+      const current = this.out(old, t);
+      const next = clone(current);
+      applyPatch(next, current, applied, opts.fieldManager, t.apiVersion, this.now(), !!opts.force, opts.subresource);
+      return this.updateFromPatch(t, skey, old, next, { ...opts, applied });
+    }
+    if (!old) throw newNotFound(t.gr, key.name);
+    if (opts.subresource === 'scale') {
+      const scale = scaleOf(t, this.out(old, t));
+      const patched = applyPatchType(scale, patch, patchType === 'strategic' ? 'merge' : patchType, t) as KubeObject;
+      return this.updateScale(t, old, patched, opts);
+    }
+    const current = this.out(old, t);
+    const patched = applyPatchType(current, patch, patchType, t);
+    if (!isObject(patched) || !isObject(patched.metadata)) throw newBadRequest('the patched object is not a valid Kubernetes object');
+    return this.updateFromPatch(t, skey, old, patched as KubeObject, opts);
+  }
+
+  private updateFromPatch(t: ResourceType, _skey: string, old: KubeObject, patched: KubeObject, opts: InternalOptions): KubeObject {
+    if (patched.metadata.name !== old.metadata.name) {
+      throw newBadRequest(`the name of the object (${String(patched.metadata.name)}) does not match the name on the URL (${old.metadata.name})`);
+    }
+    // A patch that sets metadata.resourceVersion is an optimistic lock; otherwise it applies to the current object.
+    return this.updateAs(t, patched, { ...opts }, true);
+  }
+
+  // ---------------------------------------------------------------- delete
+
+  delete(type: TypeRef, key: ObjectKey, opts: DeleteOptions = {}): KubeObject {
+    const t = this.typeOf(type);
+    return this.deleteAs(t, key, opts);
+  }
+
+  deleteAs(t: ResourceType, key: ObjectKey, opts: DeleteOptions = {}): KubeObject {
+    const ns = this.ns(t, key.namespace);
+    const skey = objectKey(ns, key.name);
+    const old = this.store.get(t.storageKey, skey);
+    if (!old) throw newNotFound(t.gr, key.name);
+    const pre = opts.preconditions;
+    if (pre?.uid && pre.uid !== old.metadata.uid) {
+      throw newConflict(t.gr, key.name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`);
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) {
+      throw newConflict(t.gr, key.name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`);
+    }
+    this.admit({ operation: 'DELETE', type: t, object: old, old, dryRun: !!opts.dryRun });
+    const next = clone(old);
+    const md = next.metadata;
+    const finalizers = [...(md.finalizers ?? [])];
+    const policy = opts.propagationPolicy;
+    // The GC's finalizers express the propagation policy (orphan wins over foreground, as in the apiserver).
+    if (policy === 'Orphan' && !finalizers.includes('orphan')) {
+      finalizers.push('orphan');
+      const i = finalizers.indexOf('foregroundDeletion');
+      if (i >= 0) finalizers.splice(i, 1);
+    } else if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion') && !finalizers.includes('orphan')) {
+      finalizers.push('foregroundDeletion');
+    } else if (policy === 'Background') {
+      for (const f of ['orphan', 'foregroundDeletion']) {
+        const i = finalizers.indexOf(f);
+        if (i >= 0 && !old.metadata.deletionTimestamp) finalizers.splice(i, 1);
+      }
+    }
+    if (finalizers.length) md.finalizers = finalizers;
+    else delete md.finalizers;
+    const pending = hasFinalizers(t, next);
+    if (pending) {
+      if (!md.deletionTimestamp) {
+        md.deletionTimestamp = this.now();
+        md.deletionGracePeriodSeconds = 0;
+        if (md.generation !== undefined) md.generation++;
+      }
+      if (t.info.kind === 'Namespace' && t.info.group === '') (next.status as Record<string, unknown>) = { ...(next.status as object), phase: 'Terminating' };
+      if (t.info.group === 'apiextensions.k8s.io') next.status = establishedStatus(next, this.now(), true);
+      if (deepEqual(next, old)) return this.out(old, t);
+      if (opts.dryRun) return this.out(next, t);
+      md.resourceVersion = String(this.store.nextRv());
+      this.store.commit(t.storageKey, skey, 'MODIFIED', next, old);
+      return this.out(next, t);
+    }
+    if (opts.dryRun) return this.out(old, t);
+    md.resourceVersion = String(this.store.nextRv());
+    this.store.commit(t.storageKey, skey, 'DELETED', next, old);
+    this.afterWrite(t, undefined, next);
+    return this.out(next, t);
+  }
+
+  /** deletecollection: deletes every object the list options select; returns them. */
+  deleteCollection(type: TypeRef, listOpts: ListOptions = {}, opts: DeleteOptions = {}): KubeList {
+    const t = this.typeOf(type);
+    const filter = this.filterFor(t, listOpts);
+    const ns = t.info.namespaced && listOpts.namespace ? listOpts.namespace : undefined;
+    const victims: KubeObject[] = [];
+    for (const [, o] of this.store.scan(t.storageKey, ns)) if (filter(o)) victims.push(o);
+    const items: KubeObject[] = [];
+    for (const o of victims) {
+      try {
+        items.push(this.deleteAs(t, { namespace: o.metadata.namespace, name: o.metadata.name! }, { ...opts, preconditions: undefined }));
+      } catch (err) {
+        if (!(err instanceof StatusError && err.code === 404)) throw err;
+      }
+    }
+    return { apiVersion: t.apiVersion, kind: t.info.listKind, metadata: { resourceVersion: String(this.store.resourceVersion) }, items };
+  }
+
+  /** The namespace controller's /finalize: drops a spec.finalizers entry of a Namespace. */
+  finalizeNamespace(name: string, finalizer: string): void {
+    const t = this.typeOf({ apiVersion: 'v1', kind: 'Namespace' });
+    const key = objectKey(undefined, name);
+    const old = this.store.get(t.storageKey, key);
+    if (!old) return;
+    const next = clone(old);
+    const spec = (next.spec ?? {}) as { finalizers?: string[] };
+    spec.finalizers = (spec.finalizers ?? []).filter((f) => f !== finalizer);
+    if (!spec.finalizers.length) delete spec.finalizers;
+    next.spec = spec;
+    next.metadata.resourceVersion = String(this.store.nextRv());
+    if (next.metadata.deletionTimestamp && !hasFinalizers(t, next)) this.store.commit(t.storageKey, key, 'DELETED', next, old);
+    else this.store.commit(t.storageKey, key, 'MODIFIED', next, old);
+  }
+
+  // ---------------------------------------------------------------- events
+
+  recordEvent(involved: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, source?: string): void {
+    this.events.record(involved, type, reason, message, source);
+  }
+}
+
+function setOrDelete(o: object, k: string, v: unknown): void {
+  const r = o as Record<string, unknown>;
+  if (v === undefined) delete r[k];
+  else r[k] = v;
+}
+
+function hasFinalizers(t: ResourceType, o: KubeObject): boolean {
+  if ((o.metadata.finalizers ?? []).length) return true;
+  if (t.info.kind === 'Namespace' && t.info.group === '') {
+    const f = (o.spec as { finalizers?: string[] } | undefined)?.finalizers;
+    return !!f && f.length > 0;
+  }
+  return false;
+}
+
+/** Whether a write changes what generation tracks: everything but metadata (and status, when it is a subresource). */
+function specChanged(t: ResourceType, a: KubeObject, b: KubeObject): boolean {
+  const strip = (o: KubeObject) => {
+    const c: Record<string, unknown> = { ...o };
+    delete c.metadata;
+    delete c.apiVersion;
+    delete c.kind;
+    if (t.statusSubresource) delete c.status;
+    return c;
+  };
+  return !deepEqual(strip(a), strip(b));
+}
+
+function withoutManagedTimes(o: KubeObject): KubeObject {
+  const mf = o.metadata.managedFields;
+  if (!mf) return o;
+  return { ...o, metadata: { ...o.metadata, managedFields: mf.map((e) => ({ ...e, time: '' })) } };
+}
+
+function applyPatchType(current: KubeObject, patch: unknown, patchType: PatchType, t: ResourceType): unknown {
+  switch (patchType) {
+    case 'merge':
+      return mergePatch(current, patch);
+    case 'json':
+      return jsonPatch(current, patch);
+    case 'strategic':
+      if (t.crd) {
+        throw new StatusError({
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+          reason: 'UnsupportedMediaType',
+          code: 415,
+        });
+      }
+      return strategicMergePatch(current, patch);
+    default:
+      throw newBadRequest(`unsupported patch type: ${String(patchType)}`);
+  }
+}
+
+function getPath(o: unknown, path: string): unknown {
+  let cur = o;
+  for (const p of path.replace(/^\./, '').split('.')) {
+    if (!isObject(cur)) return undefined;
+    cur = cur[p];
+  }
+  return cur;
+}
+
+function setPath(o: Record<string, unknown>, path: string, v: unknown): void {
+  const parts = path.replace(/^\./, '').split('.');
+  let cur = o;
+  for (const p of parts.slice(0, -1)) {
+    if (!isObject(cur[p])) cur[p] = {};
+    cur = cur[p] as Record<string, unknown>;
+  }
+  cur[parts[parts.length - 1]] = v;
+}
+
+/** The autoscaling/v1 Scale view of an object with a scale subresource. */
+function scaleOf(t: ResourceType, o: KubeObject): KubeObject {
+  const s = t.scale!;
+  const replicas = getPath(o, s.specReplicasPath);
+  const statusReplicas = getPath(o, s.statusReplicasPath);
+  const selector = s.labelSelectorPath ? getPath(o, s.labelSelectorPath) : undefined;
+  let sel = typeof selector === 'string' ? selector : undefined;
+  if (!sel && t.info.group === 'apps') {
+    const ml = (getPath(o, '.spec.selector.matchLabels') ?? {}) as Record<string, string>;
+    sel = Object.entries(ml)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
+  }
+  return {
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata: {
+      name: o.metadata.name,
+      ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
+      uid: o.metadata.uid,
+      resourceVersion: o.metadata.resourceVersion,
+      creationTimestamp: o.metadata.creationTimestamp,
+    },
+    spec: { replicas: typeof replicas === 'number' ? replicas : 0 },
+    status: { replicas: typeof statusReplicas === 'number' ? statusReplicas : 0, ...(sel ? { selector: sel } : {}) },
+  };
+}
+
+function encodeContinue(rv: number, start: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64');
+}
+
+function decodeContinue(tok: string): { rv: number; start: string } {
+  try {
+    const o = JSON.parse(Buffer.from(tok, 'base64').toString('utf8')) as { v?: string; rv?: number; start?: string };
+    if (o.v !== 'meta.k8s.io/v1' || typeof o.rv !== 'number' || typeof o.start !== 'string') throw new Error('bad');
+    return { rv: o.rv, start: o.start };
+  } catch {
+    throw newBadRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  }
+}
+
+export { newForbidden };

@@ -1,0 +1,120 @@
+/**
+ * Events: the EventRecorder the built-in controllers (and the runtime) record with, aggregating
+ * repeats of the same event into one object with a growing count as client-go's EventCorrelator
+ * does, and the conversion between core/v1 and events.k8s.io/v1 Events (one store, two views).
+ */
+import { StatusError } from './errors';
+import type { Cluster } from './cluster';
+import type { KubeObject } from './types';
+
+type Obj = Record<string, unknown>;
+
+export class EventRecorder {
+  /** aggregation key -> event name */
+  private readonly seen = new Map<string, string>();
+  private seq = 0;
+
+  constructor(private readonly cluster: Cluster) {}
+
+  record(involved: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, source = 'fake-cluster'): void {
+    const md = involved.metadata;
+    const namespace = md.namespace || 'default';
+    const ref = {
+      kind: involved.kind,
+      ...(md.namespace ? { namespace: md.namespace } : {}),
+      name: md.name,
+      uid: md.uid,
+      apiVersion: involved.apiVersion,
+      resourceVersion: md.resourceVersion,
+    };
+    const key = [source, ref.kind, namespace, ref.name, ref.uid, type, reason, message].join('\u0000');
+    const now = this.cluster.now();
+    const existingName = this.seen.get(key);
+    if (existingName) {
+      try {
+        const ev = this.cluster.get({ apiVersion: 'v1', kind: 'Event' }, { namespace, name: existingName });
+        ev.count = (typeof ev.count === 'number' ? ev.count : 1) + 1;
+        ev.lastTimestamp = now;
+        this.cluster.update(ev);
+        return;
+      } catch (err) {
+        if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
+      }
+    }
+    const name = `${md.name ?? 'unknown'}.${(this.cluster.clock.now() * 1000 + (this.seq++ % 1000)).toString(16)}`;
+    try {
+      this.cluster.create({
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name, namespace },
+        involvedObject: ref,
+        reason,
+        message,
+        source: { component: source },
+        firstTimestamp: now,
+        lastTimestamp: now,
+        count: 1,
+        type,
+        eventTime: null,
+        reportingComponent: source,
+        reportingInstance: '',
+      });
+      this.seen.set(key, name);
+      if (this.seen.size > 4096) this.seen.delete(this.seen.keys().next().value!);
+    } catch (err) {
+      // An event that cannot be recorded (namespace terminating, ...) is dropped, as the recorder does.
+      if (!(err instanceof StatusError)) throw err;
+    }
+  }
+}
+
+/** Converts an Event between core/v1 and events.k8s.io/v1. */
+export function convertEvent(o: KubeObject, apiVersion: string): KubeObject {
+  const e = o as Obj;
+  if (apiVersion === 'events.k8s.io/v1') {
+    if (o.apiVersion === 'events.k8s.io/v1') return o;
+    const out: Obj = {
+      apiVersion,
+      kind: 'Event',
+      metadata: o.metadata,
+      eventTime: e.eventTime ?? null,
+      reportingController: e.reportingComponent || (e.source as Obj | undefined)?.component || '',
+      reportingInstance: e.reportingInstance ?? '',
+      action: e.action,
+      reason: e.reason,
+      regarding: e.involvedObject,
+      related: e.related,
+      note: e.message,
+      type: e.type,
+      series: e.series,
+      deprecatedSource: e.source,
+      deprecatedFirstTimestamp: e.firstTimestamp,
+      deprecatedLastTimestamp: e.lastTimestamp,
+      deprecatedCount: e.count,
+    };
+    for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
+    return out as KubeObject;
+  }
+  if (o.apiVersion !== 'events.k8s.io/v1') return { ...o, apiVersion };
+  const out: Obj = {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: o.metadata,
+    involvedObject: e.regarding ?? {},
+    related: e.related,
+    reason: e.reason,
+    message: e.note,
+    source: e.deprecatedSource ?? { component: e.reportingController },
+    firstTimestamp: e.deprecatedFirstTimestamp ?? null,
+    lastTimestamp: e.deprecatedLastTimestamp ?? null,
+    count: e.deprecatedCount,
+    type: e.type,
+    eventTime: e.eventTime ?? null,
+    series: e.series,
+    action: e.action,
+    reportingComponent: e.reportingController ?? '',
+    reportingInstance: e.reportingInstance ?? '',
+  };
+  for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
+  return out as KubeObject;
+}

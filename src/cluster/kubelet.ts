@@ -1,0 +1,118 @@
+/**
+ * A kwok-like pod lifecycle in place of a scheduler and kubelets: every new pod is bound to the
+ * fake node at once and becomes Running and Ready after the configured delay (on the cluster's
+ * clock), with the conditions and container statuses a real kubelet reports.
+ */
+import type { Cluster } from './cluster';
+import { clone } from './clone';
+import { StatusError } from './errors';
+import { isObject } from './patch';
+import type { TimerHandle } from '../util/clock';
+import type { KubeObject } from './types';
+
+type Obj = Record<string, unknown>;
+export const NODE_NAME = 'reconcile-studio-node';
+const POD = { apiVersion: 'v1', kind: 'Pod' };
+
+function rec(v: unknown): Obj {
+  return isObject(v) ? v : {};
+}
+
+export function startKubelet(cluster: Cluster): () => void {
+  const timers = new Map<string, TimerHandle>();
+  let ipSeq = 2;
+
+  const containers = (p: KubeObject): Obj[] => (Array.isArray(rec(p.spec).containers) ? (rec(p.spec).containers as Obj[]) : []);
+
+  function writeStatus(p: KubeObject, status: Obj): void {
+    const next = clone(p);
+    next.status = status;
+    try {
+      cluster.update(next, { subresource: 'status', fieldManager: 'kubelet' });
+    } catch (err) {
+      if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
+    }
+  }
+
+  function start(ns: string, name: string): void {
+    const p = cluster.get(POD, { namespace: ns, name });
+    if (p.metadata.deletionTimestamp) return;
+    const now = cluster.now();
+    const ip = `10.244.${(ipSeq >> 8) & 255}.${ipSeq++ & 255}`;
+    const cond = (type: string) => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: now });
+    writeStatus(p, {
+      ...rec(p.status),
+      phase: 'Running',
+      conditions: [cond('PodReadyToStartContainers'), cond('Initialized'), cond('Ready'), cond('ContainersReady'), cond('PodScheduled')],
+      hostIP: '10.0.0.2',
+      hostIPs: [{ ip: '10.0.0.2' }],
+      podIP: ip,
+      podIPs: [{ ip }],
+      startTime: rec(p.status).startTime ?? now,
+      containerStatuses: containers(p).map((c) => ({
+        name: c.name,
+        image: c.image,
+        imageID: `docker.io/library/${String(c.image)}@sha256:${'0'.repeat(64)}`,
+        containerID: `containerd://${Buffer.from(`${ns}/${name}/${String(c.name)}`).toString('hex').padEnd(64, '0').slice(0, 64)}`,
+        ready: true,
+        started: true,
+        restartCount: 0,
+        state: { running: { startedAt: now } },
+        lastState: {},
+      })),
+    });
+  }
+
+  function onPod(p: KubeObject): void {
+    const ns = p.metadata.namespace!;
+    const name = p.metadata.name!;
+    const key = `${ns}/${name}`;
+    if (timers.has(key) || rec(p.status).phase !== 'Pending' || rec(p.status).startTime) return;
+    const now = cluster.now();
+    // Scheduled at once; containers creating until the delay passes.
+    writeStatus(p, {
+      ...rec(p.status),
+      phase: 'Pending',
+      conditions: [{ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now }],
+      hostIP: '10.0.0.2',
+      startTime: now,
+      containerStatuses: containers(p).map((c) => ({
+        name: c.name,
+        image: c.image,
+        imageID: '',
+        ready: false,
+        started: false,
+        restartCount: 0,
+        state: { waiting: { reason: 'ContainerCreating' } },
+        lastState: {},
+      })),
+    });
+    timers.set(
+      key,
+      cluster.clock.setTimeout(() => {
+        timers.delete(key);
+        try {
+          start(ns, name);
+        } catch (err) {
+          if (!(err instanceof StatusError && err.code === 404)) throw err;
+        }
+      }, cluster.podReadyDelayMs),
+    );
+  }
+
+  const unsub = cluster.store.subscribe((c) => {
+    if (c.storageKey !== '/pods') return;
+    const key = `${c.object.metadata.namespace}/${c.object.metadata.name}`;
+    if (c.type === 'DELETED') {
+      cluster.clock.clearTimeout(timers.get(key));
+      timers.delete(key);
+      return;
+    }
+    if (c.type === 'ADDED') onPod(c.object);
+  });
+  return () => {
+    unsub();
+    for (const t of timers.values()) cluster.clock.clearTimeout(t);
+    timers.clear();
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Namespace lifecycle: the NamespaceLifecycle admission plugin (no new objects in a missing or
+ * terminating namespace) and the namespace controller, which deletes a terminating namespace's
+ * contents and then finalizes it. New namespaces get their `default` ServiceAccount, as the
+ * serviceaccounts controller does.
+ */
+import type { AdmissionPlugin, Cluster } from './cluster';
+import { StatusError, newForbidden, newNotFound } from './errors';
+import { objectKey } from './store';
+import type { KubeObject } from './types';
+import { WorkQueue } from './workqueue';
+
+const NS_STORAGE = '/namespaces';
+const IMMORTAL = new Set(['default', 'kube-system', 'kube-public']);
+
+export function namespaceLifecycle(cluster: Cluster): AdmissionPlugin {
+  return (a) => {
+    if (a.type.info.kind === 'Namespace' && a.type.info.group === '') {
+      if (a.operation === 'DELETE' && IMMORTAL.has(a.object.metadata.name ?? '')) {
+        throw newForbidden(a.type.gr, a.object.metadata.name ?? '', `this namespace may not be deleted`);
+      }
+      return;
+    }
+    if (a.operation !== 'CREATE' || !a.type.info.namespaced) return;
+    const ns = a.object.metadata.namespace ?? 'default';
+    const obj = cluster.store.get(NS_STORAGE, objectKey(undefined, ns));
+    if (!obj) throw newNotFound({ group: '', resource: 'namespaces' }, ns);
+    if (obj.metadata.deletionTimestamp) {
+      const err = newForbidden(a.type.gr, a.object.metadata.name ?? '', `unable to create new content in namespace ${ns} because it is being terminated`);
+      err.status.details = {
+        ...err.status.details,
+        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
+      };
+      throw err;
+    }
+  };
+}
+
+export function startNamespaceController(cluster: Cluster): () => void {
+  const q = new WorkQueue('namespace-controller', cluster.clock, (name) => sync(cluster, name));
+  const unsub = cluster.store.subscribe((c) => {
+    if (c.storageKey === NS_STORAGE) {
+      if (c.type === 'ADDED') ensureDefaultServiceAccount(cluster, c.object);
+      if (c.type !== 'DELETED' && c.object.metadata.deletionTimestamp) q.add(c.object.metadata.name!);
+    } else if (c.type === 'DELETED' || c.object.metadata.deletionTimestamp) {
+      const ns = c.object.metadata.namespace;
+      if (ns && cluster.store.get(NS_STORAGE, objectKey(undefined, ns))?.metadata.deletionTimestamp) q.add(ns);
+    }
+  });
+  return () => {
+    unsub();
+    q.stop();
+  };
+}
+
+function ensureDefaultServiceAccount(cluster: Cluster, ns: KubeObject): void {
+  const name = ns.metadata.name!;
+  if (ns.metadata.deletionTimestamp) return;
+  if (cluster.peek({ apiVersion: 'v1', kind: 'ServiceAccount' }, { namespace: name, name: 'default' })) return;
+  try {
+    cluster.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: name } });
+  } catch (err) {
+    if (!(err instanceof StatusError)) throw err;
+  }
+}
+
+function sync(cluster: Cluster, name: string): void {
+  const ns = cluster.store.get(NS_STORAGE, objectKey(undefined, name));
+  if (!ns || !ns.metadata.deletionTimestamp) return;
+  let remaining = 0;
+  const seen = new Set<string>();
+  for (const t of cluster.registry.all()) {
+    if (!t.info.namespaced || seen.has(t.storageKey)) continue;
+    seen.add(t.storageKey);
+    const victims: KubeObject[] = [];
+    for (const [, o] of cluster.store.scan(t.storageKey, name)) {
+      remaining++;
+      if (!o.metadata.deletionTimestamp) victims.push(o);
+    }
+    for (const o of victims) {
+      try {
+        cluster.deleteAs(t, { namespace: name, name: o.metadata.name! }, { propagationPolicy: 'Background' });
+      } catch (err) {
+        if (!(err instanceof StatusError && err.code === 404)) throw err;
+      }
+    }
+  }
+  if (remaining === 0) cluster.finalizeNamespace(name, 'kubernetes');
+}

@@ -1,0 +1,432 @@
+/**
+ * The fake cluster served over HTTPS the way kube-apiserver serves itself: the REST paths of
+ * every resource, discovery, /version, OpenAPI, server-side Tables, chunked watch streams,
+ * bearer-token authentication, a 3 MiB body limit, and Status bodies for every error. kubectl,
+ * @kubernetes/client-node, client-go and operator binaries talk to it through a kubeconfig.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import YAML from 'yaml';
+import type { Cluster } from './cluster';
+import { generateServingCerts } from './certs';
+import type { ServingCerts } from './certs';
+import { SERVER_VERSION, apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery';
+import {
+  StatusError,
+  newBadRequest,
+  newInternal,
+  newMethodNotSupported,
+  newNotFoundPath,
+  newRequestEntityTooLarge,
+  newUnauthorized,
+  newUnsupportedMediaType,
+} from './errors';
+import { renderKubeconfig } from './kubeconfig';
+import { openapiV2, openapiV3, openapiV3Index } from './openapi';
+import { isObject } from './patch';
+import type { ResourceType } from './registry';
+import { toTable } from './table';
+import type { DeleteOptions, KubeObject, ListOptions, PatchType, WatchEvent } from './types';
+
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+export interface ServerOptions {
+  cluster: Cluster;
+  port?: number;
+  host?: string;
+  /** Defaults to a random token. */
+  token?: string;
+  /** Defaults to a freshly generated CA and serving certificate. */
+  certs?: ServingCerts;
+}
+
+export interface ServerHandle {
+  url: string;
+  port: number;
+  token: string;
+  caPem: string;
+  kubeconfig(contextName?: string): string;
+  close(): Promise<void>;
+}
+
+interface Route {
+  t: ResourceType;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+}
+
+export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
+  const { cluster } = opts;
+  const host = opts.host ?? '127.0.0.1';
+  const token = opts.token ?? randomBytes(24).toString('base64url');
+  const certs = opts.certs ?? (await generateServingCerts(host === '127.0.0.1' || host === 'localhost' ? [] : [host]));
+  const expected = Buffer.from(`Bearer ${token}`);
+  const sockets = new Set<Socket>();
+  const closers = new Set<() => void>();
+  let address = '';
+
+  const server = createServer({ key: certs.keyPem, cert: certs.certPem, keepAlive: true }, (req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      const se = err instanceof StatusError ? err : newInternal(err instanceof Error ? err.message : String(err));
+      if (!res.headersSent) sendStatus(res, se);
+      else res.end();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.on('secureConnection', (s: Socket) => {
+    s.setNoDelay(true);
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const auth = req.headers.authorization ?? '';
+    const given = Buffer.from(auth);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      req.resume();
+      return sendStatus(res, newUnauthorized());
+    }
+    const url = new URL(req.url ?? '/', 'https://x');
+    const method = req.method ?? 'GET';
+    const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req);
+    const segs = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    const q = url.searchParams;
+    const pretty = q.get('pretty') === 'true';
+
+    if (method === 'GET' && segs.length <= 2 && !['api', 'apis'].includes(segs[0] ?? '') ) {
+      const p = url.pathname.replace(/\/$/, '');
+      if (p === '/version') return sendJson(res, 200, SERVER_VERSION);
+      if (['/healthz', '/livez', '/readyz'].includes(p)) return sendText(res, 200, 'ok');
+      if (p === '/openapi/v2') return sendJson(res, 200, openapiV2(cluster.registry));
+      if (p === '/openapi/v3') return sendJson(res, 200, openapiV3Index(cluster.registry));
+      if (p === '') {
+        return sendJson(res, 200, { paths: ['/api', '/api/v1', '/apis', ...cluster.registry.all().filter((t) => t.info.group).map((t) => `/apis/${t.apiVersion}`), '/healthz', '/openapi/v2', '/openapi/v3', '/version'] });
+      }
+    }
+    if (segs[0] === 'openapi' && segs[1] === 'v3' && method === 'GET') {
+      const gv = segs[2] === 'api' ? segs[3] : `${segs[3]}/${segs[4]}`;
+      const doc = gv ? openapiV3(cluster.registry, gv) : undefined;
+      if (!doc) return sendStatus(res, newNotFoundPath());
+      return sendJson(res, 200, doc);
+    }
+
+    let apiVersion: string;
+    let rest: string[];
+    if (segs[0] === 'api') {
+      if (segs.length === 1) return sendJson(res, 200, apiVersions(address));
+      apiVersion = segs[1];
+      rest = segs.slice(2);
+    } else if (segs[0] === 'apis') {
+      if (segs.length === 1) return sendJson(res, 200, apiGroupList(cluster.registry));
+      if (segs.length === 2) {
+        const g = apiGroup(cluster.registry, segs[1]);
+        return g ? sendJson(res, 200, g) : sendStatus(res, newNotFoundPath());
+      }
+      apiVersion = `${segs[1]}/${segs[2]}`;
+      rest = segs.slice(3);
+    } else {
+      return sendStatus(res, newNotFoundPath());
+    }
+    if (rest.length === 0) {
+      const list = apiResourceList(cluster.registry, apiVersion);
+      return list ? sendJson(res, 200, list) : sendStatus(res, newNotFoundPath());
+    }
+    const route = resolve(apiVersion, rest);
+    if (!route) return sendStatus(res, newNotFoundPath());
+    return serveResource(req, res, route, method, q, body, pretty);
+  }
+
+  function resolve(apiVersion: string, rest: string[]): Route | undefined {
+    let namespace: string | undefined;
+    let r = rest;
+    const nsType = cluster.registry.forResource(apiVersion, 'namespaces');
+    if (r[0] === 'namespaces' && r.length >= 3 && !(nsType && r.length === 3 && ['status', 'finalize'].includes(r[2]))) {
+      namespace = r[1];
+      r = r.slice(2);
+    }
+    const [resource, name, subresource, ...extra] = r;
+    if (extra.length) return undefined;
+    const t = cluster.registry.forResource(apiVersion, resource);
+    if (!t) return undefined;
+    if (namespace !== undefined && !t.info.namespaced) return undefined;
+    if (subresource && !t.info.subresources.includes(subresource) && !(subresource === 'finalize' && t.info.kind === 'Namespace')) return undefined;
+    return { t, ...(namespace !== undefined ? { namespace } : {}), ...(name !== undefined ? { name } : {}), ...(subresource ? { subresource } : {}) };
+  }
+
+  async function serveResource(req: IncomingMessage, res: ServerResponse, route: Route, method: string, q: URLSearchParams, body: Buffer | undefined, pretty: boolean): Promise<void> {
+    const { t, namespace, name, subresource } = route;
+    const type = { apiVersion: t.apiVersion, kind: t.info.kind };
+    const dryRun = q.getAll('dryRun').includes('All');
+    const fieldManager = q.get('fieldManager') ?? userAgentManager(req.headers['user-agent']);
+    const table = wantsTable(req.headers.accept);
+    const send = (code: number, obj: unknown) => sendJson(res, code, obj, pretty);
+    if (name === undefined) {
+      const listOpts: ListOptions = {
+        ...(namespace !== undefined ? { namespace } : {}),
+        ...(q.get('labelSelector') ? { labelSelector: q.get('labelSelector')! } : {}),
+        ...(q.get('fieldSelector') ? { fieldSelector: q.get('fieldSelector')! } : {}),
+        ...(q.get('limit') ? { limit: Number(q.get('limit')) } : {}),
+        ...(q.get('continue') ? { continue: q.get('continue')! } : {}),
+        ...(q.get('resourceVersion') ? { resourceVersion: q.get('resourceVersion')! } : {}),
+      };
+      if (method === 'GET') {
+        if (q.get('watch') === 'true' || q.get('watch') === '1') return serveWatch(req, res, t, listOpts, q, table);
+        const list = cluster.list(type, listOpts);
+        if (table) return send(200, toTable(t, list.items, cluster.clock.now(), { resourceVersion: list.metadata.resourceVersion, continue: list.metadata.continue, includeObject: q.get('includeObject') ?? undefined }));
+        return send(200, list);
+      }
+      if (method === 'POST') {
+        if (t.info.namespaced && namespace === undefined) throw newMethodNotSupported(t.gr, 'create');
+        const obj = decodeObject(body, req.headers['content-type']);
+        checkKind(obj, t);
+        if (t.info.namespaced) {
+          if (obj.metadata.namespace && obj.metadata.namespace !== namespace) {
+            throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
+          }
+          obj.metadata.namespace = namespace;
+        }
+        const out = cluster.createAs(t, obj, { dryRun, fieldManager });
+        return send(201, out);
+      }
+      if (method === 'DELETE') {
+        const dopts = deleteOptions(q, body);
+        const out = cluster.deleteCollection(type, listOpts, dopts);
+        return send(200, out);
+      }
+      throw newMethodNotSupported(t.gr, method.toLowerCase());
+    }
+    const key = { ...(namespace !== undefined ? { namespace } : {}), name };
+    if (t.info.namespaced && namespace === undefined) throw newNotFoundPath();
+    switch (method) {
+      case 'GET': {
+        if (subresource === 'scale') return send(200, cluster.getScale(type, key));
+        const obj = cluster.get(type, key);
+        if (table) return send(200, toTable(t, [obj], cluster.clock.now(), { resourceVersion: obj.metadata.resourceVersion, includeObject: q.get('includeObject') ?? undefined }));
+        return send(200, obj);
+      }
+      case 'PUT': {
+        const obj = decodeObject(body, req.headers['content-type']);
+        if (subresource !== 'scale') checkKind(obj, t);
+        if (obj.metadata.name && obj.metadata.name !== name) {
+          throw newBadRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+        }
+        obj.metadata.name = name;
+        if (t.info.namespaced) obj.metadata.namespace = namespace;
+        if (subresource === 'finalize') {
+          const finalizers = ((obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []);
+          const cur = cluster.get(type, key);
+          for (const f of ((cur.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [])) if (!finalizers.includes(f)) cluster.finalizeNamespace(name, f);
+          return send(200, cluster.get(type, key));
+        }
+        const out = cluster.updateAs(t, obj, { dryRun, fieldManager, ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}) });
+        return send(200, out);
+      }
+      case 'PATCH': {
+        const ct = (req.headers['content-type'] ?? '').split(';')[0].trim();
+        const patchType = PATCH_TYPES[ct];
+        if (!patchType) throw newUnsupportedMediaType(ct);
+        const patch = decodePatch(body, patchType);
+        const existed = cluster.peek(type, key) !== undefined;
+        const out = cluster.patchAs(t, key, patch, patchType, {
+          dryRun,
+          fieldManager: q.get('fieldManager') ?? (patchType === 'apply' ? '' : fieldManager),
+          force: q.get('force') === 'true',
+          ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
+        });
+        return send(!existed && !dryRun ? 201 : 200, out);
+      }
+      case 'DELETE': {
+        const out = cluster.deleteAs(t, key, deleteOptions(q, body));
+        return send(out.metadata.deletionTimestamp && cluster.peek(type, key) ? 202 : 200, out);
+      }
+      default:
+        throw newMethodNotSupported(t.gr, method.toLowerCase());
+    }
+  }
+
+  function serveWatch(req: IncomingMessage, res: ServerResponse, t: ResourceType, listOpts: ListOptions, q: URLSearchParams, table: boolean): void {
+    const includeObject = q.get('includeObject') ?? undefined;
+    const type = { apiVersion: t.apiVersion, kind: t.info.kind };
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      w?.stop();
+      closers.delete(end);
+      res.end();
+    };
+    const write = (ev: WatchEvent) => {
+      if (ended) return;
+      let object: unknown = ev.object;
+      if (table && (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED')) {
+        object = toTable(t, [ev.object], cluster.clock.now(), { resourceVersion: ev.object.metadata.resourceVersion, includeObject: includeObject ?? 'Object' });
+      }
+      res.write(JSON.stringify({ type: ev.type, object }) + '\n');
+      if (ev.type === 'ERROR') end();
+    };
+    const timeout = q.get('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined;
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    res.flushHeaders();
+    let w: { stop(): void } | undefined;
+    w = cluster.watch(
+      type,
+      {
+        ...listOpts,
+        ...(q.get('allowWatchBookmarks') === 'true' ? { allowWatchBookmarks: true } : {}),
+        ...(q.get('sendInitialEvents') === 'true' ? { sendInitialEvents: true } : {}),
+        ...(timeout ? { timeoutSeconds: timeout } : {}),
+      },
+      write,
+      end,
+    );
+    closers.add(end);
+    req.on('close', end);
+    res.on('close', end);
+  }
+
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => resolveListen());
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  const hostPart = host.includes(':') ? `[${host}]` : host;
+  address = `${hostPart}:${port}`;
+  const url = `https://${hostPart}:${port}`;
+  return {
+    url,
+    port,
+    token,
+    caPem: certs.caPem,
+    kubeconfig: (contextName?: string) => renderKubeconfig({ server: url, caPem: certs.caPem, token, ...(contextName ? { contextName } : {}) }),
+    close: () =>
+      new Promise<void>((resolveClose) => {
+        for (const c of [...closers]) c();
+        server.close(() => resolveClose());
+        for (const s of sockets) s.destroy();
+      }),
+  };
+}
+
+const PATCH_TYPES: Record<string, PatchType> = {
+  'application/json-patch+json': 'json',
+  'application/merge-patch+json': 'merge',
+  'application/strategic-merge-patch+json': 'strategic',
+  'application/apply-patch+yaml': 'apply',
+};
+
+function wantsTable(accept: string | undefined): boolean {
+  if (!accept) return false;
+  return accept.split(',').some((a) => /as=Table/.test(a) && /g=meta\.k8s\.io/.test(a) && /v=v1(;|$|\s)/.test(a + ';'));
+}
+
+function userAgentManager(ua: string | undefined): string {
+  if (!ua) return 'unknown';
+  const first = ua.split('/')[0].trim();
+  return first.slice(0, 128) || 'unknown';
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolveBody, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > MAX_BODY_BYTES) {
+      req.resume();
+      reject(newRequestEntityTooLarge(`limit is ${MAX_BODY_BYTES}`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (c: Buffer) => {
+      if (failed) return;
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        failed = true;
+        reject(newRequestEntityTooLarge(`limit is ${MAX_BODY_BYTES}`));
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (!failed) resolveBody(Buffer.concat(chunks));
+    });
+    req.on('error', reject);
+  });
+}
+
+function decodeObject(body: Buffer | undefined, contentType: string | undefined): KubeObject {
+  if (/protobuf|cbor/.test(contentType ?? '')) throw newUnsupportedMediaType(contentType ?? '');
+  const text = body?.toString('utf8') ?? '';
+  let obj: unknown;
+  try {
+    obj = /yaml/.test(contentType ?? '') ? YAML.parse(text) : JSON.parse(text);
+  } catch (err) {
+    throw newBadRequest(`couldn't get version/kind; json parse error: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!isObject(obj)) throw newBadRequest("couldn't get version/kind; json parse error: json: cannot unmarshal into Go value of type struct");
+  if (!isObject(obj.metadata)) obj.metadata = {};
+  return obj as KubeObject;
+}
+
+function checkKind(obj: KubeObject, t: ResourceType): void {
+  if (!obj.kind) throw newBadRequest(`Object 'Kind' is missing in '${JSON.stringify(obj).slice(0, 200)}'`);
+  if (obj.kind !== t.info.kind) {
+    throw newBadRequest(`the kind of the object (${obj.kind}) does not match the kind of the resource on the URL (${t.info.kind})`);
+  }
+  if (obj.apiVersion && obj.apiVersion !== t.apiVersion) {
+    throw newBadRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${t.apiVersion})`);
+  }
+}
+
+function decodePatch(body: Buffer | undefined, type: PatchType): unknown {
+  const text = body?.toString('utf8') ?? '';
+  try {
+    return type === 'apply' ? YAML.parse(text) : JSON.parse(text);
+  } catch (err) {
+    throw newBadRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+function deleteOptions(q: URLSearchParams, body: Buffer | undefined): DeleteOptions {
+  let fromBody: Record<string, unknown> = {};
+  if (body && body.length) {
+    try {
+      const parsed = JSON.parse(body.toString('utf8')) as unknown;
+      if (isObject(parsed)) fromBody = parsed;
+    } catch {
+      throw newBadRequest('the body of the delete request could not be decoded as DeleteOptions');
+    }
+  }
+  const policy = (q.get('propagationPolicy') ?? fromBody.propagationPolicy) as DeleteOptions['propagationPolicy'] | undefined;
+  const orphan = q.get('orphanDependents') ?? fromBody.orphanDependents;
+  const pre = isObject(fromBody.preconditions) ? (fromBody.preconditions as DeleteOptions['preconditions']) : undefined;
+  const dryRun = q.getAll('dryRun').includes('All') || (Array.isArray(fromBody.dryRun) && fromBody.dryRun.includes('All'));
+  if (policy && !['Foreground', 'Background', 'Orphan'].includes(policy)) {
+    throw newBadRequest(`DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
+  }
+  return {
+    ...(policy ? { propagationPolicy: policy } : orphan === true || orphan === 'true' ? { propagationPolicy: 'Orphan' as const } : {}),
+    ...(pre ? { preconditions: pre } : {}),
+    ...(dryRun ? { dryRun } : {}),
+  };
+}
+
+function sendJson(res: ServerResponse, code: number, obj: unknown, pretty = false): void {
+  const text = pretty ? JSON.stringify(obj, null, 2) : JSON.stringify(obj);
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
+  res.end(text);
+}
+
+function sendText(res: ServerResponse, code: number, text: string): void {
+  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sendStatus(res: ServerResponse, err: StatusError): void {
+  sendJson(res, err.code, err.status);
+}

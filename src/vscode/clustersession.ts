@@ -1,0 +1,199 @@
+/**
+ * The cluster the views show: the embedded fake cluster (started on demand, the workspace's
+ * kubebuilder manifests loaded, served over HTTPS on loopback so kubectl in the terminal can use
+ * it) or a kubeconfig context. Owns the source, feeds the Custom Resources view, and says what is
+ * running through context keys and the status bar.
+ */
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { Cluster } from '../cluster/cluster';
+import { loadManifests } from '../cluster/manifests';
+import { startServer, type ServerHandle } from '../cluster/server';
+import type { WatchEvent } from '../cluster/types';
+import { VirtualClock } from '../util/clock';
+import { ClockPacer } from '../util/pacer';
+import { CRD_TYPE, EmbeddedSource } from './embeddedsource';
+import { workspaceManifestPaths } from './manifestpaths';
+import { OWNED_KINDS, typeOfKind, type ResourceSource } from './model/source';
+import type { Logger } from './output';
+import type { ResourceTreeProvider } from './resourcetree';
+import { readSettings } from './settings';
+
+export class ClusterSession implements vscode.Disposable {
+  private source: ResourceSource | undefined;
+  private embedded: Cluster | undefined;
+  private served: ServerHandle | undefined;
+  private pacer: ClockPacer | undefined;
+  private stopWatch: (() => void) | undefined;
+  private kindsKey = '';
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when the cluster starts, stops or switches. */
+  readonly onDidChange = this.changed.event;
+  private readonly manifestProblems = vscode.languages.createDiagnosticCollection('reconcile-studio-manifests');
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: Logger,
+    private readonly tree: ResourceTreeProvider,
+    private readonly onObject: (ev: WatchEvent) => void = () => undefined,
+  ) {}
+
+  get cluster(): Cluster | undefined {
+    return this.embedded;
+  }
+
+  get current(): ResourceSource | undefined {
+    return this.source;
+  }
+
+  get kubeconfigPath(): string | undefined {
+    return this.served ? join(this.context.globalStorageUri.fsPath, 'fake-cluster.kubeconfig') : undefined;
+  }
+
+  /** Starts the embedded cluster (once) with the workspace's manifests; returns it. */
+  async startEmbedded(): Promise<Cluster> {
+    if (this.embedded) return this.embedded;
+    const settings = readSettings();
+    return vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Reconcile Studio: starting the fake cluster' },
+      async (progress) => {
+        const started = performance.now();
+        // Virtual time paced to the wall clock: the debugger can freeze it while a reconcile is held.
+        const clock = new VirtualClock(Date.now());
+        this.pacer = new ClockPacer(clock);
+        this.pacer.start();
+        const cluster = new Cluster({ clock, podReadyDelayMs: settings.podReadyDelayMs });
+        this.embedded = cluster;
+        progress.report({ message: 'loading workspace manifests' });
+        this.loadInto(cluster, await workspaceManifestPaths(settings.manifests));
+        if (settings.serve) await this.serve(cluster);
+        await this.use(new EmbeddedSource(cluster));
+        this.log.info(`fake cluster ready in ${(performance.now() - started).toFixed(0)} ms`);
+        return cluster;
+      },
+    );
+  }
+
+  /** Loads manifests into the running embedded cluster; errors go to Problems with file:line. */
+  async loadWorkspaceManifests(): Promise<void> {
+    const cluster = await this.startEmbedded();
+    this.loadInto(cluster, await workspaceManifestPaths(readSettings().manifests));
+  }
+
+  private loadInto(cluster: Cluster, paths: string[]): void {
+    if (paths.length === 0) {
+      this.log.info('no manifest folders found in the workspace (setting reconcileStudio.cluster.manifests)');
+      return;
+    }
+    const result = loadManifests(cluster, paths);
+    this.log.info(`loaded ${result.applied.length} objects from ${paths.join(', ')}`);
+    const byFile = new Map<string, vscode.Diagnostic[]>();
+    for (const e of result.errors) {
+      this.log.warn(`${e.file}:${e.line}: ${e.message}`);
+      const line = Math.max(0, (e.line ?? 1) - 1);
+      const d = new vscode.Diagnostic(new vscode.Range(line, 0, line, 1000), e.message, vscode.DiagnosticSeverity.Error);
+      d.source = 'reconcile-studio';
+      byFile.set(e.file, [...(byFile.get(e.file) ?? []), d]);
+    }
+    this.manifestProblems.clear();
+    for (const [file, diags] of byFile) this.manifestProblems.set(vscode.Uri.file(file), diags);
+    if (result.errors.length) {
+      void vscode.window.showWarningMessage(
+        `Reconcile Studio: ${result.errors.length} manifest(s) could not be applied; see Problems.`,
+      );
+    }
+  }
+
+  /** Serves the cluster on 127.0.0.1 and points new terminals' KUBECONFIG at it. */
+  private async serve(cluster: Cluster): Promise<void> {
+    this.served = await startServer({ cluster });
+    const dir = this.context.globalStorageUri.fsPath;
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'fake-cluster.kubeconfig');
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, this.served.kubeconfig('reconcile-studio'), { mode: 0o600 });
+    renameSync(tmp, file);
+    this.context.environmentVariableCollection.replace('KUBECONFIG', file);
+    this.context.environmentVariableCollection.description = 'Points kubectl at Reconcile Studio\u2019s fake cluster';
+    this.log.info(`fake cluster served at ${this.served.url}; kubeconfig ${file}`);
+  }
+
+  /** Switches the views to a source (embedded or kubeconfig). */
+  async use(source: ResourceSource): Promise<void> {
+    this.detach();
+    this.source = source;
+    await this.rewatch();
+    await vscode.commands.executeCommand('setContext', 'reconcileStudio.clusterRunning', true);
+    this.changed.fire();
+  }
+
+  /** (Re)reads the CRDs and watches their kinds, the owned built-ins, and CRDs themselves. */
+  private async rewatch(): Promise<void> {
+    const source = this.source;
+    if (!source) return;
+    this.stopWatch?.();
+    const crKinds = await source.customKinds();
+    this.kindsKey = kindsKey(crKinds);
+    this.tree.model.setKinds(crKinds);
+    this.tree.reset();
+    const stopObjects = source.watch(
+      [...crKinds.map(typeOfKind), ...OWNED_KINDS],
+      (ev) => {
+        this.tree.onEvent(ev);
+        this.onObject(ev);
+      },
+      (err) => this.log.error(`watch failed: ${err instanceof Error ? err.message : String(err)}`),
+    );
+    // A CRD applied or removed changes what the view lists: re-watch when the set of kinds differs.
+    const stopCrds = source.watch(
+      [CRD_TYPE],
+      () => void this.rewatchIfKindsChanged(source),
+      () => undefined,
+    );
+    this.stopWatch = () => {
+      stopObjects();
+      stopCrds();
+    };
+  }
+
+  private async rewatchIfKindsChanged(source: ResourceSource): Promise<void> {
+    if (source !== this.source) return;
+    if (kindsKey(await source.customKinds()) !== this.kindsKey) await this.rewatch();
+  }
+
+  private detach(): void {
+    this.stopWatch?.();
+    this.stopWatch = undefined;
+    this.source?.dispose();
+    this.source = undefined;
+  }
+
+  async stop(): Promise<void> {
+    this.detach();
+    await this.served?.close();
+    this.served = undefined;
+    this.embedded?.close();
+    this.embedded = undefined;
+    this.pacer?.stop();
+    this.pacer = undefined;
+    this.context.environmentVariableCollection.delete('KUBECONFIG');
+    this.tree.model.setKinds([]);
+    this.tree.reset();
+    await vscode.commands.executeCommand('setContext', 'reconcileStudio.clusterRunning', false);
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.manifestProblems.dispose();
+    this.changed.dispose();
+  }
+}
+
+function kindsKey(kinds: Array<{ group: string; version: string; kind: string }>): string {
+  return kinds
+    .map((k) => `${k.group}/${k.version}/${k.kind}`)
+    .sort()
+    .join(',');
+}

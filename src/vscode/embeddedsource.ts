@@ -1,0 +1,55 @@
+/** The embedded fake cluster as a ResourceSource: in-process list+watch, writes always allowed. */
+import type { Cluster } from '../cluster/cluster';
+import type { KubeObject, TypeRef, WatchEvent } from '../cluster/types';
+import { isNotFound } from '../cluster/errors';
+import { kindsFromCrds, type ResourceSource } from './model/source';
+import type { CustomResourceKind } from './model/resourcetree';
+
+export const CRD_TYPE: TypeRef = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
+
+export class EmbeddedSource implements ResourceSource {
+  readonly name = 'fake cluster';
+  readonly readOnly = false;
+
+  constructor(private readonly cluster: Cluster) {}
+
+  async customKinds(): Promise<CustomResourceKind[]> {
+    return kindsFromCrds(this.cluster.list(CRD_TYPE).items);
+  }
+
+  watch(kinds: TypeRef[], onEvent: (ev: WatchEvent) => void, onError: (err: unknown) => void): () => void {
+    const stops: Array<() => void> = [];
+    for (const type of kinds) {
+      try {
+        const list = this.cluster.list(type);
+        for (const object of list.items) onEvent({ type: 'ADDED', object });
+        const w = this.cluster.watch(type, { resourceVersion: list.metadata.resourceVersion }, onEvent);
+        stops.push(() => w.stop());
+      } catch (err) {
+        onError(err);
+      }
+    }
+    return () => stops.forEach((s) => s());
+  }
+
+  async get(type: TypeRef, namespace: string | undefined, name: string): Promise<KubeObject> {
+    return this.cluster.get(type, { namespace, name });
+  }
+
+  async apply(obj: KubeObject): Promise<KubeObject> {
+    try {
+      return this.cluster.update(obj);
+    } catch (err) {
+      if (isNotFound(err)) return this.cluster.create(obj);
+      throw err;
+    }
+  }
+
+  async delete(type: TypeRef, namespace: string | undefined, name: string): Promise<void> {
+    this.cluster.delete(type, { namespace, name });
+  }
+
+  dispose(): void {
+    // The session owns the cluster.
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * A real cluster through @kubernetes/client-node: any context of the user's kubeconfig. Read-only
+ * unless the user turned writes on (reconcileStudio.cluster.allowWrites), because a click in a
+ * tree should never change production by accident.
+ */
+import * as k8s from '@kubernetes/client-node';
+import type { KubeObject, TypeRef, WatchEvent } from '../cluster/types';
+import { kindsFromCrds, type ResourceSource } from './model/source';
+import type { CustomResourceKind } from './model/resourcetree';
+
+const CRD_TYPE: TypeRef = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
+
+/** The contexts a kubeconfig offers, current one first. */
+export function kubeconfigContexts(file?: string): { current: string; contexts: string[] } {
+  const kc = new k8s.KubeConfig();
+  if (file) kc.loadFromFile(file);
+  else kc.loadFromDefault();
+  const current = kc.getCurrentContext();
+  const contexts = kc.getContexts().map((c) => c.name);
+  return { current, contexts: [current, ...contexts.filter((c) => c !== current)] };
+}
+
+export class KubeconfigSource implements ResourceSource {
+  readonly name: string;
+  private readonly kc = new k8s.KubeConfig();
+  private readonly objects: k8s.KubernetesObjectApi;
+  private readonly aborts = new Set<AbortController>();
+  private plurals = new Map<string, { plural: string; namespaced: boolean }>();
+
+  constructor(
+    context: string,
+    readonly readOnly: boolean,
+    file?: string,
+  ) {
+    if (file) this.kc.loadFromFile(file);
+    else this.kc.loadFromDefault();
+    this.kc.setCurrentContext(context);
+    this.name = context;
+    this.objects = k8s.KubernetesObjectApi.makeApiClient(this.kc);
+  }
+
+  async customKinds(): Promise<CustomResourceKind[]> {
+    const list = await this.objects.list(CRD_TYPE.apiVersion, CRD_TYPE.kind);
+    const kinds = kindsFromCrds(list.items as KubeObject[]);
+    for (const k of kinds) this.plurals.set(`${k.group}/${k.version}/${k.kind}`, { plural: k.plural, namespaced: k.namespaced });
+    return kinds;
+  }
+
+  watch(kinds: TypeRef[], onEvent: (ev: WatchEvent) => void, onError: (err: unknown) => void): () => void {
+    const watcher = new k8s.Watch(this.kc);
+    let stopped = false;
+    const watchOne = async (type: TypeRef) => {
+      const list = await this.objects.list(type.apiVersion, type.kind);
+      for (const item of list.items) onEvent({ type: 'ADDED', object: { ...(item as KubeObject), apiVersion: type.apiVersion, kind: type.kind } });
+      if (stopped) return;
+      const path = this.collectionPath(type);
+      const abort = await watcher.watch(
+        path,
+        { resourceVersion: list.metadata?.resourceVersion, allowWatchBookmarks: true },
+        (phase, obj) => onEvent({ type: phase as WatchEvent['type'], object: obj as KubeObject }),
+        (err) => {
+          if (err && !stopped) onError(err);
+        },
+      );
+      if (stopped) abort.abort();
+      else this.aborts.add(abort);
+    };
+    for (const type of kinds) watchOne(type).catch((err) => !stopped && onError(err));
+    return () => {
+      stopped = true;
+      for (const a of this.aborts) a.abort();
+      this.aborts.clear();
+    };
+  }
+
+  async get(type: TypeRef, namespace: string | undefined, name: string): Promise<KubeObject> {
+    return (await this.objects.read({ apiVersion: type.apiVersion, kind: type.kind, metadata: { name, namespace } })) as KubeObject;
+  }
+
+  async apply(obj: KubeObject): Promise<KubeObject> {
+    this.assertWritable();
+    const spec = obj as k8s.KubernetesObject;
+    try {
+      return (await this.objects.replace(spec)) as KubeObject;
+    } catch (err) {
+      if ((err as { code?: number }).code === 404) return (await this.objects.create(spec)) as KubeObject;
+      throw err;
+    }
+  }
+
+  async delete(type: TypeRef, namespace: string | undefined, name: string): Promise<void> {
+    this.assertWritable();
+    await this.objects.delete({ apiVersion: type.apiVersion, kind: type.kind, metadata: { name, namespace } });
+  }
+
+  dispose(): void {
+    for (const a of this.aborts) a.abort();
+    this.aborts.clear();
+  }
+
+  private assertWritable(): void {
+    if (this.readOnly) {
+      throw new Error(`The context "${this.name}" is read-only in Reconcile Studio. Turn on reconcileStudio.cluster.allowWrites to change it.`);
+    }
+  }
+
+  /** The watch path for a kind: CRDs name their plural; the owned built-ins are regular. */
+  private collectionPath(type: TypeRef): string {
+    const [group, version] = type.apiVersion.includes('/') ? type.apiVersion.split('/') : ['', type.apiVersion];
+    const known = this.plurals.get(`${group}/${version}/${type.kind}`);
+    // Owned built-in kinds (model/source.ts OWNED_KINDS) all pluralize regularly.
+    const resource = known?.plural ?? `${type.kind.toLowerCase()}s`;
+    return group ? `/apis/${group}/${version}/${resource}` : `/api/${version}/${resource}`;
+  }
+}

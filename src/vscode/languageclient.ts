@@ -1,0 +1,33 @@
+/**
+ * Starts the Reconcile Studio language server (dist/server.js) for Go and TypeScript files and
+ * keeps the `reconcileStudio.diagnostics` settings in sync with it.
+ */
+import * as vscode from 'vscode';
+import {
+  LanguageClient,
+  TransportKind,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from 'vscode-languageclient/node';
+
+export async function startLanguageClient(context: vscode.ExtensionContext): Promise<LanguageClient> {
+  const serverModule = context.asAbsolutePath('dist/server.js');
+  const serverOptions: ServerOptions = {
+    run: { module: serverModule, transport: TransportKind.ipc },
+    debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [
+      { scheme: 'file', language: 'go' },
+      { scheme: 'file', language: 'typescript' },
+    ],
+    synchronize: { configurationSection: 'reconcileStudio.diagnostics' },
+    initializationOptions: {
+      diagnostics: vscode.workspace.getConfiguration('reconcileStudio').get('diagnostics'),
+    },
+  };
+  const client = new LanguageClient('reconcileStudio', 'Reconcile Studio', serverOptions, clientOptions);
+  await client.start();
+  context.subscriptions.push(client);
+  return client;
+}

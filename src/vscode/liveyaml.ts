@@ -1,0 +1,94 @@
+/**
+ * Live YAML of a cluster object as a read-only virtual document (`reconcile-studio:` URIs) that
+ * updates as the object changes, plus "edit and apply": an editable copy whose Apply command sends
+ * it to the cluster (the fake one, or a real one the user opted into writing).
+ */
+import * as vscode from 'vscode';
+import { parseAllDocuments, stringify } from 'yaml';
+import type { KubeObject, TypeRef } from '../cluster/types';
+import type { ClusterSession } from './clustersession';
+
+export const SCHEME = 'reconcile-studio';
+
+export function liveUri(obj: KubeObject): vscode.Uri {
+  const ns = obj.metadata.namespace ?? '_cluster';
+  const query = new URLSearchParams({ apiVersion: obj.apiVersion, kind: obj.kind }).toString();
+  return vscode.Uri.from({ scheme: SCHEME, path: `/${ns}/${obj.kind}/${obj.metadata.name}.yaml`, query });
+}
+
+function parseUri(uri: vscode.Uri): { type: TypeRef; namespace: string | undefined; name: string } {
+  const q = new URLSearchParams(uri.query);
+  const [, ns, , file] = uri.path.split('/');
+  return {
+    type: { apiVersion: q.get('apiVersion') ?? 'v1', kind: q.get('kind') ?? '' },
+    namespace: ns === '_cluster' ? undefined : ns,
+    name: (file ?? '').replace(/\.yaml$/, ''),
+  };
+}
+
+/** Hides the bookkeeping a person rarely edits (managedFields), as `kubectl get -o yaml` users expect. */
+export function toYaml(obj: KubeObject): string {
+  const copy = structuredClone(obj);
+  delete copy.metadata.managedFields;
+  return stringify(copy, { lineWidth: 0 });
+}
+
+export class LiveYamlProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+  private readonly open = new Set<string>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly session: ClusterSession) {
+    this.disposables.push(
+      vscode.workspace.onDidCloseTextDocument((d) => this.open.delete(d.uri.toString())),
+    );
+  }
+
+  /** Called for every watch event: refreshes the documents showing that object. */
+  objectChanged(obj: KubeObject): void {
+    const uri = liveUri(obj);
+    if (this.open.has(uri.toString())) this.changed.fire(uri);
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    this.open.add(uri.toString());
+    const source = this.session.current;
+    if (!source) return '# No cluster is running.\n';
+    const { type, namespace, name } = parseUri(uri);
+    try {
+      return toYaml(await source.get(type, namespace, name));
+    } catch (err) {
+      return `# ${type.kind} ${namespace ? namespace + '/' : ''}${name}: ${err instanceof Error ? err.message : String(err)}\n`;
+    }
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+/** Opens an editable copy of the object's YAML; "Reconcile Studio: Apply YAML to Cluster" sends it back. */
+export async function editObject(obj: KubeObject): Promise<void> {
+  const doc = await vscode.workspace.openTextDocument({ language: 'yaml', content: toYaml(obj) });
+  await vscode.window.showTextDocument(doc);
+}
+
+/** Applies every YAML document of the active editor; errors name the document's line. */
+export async function applyYaml(session: ClusterSession, text: string): Promise<string[]> {
+  const source = session.current;
+  if (!source) throw new Error('No cluster is running. Start the fake cluster first.');
+  const applied: string[] = [];
+  for (const doc of parseAllDocuments(text)) {
+    if (doc.errors.length) {
+      const e = doc.errors[0]!;
+      throw new Error(`YAML error at line ${e.linePos?.[0]?.line ?? '?'}: ${e.message}`);
+    }
+    const obj = doc.toJS() as KubeObject | null;
+    if (!obj) continue;
+    const saved = await source.apply(obj);
+    applied.push(`${saved.kind} ${saved.metadata.namespace ? saved.metadata.namespace + '/' : ''}${saved.metadata.name}`);
+  }
+  return applied;
+}

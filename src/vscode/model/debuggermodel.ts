@@ -1,0 +1,141 @@
+/**
+ * The Reconcile Debugger's state, computed from a running Manager: which reconcile is shown (the
+ * held one, or the one the user picked in the timeline), this key's history, findings, and the
+ * queue-depth and latency series for the charts. No vscode import: tested in plain Node.
+ */
+import type { Cluster } from '../../cluster/cluster';
+import type { KubeObject, TypeRef } from '../../cluster/types';
+import {
+  emptyDebuggerState,
+  type DebuggerState,
+  type FindingView,
+  type Outcome,
+  type Phase,
+  type SessionStatus,
+} from '../../protocol';
+import { analyze, type ClusterEvent, type Finding } from '../../runtime/findings';
+import type { Manager } from '../../runtime/manager';
+import type { HeldState, OutcomeBreak } from '../../runtime/stepper';
+import type { ReconcileTrace } from '../../runtime/trace';
+import { summarizeOutcome, toReconcileView } from './traceview';
+
+const MAX_POINTS = 300;
+const OUTCOME_TO_RUNTIME: Record<Outcome, OutcomeBreak> = {
+  conflict: 'Conflict',
+  forbidden: 'Forbidden',
+  notFound: 'NotFound',
+  error: 'error',
+  requeue: 'requeue',
+};
+
+export class DebuggerModel {
+  status: SessionStatus = 'starting';
+  message = 'Starting…';
+  private held: HeldState | undefined;
+  /** The reconcile the user picked in the timeline; otherwise the latest of the focused key. */
+  private inspected: string | undefined;
+  private focusKey: string | undefined;
+  private readonly depth: Array<[number, number]> = [];
+  private readonly latency: Array<[number, number]> = [];
+  private findings: FindingView[] = [];
+  private breakpoints: DebuggerState['breakpoints'] = { phases: [], outcomes: [] };
+
+  constructor(
+    private readonly manager: Manager,
+    private readonly cluster: Cluster,
+    private readonly forType: TypeRef,
+    readonly reconciler: string,
+  ) {}
+
+  setBreakpoints(phases: Phase[], outcomes: Outcome[]): void {
+    this.breakpoints = { phases: [...phases], outcomes: [...outcomes] };
+    this.manager.stepper?.setBreakpoints({ phases, outcomes: outcomes.map((o) => OUTCOME_TO_RUNTIME[o]) });
+  }
+
+  onHeld(h: HeldState): void {
+    this.held = h;
+    this.focusKey = h.trace.key;
+    this.inspected = undefined;
+    this.status = 'held';
+    const why = h.reason === 'breakpoint' ? 'breakpoint' : h.reason === 'step' ? 'step' : 'paused';
+    this.message = `Held at ${h.phase.phase} of ${h.trace.key} (${why}, ${h.when === 'enter' ? 'before' : 'after'} it runs)`;
+  }
+
+  onResumed(): void {
+    this.held = undefined;
+    this.status = 'running';
+    this.message = 'Running';
+  }
+
+  onQueueChange(now: number, depth: number): void {
+    push(this.depth, [now, depth]);
+  }
+
+  onReconcileEnd(t: ReconcileTrace): void {
+    if (t.end !== undefined) push(this.latency, [t.end, t.end - t.start]);
+    this.focusKey ??= t.key;
+  }
+
+  inspect(id: string): boolean {
+    if (!this.manager.traces().some((t) => t.reconcileID === id)) return false;
+    this.inspected = id;
+    return true;
+  }
+
+  fail(message: string): void {
+    this.status = 'error';
+    this.message = message;
+  }
+
+  /** Recomputes findings from the traces and the cluster's Events (cheap at debugger scale). */
+  refreshFindings(durationMs: number): Finding[] {
+    const controller = this.manager.controllers[0];
+    if (!controller) return [];
+    const events = this.cluster.list({ apiVersion: 'v1', kind: 'Event' }).items as unknown as ClusterEvent[];
+    const all = analyze({ controller, forType: this.forType, api: this.manager.api, events, durationMs });
+    const shown = all.filter((f) => f.kind !== 'bottleneck');
+    this.findings = shown.map((f) => ({
+      kind: f.kind,
+      message: f.message,
+      request: f.request,
+      evidence: Object.entries(f.evidence).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`),
+    }));
+    return shown;
+  }
+
+  state(): DebuggerState {
+    const traces = this.manager.traces();
+    const heldTrace = this.held?.trace;
+    const key = heldTrace?.key ?? this.focusKey;
+    const forKey = key ? traces.filter((t) => t.key === key) : [];
+    let shown: ReconcileTrace | undefined = this.inspected ? traces.find((t) => t.reconcileID === this.inspected) : undefined;
+    if (!shown && heldTrace) shown = heldTrace;
+    shown ??= forKey[forKey.length - 1];
+    const heldAt = heldTrace && shown && heldTrace.reconcileID === shown.reconcileID ? this.held!.phase.phase : null;
+    return {
+      ...emptyDebuggerState(),
+      status: this.status,
+      message: this.message,
+      reconciler: this.reconciler,
+      now: this.manager.clock.now(),
+      current: shown ? toReconcileView(shown, heldAt, this.currentObject(shown)) : null,
+      history: forKey.slice(-50).map((t) => ({ id: t.reconcileID, start: t.start, end: t.end ?? null, outcome: summarizeOutcome(t) })),
+      breakpoints: this.breakpoints,
+      charts: { queueDepth: [...this.depth], latencyMs: [...this.latency] },
+      findings: this.findings,
+    };
+  }
+
+  private currentObject(t: ReconcileTrace): KubeObject | undefined {
+    try {
+      return this.cluster.get(this.forType, { namespace: t.request.namespace || undefined, name: t.request.name });
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function push(series: Array<[number, number]>, p: [number, number]): void {
+  series.push(p);
+  if (series.length > MAX_POINTS) series.splice(0, series.length - MAX_POINTS);
+}

@@ -1,0 +1,164 @@
+/**
+ * Turns the runtime's ReconcileTrace into what the Reconcile Debugger shows (protocol.ts): the
+ * phases in words, each API call with the phase it belongs to, the writes as before/after YAML,
+ * the Result and what the queue will do next with the exact time.
+ */
+import { stringify } from 'yaml';
+import type { KubeObject } from '../../cluster/types';
+import type { ApiCallView, Outcome, Phase, ReconcileView, ResultView, WriteView } from '../../protocol';
+import type { NextAction, ReconcileTrace, Trigger } from '../../runtime/trace';
+
+export function yamlOf(obj: KubeObject | undefined): string {
+  if (!obj) return '';
+  const copy = structuredClone(obj);
+  delete copy.metadata.managedFields;
+  return stringify(copy, { lineWidth: 0 });
+}
+
+export function describeTrigger(t: Trigger | undefined): string {
+  if (!t) return 'enqueued';
+  switch (t.kind) {
+    case 'event': {
+      const c = t.cause;
+      if (!c) return 'a watch event';
+      const obj = `${c.object.kind} ${c.object.namespace ? c.object.namespace + '/' : ''}${c.object.name}`;
+      const via = c.handler === 'owns' ? ' (owned object)' : c.handler === 'watches' ? ' (watched object)' : '';
+      const self = t.selfTriggered ? ' — caused by this controller\u2019s own write' : '';
+      return `${c.event} of ${obj}${via}${self}`;
+    }
+    case 'requeueAfter':
+      return 'requeueAfter elapsed';
+    case 'backoff':
+      return 'retry after an error (backoff)';
+    case 'rate-limit':
+      return 'rate-limited requeue';
+    case 'requeue':
+      return 'Result.requeue';
+  }
+}
+
+export function describeNext(next: NextAction | undefined): string {
+  if (!next) return 'not decided yet';
+  switch (next.action) {
+    case 'forget':
+      return 'forget the request (done until the next event)';
+    case 'requeueAfter':
+      return `requeue after ${formatMs(next.delayMs ?? 0)} (requeueAfter)`;
+    case 'rateLimited': {
+      const why = next.reason?.kind === 'backoff' ? `backoff ${next.reason.attempt ?? ''}`.trim() : 'rate limit';
+      return `rate-limited requeue in ${formatMs(next.delayMs ?? 0)} (${why})`;
+    }
+    case 'none':
+      return 'drop the request (terminal error: no retry)';
+  }
+}
+
+function formatMs(ms: number): string {
+  if (ms >= 1000 && ms % 1000 === 0) return `${ms / 1000}s`;
+  return ms >= 1000 ? `${(ms / 1000).toFixed(3)}s` : `${ms}ms`;
+}
+
+function describeReturned(trace: ReconcileTrace): string {
+  if (trace.error) return `error: ${trace.error.message}`;
+  const r = trace.result;
+  if (!r || (!r.requeue && !r.requeueAfter)) return '{}';
+  const parts: string[] = [];
+  if (r.requeue) parts.push('requeue: true');
+  if (r.requeueAfter) parts.push(`requeueAfter: ${formatMs(r.requeueAfter)}`);
+  return `{ ${parts.join(', ')} }`;
+}
+
+export function resultView(trace: ReconcileTrace): ResultView | null {
+  if (trace.end === undefined && !trace.next) return null;
+  const next = trace.next;
+  const nextAt = next && next.action !== 'forget' && next.action !== 'none' ? (next.at ?? null) : null;
+  return {
+    returned: describeReturned(trace),
+    error: trace.error ? `${trace.error.message}${trace.error.location ? ` (at ${trace.error.location})` : ''}` : null,
+    next: describeNext(next),
+    nextAt,
+    delayMs: nextAt !== null ? (next?.delayMs ?? null) : null,
+  };
+}
+
+export function outcomesOf(trace: ReconcileTrace): Outcome[] {
+  const out = new Set<Outcome>();
+  for (const c of trace.calls) {
+    if (c.reason === 'Conflict') out.add('conflict');
+    if (c.reason === 'Forbidden') out.add('forbidden');
+    if (c.reason === 'NotFound') out.add('notFound');
+  }
+  if (trace.error) out.add('error');
+  if (trace.result?.requeue || trace.result?.requeueAfter) out.add('requeue');
+  return [...out];
+}
+
+/** The trace as the debugger shows it. `heldAt` is the phase the stepper holds it at, if any. */
+export function toReconcileView(trace: ReconcileTrace, heldAt: Phase | null, current?: KubeObject): ReconcileView {
+  const calls: ApiCallView[] = [];
+  const writes: WriteView[] = [];
+  let objectBefore: KubeObject | undefined;
+  let objectAfter: KubeObject | undefined;
+  const isPrimary = (o: KubeObject | undefined) =>
+    !!o && o.metadata.name === trace.request.name && (o.metadata.namespace ?? '') === trace.request.namespace && !o.metadata.ownerReferences?.some((r) => r.controller);
+  for (const p of trace.phases) {
+    if (p.call && p.phase !== 'diff') {
+      const c = p.call;
+      calls.push({
+        verb: c.verb,
+        resource: c.resource,
+        namespace: c.namespace || undefined,
+        name: c.name || undefined,
+        subresource: c.subresource || undefined,
+        code: c.code,
+        message: c.message,
+        source: c.source,
+        latencyMs: 0,
+        phase: p.phase,
+      });
+    }
+    if ((p.phase === 'write' || p.phase === 'status') && p.call) {
+      writes.push({
+        verb: p.call.verb,
+        resource: p.call.resource,
+        name: p.call.name || undefined,
+        subresource: p.call.subresource || undefined,
+        code: p.call.code,
+        before: yamlOf(p.before),
+        after: yamlOf(p.after),
+      });
+      if (p.call.kind === kindOfPrimary(trace) && p.call.name === trace.request.name) {
+        objectBefore ??= p.before;
+        if (p.after) objectAfter = p.after;
+      }
+    }
+    if (p.phase === 'read' && isPrimary(p.after)) objectBefore ??= p.after;
+  }
+  return {
+    id: trace.reconcileID,
+    controller: trace.controller,
+    request: { namespace: trace.request.namespace, name: trace.request.name },
+    reason: describeTrigger(trace.triggers[0]),
+    start: trace.start,
+    end: trace.end ?? null,
+    phases: trace.phases.map((p) => ({ phase: p.phase, at: p.at, detail: p.summary })),
+    heldAt,
+    calls,
+    writes,
+    objectBefore: yamlOf(objectBefore ?? current),
+    objectAfter: yamlOf(objectAfter ?? current ?? objectBefore),
+    result: resultView(trace),
+    outcomes: outcomesOf(trace),
+  };
+}
+
+/** The reconciled kind: the kind of the first Get of the request's own key. */
+function kindOfPrimary(trace: ReconcileTrace): string | undefined {
+  return trace.calls.find((c) => c.verb === 'get' && c.name === trace.request.name && c.namespace === trace.request.namespace)?.kind;
+}
+
+export function summarizeOutcome(trace: ReconcileTrace): string {
+  if (trace.end === undefined) return 'running';
+  if (trace.error) return `error: ${trace.error.reason ?? trace.error.message}`.slice(0, 80);
+  return `${describeReturned(trace)} → ${describeNext(trace.next)}`.slice(0, 100);
+}

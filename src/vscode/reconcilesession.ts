@@ -1,0 +1,279 @@
+/**
+ * Runs a workspace reconciler module against the embedded fake cluster with the runtime's Manager,
+ * and is the backend of the Reconcile Debugger and the Work Queue view. The module runs in a
+ * worker thread (a hang or an endless loop is stopped and reported, never the extension host's
+ * problem), is re-loaded when saved, and only runs in a trusted workspace.
+ */
+import * as vscode from 'vscode';
+import type { Cluster } from '../cluster/cluster';
+import type { TypeRef } from '../cluster/types';
+import type { DebuggerState, WebviewMessage } from '../protocol';
+import { loadReconciler, type LoadedReconciler } from '../runtime/loader';
+import { Manager } from '../runtime/manager';
+import type { ClusterSession } from './clustersession';
+import type { DebuggerBackend } from './debuggerpanel';
+import { DebuggerModel } from './model/debuggermodel';
+import type { QueueSnapshot } from './model/queuetree';
+import type { Logger } from './output';
+import type { QueueTreeProvider } from './queuetree';
+import { readSettings } from './settings';
+
+interface Running {
+  uri: vscode.Uri;
+  loaded: LoadedReconciler;
+  manager: Manager;
+  model: DebuggerModel;
+  forType: TypeRef;
+  startedAt: number;
+  disposables: vscode.Disposable[];
+}
+
+export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
+  private running: Running | undefined;
+  private readonly stateChanged = new vscode.EventEmitter<DebuggerState>();
+  private readonly queueChanged = new vscode.EventEmitter<void>();
+  readonly onDidChangeQueue = this.queueChanged.event;
+  private pushTimer: NodeJS.Timeout | undefined;
+  private tickTimer: NodeJS.Timeout | undefined;
+  private idleModel: DebuggerState | undefined;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly clusters: ClusterSession,
+    private readonly queueTree: QueueTreeProvider,
+  ) {}
+
+  get isRunning(): boolean {
+    return this.running !== undefined;
+  }
+
+  get module(): vscode.Uri | undefined {
+    return this.running?.uri;
+  }
+
+  /** Loads the module and starts it on the embedded cluster; `hold` stops at the first phase. */
+  async run(uri: vscode.Uri, opts: { hold: boolean }): Promise<void> {
+    if (!vscode.workspace.isTrusted) {
+      throw new Error('This workspace is not trusted: Reconcile Studio does not run its reconcilers. Trust the workspace to run them.');
+    }
+    await this.stop();
+    const cluster = await this.clusters.startEmbedded();
+    const file = uri.fsPath;
+    this.log.info(`loading reconciler ${file}`);
+    let loaded: LoadedReconciler;
+    try {
+      loaded = await loadReconciler(file, { isolate: true });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.idleModel = { ...this.state(), status: 'error', message: `Could not load ${vscode.workspace.asRelativePath(uri)}: ${message}` };
+      this.stateChanged.fire(this.idleModel);
+      throw err;
+    }
+    const manager = new Manager({ api: cluster, hangTimeoutMs: 10_000 });
+    const forType = loaded.definition.for;
+    manager.addReconciler(loaded.definition, loaded.reconcile);
+    const model = new DebuggerModel(manager, cluster, forType, vscode.workspace.asRelativePath(uri));
+    const running: Running = { uri, loaded, manager, model, forType, startedAt: manager.clock.now(), disposables: [] };
+    this.running = running;
+    this.wire(running, cluster);
+    model.setBreakpoints([], []);
+    if (opts.hold && readSettings().breakOnStart) manager.stepper?.pause();
+    manager.start();
+    model.status = opts.hold ? 'paused' : 'running';
+    model.message = opts.hold ? 'Waiting for the first request…' : 'Running';
+    await vscode.commands.executeCommand('setContext', 'reconcileStudio.reconcilerRunning', true);
+    this.publish();
+    this.log.info(`reconciler ${forType.kind} controller started${opts.hold ? ' (held at its first phase)' : ''}`);
+  }
+
+  private wire(r: Running, cluster: Cluster): void {
+    const { manager, model } = r;
+    const offs = [
+      manager.on('held', (h) => {
+        model.onHeld(h);
+        this.publish(true);
+      }),
+      manager.on('resumed', () => {
+        model.onResumed();
+        this.publish();
+      }),
+      manager.on('queueChange', () => {
+        model.onQueueChange(manager.clock.now(), manager.controllers.reduce((n, c) => n + c.queue.len(), 0));
+        this.publish();
+      }),
+      manager.on('phase', () => this.publish()),
+      manager.on('reconcileEnd', (t) => {
+        model.onReconcileEnd(t);
+        if (t.error) this.log.warn(`reconcile ${t.key} failed: ${t.error.message}${t.error.location ? ` (${t.error.location})` : ''}`);
+        model.refreshFindings(manager.clock.now() - r.startedAt);
+        this.publish();
+      }),
+      manager.on('log', (l) => (l.level === 'error' ? this.log.error(`[${l.controller}] ${l.msg}${l.error ? `: ${l.error}` : ''}`) : this.log.debug(`[${l.controller}] ${l.msg}`))),
+      manager.on('hotLoop', (h) => {
+        this.log.warn(`hot loop on ${h.key}: ${h.reconciles} reconciles (${h.reason})${h.suspended ? '; paused' : ''}`);
+        void vscode.window.showWarningMessage(`Reconcile Studio: ${h.key} is in a hot loop (${h.reconciles} reconciles caused by its own writes). It was paused; see the Reconcile Debugger.`);
+      }),
+    ];
+    r.disposables.push({ dispose: () => offs.forEach((off) => typeof off === 'function' && off()) });
+    // Re-run on save of the module.
+    r.disposables.push(
+      vscode.workspace.onDidSaveTextDocument(async (doc) => {
+        if (doc.uri.toString() !== r.uri.toString()) return;
+        try {
+          await r.loaded.reload();
+          this.log.info(`reloaded ${doc.uri.fsPath}`);
+          for (const obj of cluster.list(r.forType).items) {
+            manager.controllers[0]?.enqueue({ namespace: obj.metadata.namespace ?? '', name: obj.metadata.name! });
+          }
+        } catch (err) {
+          void vscode.window.showErrorMessage(`Reconcile Studio: reload failed: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }),
+    );
+    // The Work Queue's "time left" counts down even when nothing changes.
+    this.tickTimer = setInterval(() => this.publishQueue(), 1000);
+  }
+
+  /** Coalesces updates: the webview and tree get at most ~10 per second (immediately when held). */
+  private publish(now = false): void {
+    if (now) {
+      this.flush();
+      return;
+    }
+    this.pushTimer ??= setTimeout(() => this.flush(), 100);
+  }
+
+  private flush(): void {
+    if (this.pushTimer) clearTimeout(this.pushTimer);
+    this.pushTimer = undefined;
+    this.stateChanged.fire(this.state());
+    this.publishQueue();
+  }
+
+  private publishQueue(): void {
+    const r = this.running;
+    if (!r) return;
+    for (const s of r.manager.queueSnapshots()) this.queueTree.model.update(adaptSnapshot(s));
+    this.queueTree.refresh();
+    this.queueChanged.fire();
+  }
+
+  queueDepth(): number {
+    return this.queueTree.model.depth();
+  }
+
+  // ---- DebuggerBackend
+
+  state(): DebuggerState {
+    if (this.running) return this.running.model.state();
+    return (
+      this.idleModel ?? {
+        status: 'idle',
+        message: 'No reconciler is running. Run "Reconcile Studio: Open Reconcile Debugger" in a workspace with a reconciler module.',
+        reconciler: null,
+        now: 0,
+        current: null,
+        history: [],
+        breakpoints: { phases: [], outcomes: [] },
+        charts: { queueDepth: [], latencyMs: [] },
+        findings: [],
+      }
+    );
+  }
+
+  onDidChangeState(listener: (s: DebuggerState) => void): vscode.Disposable {
+    return this.stateChanged.event(listener);
+  }
+
+  async handle(msg: WebviewMessage): Promise<void> {
+    const r = this.running;
+    const stepper = r?.manager.stepper;
+    switch (msg.type) {
+      case 'step':
+        stepper?.step();
+        break;
+      case 'continue':
+        stepper?.continue();
+        break;
+      case 'pause':
+        stepper?.pause();
+        if (r) {
+          r.model.status = 'paused';
+          r.model.message = 'Pausing at the next phase…';
+        }
+        break;
+      case 'restart':
+        if (r) await this.run(r.uri, { hold: true });
+        break;
+      case 'setBreakpoints':
+        r?.model.setBreakpoints(msg.phases, msg.outcomes);
+        break;
+      case 'inspect':
+        r?.model.inspect(msg.id);
+        break;
+      case 'openFinding':
+        break;
+      case 'ready':
+        break;
+    }
+    this.publish(true);
+  }
+
+  // ---- Work Queue actions
+
+  /** Adds the request to the queue now (as a watch event would). */
+  reconcileNow(namespace: string, name: string): void {
+    this.requireRunning().manager.controllers[0]?.enqueue({ namespace, name });
+  }
+
+  forget(key: string): void {
+    const c = this.requireRunning().manager.controllers[0];
+    c?.queue.forget(key);
+    this.publishQueue();
+  }
+
+  /** Holds the next reconcile of this key at its first phase. */
+  stepInto(key: string): void {
+    const r = this.requireRunning();
+    r.manager.stepper?.setBreakpoints({ phases: ['dequeue'], requests: [key] });
+    const [namespace, name] = key.includes('/') ? key.split('/') : ['', key];
+    r.manager.controllers[0]?.enqueue({ namespace: namespace!, name: name! });
+  }
+
+  private requireRunning(): Running {
+    if (!this.running) throw new Error('No reconciler is running.');
+    return this.running;
+  }
+
+  async stop(): Promise<void> {
+    const r = this.running;
+    if (!r) return;
+    this.running = undefined;
+    if (this.tickTimer) clearInterval(this.tickTimer);
+    r.disposables.forEach((d) => d.dispose());
+    await r.manager.stop();
+    await r.loaded.dispose();
+    this.queueTree.model.clear();
+    this.queueTree.refresh();
+    await vscode.commands.executeCommand('setContext', 'reconcileStudio.reconcilerRunning', false);
+    this.stateChanged.fire(this.state());
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.stateChanged.dispose();
+    this.queueChanged.dispose();
+  }
+}
+
+/** The runtime's queue snapshot in the Work Queue view's terms. */
+export function adaptSnapshot(s: import('../runtime/controller').QueueSnapshot): QueueSnapshot {
+  return {
+    controller: s.controller,
+    now: s.at,
+    processing: s.processing.map((p) => ({ key: p.key, since: p.since ?? s.at })),
+    queued: s.queued.map((q) => q.key),
+    waiting: s.waiting.map((w) => ({ key: w.key, readyAt: w.readyAt, reason: w.reason })),
+    retries: Object.fromEntries(s.retries.map((r) => [r.key, r.count])),
+  };
+}

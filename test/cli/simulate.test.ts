@@ -1,0 +1,122 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { run } from '../../src/cli/simulate';
+import { parseDuration } from '../../src/runtime/simulation';
+
+const ROOT = join(__dirname, '..', '..');
+const SAMPLE = join(ROOT, 'samples/quota-operator');
+
+async function capture(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const log = console.log;
+  const error = console.error;
+  console.log = (...a: unknown[]) => out.push(a.join(' '));
+  console.error = (...a: unknown[]) => err.push(a.join(' '));
+  try {
+    const code = await run(argv);
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  } finally {
+    console.log = log;
+    console.error = error;
+  }
+}
+
+test('durations parse as 10m, 90s, 1h30m, 500ms and bare milliseconds', () => {
+  assert.equal(parseDuration('10m'), 600_000);
+  assert.equal(parseDuration('90s'), 90_000);
+  assert.equal(parseDuration('1h30m'), 5_400_000);
+  assert.equal(parseDuration('500ms'), 500);
+  assert.equal(parseDuration('250'), 250);
+  assert.throws(() => parseDuration('ten minutes'));
+});
+
+test('simulate --json on the quota sample prints the documented shape', async () => {
+  const { code, out } = await capture([
+    '--reconciler',
+    join(SAMPLE, 'reconcilers/webapp.reconciler.ts'),
+    '--manifests',
+    join(SAMPLE, 'config'),
+    '--duration',
+    '10m',
+    '--json',
+  ]);
+  assert.equal(code, 0);
+  const doc = JSON.parse(out);
+  assert.deepEqual(Object.keys(doc), ['reconciles', 'metrics', 'events', 'findings']);
+  assert.ok(doc.reconciles.length >= 4);
+  const r = doc.reconciles[0];
+  assert.deepEqual(Object.keys(r), ['request', 'start', 'end', 'result', 'error', 'calls']);
+  assert.deepEqual(Object.keys(r.request), ['namespace', 'name']);
+  assert.deepEqual(Object.keys(r.result), ['requeue', 'requeueAfter']);
+  assert.deepEqual(Object.keys(r.calls[0]), [
+    'verb',
+    'resource',
+    'namespace',
+    'name',
+    'subresource',
+    'code',
+  ]);
+  assert.deepEqual(r.calls[0], {
+    verb: 'get',
+    resource: 'webapps',
+    namespace: 'default',
+    name: r.request.name,
+    subresource: '',
+    code: 200,
+  });
+  assert.deepEqual(Object.keys(doc.metrics.controller_runtime_reconcile_total), [
+    'success',
+    'error',
+    'requeue',
+    'requeue_after',
+  ]);
+  assert.equal(typeof doc.metrics.workqueue_adds_total, 'number');
+  assert.equal(typeof doc.metrics.workqueue_retries_total, 'number');
+  for (const f of doc.findings)
+    assert.deepEqual(Object.keys(f), ['kind', 'request', 'message', 'evidence']);
+  for (const ev of doc.events)
+    assert.deepEqual(Object.keys(ev), ['type', 'reason', 'message', 'involvedObject']);
+  const kinds = doc.findings.map((f: { kind: string }) => f.kind);
+  assert.ok(kinds.includes('status-update-requeue'), kinds.join(','));
+  assert.ok(kinds.includes('bottleneck'));
+});
+
+test('simulate without --json prints a timeline, the metrics and the findings', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rs-sim-'));
+  const file = join(dir, 'flaky.reconciler.js');
+  writeFileSync(
+    file,
+    `module.exports = { for: { apiVersion: 'v1', kind: 'ConfigMap' },
+       async reconcile(ctx, req) { if (req.name === 'bad') throw new Error('nope'); return {}; } };`,
+  );
+  const manifest = join(dir, 'cms.yaml');
+  writeFileSync(
+    manifest,
+    'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good, namespace: default}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad, namespace: default}\n',
+  );
+  const { code, out } = await capture([
+    '--reconciler',
+    file,
+    '--manifests',
+    manifest,
+    '--duration',
+    '1s',
+    '--in-process',
+  ]);
+  rmSync(dir, { recursive: true, force: true });
+  assert.equal(code, 0);
+  assert.match(out, /Timeline/);
+  assert.match(out, /default\/bad .* error: nope → retry in 5ms/);
+  assert.match(out, /controller_runtime_reconcile_total +success=\d+ error=\d+/);
+  assert.match(out, /Findings/);
+});
+
+test('simulate without --reconciler is a usage error', async () => {
+  const { code, err } = await capture(['--duration', '1m']);
+  assert.equal(code, 2);
+  assert.match(err, /--reconciler is required/);
+});

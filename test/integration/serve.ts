@@ -1,0 +1,115 @@
+/**
+ * Starts `reconcile-studio serve` as a child process (from the sources, so no build is needed)
+ * and hands tests its kubeconfig; helpers run the machine's kubectl against it.
+ */
+import { spawn, execFile } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(__dirname, '..', '..');
+
+export interface Served {
+  kubeconfig: string;
+  url: string;
+  dir: string;
+  child: ChildProcess;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+export async function serve(args: string[] = []): Promise<Served> {
+  const dir = mkdtempSync(join(tmpdir(), 'rs-it-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'serve', '--kubeconfig', kubeconfig, '--pod-ready-delay', '200', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const url = await new Promise<string>((res, rej) => {
+    const onData = () => {
+      const m = /Serving the fake cluster at (\S+)/.exec(out);
+      if (m && out.includes('Kubeconfig:')) {
+        child.stdout!.off('data', onData);
+        res(m[1]);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => rej(new Error(`serve exited with ${code}: ${out}`)));
+  });
+  return {
+    kubeconfig,
+    url,
+    dir,
+    child,
+    output: () => out,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function kubectl(kubeconfig: string, args: string[], input?: string): Promise<KubectlResult> {
+  return new Promise((res) => {
+    const p = execFile('kubectl', ['--kubeconfig', kubeconfig, ...args], { timeout: 20_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
+      res({ code, stdout, stderr });
+    });
+    if (input !== undefined) {
+      p.stdin!.write(input);
+      p.stdin!.end();
+    }
+  });
+}
+
+export async function ok(kubeconfig: string, args: string[], input?: string): Promise<string> {
+  const r = await kubectl(kubeconfig, args, input);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
+  return r.stdout;
+}
+
+export const WIDGET_CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, shortNames: [wd]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    additionalPrinterColumns:
+    - {name: Size, type: integer, jsonPath: .spec.size}
+    - {name: Phase, type: string, jsonPath: .status.phase}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [size]
+            properties:
+              size: {type: integer, minimum: 0}
+              color: {type: string, default: red}
+          status:
+            type: object
+            properties:
+              phase: {type: string}
+`;
