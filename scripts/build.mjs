@@ -33,11 +33,36 @@ const esbuildAt = (target) => ({
   },
 });
 
+/**
+ * The extension host loads dist/extension.js at activation; what it needs only later lives in
+ * bundles of their own, required on first use, so activation stays cheap.
+ */
+const LAZY = { './engine': './engine.js', './kubeconfigsource': './kubeconfigsource.js', './vscode/languageclient': './languageclient.js' };
+const lazyBundles = {
+  name: 'lazy-bundles',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/(engine|kubeconfigsource|vscode\/languageclient)$/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: LAZY[args.path], external: true } : undefined,
+    );
+  },
+};
+
 /** Entry points: add one here when a new process or webview appears. */
 const builds = [
   {
     ...node,
     entryPoints: { extension: 'src/extension.ts' },
+    outdir: 'dist',
+    external: ['vscode'],
+    plugins: [lazyBundles],
+  },
+  {
+    ...node,
+    entryPoints: {
+      engine: 'src/vscode/engine.ts',
+      kubeconfigsource: 'src/vscode/kubeconfigsource.ts',
+      languageclient: 'src/vscode/languageclient.ts',
+    },
     outdir: 'dist',
     external: ['vscode'],
     plugins: [esbuildAt('./esbuild-wasm/lib/main.js')],

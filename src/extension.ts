@@ -13,7 +13,6 @@ import { ReconcileSession } from './vscode/reconcilesession';
 import { ResourceTreeProvider } from './vscode/resourcetree';
 import { readSettings } from './vscode/settings';
 import { ClusterStatusBar } from './vscode/statusbar';
-import { startLanguageClient } from './vscode/languageclient';
 import { watchTrust } from './vscode/trust';
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -55,7 +54,10 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   registerCommands({ context, log, clusters, reconciles });
   watchTrust(context, log);
-  startLanguageClient(context).catch(
+  // The language client library is large: load it after activation returns.
+  import('./vscode/languageclient')
+    .then(({ startLanguageClient }) => startLanguageClient(context))
+    .catch(
     (err: unknown) => log.error(`language server failed to start: ${err instanceof Error ? err.message : String(err)}`),
   );
   if (readSettings().autoStart) void vscode.commands.executeCommand('reconcileStudio.startCluster');

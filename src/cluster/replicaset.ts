@@ -108,11 +108,12 @@ export function startReplicaSetController(cluster: Cluster): () => void {
     const labels = rec(rec(rec(current.spec).template).metadata).labels as Record<string, string> | undefined;
     const ready = pods.filter(isPodReady).length;
     const old = rec(current.status);
-    const conditions = (Array.isArray(old.conditions) ? (old.conditions as Obj[]) : []).filter((c) => c.type !== 'ReplicaFailure');
-    if (failure) {
-      const prev = (old.conditions as Obj[] | undefined)?.find((c) => c.type === 'ReplicaFailure');
-      conditions.push({ type: 'ReplicaFailure', status: 'True', lastTransitionTime: prev?.lastTransitionTime ?? cluster.now(), reason: 'FailedCreate', message: failure });
-    }
+    const oldConds = Array.isArray(old.conditions) ? (old.conditions as Obj[]) : [];
+    const prev = oldConds.find((c) => c.type === 'ReplicaFailure');
+    const conditions = oldConds.filter((c) => c.type !== 'ReplicaFailure');
+    // Like calculateStatus: a failure condition is set once and kept until creates succeed, so
+    // retries (each with a new generated pod name in the message) do not rewrite status.
+    if (failure) conditions.push(prev ?? { type: 'ReplicaFailure', status: 'True', lastTransitionTime: cluster.now(), reason: 'FailedCreate', message: failure });
     const status: Obj = {
       replicas: pods.length,
       fullyLabeledReplicas: pods.filter((p) => Object.entries(labels ?? {}).every(([k, v]) => p.metadata.labels?.[k] === v)).length,

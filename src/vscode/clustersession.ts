@@ -7,9 +7,8 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { Cluster } from '../cluster/cluster';
-import { loadManifests } from '../cluster/manifests';
-import { startServer, type ServerHandle } from '../cluster/server';
+import type { Cluster } from '../cluster/cluster';
+import type { ServerHandle } from '../cluster/server';
 import type { WatchEvent } from '../cluster/types';
 import { VirtualClock } from '../util/clock';
 import { ClockPacer } from '../util/pacer';
@@ -63,10 +62,12 @@ export class ClusterSession implements vscode.Disposable {
         const clock = new VirtualClock(Date.now());
         this.pacer = new ClockPacer(clock);
         this.pacer.start();
+        // Loaded on first use, so activating the extension does not pay for the cluster.
+        const { Cluster } = await import('./engine');
         const cluster = new Cluster({ clock, podReadyDelayMs: settings.podReadyDelayMs });
         this.embedded = cluster;
         progress.report({ message: 'loading workspace manifests' });
-        this.loadInto(cluster, await workspaceManifestPaths(settings.manifests));
+        await this.loadInto(cluster, await workspaceManifestPaths(settings.manifests));
         if (settings.serve) await this.serve(cluster);
         await this.use(new EmbeddedSource(cluster));
         this.log.info(`fake cluster ready in ${(performance.now() - started).toFixed(0)} ms`);
@@ -78,14 +79,15 @@ export class ClusterSession implements vscode.Disposable {
   /** Loads manifests into the running embedded cluster; errors go to Problems with file:line. */
   async loadWorkspaceManifests(): Promise<void> {
     const cluster = await this.startEmbedded();
-    this.loadInto(cluster, await workspaceManifestPaths(readSettings().manifests));
+    await this.loadInto(cluster, await workspaceManifestPaths(readSettings().manifests));
   }
 
-  private loadInto(cluster: Cluster, paths: string[]): void {
+  private async loadInto(cluster: Cluster, paths: string[]): Promise<void> {
     if (paths.length === 0) {
       this.log.info('no manifest folders found in the workspace (setting reconcileStudio.cluster.manifests)');
       return;
     }
+    const { loadManifests } = await import('./engine');
     const result = loadManifests(cluster, paths);
     this.log.info(`loaded ${result.applied.length} objects from ${paths.join(', ')}`);
     const byFile = new Map<string, vscode.Diagnostic[]>();
@@ -107,6 +109,7 @@ export class ClusterSession implements vscode.Disposable {
 
   /** Serves the cluster on 127.0.0.1 and points new terminals' KUBECONFIG at it. */
   private async serve(cluster: Cluster): Promise<void> {
+    const { startServer } = await import('./engine');
     this.served = await startServer({ cluster });
     const dir = this.context.globalStorageUri.fsPath;
     mkdirSync(dir, { recursive: true });

@@ -6,7 +6,6 @@ import * as vscode from 'vscode';
 import type { KubeObject } from '../cluster/types';
 import type { ClusterSession } from './clustersession';
 import { DebuggerPanel } from './debuggerpanel';
-import { KubeconfigSource, kubeconfigContexts } from './kubeconfigsource';
 import { applyYaml, editObject, liveUri } from './liveyaml';
 import type { ObjectNode } from './model/resourcetree';
 import type { QueueNode } from './model/queuetree';
@@ -15,7 +14,6 @@ import { pickReconcilerModule } from './reconcilermodules';
 import type { ReconcileSession } from './reconcilesession';
 import { openSample } from './sample';
 import { readSettings } from './settings';
-import { runSimulation } from './simulate';
 
 export interface CommandDeps {
   context: vscode.ExtensionContext;
@@ -52,6 +50,8 @@ export function registerCommands({ context, log, clusters, reconciles }: Command
   });
   register('reconcileStudio.loadManifests', () => clusters.loadWorkspaceManifests());
   register('reconcileStudio.connectContext', async () => {
+    // @kubernetes/client-node is heavy to load: only when the user asks for a real cluster.
+    const { KubeconfigSource, kubeconfigContexts } = await import('./kubeconfigsource');
     const { contexts } = kubeconfigContexts();
     if (contexts.length === 0) throw new Error('No kubeconfig contexts found (KUBECONFIG or ~/.kube/config).');
     const pick = await vscode.window.showQuickPick(contexts, { title: 'Connect to a kubeconfig context' });
@@ -108,7 +108,7 @@ export function registerCommands({ context, log, clusters, reconciles }: Command
   });
   register('reconcileStudio.simulate', async (uri?: vscode.Uri) => {
     const module = await pickReconcilerModule(uri instanceof vscode.Uri ? uri : undefined);
-    if (module) await runSimulation(module, log);
+    if (module) await (await import('./simulate')).runSimulation(module, log);
   });
 
   // ---- Work Queue items

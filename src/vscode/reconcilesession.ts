@@ -8,11 +8,11 @@ import * as vscode from 'vscode';
 import type { Cluster } from '../cluster/cluster';
 import type { TypeRef } from '../cluster/types';
 import type { DebuggerState, WebviewMessage } from '../protocol';
-import { loadReconciler, type LoadedReconciler } from '../runtime/loader';
-import { Manager } from '../runtime/manager';
+import type { LoadedReconciler } from '../runtime/loader';
+import type { Manager } from '../runtime/manager';
 import type { ClusterSession } from './clustersession';
 import type { DebuggerBackend } from './debuggerpanel';
-import { DebuggerModel } from './model/debuggermodel';
+import type { DebuggerModel } from './model/debuggermodel';
 import type { QueueSnapshot } from './model/queuetree';
 import type { Logger } from './output';
 import type { QueueTreeProvider } from './queuetree';
@@ -60,6 +60,8 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     const cluster = await this.clusters.startEmbedded();
     const file = uri.fsPath;
     this.log.info(`loading reconciler ${file}`);
+    // The runtime is loaded on first use, not at activation.
+    const { loadReconciler, Manager, DebuggerModel } = await import('./engine');
     let loaded: LoadedReconciler;
     try {
       loaded = await loadReconciler(file, { isolate: true });

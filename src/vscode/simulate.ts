@@ -4,14 +4,13 @@
  * the same readable report `reconcile-studio simulate` prints.
  */
 import * as vscode from 'vscode';
-import { formatReport } from '../cli/simulate';
-import { simulate } from '../runtime/simulation';
 import { workspaceManifestPaths } from './manifestpaths';
 import type { Logger } from './output';
 import { readSettings } from './settings';
 
 export async function runSimulation(module: vscode.Uri, log: Logger, durationMs = 10 * 60_000): Promise<void> {
   if (!vscode.workspace.isTrusted) throw new Error('This workspace is not trusted: its reconcilers do not run.');
+  const { simulate, formatReport } = await import('./engine');
   const manifests = await workspaceManifestPaths(readSettings().manifests);
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Simulating ${vscode.workspace.asRelativePath(module)} for ${durationMs / 60_000} minutes of controller time` },

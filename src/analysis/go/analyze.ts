@@ -1,11 +1,17 @@
 /**
  * Runs every Go rule over one package and turns their reports into Findings. A helper reached
  * from two reconcilers is checked twice, so identical findings are merged here.
+ *
+ * Rules run one reconciler at a time, and the server keeps each reconciler's reports in a cache
+ * along with every package lookup made while producing them (which helper a call resolved to,
+ * which struct a type name meant). After an edit, a reconciler whose functions were not touched
+ * (tree.ts reuses their nodes) and whose lookups still give the same answers is not re-analyzed:
+ * its reports are published again, at their new offsets.
  */
 import type { Finding } from '../diagnostics';
 import { ruleMeta } from '../rules';
 import { GoPackage, type GoFile, type TypeIndex } from './package';
-import { findReconcilers } from './reconcilers';
+import { buildReconciler, reconcileRoots, type Reconciler } from './reconcilers';
 import type { GoRule, GoReport } from './rule';
 import { blockingSleep } from './rules/blocking-sleep';
 import { forbiddenSwallowed } from './rules/forbidden-swallowed';
@@ -33,6 +39,22 @@ export const GO_RULES: GoRule[] = [
   forbiddenSwallowed,
 ];
 
+interface RuleReport extends GoReport {
+  rule: string;
+}
+
+interface CachedReconciler {
+  rec: Reconciler;
+  /** package lookups made while analyzing it, with their answers */
+  deps: Map<string, string>;
+  reports: RuleReport[];
+}
+
+/** Per-document memory of reconciler analyses, keyed by the Reconcile declaration node. */
+export class GoAnalysisCache {
+  entries = new Map<number, CachedReconciler>();
+}
+
 export interface GoAnalyzeOptions {
   /** struct types from outside the package (API types); defaults to the package's own */
   types?: TypeIndex;
@@ -40,30 +62,68 @@ export interface GoAnalyzeOptions {
   rules?: ReadonlySet<string>;
   /** report only findings in these files (the rest of the package is context) */
   reportFiles?: ReadonlySet<string>;
+  cache?: GoAnalysisCache;
+}
+
+function analyzeReconciler(pkg: GoPackage, decl: Parameters<typeof buildReconciler>[1], request: string, rules: GoRule[]): CachedReconciler | null {
+  const deps = new Map<string, string>();
+  pkg.recorder = deps;
+  try {
+    const rec = buildReconciler(pkg, decl, request);
+    if (!rec) return null;
+    const reports: RuleReport[] = [];
+    for (const rule of rules) {
+      rule.check({ pkg, reconcilers: [rec], report: (r) => reports.push({ ...r, rule: rule.id }) });
+    }
+    return { rec, deps, reports };
+  } finally {
+    pkg.recorder = null;
+  }
 }
 
 export function analyzeGoPackage(files: GoFile[], options: GoAnalyzeOptions = {}): Finding[] {
   const pkg = new GoPackage(files, options.types);
-  const reconcilers = findReconcilers(pkg);
-  if (reconcilers.length === 0) return [];
-  const out = new Map<string, Finding>();
-  for (const rule of GO_RULES) {
-    if (options.rules && !options.rules.has(rule.id)) continue;
-    const report = (r: GoReport): void => {
-      if (options.reportFiles && !options.reportFiles.has(r.file.path)) return;
-      const [start, end] = r.span ?? [r.node.startIndex, r.node.endIndex];
-      const finding: Finding = {
-        file: r.file.path,
-        rule: rule.id,
-        severity: ruleMeta(rule.id)?.defaultSeverity ?? 'warning',
-        message: r.message,
-        range: r.file.lines.range(start, end),
-        fixes: r.fixes ?? [],
-      };
-      const key = `${finding.file}:${start}:${end}:${rule.id}`;
-      if (!out.has(key)) out.set(key, finding);
-    };
-    rule.check({ pkg, reconcilers, report });
+  const rules = options.rules ? GO_RULES.filter((r) => options.rules!.has(r.id)) : GO_RULES;
+  const cache = options.rules ? undefined : options.cache;
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  const next = new Map<number, CachedReconciler>();
+  const reports: RuleReport[] = [];
+  for (const { decl, request } of reconcileRoots(pkg)) {
+    let entry = cache?.entries.get(decl.node.id);
+    if (entry && pkg.answersLike(entry.deps)) {
+      // Same nodes, same answers: point its functions at this analysis's files and reuse.
+      for (const fn of entry.rec.funcs) {
+        const file = byPath.get(fn.file.path);
+        if (file) {
+          fn.file = file;
+          fn.decl = { ...fn.decl, file };
+        }
+      }
+    } else {
+      entry = analyzeReconciler(pkg, decl, request, rules) ?? undefined;
+    }
+    if (!entry) continue;
+    next.set(decl.node.id, entry);
+    reports.push(...entry.reports);
   }
+  if (cache) cache.entries = next;
+
+  const out = new Map<string, Finding>();
+  for (const r of reports) {
+    const file = byPath.get(r.file.path) ?? r.file;
+    if (options.reportFiles && !options.reportFiles.has(file.path)) continue;
+    const [start, end] = r.span ?? [r.node.startIndex, r.node.endIndex];
+    const key = `${file.path}:${start}:${end}:${r.rule}`;
+    if (out.has(key)) continue;
+    out.set(key, {
+      file: file.path,
+      rule: r.rule,
+      severity: ruleMeta(r.rule)?.defaultSeverity ?? 'warning',
+      message: r.message,
+      range: file.lines.range(start, end),
+      fixes: r.fixes ? r.fixes() : [],
+    });
+  }
+  // Report in rule-registry order within a position, as before caching.
   return [...out.values()];
 }

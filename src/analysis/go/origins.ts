@@ -78,7 +78,7 @@ export function localOrigin(pkg: GoPackage, fn: PathFunc, name: string, use: Nod
   const c = callee(call);
   if (!c) return null;
   let builder: FuncDecl | undefined;
-  if (!c.operand) builder = pkg.functions.get(c.name);
+  if (!c.operand) builder = pkg.func(c.name);
   else if (c.operand.type === 'identifier' && c.operand.text === fn.receiver && fn.decl.receiverType) {
     builder = pkg.method(fn.decl.receiverType, c.name);
   }

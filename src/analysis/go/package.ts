@@ -19,6 +19,8 @@ export interface GoFile {
 }
 
 export interface StructInfo {
+  /** the declaration's source text: what a cached result compares to know it still holds */
+  text: string;
   /** field name → the type's source text */
   fields: Map<string, string>;
   /** embedded types' source text, e.g. `client.Client` */
@@ -42,7 +44,7 @@ export class TypeIndex {
       const name = field(spec, 'name')?.text;
       const type = field(spec, 'type');
       if (!name || !type || type.type !== 'struct_type') continue;
-      this.structs.set(name, readStruct(type));
+      this.structs.set(name, readStruct(type, spec.text));
     }
   }
 
@@ -55,8 +57,8 @@ export class TypeIndex {
   }
 }
 
-function readStruct(type: Node): StructInfo {
-  const info: StructInfo = { fields: new Map(), embedded: [] };
+function readStruct(type: Node, text: string): StructInfo {
+  const info: StructInfo = { text, fields: new Map(), embedded: [] };
   for (const decl of descendants(type, 'field_declaration')) {
     // Nested struct literals also hold field_declarations; keep only this struct's own.
     if (decl.parent?.parent?.id !== type.id) continue;
@@ -94,8 +96,50 @@ export class GoPackage {
     }
   }
 
+  /**
+   * When set, every lookup below is written down with its answer, so a cached analysis of a
+   * reconciler can later check that the package still answers the same way (see analyze.ts).
+   */
+  recorder: Map<string, string> | null = null;
+
   method(receiverType: string, name: string): FuncDecl | undefined {
-    return this.methods.get(`${receiverType}.${name}`);
+    const d = this.methods.get(`${receiverType}.${name}`);
+    this.recorder?.set(`m:${receiverType}.${name}`, d ? String(d.node.id) : '');
+    return d;
+  }
+
+  func(name: string): FuncDecl | undefined {
+    const d = this.functions.get(name);
+    this.recorder?.set(`f:${name}`, d ? String(d.node.id) : '');
+    return d;
+  }
+
+  struct(name: string | null): StructInfo | undefined {
+    const s = this.types.struct(name);
+    if (name) this.recorder?.set(`s:${name}`, s?.text ?? '');
+    return s;
+  }
+
+  /** Does the package still give these answers? */
+  answersLike(recorded: Map<string, string>): boolean {
+    const saved = this.recorder;
+    this.recorder = null;
+    try {
+      for (const [key, answer] of recorded) {
+        const kind = key[0];
+        const name = key.slice(2);
+        let now: string;
+        if (kind === 's') now = this.types.struct(name)?.text ?? '';
+        else {
+          const d = kind === 'f' ? this.functions.get(name) : this.methods.get(name);
+          now = d ? String(d.node.id) : '';
+        }
+        if (now !== answer) return false;
+      }
+      return true;
+    } finally {
+      this.recorder = saved;
+    }
   }
 
   allFuncs(): FuncDecl[] {

@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
 import type { Language, Parser, Tree } from 'web-tree-sitter';
 // `require`, not `import`: esbuild then picks the package's CommonJS build. Its ESM build reads
 // import.meta.url, which is empty in our CommonJS bundles (dist/server.js, dist/cli.js).
-import TreeSitter = require('web-tree-sitter');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const TreeSitter = require('web-tree-sitter') as typeof import('web-tree-sitter');
 
 /** Finds `file` next to the bundle or under node_modules/`pkg` in this or a parent directory. */
 export function locateAsset(file: string, pkg: string, from: string = __dirname): string {

@@ -87,10 +87,19 @@ function isReconcileMethod(node: Node): { request: string } | null {
 
 export function findReconcilers(pkg: GoPackage): Reconciler[] {
   const out: Reconciler[] = [];
+  for (const { decl, request } of reconcileRoots(pkg)) {
+    const built = buildReconciler(pkg, decl, request);
+    if (built) out.push(built);
+  }
+  return out;
+}
+
+/** Every Reconcile method of the package, with its Request parameter's name. */
+export function reconcileRoots(pkg: GoPackage): { decl: FuncDecl; request: string }[] {
+  const out: { decl: FuncDecl; request: string }[] = [];
   for (const decl of pkg.methods.values()) {
     const rec = isReconcileMethod(decl.node);
-    const built = rec ? buildReconciler(pkg, decl, rec.request) : null;
-    if (built) out.push(built);
+    if (rec) out.push({ decl, request: rec.request });
   }
   return out;
 }
@@ -102,7 +111,7 @@ function makePathFunc(pkg: GoPackage, decl: FuncDecl, isRoot: boolean): PathFunc
   const clientIdents = new Set<string>();
   const clientFields = new Set<string>();
   if (recv?.name) {
-    const struct = pkg.types.struct(recv.type);
+    const struct = pkg.struct(recv.type);
     if (struct) {
       if (struct.embedded.some((t) => CLIENT_TYPE.test(t))) clientIdents.add(recv.name);
       for (const [name, type] of struct.fields) if (CLIENT_TYPE.test(type)) clientFields.add(name);
@@ -208,7 +217,7 @@ export function localVarType(fn: PathFunc, name: string): string | null {
   return null;
 }
 
-function buildReconciler(pkg: GoPackage, decl: FuncDecl, request: string): Reconciler | null {
+export function buildReconciler(pkg: GoPackage, decl: FuncDecl, request: string): Reconciler | null {
   const root = makePathFunc(pkg, decl, true);
   if (!root) return null;
   let objectType: string | null = null;
@@ -258,7 +267,7 @@ function buildReconciler(pkg: GoPackage, decl: FuncDecl, request: string): Recon
 function resolveCall(pkg: GoPackage, fn: PathFunc, call: Node): FuncDecl | undefined {
   const c = callee(call);
   if (!c) return undefined;
-  if (!c.operand) return pkg.functions.get(c.name);
+  if (!c.operand) return pkg.func(c.name);
   if (c.operand.type === 'identifier' && c.operand.text === fn.receiver && fn.decl.receiverType) {
     return pkg.method(fn.decl.receiverType, c.name);
   }

@@ -11,7 +11,11 @@ export interface GoReport {
   file: GoFile;
   node: Node;
   message: string;
-  fixes?: Fix[];
+  /**
+   * Quick fixes, built when the finding is published: a cached report is published again after
+   * edits elsewhere in the file, so edits must be computed from the file as it is then.
+   */
+  fixes?: () => Fix[];
   /** report a narrower span than the node, as offsets into the file */
   span?: [number, number];
 }

@@ -4,7 +4,7 @@
  * client (`ctx.client`, or a variable taken from it), and which variables hold the reconciled
  * object (read with `client.get(type, req)`). Syntax only: no type checker, so it stays fast.
  */
-import ts = require('typescript');
+import * as ts from 'typescript';
 
 export interface TsPathFunc {
   node: ts.FunctionLikeDeclaration;

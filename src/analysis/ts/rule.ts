@@ -1,5 +1,5 @@
 /** What a TypeScript rule receives and how it reports. */
-import type ts = require('typescript');
+import type * as ts from 'typescript';
 import type { TsReconciler } from './reconcilers';
 
 export interface TsRuleContext {

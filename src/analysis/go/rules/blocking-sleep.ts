@@ -40,7 +40,7 @@ export const blockingSleep: GoRule = {
             file: fn.file,
             node: what === '<-time.After' ? call.parent! : call,
             message: `${what} holds this reconcile worker for the whole wait and the wait is lost on restart; return a Result with RequeueAfter instead.`,
-            fixes: what === 'time.Sleep' ? fixesFor(fn, call) : [],
+            fixes: () => (what === 'time.Sleep' ? fixesFor(fn, call) : []),
           });
         }
       }

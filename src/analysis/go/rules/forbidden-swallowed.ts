@@ -32,7 +32,7 @@ export const forbiddenSwallowed: GoRule = {
             node: last,
             message:
               'A Forbidden (quota or RBAC) error is turned into success with no requeue, so nothing retries until an unrelated event; return the error or a Result with RequeueAfter.',
-            fixes: fixesFor(fn, lit),
+            fixes: () => fixesFor(fn, lit),
           });
         }
       }

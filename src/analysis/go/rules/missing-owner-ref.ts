@@ -52,7 +52,7 @@ export const missingOwnerRef: GoRule = {
             file: fn.file,
             node: cc.call,
             message: `${child} (${origin.typeName}) is created without a controller owner reference, so it is not garbage-collected with its owner and its changes do not trigger a reconcile; call SetControllerReference before Create.`,
-            fixes: fixesFor(ctx.pkg, fn, cc.call, child),
+            fixes: () => fixesFor(ctx.pkg, fn, cc.call, child),
           });
         }
       }
@@ -62,7 +62,7 @@ export const missingOwnerRef: GoRule = {
 
 function schemeExpr(pkg: GoPackage, fn: PathFunc): string | null {
   if (!fn.receiver || !fn.decl.receiverType) return null;
-  const struct = pkg.types.struct(fn.decl.receiverType);
+  const struct = pkg.struct(fn.decl.receiverType);
   if (struct?.fields.has('Scheme')) return `${fn.receiver}.Scheme`;
   if (fn.clientIdents.has(fn.receiver)) return `${fn.receiver}.Scheme()`;
   if (fn.clientFields.has('Client')) return `${fn.receiver}.Client.Scheme()`;

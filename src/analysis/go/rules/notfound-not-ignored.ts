@@ -53,7 +53,7 @@ export const notfoundNotIgnored: GoRule = {
           file: fn.file,
           node: ret,
           message: `When ${v} has been deleted this Get returns NotFound, and returning it fails the reconcile and retries with backoff for nothing; return client.IgnoreNotFound(${handled.err}).`,
-          fixes: fixesFor(fn, ret),
+          fixes: () => fixesFor(fn, ret),
         });
       }
     }

@@ -15,8 +15,8 @@ function bare(typeText: string | undefined): string | null {
 }
 
 function hasObservedGeneration(pkg: GoPackage, objectType: string | null): boolean {
-  const obj = pkg.types.struct(objectType);
-  const status = pkg.types.struct(bare(obj?.fields.get('Status')));
+  const obj = pkg.struct(objectType);
+  const status = pkg.struct(bare(obj?.fields.get('Status')));
   return !!status?.fields.has('ObservedGeneration');
 }
 
@@ -37,7 +37,8 @@ export const observedGeneration: GoRule = {
             file: fn.file,
             node: cc.call,
             message: `${rec.objectType}'s status has ObservedGeneration but this write never sets it, so clients cannot tell whether the status reflects the latest spec; set ${v}.Status.ObservedGeneration = ${v}.Generation.`,
-            fixes: stmt
+            fixes: () =>
+              stmt
               ? [
                   fix(
                     'Set ObservedGeneration before writing status',

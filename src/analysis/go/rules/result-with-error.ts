@@ -72,7 +72,7 @@ export const resultWithError: GoRule = {
             file: fn.file,
             node: lit,
             message: `controller-runtime ignores ${lit.text} when an error is returned and requeues with backoff instead; return ${type}{} with the error, or the Result with nil.`,
-            fixes: [fix('Drop the Result returned beside the error', replaceNode(fn.file, lit, `${type}{}`))],
+            fixes: () => [fix('Drop the Result returned beside the error', replaceNode(fn.file, lit, `${type}{}`))],
           });
         }
       }

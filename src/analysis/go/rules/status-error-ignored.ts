@@ -26,7 +26,7 @@ export const statusErrorIgnored: GoRule = {
             file: fn.file,
             node: cc.call,
             message: message(cc.method),
-            fixes: fixesFor(fn, verdict, cc.call),
+            fixes: () => fixesFor(fn, verdict, cc.call),
           });
         }
       }

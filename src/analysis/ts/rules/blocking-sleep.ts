@@ -3,7 +3,7 @@
  * (node:timers/promises) or `await sleep(ms)` where sleep is such a wrapper in the same file. The
  * reconcile holds its worker for the whole wait; return { requeueAfter: ms } instead.
  */
-import ts = require('typescript');
+import * as ts from 'typescript';
 import { forEachDescendant, skipParens } from '../reconcilers';
 import type { TsRule } from '../rule';
 

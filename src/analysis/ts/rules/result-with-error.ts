@@ -3,7 +3,7 @@
  * reconcile either returns a Result or throws; a return in `finally` silently replaces the thrown
  * error with the Result, so the failure is neither logged nor retried with backoff.
  */
-import ts = require('typescript');
+import * as ts from 'typescript';
 import { forEachDescendant } from '../reconcilers';
 import type { TsRule } from '../rule';
 

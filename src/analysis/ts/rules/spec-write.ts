@@ -3,7 +3,7 @@
  * `client.get(type, req)`) and the same object written back with update/patch. Each write of the
  * spec is a new generation and a new reconcile.
  */
-import ts = require('typescript');
+import * as ts from 'typescript';
 import { clientCalls, forEachDescendant, skipParens } from '../reconcilers';
 import type { TsRule } from '../rule';
 

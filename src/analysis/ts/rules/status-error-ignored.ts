@@ -3,7 +3,7 @@
  * awaited nor returned, is voided, or whose rejection is swallowed by `.catch(() => undefined)` or
  * an empty `catch {}`. The failure is lost and the next reconcile reads a stale status.
  */
-import ts = require('typescript');
+import * as ts from 'typescript';
 import { clientCalls } from '../reconcilers';
 import type { TsRule } from '../rule';
 

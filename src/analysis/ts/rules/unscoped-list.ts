@@ -2,7 +2,7 @@
  * unscoped-list (TypeScript): `client.list(type)` with no options, or options without namespace,
  * labelSelector or fieldSelector. Every object of the kind is read on each reconcile.
  */
-import ts = require('typescript');
+import * as ts from 'typescript';
 import { clientCalls, skipParens } from '../reconcilers';
 import type { TsRule } from '../rule';
 

@@ -1,0 +1,13 @@
+/**
+ * Everything heavy the editor uses, behind one door: the fake cluster, its HTTPS server, the
+ * runtime and the simulator. Bundled as dist/engine.js and loaded on first use (starting the
+ * cluster, running a reconciler), so that activating the extension costs milliseconds.
+ */
+export { Cluster } from '../cluster/cluster';
+export { loadManifests } from '../cluster/manifests';
+export { startServer } from '../cluster/server';
+export { loadReconciler } from '../runtime/loader';
+export { Manager } from '../runtime/manager';
+export { simulate } from '../runtime/simulation';
+export { formatReport } from '../cli/simulate';
+export { DebuggerModel } from './model/debuggermodel';

@@ -1,0 +1,111 @@
+/**
+ * A new user's first session, end to end in a real VS Code (code-server) and Chromium: open the
+ * sample, start the fake cluster, see the WebApps and their phases, open the debugger, step a
+ * reconcile through its phases until the quota outcome shows, see the waiting request in the Work
+ * Queue, and open the Go controller to see its diagnostics. Assertions are on what a person sees.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Frame } from 'playwright-core';
+import { launchWorkbench, withScreenshotOnFailure, type Workbench } from './workbench';
+
+describe('a new user on the sample operator', { timeout: 400_000 }, () => {
+  let wb: Workbench;
+  let debuggerFrame: Frame;
+
+  before(async () => {
+    wb = await launchWorkbench({ settings: { 'reconcileStudio.cluster.podReadyDelayMs': 500 } });
+    await wb.openView('Reconcile Studio');
+  });
+
+  after(async () => {
+    await wb?.close();
+  });
+
+  it('starts the fake cluster and sees the WebApps with their status', async () => {
+    await withScreenshotOnFailure(wb, 'newuser-cluster', async () => {
+      const sidebar = wb.page.locator('.sidebar');
+      await sidebar.getByRole('button', { name: 'Start Fake Cluster' }).first().click();
+      const tree = sidebar.locator('[id="workbench.view.extension.reconcileStudio"] .monaco-list').first();
+      await tree.getByText('WebApp', { exact: true }).waitFor({ timeout: 60_000 });
+      await tree.getByText('shop', { exact: true }).waitFor({ timeout: 30_000 });
+      await tree.getByText('blog', { exact: true }).waitFor();
+      // Before any reconciler runs, the WebApps have no status yet: the view says so.
+      const shopRow = tree.locator('.monaco-list-row', { hasText: 'shop' }).first();
+      assert.match((await shopRow.textContent()) ?? '', /no status yet|Running|QuotaExceeded/);
+    });
+  });
+
+  it('opens the Reconcile Debugger held at the first phase of the first request', async () => {
+    await withScreenshotOnFailure(wb, 'newuser-debugger', async () => {
+      await wb.runCommand('Reconcile Studio: Open Reconcile Debugger');
+      debuggerFrame = await wb.findFrame('.pipeline', 60_000);
+      await debuggerFrame.locator('.status-held').waitFor({ timeout: 60_000 });
+      const current = debuggerFrame.locator('.phase.current');
+      assert.equal(await current.count(), 1);
+      assert.match(await debuggerFrame.locator('.status').innerText(), /Held at \w+ of default\/(shop|blog)/);
+    });
+  });
+
+  it('steps a reconcile through its phases to its result', async () => {
+    await withScreenshotOnFailure(wb, 'newuser-step', async () => {
+      const seen = new Set<string>();
+      const step = debuggerFrame.getByRole('button', { name: 'Step' });
+      for (let i = 0; i < 40; i++) {
+        const phase = await debuggerFrame.locator('.phase.current').getAttribute('data-phase').catch(() => null);
+        if (phase) seen.add(phase);
+        if (phase === 'result' && seen.has('read') && seen.has('write')) break;
+        await step.click();
+        await debuggerFrame.locator('.status-held').waitFor({ timeout: 30_000 });
+      }
+      for (const p of ['dequeue', 'reconcile', 'read', 'diff', 'write', 'result']) assert.ok(seen.has(p), `stepped through ${p}`);
+      const result = debuggerFrame.locator('.result');
+      await result.getByText('The queue will').waitFor();
+      const calls = debuggerFrame.locator('.calls');
+      assert.match((await calls.innerText()) ?? '', /create/);
+      await wb.screenshot('debugger');
+    });
+  });
+
+  it('continues until the quota conflict shows as a finding', async () => {
+    await withScreenshotOnFailure(wb, 'newuser-quota', async () => {
+      await debuggerFrame.getByRole('button', { name: 'Continue' }).click();
+      const finding = debuggerFrame.locator('.finding-quota-conflict');
+      await finding.waitFor({ timeout: 90_000 });
+      assert.match(await finding.innerText(), /exceeded quota: compute/);
+    });
+  });
+
+  it('shows waiting requests with their time left and why in the Work Queue', async () => {
+    await withScreenshotOnFailure(wb, 'newuser-queue', async () => {
+      const queue = wb.page.locator('.sidebar .pane', { hasText: 'Work Queue' }).last();
+      await queue.getByText('Waiting', { exact: true }).waitFor({ timeout: 30_000 });
+      await queue.locator('.monaco-list-row', { hasText: /in [\d.]+m?\d*s? · requeueAfter|backoff/ }).first().waitFor({ timeout: 60_000 });
+      await wb.screenshot('sidebar');
+    });
+  });
+
+  it('opens the Go controller and sees its diagnostics in Problems, then applies a quick fix', async () => {
+    await withScreenshotOnFailure(wb, 'newuser-diagnostics', async () => {
+      await wb.page.keyboard.press('Control+P');
+      const input = wb.page.locator('.quick-input-widget input');
+      await input.fill('webapp_controller.go');
+      await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'webapp_controller.go' }).first().waitFor();
+      await input.press('Enter');
+      await wb.runCommand('View: Focus Problems');
+      const problems = wb.page.locator('.markers-panel');
+      await problems.getByText(/status-error-ignored/).first().waitFor({ timeout: 60_000 });
+      await problems.getByText(/update-unfetched/).first().waitFor();
+      await wb.screenshot('problems');
+      // Go to the first problem and apply its quick fix; the ignored status write disappears.
+      await problems.locator('.monaco-list-row', { hasText: /status-error-ignored/ }).first().click();
+      const ignored = wb.page.locator('.monaco-editor .view-line').filter({ hasText: /_\s=\sr\.Status\(\)\.Update/ });
+      await ignored.first().waitFor({ timeout: 15_000 });
+      await wb.page.keyboard.press('Control+.');
+      const fix = wb.page.locator('.action-widget .action-item, .context-view .monaco-list-row').filter({ hasText: /status/i }).first();
+      await fix.waitFor({ timeout: 15_000 });
+      await fix.click();
+      await ignored.first().waitFor({ state: 'detached', timeout: 15_000 });
+    });
+  });
+});
