@@ -43,7 +43,9 @@ function bigFile(lines: number): string {
   const head = seed.slice(0, seed.indexOf('type MyReconciler'));
   let out = head;
   for (let i = 0; out.split('\n').length < lines; i++) {
-    out += body.replaceAll('MyReconciler', `R${i}Reconciler`).replaceAll('buildDesiredDeployment', `build${i}`);
+    out += body
+      .replaceAll('MyReconciler', `R${i}Reconciler`)
+      .replaceAll('buildDesiredDeployment', `build${i}`);
   }
   return out;
 }
@@ -60,7 +62,9 @@ async function main(): Promise<void> {
       analyzeGoPackage([{ path: 'x.go', text, tree, root, lines: new LineIndex(text) }]);
     }, runs);
     tree.delete();
-    console.log(`  ${label.padEnd(34)} parse ${parse.toFixed(3)} ms  analysis ${analyze.toFixed(3)} ms  ratio ${(analyze / parse).toFixed(2)}×`);
+    console.log(
+      `  ${label.padEnd(34)} parse ${parse.toFixed(3)} ms  analysis ${analyze.toFixed(3)} ms  ratio ${(analyze / parse).toFixed(2)}×`,
+    );
     return parse;
   };
   console.log('analysis vs tree-sitter parse of the same file (median)');
@@ -71,7 +75,9 @@ async function main(): Promise<void> {
   {
     const parse = compare(`generated ${big.split('\n').length}-line file`, big, 50);
 
-    console.log('\nre-analysis after a one-character edit (1,000-line file, incremental parse + rules)');
+    console.log(
+      '\nre-analysis after a one-character edit (1,000-line file, incremental parse + rules)',
+    );
     const ws = new Workspace(a);
     const path = '/virtual/big_controller.go';
     ws.openDocument(path, 'go', 1, big);
@@ -88,18 +94,26 @@ async function main(): Promise<void> {
       ws.changeDocument(path, version++, [{ range, text: toggle ? 'x' : '' }]);
       ws.analyze(path, {});
     }, 200);
-    console.log(`  edit + incremental re-analysis ${edit.toFixed(3)} ms  (goal ≤ 10 ms: ${(edit / 10).toFixed(2)}× of the budget; full parse ${parse.toFixed(3)} ms)`);
+    console.log(
+      `  edit + incremental re-analysis ${edit.toFixed(3)} ms  (goal ≤ 10 ms: ${(edit / 10).toFixed(2)}× of the budget; full parse ${parse.toFixed(3)} ms)`,
+    );
     ws.dispose();
   }
 
   console.log('\nworkspace of 200 controller files (lint: read, parse, analyze)');
   const dir = mkdtempSync(join(tmpdir(), 'rs-bench-'));
   try {
-    const sources = ['seed_controller.go', 'kubebuilder_good_controller.go', 'scaffold_controller.go'].map((n) => readFileSync(join(FIX, n), 'utf8'));
+    const sources = [
+      'seed_controller.go',
+      'kubebuilder_good_controller.go',
+      'scaffold_controller.go',
+    ].map((n) => readFileSync(join(FIX, n), 'utf8'));
     for (let i = 0; i < 200; i++) {
       const pkg = join(dir, `pkg${i % 40}`);
       mkdirSync(pkg, { recursive: true });
-      const src = sources[i % sources.length].replace(/(\w+)Reconciler\b/g, `$1${i}Reconciler`).replace(/buildDesiredDeployment/g, `build${i}`);
+      const src = sources[i % sources.length]
+        .replace(/(\w+)Reconciler\b/g, `$1${i}Reconciler`)
+        .replace(/buildDesiredDeployment/g, `build${i}`);
       writeFileSync(join(pkg, `c${i}_controller.go`), src);
     }
     await lintPaths([dir]);
@@ -110,7 +124,9 @@ async function main(): Promise<void> {
     const parseAll = time(() => {
       for (let i = 0; i < 200; i++) a.parseGo('x.go', texts[i % texts.length]).tree.delete();
     }, 5);
-    console.log(`  200 files: ${total.toFixed(0)} ms total, ${(total / 200).toFixed(2)} ms per file, ${findings.length} findings; parsing alone ${parseAll.toFixed(0)} ms (ratio ${(total / parseAll).toFixed(2)}×)`);
+    console.log(
+      `  200 files: ${total.toFixed(0)} ms total, ${(total / 200).toFixed(2)} ms per file, ${findings.length} findings; parsing alone ${parseAll.toFixed(0)} ms (ratio ${(total / parseAll).toFixed(2)}×)`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

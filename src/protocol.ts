@@ -110,6 +110,8 @@ export interface DebuggerState {
   /** A sentence for the status line (what is happening, or what went wrong). */
   message: string;
   reconciler: string | null;
+  /** Clock time the session started; the panel shows times relative to it. */
+  origin: number;
   now: number;
   current: ReconcileView | null;
   history: ReconcileSummary[];
@@ -165,6 +167,7 @@ export function emptyDebuggerState(): DebuggerState {
     status: 'idle',
     message: 'No reconcile session yet.',
     reconciler: null,
+    origin: 0,
     now: 0,
     current: null,
     history: [],

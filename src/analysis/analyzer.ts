@@ -6,7 +6,7 @@
 import type { Parser, Tree } from 'web-tree-sitter';
 import { compareFindings, type Finding } from './diagnostics';
 import { languageOf } from './files';
-import { analyzeGoPackage } from './go/analyze';
+import { analyzeGoPackage, type GoAnalysisCache } from './go/analyze';
 import { TypeIndex, type GoFile } from './go/package';
 import { createGoParser, parseGo } from './go/parser';
 import { TreeCopier } from './go/tree';
@@ -33,7 +33,12 @@ export class Analyzer {
    * Parses a Go file; pass the previous tree, already `edit()`ed, to parse incrementally, and the
    * document's TreeCopier so unchanged declarations are not copied again.
    */
-  parseGo(path: string, text: string, old?: Tree | null, copier: TreeCopier = new TreeCopier()): GoFile {
+  parseGo(
+    path: string,
+    text: string,
+    old?: Tree | null,
+    copier: TreeCopier = new TreeCopier(),
+  ): GoFile {
     const tree = parseGo(this.parser, text, old);
     return { path, text, tree, root: copier.copy(tree, text), lines: new LineIndex(text) };
   }
@@ -42,8 +47,19 @@ export class Analyzer {
    * Analyzes a Go package. `report` limits findings to some files (the others are context for
    * following helpers); `types` supplies API struct types declared in other packages.
    */
-  analyzeGo(files: GoFile[], options: SelectionOptions & { report?: ReadonlySet<string>; types?: TypeIndex } = {}): Finding[] {
-    const raw = analyzeGoPackage(files, { types: options.types, reportFiles: options.report });
+  analyzeGo(
+    files: GoFile[],
+    options: SelectionOptions & {
+      report?: ReadonlySet<string>;
+      types?: TypeIndex;
+      cache?: GoAnalysisCache;
+    } = {},
+  ): Finding[] {
+    const raw = analyzeGoPackage(files, {
+      types: options.types,
+      reportFiles: options.report,
+      cache: options.cache,
+    });
     return select(raw, new Map(files.map((f) => [f.path, f.text])), options);
   }
 
@@ -65,7 +81,11 @@ export class Analyzer {
 }
 
 /** Applies rule selection, severities from settings and suppression comments. */
-export function select(findings: Finding[], texts: Map<string, string>, options: SelectionOptions): Finding[] {
+export function select(
+  findings: Finding[],
+  texts: Map<string, string>,
+  options: SelectionOptions,
+): Finding[] {
   const supp = new Map<string, ReturnType<typeof suppressions>>();
   const out: Finding[] = [];
   for (const f of findings) {

@@ -18,10 +18,14 @@ export interface HoverResult {
 const CALL_HELP: Record<string, string> = {
   Get: 'Reads from the informer cache, not the API server: right after a write it may return the previous version. A NotFound here for the reconciled object usually means it was deleted: ignore it.',
   List: 'Reads from the informer cache. Without a namespace or selector it copies every object of the kind on each reconcile.',
-  Create: 'Creates the object. If the controller `Owns()` this kind and the object has a controller reference, the create event enqueues the owner again.',
-  Update: 'Writes the whole object with optimistic concurrency: it fails with Conflict if the cached copy was stale, and needs a resourceVersion. A spec change bumps `metadata.generation` and fires an event for this object, so the reconciled object reconciles again.',
-  Patch: 'Sends only the change (no resourceVersion needed unless optimistic locking is requested). A spec change bumps `metadata.generation` and fires a watch event.',
-  Delete: 'Deletes the object (finalizers may delay it). Owned children go with it through garbage collection.',
+  Create:
+    'Creates the object. If the controller `Owns()` this kind and the object has a controller reference, the create event enqueues the owner again.',
+  Update:
+    'Writes the whole object with optimistic concurrency: it fails with Conflict if the cached copy was stale, and needs a resourceVersion. A spec change bumps `metadata.generation` and fires an event for this object, so the reconciled object reconciles again.',
+  Patch:
+    'Sends only the change (no resourceVersion needed unless optimistic locking is requested). A spec change bumps `metadata.generation` and fires a watch event.',
+  Delete:
+    'Deletes the object (finalizers may delay it). Owned children go with it through garbage collection.',
   DeleteAllOf: 'Deletes every object matching the options: scope it with a namespace and labels.',
   Apply: 'Server-side apply: the API server merges the fields this field manager owns.',
 };
@@ -31,25 +35,61 @@ const STATUS_HELP =
 
 /** Marker prefixes, longest first, with what controller-gen does with them. */
 const MARKERS: [string, string][] = [
-  ['+kubebuilder:rbac', 'RBAC marker: controller-gen adds these verbs on these resources to the manager\'s ClusterRole (`make manifests`).'],
-  ['+kubebuilder:object:root', 'Marks a root API type (one with TypeMeta/ObjectMeta): controller-gen generates `DeepCopyObject` so it implements `runtime.Object`.'],
+  [
+    '+kubebuilder:rbac',
+    "RBAC marker: controller-gen adds these verbs on these resources to the manager's ClusterRole (`make manifests`).",
+  ],
+  [
+    '+kubebuilder:object:root',
+    'Marks a root API type (one with TypeMeta/ObjectMeta): controller-gen generates `DeepCopyObject` so it implements `runtime.Object`.',
+  ],
   ['+kubebuilder:object:generate', 'Turns DeepCopy generation on or off for this package or type.'],
-  ['+kubebuilder:subresource:status', 'Enables the `/status` subresource: status is written with `Status().Update/Patch`, and spec writes ignore status. Status writes do not bump generation.'],
-  ['+kubebuilder:subresource:scale', 'Enables the `/scale` subresource (for `kubectl scale` and the HPA).'],
-  ['+kubebuilder:resource', 'CRD resource settings: scope (Namespaced/Cluster), shortName, categories, path.'],
+  [
+    '+kubebuilder:subresource:status',
+    'Enables the `/status` subresource: status is written with `Status().Update/Patch`, and spec writes ignore status. Status writes do not bump generation.',
+  ],
+  [
+    '+kubebuilder:subresource:scale',
+    'Enables the `/scale` subresource (for `kubectl scale` and the HPA).',
+  ],
+  [
+    '+kubebuilder:resource',
+    'CRD resource settings: scope (Namespaced/Cluster), shortName, categories, path.',
+  ],
   ['+kubebuilder:printcolumn', 'Adds a column to `kubectl get` output for this kind.'],
   ['+kubebuilder:storageversion', 'Marks this version as the one objects are stored in etcd.'],
-  ['+kubebuilder:validation', 'OpenAPI validation in the CRD schema: the API server rejects objects that do not match, before your controller sees them.'],
-  ['+kubebuilder:default', 'Default value applied by the API server (structural schema defaulting) when the field is absent.'],
-  ['+kubebuilder:webhook', 'Webhook configuration: controller-gen writes the (Validating|Mutating)WebhookConfiguration entry.'],
-  ['+kubebuilder:pruning', 'Field pruning control: `PreserveUnknownFields` keeps fields not in the schema.'],
-  ['+kubebuilder', 'A kubebuilder / controller-gen marker: it changes generated code or manifests, not runtime behaviour.'],
-  ['+groupName', 'The API group of the types in this package (used in the CRD and the scheme registration).'],
+  [
+    '+kubebuilder:validation',
+    'OpenAPI validation in the CRD schema: the API server rejects objects that do not match, before your controller sees them.',
+  ],
+  [
+    '+kubebuilder:default',
+    'Default value applied by the API server (structural schema defaulting) when the field is absent.',
+  ],
+  [
+    '+kubebuilder:webhook',
+    'Webhook configuration: controller-gen writes the (Validating|Mutating)WebhookConfiguration entry.',
+  ],
+  [
+    '+kubebuilder:pruning',
+    'Field pruning control: `PreserveUnknownFields` keeps fields not in the schema.',
+  ],
+  [
+    '+kubebuilder',
+    'A kubebuilder / controller-gen marker: it changes generated code or manifests, not runtime behaviour.',
+  ],
+  [
+    '+groupName',
+    'The API group of the types in this package (used in the CRD and the scheme registration).',
+  ],
   ['+versionName', 'Overrides the API version name of this package.'],
   ['+optional', 'The field is optional in the CRD schema (not listed in `required`).'],
   ['+required', 'The field is required in the CRD schema.'],
   ['+nullable', 'The field accepts `null` in the CRD schema.'],
-  ['+listType', 'List semantics for server-side apply: `atomic`, `set` or `map` (with `+listMapKey`).'],
+  [
+    '+listType',
+    'List semantics for server-side apply: `atomic`, `set` or `map` (with `+listMapKey`).',
+  ],
   ['+listMapKey', 'The key field of a `+listType=map` list, for server-side apply merges.'],
   ['+mapType', 'Map semantics for server-side apply: `atomic` or `granular`.'],
   ['+structType', 'Struct semantics for server-side apply: `atomic` or `granular`.'],
@@ -61,13 +101,20 @@ export function markerHelp(comment: string): string | null {
   const m = /^\/\/\s*(\+[\w:.-]+)/.exec(comment);
   if (!m) return null;
   const marker = m[1];
-  const hit = MARKERS.find(([prefix]) => marker === prefix || marker.startsWith(`${prefix}:`) || marker.startsWith(`${prefix}=`));
+  const hit = MARKERS.find(
+    ([prefix]) =>
+      marker === prefix || marker.startsWith(`${prefix}:`) || marker.startsWith(`${prefix}=`),
+  );
   return hit ? `**\`${marker}\`** — ${hit[1]}` : null;
 }
 
 /** The text of docs/rules/<id>.md, looked up next to the bundle or in the repository. */
 export function ruleDoc(id: string, from: string = __dirname): string | null {
-  for (const base of [join(from, 'docs', 'rules'), join(from, '..', 'docs', 'rules'), join(from, '..', '..', 'docs', 'rules')]) {
+  for (const base of [
+    join(from, 'docs', 'rules'),
+    join(from, '..', 'docs', 'rules'),
+    join(from, '..', '..', 'docs', 'rules'),
+  ]) {
     const p = join(base, `${id}.md`);
     if (existsSync(p)) return readFileSync(p, 'utf8');
   }
@@ -79,7 +126,12 @@ function within(node: Node, offset: number): boolean {
 }
 
 /** Hover for Go: a marker comment, a finding's rule, or a client call on a reconcile path. */
-export function goHover(files: GoFile[], file: GoFile, offset: number, findings: Finding[]): HoverResult | null {
+export function goHover(
+  files: GoFile[],
+  file: GoFile,
+  offset: number,
+  findings: Finding[],
+): HoverResult | null {
   const pos = file.lines.position(offset);
   const finding = findings.find(
     (f) => f.file === file.path && inRange(f.range, pos.line, pos.character),
@@ -87,8 +139,11 @@ export function goHover(files: GoFile[], file: GoFile, offset: number, findings:
   if (finding) {
     const meta = ruleMeta(finding.rule);
     const doc = ruleDoc(finding.rule);
-    const body = doc ? stripTitle(doc) : meta?.summary ?? '';
-    return { markdown: `**${finding.rule}** — ${meta?.title ?? ''}\n\n${body}`, range: finding.range };
+    const body = doc ? stripTitle(doc) : (meta?.summary ?? '');
+    return {
+      markdown: `**${finding.rule}** — ${meta?.title ?? ''}\n\n${body}`,
+      range: finding.range,
+    };
   }
   const node = file.root.descendantForIndex(offset);
   if (node?.type === 'comment') {
@@ -128,4 +183,3 @@ function inRange(r: Range, line: number, ch: number): boolean {
 function stripTitle(md: string): string {
   return md.replace(/^# .*\n+/, '');
 }
-

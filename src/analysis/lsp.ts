@@ -41,7 +41,11 @@ export function toDiagnostic(f: Finding): Diagnostic {
  * Quick fixes for our diagnostics in a code-action request: each finding's own fixes, then a
  * suppression comment on the line above (indented like the line) for when the code is right.
  */
-export function codeActions(uri: string, diagnostics: Diagnostic[], lineText: (line: number) => string): CodeAction[] {
+export function codeActions(
+  uri: string,
+  diagnostics: Diagnostic[],
+  lineText: (line: number) => string,
+): CodeAction[] {
   const out: CodeAction[] = [];
   for (const d of diagnostics) {
     if (d.source !== SOURCE || typeof d.code !== 'string') continue;

@@ -21,7 +21,8 @@ export const RULES: RuleMeta[] = [
     id: 'spec-write',
     title: 'Reconcile writes the spec of the object it reconciles',
     defaultSeverity: 'error',
-    summary: 'Reconcile changes .Spec of the reconciled object and writes it back, which triggers another reconcile.',
+    summary:
+      'Reconcile changes .Spec of the reconciled object and writes it back, which triggers another reconcile.',
     languages: ['go', 'typescript'],
   },
   {
@@ -49,14 +50,16 @@ export const RULES: RuleMeta[] = [
     id: 'result-with-error',
     title: 'Result returned together with an error',
     defaultSeverity: 'warning',
-    summary: 'A non-zero Result returned with a non-nil error: controller-runtime ignores the Result.',
+    summary:
+      'A non-zero Result returned with a non-nil error: controller-runtime ignores the Result.',
     languages: ['go', 'typescript'],
   },
   {
     id: 'notfound-not-ignored',
     title: 'NotFound of the reconciled object returned as an error',
     defaultSeverity: 'warning',
-    summary: 'The Get of the reconciled object returns its NotFound error, so deletions are retried forever.',
+    summary:
+      'The Get of the reconciled object returns its NotFound error, so deletions are retried forever.',
     languages: ['go'],
   },
   {
@@ -114,7 +117,12 @@ export type SeverityConfig = Partial<Record<string, SeveritySetting>>;
 export function effectiveSeverity(id: string, config: SeverityConfig = {}): Severity | null {
   const setting = config[id];
   if (setting === 'off') return null;
-  if (setting === 'error' || setting === 'warning' || setting === 'information' || setting === 'hint') {
+  if (
+    setting === 'error' ||
+    setting === 'warning' ||
+    setting === 'information' ||
+    setting === 'hint'
+  ) {
     return setting;
   }
   return BY_ID.get(id)?.defaultSeverity ?? 'warning';

@@ -34,7 +34,9 @@ function uriToPath(uri: string): string {
 }
 
 function pathToUri(path: string): string {
-  return path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path) ? pathToFileURL(path).toString() : path;
+  return path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path)
+    ? pathToFileURL(path).toString()
+    : path;
 }
 
 export function startServer(connection: Connection): void {
@@ -73,7 +75,10 @@ export function startServer(connection: Connection): void {
     }
     for (const p of targets) {
       clearTimeout(timers.get(p));
-      const delay = p === path ? (settings.debounceMs ?? DEFAULT_DEBOUNCE_MS) : (settings.debounceMs ?? DEFAULT_DEBOUNCE_MS) * 2;
+      const delay =
+        p === path
+          ? (settings.debounceMs ?? DEFAULT_DEBOUNCE_MS)
+          : (settings.debounceMs ?? DEFAULT_DEBOUNCE_MS) * 2;
       timers.set(
         p,
         setTimeout(() => {
@@ -113,8 +118,9 @@ export function startServer(connection: Connection): void {
   });
 
   connection.onDidChangeConfiguration((change) => {
-    const pushed = (change.settings as { reconcileStudio?: { diagnostics?: DiagnosticsSettings } } | null)
-      ?.reconcileStudio?.diagnostics;
+    const pushed = (
+      change.settings as { reconcileStudio?: { diagnostics?: DiagnosticsSettings } } | null
+    )?.reconcileStudio?.diagnostics;
     if (pushed) settings = pushed;
     void (pushed ? Promise.resolve() : pullSettings()).then(refreshAll, () => undefined);
   });
@@ -143,6 +149,13 @@ export function startServer(connection: Connection): void {
     if (published.delete(d.uri)) void connection.sendDiagnostics({ uri: d.uri, diagnostics: [] });
   });
 
+  // Files changed on disk (the client watches **/*.go): API types and siblings may differ now.
+  connection.onDidChangeWatchedFiles(async () => {
+    const ws = await ready;
+    ws.forgetTypes();
+    refreshAll();
+  });
+
   connection.onCodeAction(async (params) => {
     const ws = await ready;
     const text = ws.text(uriToPath(params.textDocument.uri)) ?? '';
@@ -160,7 +173,9 @@ export function startServer(connection: Connection): void {
     const offset = file.lines.offset(params.position);
     const findings = ws.analyze(path, { severity: settings.severity });
     const hover = goHover(files, file, offset, findings);
-    return hover ? { contents: { kind: 'markdown', value: hover.markdown }, range: hover.range } : null;
+    return hover
+      ? { contents: { kind: 'markdown', value: hover.markdown }, range: hover.range }
+      : null;
   });
 
   connection.onShutdown(() => {

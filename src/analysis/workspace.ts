@@ -6,12 +6,16 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { TextDocument, type TextDocumentContentChangeEvent } from 'vscode-languageserver-textdocument';
+import {
+  TextDocument,
+  type TextDocumentContentChangeEvent,
+} from 'vscode-languageserver-textdocument';
 import type { Point, Tree } from 'web-tree-sitter';
 import { Analyzer, TypeIndex, type SelectionOptions } from './analyzer';
 import type { Finding } from './diagnostics';
 import { isGenerated, isVendored, languageOf } from './files';
 import type { GoFile } from './go/package';
+import { GoAnalysisCache } from './go/analyze';
 import { TreeCopier } from './go/tree';
 import { LineIndex } from './text';
 
@@ -22,6 +26,7 @@ interface OpenDoc {
   tree: Tree | null;
   file: GoFile | null;
   copier: TreeCopier;
+  cache: GoAnalysisCache;
 }
 
 interface DiskFile {
@@ -42,7 +47,14 @@ export class Workspace {
 
   openDocument(path: string, languageId: string, version: number, text: string): void {
     this.close(path);
-    this.open.set(path, { path, doc: TextDocument.create(path, languageId, version, text), tree: null, file: null, copier: new TreeCopier() });
+    this.open.set(path, {
+      path,
+      doc: TextDocument.create(path, languageId, version, text),
+      tree: null,
+      file: null,
+      copier: new TreeCopier(),
+      cache: new GoAnalysisCache(),
+    });
     this.invalidateTypes(path);
   }
 
@@ -112,7 +124,13 @@ export class Workspace {
     const file = this.goFile(path);
     if (!file) return [];
     const files = [file, ...this.siblings(path)];
-    return this.analyzer.analyzeGo(files, { ...options, report: new Set([path]), types: this.types(path, files) });
+    const cache = this.open.get(path)?.cache;
+    return this.analyzer.analyzeGo(files, {
+      ...options,
+      report: new Set([path]),
+      types: this.types(path, files),
+      cache,
+    });
   }
 
   /** The package's files for hover and fixes: this one first. */
@@ -126,7 +144,9 @@ export class Workspace {
     const dir = dirname(path);
     let names: string[];
     try {
-      names = readdirSync(dir).filter((n) => languageOf(n) === 'go').slice(0, MAX_SIBLINGS);
+      names = readdirSync(dir)
+        .filter((n) => languageOf(n) === 'go')
+        .slice(0, MAX_SIBLINGS);
     } catch {
       return [];
     }
@@ -171,6 +191,11 @@ export class Workspace {
     merged.merge(index);
     for (const f of files) merged.addFile(f.root);
     return merged;
+  }
+
+  /** Drops the module type indexes (rebuilt from disk on next use). */
+  forgetTypes(): void {
+    this.typeIndexes.clear();
   }
 
   private invalidateTypes(path: string): void {
@@ -221,7 +246,8 @@ function typeFiles(root: string): string[] {
     }
     for (const e of entries) {
       if (e.isDirectory()) {
-        if (!e.name.startsWith('.') && e.name !== 'vendor' && e.name !== 'node_modules') walk(join(dir, e.name), depth + 1);
+        if (!e.name.startsWith('.') && e.name !== 'vendor' && e.name !== 'node_modules')
+          walk(join(dir, e.name), depth + 1);
       } else if (e.name.endsWith('_types.go')) out.push(join(dir, e.name));
     }
   };

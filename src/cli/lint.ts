@@ -46,7 +46,9 @@ export async function run(argv: string[]): Promise<number> {
       allowPositionals: true,
     }));
   } catch (err) {
-    console.error(`reconcile-studio lint: ${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
+    console.error(
+      `reconcile-studio lint: ${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`,
+    );
     return 2;
   }
   if (values.help) {
@@ -61,7 +63,9 @@ export async function run(argv: string[]): Promise<number> {
   const selected = [...(values.rule ?? []), ...(values.disable ?? [])].flatMap((r) => r.split(','));
   const unknown = selected.filter((r) => !RULE_IDS.includes(r));
   if (unknown.length) {
-    console.error(`reconcile-studio lint: unknown rule ${unknown.join(', ')}\nRules: ${RULE_IDS.join(', ')}`);
+    console.error(
+      `reconcile-studio lint: unknown rule ${unknown.join(', ')}\nRules: ${RULE_IDS.join(', ')}`,
+    );
     return 2;
   }
   const paths = positionals.length ? positionals : ['.'];
@@ -120,7 +124,10 @@ export async function lintPaths(
     .map((path) => ({ path, text: readFileSync(path, 'utf8') }))
     .filter((f) => !isGenerated(f.text));
   const goFiles = files.filter((f) => f.path.endsWith('.go'));
-  const types = indexTypes(analyzer, goFiles.map((f) => f.path));
+  const types = indexTypes(
+    analyzer,
+    goFiles.map((f) => f.path),
+  );
   const findings: Finding[] = [];
 
   const packages = new Map<string, typeof goFiles>();
@@ -210,15 +217,24 @@ export function toJson(findings: Finding[], rel: (f: string) => string = (f) => 
 
 function printText(findings: Finding[], rel: (f: string) => string): void {
   for (const f of findings) {
-    console.log(`${rel(f.file)}:${f.range.start.line + 1}:${f.range.start.character + 1}: ${f.severity} [${f.rule}] ${f.message}`);
+    console.log(
+      `${rel(f.file)}:${f.range.start.line + 1}:${f.range.start.character + 1}: ${f.severity} [${f.rule}] ${f.message}`,
+    );
   }
   const count = (s: string): number => findings.filter((f) => f.severity === s).length;
   if (findings.length) {
-    console.log(`\n${findings.length} finding(s): ${count('error')} error, ${count('warning')} warning, ${count('information') + count('hint')} info`);
+    console.log(
+      `\n${findings.length} finding(s): ${count('error')} error, ${count('warning')} warning, ${count('information') + count('hint')} info`,
+    );
   }
 }
 
-const SARIF_LEVEL: Record<string, string> = { error: 'error', warning: 'warning', information: 'note', hint: 'note' };
+const SARIF_LEVEL: Record<string, string> = {
+  error: 'error',
+  warning: 'warning',
+  information: 'note',
+  hint: 'note',
+};
 
 export function toSarif(findings: Finding[], rel: (f: string) => string = (f) => f): object {
   const ruleIndex = new Map(RULES.map((r, i) => [r.id, i]));

@@ -47,7 +47,9 @@ export async function run(argv: string[]): Promise<number> {
       allowPositionals: false,
     }));
   } catch (err) {
-    console.error(`reconcile-studio serve: ${err instanceof Error ? err.message : String(err)}\n\n${HELP}`);
+    console.error(
+      `reconcile-studio serve: ${err instanceof Error ? err.message : String(err)}\n\n${HELP}`,
+    );
     return 2;
   }
   if (values.help) {
@@ -59,7 +61,8 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`reconcile-studio serve: --port must be a port number, got "${values.port}"`);
     return 2;
   }
-  const podReadyDelayMs = values['pod-ready-delay'] !== undefined ? Number(values['pod-ready-delay']) : undefined;
+  const podReadyDelayMs =
+    values['pod-ready-delay'] !== undefined ? Number(values['pod-ready-delay']) : undefined;
   if (podReadyDelayMs !== undefined && !(podReadyDelayMs >= 0)) {
     console.error('reconcile-studio serve: --pod-ready-delay must be a number of milliseconds');
     return 2;
@@ -73,7 +76,9 @@ export async function run(argv: string[]): Promise<number> {
       state = r.state;
       console.log(`Restored ${r.state.objects.length} objects from ${stateFile}`);
     } else if (r.kind === 'corrupt') {
-      console.error(`reconcile-studio serve: the state file ${stateFile} could not be read (${r.error}); moved it to ${r.movedTo} and started empty`);
+      console.error(
+        `reconcile-studio serve: the state file ${stateFile} could not be read (${r.error}); moved it to ${r.movedTo} and started empty`,
+      );
     }
   }
 
@@ -84,7 +89,10 @@ export async function run(argv: string[]): Promise<number> {
   });
   let exitCode = 0;
   if (values.manifests?.length) {
-    const res = loadManifests(cluster, values.manifests.map((p) => resolve(p)));
+    const res = loadManifests(
+      cluster,
+      values.manifests.map((p) => resolve(p)),
+    );
     for (const e of res.errors) {
       console.error(`${e.file}:${e.line}: ${e.message}`);
       exitCode = 1;
@@ -96,12 +104,16 @@ export async function run(argv: string[]): Promise<number> {
   try {
     server = await startServer({ cluster, port, host: values.host ?? '127.0.0.1' });
   } catch (err) {
-    console.error(`reconcile-studio serve: cannot listen: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(
+      `reconcile-studio serve: cannot listen: ${err instanceof Error ? err.message : String(err)}`,
+    );
     stopSaving?.();
     cluster.close();
     return 1;
   }
-  const kubeconfigPath = values.kubeconfig ? resolve(values.kubeconfig) : join(mkdtempSync(join(tmpdir(), 'reconcile-studio-')), 'kubeconfig');
+  const kubeconfigPath = values.kubeconfig
+    ? resolve(values.kubeconfig)
+    : join(mkdtempSync(join(tmpdir(), 'reconcile-studio-')), 'kubeconfig');
   writeFileSync(kubeconfigPath, server.kubeconfig(values.context), { mode: 0o600 });
   console.log(`Serving the fake cluster at ${server.url}`);
   console.log(`Kubeconfig: ${kubeconfigPath}`);

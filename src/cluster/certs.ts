@@ -26,7 +26,10 @@ export async function generateServingCerts(hosts: string[] = []): Promise<Servin
   const now = Date.now();
   const notBefore = new Date(now - 60_000);
   const notAfter = new Date(now + 365 * 24 * 3600_000);
-  const caKeys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const caKeys = (await webcrypto.subtle.generateKey(ALG, true, [
+    'sign',
+    'verify',
+  ])) as CryptoKeyPair;
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),
     name: 'CN=reconcile-studio-ca',
@@ -36,7 +39,12 @@ export async function generateServingCerts(hosts: string[] = []): Promise<Servin
     signingAlgorithm: ALG,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.keyCertSign |
+          x509.KeyUsageFlags.cRLSign |
+          x509.KeyUsageFlags.digitalSignature,
+        true,
+      ),
       await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
     ],
   });
@@ -61,7 +69,10 @@ export async function generateServingCerts(hosts: string[] = []): Promise<Servin
     signingAlgorithm: ALG,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+        true,
+      ),
       new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
       new x509.SubjectAlternativeNameExtension(names),
       await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey),

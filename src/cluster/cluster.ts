@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock, TimerHandle } from '../util/clock';
 import { RealClock } from '../util/clock';
 import { clone } from './clone';
-import { CRD_FINALIZER, crdResourceTypes, establishedStatus } from './crd';
+import { crdResourceTypes, establishedStatus } from './crd';
 import type { FieldError } from './errors';
 import {
   OBJECT_MODIFIED,
@@ -85,6 +85,10 @@ export type AdmissionPlugin = (a: AdmissionAttributes) => void;
 export interface WriteOptions {
   dryRun?: boolean;
   fieldManager?: string;
+  /** How unknown fields are treated: dropped silently, reported as warnings, or refused (400). Default Warn. */
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
+  /** Receives the warnings of this write (unknown fields under Warn), as the apiserver's Warning headers. */
+  warnings?: string[];
 }
 
 export interface UpdateOptions extends WriteOptions {
@@ -125,7 +129,8 @@ export class Cluster {
     this.events = new EventRecorder(this);
     if (opts.state) this.importState(opts.state);
     for (const ns of DEFAULT_NAMESPACES) {
-      if (!this.peek({ apiVersion: 'v1', kind: 'Namespace' }, { name: ns })) this.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+      if (!this.peek({ apiVersion: 'v1', kind: 'Namespace' }, { name: ns }))
+        this.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     }
     this.stoppers.push(...startControllers(this, { workloads: opts.controllers !== false }));
   }
@@ -153,10 +158,17 @@ export class Cluster {
   }
 
   private importState(state: ClusterState): void {
-    const objects = state.objects.map((o) => ({ storageKey: o.storageKey, key: objectKey(o.object.metadata.namespace, o.object.metadata.name!), object: o.object }));
+    const objects = state.objects.map((o) => ({
+      storageKey: o.storageKey,
+      key: objectKey(o.object.metadata.namespace, o.object.metadata.name!),
+      object: o.object,
+    }));
     this.store.restore(state.resourceVersion, objects);
     for (const o of state.objects) {
-      if (o.storageKey === 'apiextensions.k8s.io/customresourcedefinitions' && !o.object.metadata.deletionTimestamp) {
+      if (
+        o.storageKey === 'apiextensions.k8s.io/customresourcedefinitions' &&
+        !o.object.metadata.deletionTimestamp
+      ) {
         for (const rt of crdResourceTypes(o.object)) this.registry.add(rt);
       }
     }
@@ -196,7 +208,8 @@ export class Cluster {
 
   /** A stored object as a caller of version `t` sees it: a copy, at t's apiVersion. */
   private out(o: KubeObject, t: ResourceType): KubeObject {
-    if (t.info.kind === 'Event' && o.apiVersion !== t.apiVersion) return convertEvent(clone(o), t.apiVersion);
+    if (t.info.kind === 'Event' && o.apiVersion !== t.apiVersion)
+      return convertEvent(clone(o), t.apiVersion);
     const c = clone(o);
     c.apiVersion = t.apiVersion;
     return c;
@@ -228,7 +241,8 @@ export class Cluster {
   *scan(type: TypeRef, namespace?: string): Generator<KubeObject> {
     const t = this.registry.forKind(type);
     if (!t) return;
-    for (const [, o] of this.store.scan(t.storageKey, t.info.namespaced ? namespace : undefined)) yield o;
+    for (const [, o] of this.store.scan(t.storageKey, t.info.namespaced ? namespace : undefined))
+      yield o;
   }
 
   list(type: TypeRef, opts: ListOptions = {}): KubeList {
@@ -269,7 +283,11 @@ export class Cluster {
   filterFor(t: ResourceType, opts: ListOptions): (o: KubeObject) => boolean {
     const labels: LabelSelector = parseLabelSelector(opts.labelSelector);
     const fields: FieldRequirement[] = parseFieldSelector(opts.fieldSelector);
-    const known = new Set(['metadata.name', 'metadata.namespace', ...Object.keys(t.fieldLabels?.({}) ?? {})]);
+    const known = new Set([
+      'metadata.name',
+      'metadata.namespace',
+      ...Object.keys(t.fieldLabels?.({}) ?? {}),
+    ]);
     for (const f of fields) {
       if (!known.has(f.field)) {
         throw newBadRequest(
@@ -303,7 +321,12 @@ export class Cluster {
    * Expired Status when it is older than the window. Events arrive from a microtask, in commit
    * order. `onClose` runs when the watch ends by itself (timeoutSeconds, error).
    */
-  watch(type: TypeRef, opts: WatchOptions, onEvent: (ev: WatchEvent) => void, onClose?: () => void): Watch {
+  watch(
+    type: TypeRef,
+    opts: WatchOptions,
+    onEvent: (ev: WatchEvent) => void,
+    onClose?: () => void,
+  ): Watch {
     const t = this.typeOf(type);
     const filter = this.filterFor(t, opts);
     const queue: WatchEvent[] = [];
@@ -351,16 +374,25 @@ export class Cluster {
     const threshold = this.store.resourceVersion;
     if (!rvParam || rvParam === '0' || opts.sendInitialEvents) {
       const ns = t.info.namespaced && opts.namespace ? opts.namespace : undefined;
-      for (const [, o] of this.store.scan(t.storageKey, ns)) if (filter(o)) push({ type: 'ADDED', object: this.out(o, t) });
+      for (const [, o] of this.store.scan(t.storageKey, ns))
+        if (filter(o)) push({ type: 'ADDED', object: this.out(o, t) });
       if (opts.sendInitialEvents && opts.allowWatchBookmarks) {
         push({
           type: 'BOOKMARK',
-          object: { kind: t.info.kind, apiVersion: t.apiVersion, metadata: { resourceVersion: String(threshold), annotations: { 'k8s.io/initial-events-end': 'true' } } },
+          object: {
+            kind: t.info.kind,
+            apiVersion: t.apiVersion,
+            metadata: {
+              resourceVersion: String(threshold),
+              annotations: { 'k8s.io/initial-events-end': 'true' },
+            },
+          },
         });
       }
     } else {
       const from = Number(rvParam);
-      if (!Number.isInteger(from) || from < 0) throw newBadRequest(`invalid resource version: "${rvParam}"`);
+      if (!Number.isInteger(from) || from < 0)
+        throw newBadRequest(`invalid resource version: "${rvParam}"`);
       const changes = this.store.since(from);
       if (!changes) {
         const gone = newGone(`too old resource version: ${from} (${this.store.oldestResumable})`);
@@ -376,7 +408,14 @@ export class Cluster {
     if (opts.allowWatchBookmarks) {
       const tick = () => {
         if (stopped) return;
-        push({ type: 'BOOKMARK', object: { kind: t.info.kind, apiVersion: t.apiVersion, metadata: { resourceVersion: String(this.store.resourceVersion) } } });
+        push({
+          type: 'BOOKMARK',
+          object: {
+            kind: t.info.kind,
+            apiVersion: t.apiVersion,
+            metadata: { resourceVersion: String(this.store.resourceVersion) },
+          },
+        });
         timers[0] = this.clock.setTimeout(tick, this.bookmarkIntervalMs);
       };
       timers[0] = this.clock.setTimeout(tick, this.bookmarkIntervalMs);
@@ -391,14 +430,18 @@ export class Cluster {
 
   create(input: KubeObject, opts: WriteOptions = {}): KubeObject {
     if (!isObject(input) || !isObject(input.metadata)) {
-      throw newBadRequest('Object \'metadata\' is missing in the request body');
+      throw newBadRequest("Object 'metadata' is missing in the request body");
     }
     const t = this.typeOf(input);
     return this.createAs(t, input, opts);
   }
 
   /** Create of a resolved type (the HTTP layer resolves the type from the URL). */
-  createAs(t: ResourceType, input: KubeObject, opts: WriteOptions & { applied?: KubeObject } = {}): KubeObject {
+  createAs(
+    t: ResourceType,
+    input: KubeObject,
+    opts: WriteOptions & { applied?: KubeObject } = {},
+  ): KubeObject {
     const st = strategyFor(t);
     const obj = this.in(clone(input), t);
     obj.apiVersion = t.apiVersion;
@@ -409,7 +452,9 @@ export class Cluster {
     if (!md.name && md.generateName) md.name = generateName(md.generateName);
     const qualifiedKind = { group: t.info.group, kind: t.info.kind };
     if (!md.name) {
-      throw newInvalid(qualifiedKind, '', [fieldRequired('metadata.name', 'name or generateName is required')]);
+      throw newInvalid(qualifiedKind, '', [
+        fieldRequired('metadata.name', 'name or generateName is required'),
+      ]);
     }
     if (t.crd) this.refuseIfCrdTerminating(t);
     // BeforeCreate: the server owns these fields.
@@ -422,15 +467,35 @@ export class Cluster {
     if (st.hasGeneration) md.generation = 1;
     else delete md.generation;
     st.prepareForCreate?.(obj);
-    st.defaults?.(obj);
+    checkUnknownFields(t, st.defaults?.(obj), opts);
     const errs = [...validateObjectMeta(obj, st.nameRule), ...(st.validate?.(obj) ?? [])];
     if (errs.length) throw newInvalid(qualifiedKind, md.name, errs);
-    if (t.info.group === 'apiextensions.k8s.io') obj.status = establishedStatus(obj, this.now(), false);
+    if (t.info.group === 'apiextensions.k8s.io')
+      obj.status = establishedStatus(obj, this.now(), false);
     this.admit({ operation: 'CREATE', type: t, object: obj, dryRun: !!opts.dryRun });
     const key = objectKey(md.namespace, md.name);
     if (this.store.get(t.storageKey, key)) throw newAlreadyExists(t.gr, md.name);
-    if (opts.applied) applyPatch(obj, undefined, opts.applied, opts.fieldManager!, t.apiVersion, this.now(), true, undefined);
-    else recordManagedFields(obj, undefined, opts.fieldManager ?? 'unknown', 'Update', t.apiVersion, this.now(), undefined);
+    if (opts.applied)
+      applyPatch(
+        obj,
+        undefined,
+        opts.applied,
+        opts.fieldManager!,
+        t.apiVersion,
+        this.now(),
+        true,
+        undefined,
+      );
+    else
+      recordManagedFields(
+        obj,
+        undefined,
+        opts.fieldManager ?? 'unknown',
+        'Update',
+        t.apiVersion,
+        this.now(),
+        undefined,
+      );
     if (opts.dryRun) return this.out(obj, t);
     md.resourceVersion = String(this.store.nextRv());
     this.store.commit(t.storageKey, key, 'ADDED', obj);
@@ -439,7 +504,10 @@ export class Cluster {
   }
 
   private refuseIfCrdTerminating(t: ResourceType): void {
-    const crd = this.store.get('apiextensions.k8s.io/customresourcedefinitions', objectKey(undefined, t.crd!));
+    const crd = this.store.get(
+      'apiextensions.k8s.io/customresourcedefinitions',
+      objectKey(undefined, t.crd!),
+    );
     if (crd?.metadata.deletionTimestamp) {
       throw newMethodNotSupported(t.gr, 'create');
     }
@@ -462,34 +530,56 @@ export class Cluster {
   // ---------------------------------------------------------------- update
 
   update(input: KubeObject, opts: UpdateOptions = {}): KubeObject {
-    if (!isObject(input) || !isObject(input.metadata)) throw newBadRequest('Object \'metadata\' is missing in the request body');
+    if (!isObject(input) || !isObject(input.metadata))
+      throw newBadRequest("Object 'metadata' is missing in the request body");
     if (input.kind === 'Scale' && opts.subresource === 'scale') {
-      throw newBadRequest('an in-process scale update takes the scaled object (e.g. the Deployment), or use patch with subresource "scale"');
+      throw newBadRequest(
+        'an in-process scale update takes the scaled object (e.g. the Deployment), or use patch with subresource "scale"',
+      );
     }
     const t = this.typeOf(input);
     return this.updateAs(t, input, opts);
   }
 
-  updateAs(t: ResourceType, input: KubeObject, opts: InternalOptions = {}, allowUnconditional = false): KubeObject {
+  updateAs(
+    t: ResourceType,
+    input: KubeObject,
+    opts: InternalOptions = {},
+    allowUnconditional = false,
+  ): KubeObject {
     const name = input.metadata.name;
     const qualifiedKind = { group: t.info.group, kind: t.info.kind };
-    if (!name) throw newInvalid(qualifiedKind, '', [fieldRequired('metadata.name', 'name or generateName is required')]);
+    if (!name)
+      throw newInvalid(qualifiedKind, '', [
+        fieldRequired('metadata.name', 'name or generateName is required'),
+      ]);
     const ns = this.ns(t, input.metadata.namespace);
     const key = objectKey(ns, name);
     const old = this.store.get(t.storageKey, key);
     if (!old) throw newNotFound(t.gr, name);
     if (opts.subresource === 'scale') return this.updateScale(t, old, input, opts);
-    if (opts.subresource && !t.info.subresources.includes(opts.subresource)) throw newNotFound(t.gr, name);
+    if (opts.subresource && !t.info.subresources.includes(opts.subresource))
+      throw newNotFound(t.gr, name);
     const st = strategyFor(t);
     const obj = this.in(clone(input), t);
     const rv = obj.metadata.resourceVersion;
     if (rv) {
       if (rv !== old.metadata.resourceVersion) throw newConflict(t.gr, name, OBJECT_MODIFIED);
     } else if (!st.allowUnconditionalUpdate && !allowUnconditional) {
-      throw newInvalid(qualifiedKind, name, [fieldInvalid('metadata.resourceVersion', new RawValue('0x0'), 'must be specified for an update')]);
+      throw newInvalid(qualifiedKind, name, [
+        fieldInvalid(
+          'metadata.resourceVersion',
+          new RawValue('0x0'),
+          'must be specified for an update',
+        ),
+      ]);
     }
     if (obj.metadata.uid && obj.metadata.uid !== old.metadata.uid) {
-      throw newConflict(t.gr, name, `Precondition failed: UID in precondition: ${obj.metadata.uid}, UID in object meta: ${old.metadata.uid}`);
+      throw newConflict(
+        t.gr,
+        name,
+        `Precondition failed: UID in precondition: ${obj.metadata.uid}, UID in object meta: ${old.metadata.uid}`,
+      );
     }
     let next: KubeObject;
     if (opts.subresource === 'status') {
@@ -520,20 +610,34 @@ export class Cluster {
       if (omd.deletionTimestamp) {
         const added = (md.finalizers ?? []).filter((f) => !(omd.finalizers ?? []).includes(f));
         if (added.length) {
-          throw newInvalid(qualifiedKind, name, [fieldForbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`)]);
+          throw newInvalid(qualifiedKind, name, [
+            fieldForbidden(
+              'metadata.finalizers',
+              `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+            ),
+          ]);
         }
       }
-      st.defaults?.(next);
+      checkUnknownFields(t, st.defaults?.(next), opts);
     }
     return this.finishUpdate(t, key, old, next, opts);
   }
 
   /** The common tail of update and patch: validation, generation, no-op detection, admission, commit. */
-  private finishUpdate(t: ResourceType, key: string, old: KubeObject, next: KubeObject, opts: InternalOptions): KubeObject {
+  private finishUpdate(
+    t: ResourceType,
+    key: string,
+    old: KubeObject,
+    next: KubeObject,
+    opts: InternalOptions,
+  ): KubeObject {
     const st = strategyFor(t);
     const name = old.metadata.name!;
     const qualifiedKind = { group: t.info.group, kind: t.info.kind };
-    const errs: FieldError[] = [...validateObjectMeta(next, st.nameRule), ...(st.validate?.(next, old) ?? [])];
+    const errs: FieldError[] = [
+      ...validateObjectMeta(next, st.nameRule),
+      ...(st.validate?.(next, old) ?? []),
+    ];
     if (errs.length) throw newInvalid(qualifiedKind, name, errs);
     if (st.hasGeneration && opts.subresource !== 'status' && specChanged(t, old, next)) {
       next.metadata.generation = (old.metadata.generation ?? 0) + 1;
@@ -542,9 +646,25 @@ export class Cluster {
       next.status = establishedStatus(next, this.now(), !!next.metadata.deletionTimestamp);
     }
     next.metadata.resourceVersion = old.metadata.resourceVersion;
-    if (!opts.applied) recordManagedFields(next, old, opts.fieldManager ?? 'unknown', 'Update', t.apiVersion, this.now(), opts.subresource);
+    if (!opts.applied)
+      recordManagedFields(
+        next,
+        old,
+        opts.fieldManager ?? 'unknown',
+        'Update',
+        t.apiVersion,
+        this.now(),
+        opts.subresource,
+      );
     if (deepEqual(withoutManagedTimes(next), withoutManagedTimes(old))) return this.out(old, t);
-    this.admit({ operation: 'UPDATE', type: t, object: next, old, dryRun: !!opts.dryRun, ...(opts.subresource ? { subresource: opts.subresource } : {}) });
+    this.admit({
+      operation: 'UPDATE',
+      type: t,
+      object: next,
+      old,
+      dryRun: !!opts.dryRun,
+      ...(opts.subresource ? { subresource: opts.subresource } : {}),
+    });
     if (opts.dryRun) return this.out(next, t);
     next.metadata.resourceVersion = String(this.store.nextRv());
     if (next.metadata.deletionTimestamp && !hasFinalizers(t, next)) {
@@ -566,13 +686,28 @@ export class Cluster {
     return scaleOf(t, this.get(type, key));
   }
 
-  private updateScale(t: ResourceType, old: KubeObject, scale: KubeObject, opts: UpdateOptions): KubeObject {
+  private updateScale(
+    t: ResourceType,
+    old: KubeObject,
+    scale: KubeObject,
+    opts: UpdateOptions,
+  ): KubeObject {
     if (!t.scale) throw newNotFound(t.gr, old.metadata.name!);
     const rv = scale.metadata?.resourceVersion;
-    if (rv && rv !== old.metadata.resourceVersion) throw newConflict({ group: t.gr.group, resource: `${t.gr.resource}` }, old.metadata.name!, OBJECT_MODIFIED);
-    const replicas = scale.kind === 'Scale' ? (scale.spec as { replicas?: unknown } | undefined)?.replicas : getPath(scale, t.scale.specReplicasPath);
+    if (rv && rv !== old.metadata.resourceVersion)
+      throw newConflict(
+        { group: t.gr.group, resource: `${t.gr.resource}` },
+        old.metadata.name!,
+        OBJECT_MODIFIED,
+      );
+    const replicas =
+      scale.kind === 'Scale'
+        ? (scale.spec as { replicas?: unknown } | undefined)?.replicas
+        : getPath(scale, t.scale.specReplicasPath);
     if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-      throw newInvalid({ group: 'autoscaling', kind: 'Scale' }, old.metadata.name!, [fieldInvalid('spec.replicas', replicas ?? null, 'must be greater than or equal to 0')]);
+      throw newInvalid({ group: 'autoscaling', kind: 'Scale' }, old.metadata.name!, [
+        fieldInvalid('spec.replicas', replicas ?? null, 'must be greater than or equal to 0'),
+      ]);
     }
     const next = clone(old);
     setPath(next, t.scale.specReplicasPath, replicas);
@@ -583,47 +718,92 @@ export class Cluster {
 
   // ---------------------------------------------------------------- patch
 
-  patch(type: TypeRef, key: ObjectKey, patch: unknown, patchType: PatchType, opts: PatchOptions = {}): KubeObject {
+  patch(
+    type: TypeRef,
+    key: ObjectKey,
+    patch: unknown,
+    patchType: PatchType,
+    opts: PatchOptions = {},
+  ): KubeObject {
     const t = this.typeOf(type);
     return this.patchAs(t, key, patch, patchType, opts);
   }
 
-  patchAs(t: ResourceType, key: ObjectKey, patch: unknown, patchType: PatchType, opts: PatchOptions = {}): KubeObject {
+  patchAs(
+    t: ResourceType,
+    key: ObjectKey,
+    patch: unknown,
+    patchType: PatchType,
+    opts: PatchOptions = {},
+  ): KubeObject {
     const ns = this.ns(t, key.namespace);
     const skey = objectKey(ns, key.name);
     const old = this.store.get(t.storageKey, skey);
     if (patchType === 'apply') {
-      if (!opts.fieldManager) throw newBadRequest('PATCH, application/apply-patch+yaml requires fieldManager to be set');
-      if (!isObject(patch)) throw newBadRequest('error decoding YAML: the applied configuration must be an object');
+      if (!opts.fieldManager)
+        throw newBadRequest('PATCH, application/apply-patch+yaml requires fieldManager to be set');
+      if (!isObject(patch))
+        throw newBadRequest('error decoding YAML: the applied configuration must be an object');
       const applied = patch as KubeObject;
       if (!old) {
         if (opts.subresource) throw newNotFound(t.gr, key.name);
         const obj = clone(applied);
         obj.apiVersion = obj.apiVersion ?? t.apiVersion;
         obj.kind = obj.kind ?? t.info.kind;
-        obj.metadata = { ...(obj.metadata ?? {}), name: key.name, ...(ns ? { namespace: ns } : {}) };
-        return this.createAs(t, obj, { dryRun: !!opts.dryRun, fieldManager: opts.fieldManager, applied });
+        obj.metadata = {
+          ...(obj.metadata ?? {}),
+          name: key.name,
+          ...(ns ? { namespace: ns } : {}),
+        };
+        return this.createAs(t, obj, {
+          dryRun: !!opts.dryRun,
+          fieldManager: opts.fieldManager,
+          applied,
+        });
       }
       const current = this.out(old, t);
       const next = clone(current);
-      applyPatch(next, current, applied, opts.fieldManager, t.apiVersion, this.now(), !!opts.force, opts.subresource);
+      applyPatch(
+        next,
+        current,
+        applied,
+        opts.fieldManager,
+        t.apiVersion,
+        this.now(),
+        !!opts.force,
+        opts.subresource,
+      );
       return this.updateFromPatch(t, skey, old, next, { ...opts, applied });
     }
     if (!old) throw newNotFound(t.gr, key.name);
     if (opts.subresource === 'scale') {
       const scale = scaleOf(t, this.out(old, t));
-      const patched = applyPatchType(scale, patch, patchType === 'strategic' ? 'merge' : patchType, t) as KubeObject;
+      const patched = applyPatchType(
+        scale,
+        patch,
+        patchType === 'strategic' ? 'merge' : patchType,
+        t,
+      ) as KubeObject;
       return this.updateScale(t, old, patched, opts);
     }
     const current = this.out(old, t);
     const patched = applyPatchType(current, patch, patchType, t);
-    if (!isObject(patched) || !isObject(patched.metadata)) throw newBadRequest('the patched object is not a valid Kubernetes object');
+    if (!isObject(patched) || !isObject(patched.metadata))
+      throw newBadRequest('the patched object is not a valid Kubernetes object');
     return this.updateFromPatch(t, skey, old, patched as KubeObject, opts);
   }
 
-  private updateFromPatch(t: ResourceType, _skey: string, old: KubeObject, patched: KubeObject, opts: InternalOptions): KubeObject {
+  private updateFromPatch(
+    t: ResourceType,
+    _skey: string,
+    old: KubeObject,
+    patched: KubeObject,
+    opts: InternalOptions,
+  ): KubeObject {
     if (patched.metadata.name !== old.metadata.name) {
-      throw newBadRequest(`the name of the object (${String(patched.metadata.name)}) does not match the name on the URL (${old.metadata.name})`);
+      throw newBadRequest(
+        `the name of the object (${String(patched.metadata.name)}) does not match the name on the URL (${old.metadata.name})`,
+      );
     }
     // A patch that sets metadata.resourceVersion is an optimistic lock; otherwise it applies to the current object.
     return this.updateAs(t, patched, { ...opts }, true);
@@ -643,10 +823,18 @@ export class Cluster {
     if (!old) throw newNotFound(t.gr, key.name);
     const pre = opts.preconditions;
     if (pre?.uid && pre.uid !== old.metadata.uid) {
-      throw newConflict(t.gr, key.name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`);
+      throw newConflict(
+        t.gr,
+        key.name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`,
+      );
     }
     if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) {
-      throw newConflict(t.gr, key.name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`);
+      throw newConflict(
+        t.gr,
+        key.name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
+      );
     }
     this.admit({ operation: 'DELETE', type: t, object: old, old, dryRun: !!opts.dryRun });
     const next = clone(old);
@@ -658,7 +846,11 @@ export class Cluster {
       finalizers.push('orphan');
       const i = finalizers.indexOf('foregroundDeletion');
       if (i >= 0) finalizers.splice(i, 1);
-    } else if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion') && !finalizers.includes('orphan')) {
+    } else if (
+      policy === 'Foreground' &&
+      !finalizers.includes('foregroundDeletion') &&
+      !finalizers.includes('orphan')
+    ) {
       finalizers.push('foregroundDeletion');
     } else if (policy === 'Background') {
       for (const f of ['orphan', 'foregroundDeletion']) {
@@ -675,8 +867,13 @@ export class Cluster {
         md.deletionGracePeriodSeconds = 0;
         if (md.generation !== undefined) md.generation++;
       }
-      if (t.info.kind === 'Namespace' && t.info.group === '') (next.status as Record<string, unknown>) = { ...(next.status as object), phase: 'Terminating' };
-      if (t.info.group === 'apiextensions.k8s.io') next.status = establishedStatus(next, this.now(), true);
+      if (t.info.kind === 'Namespace' && t.info.group === '')
+        (next.status as Record<string, unknown>) = {
+          ...(next.status as object),
+          phase: 'Terminating',
+        };
+      if (t.info.group === 'apiextensions.k8s.io')
+        next.status = establishedStatus(next, this.now(), true);
       if (deepEqual(next, old)) return this.out(old, t);
       if (opts.dryRun) return this.out(next, t);
       md.resourceVersion = String(this.store.nextRv());
@@ -700,12 +897,23 @@ export class Cluster {
     const items: KubeObject[] = [];
     for (const o of victims) {
       try {
-        items.push(this.deleteAs(t, { namespace: o.metadata.namespace, name: o.metadata.name! }, { ...opts, preconditions: undefined }));
+        items.push(
+          this.deleteAs(
+            t,
+            { namespace: o.metadata.namespace, name: o.metadata.name! },
+            { ...opts, preconditions: undefined },
+          ),
+        );
       } catch (err) {
         if (!(err instanceof StatusError && err.code === 404)) throw err;
       }
     }
-    return { apiVersion: t.apiVersion, kind: t.info.listKind, metadata: { resourceVersion: String(this.store.resourceVersion) }, items };
+    return {
+      apiVersion: t.apiVersion,
+      kind: t.info.listKind,
+      metadata: { resourceVersion: String(this.store.resourceVersion) },
+      items,
+    };
   }
 
   /** The namespace controller's /finalize: drops a spec.finalizers entry of a Namespace. */
@@ -720,15 +928,34 @@ export class Cluster {
     if (!spec.finalizers.length) delete spec.finalizers;
     next.spec = spec;
     next.metadata.resourceVersion = String(this.store.nextRv());
-    if (next.metadata.deletionTimestamp && !hasFinalizers(t, next)) this.store.commit(t.storageKey, key, 'DELETED', next, old);
+    if (next.metadata.deletionTimestamp && !hasFinalizers(t, next))
+      this.store.commit(t.storageKey, key, 'DELETED', next, old);
     else this.store.commit(t.storageKey, key, 'MODIFIED', next, old);
   }
 
   // ---------------------------------------------------------------- events
 
-  recordEvent(involved: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, source?: string): void {
+  recordEvent(
+    involved: KubeObject,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+    source?: string,
+  ): void {
     this.events.record(involved, type, reason, message, source);
   }
+}
+
+/** fieldValidation: Strict refuses unknown fields with the decoder's message; Warn reports them. */
+function checkUnknownFields(t: ResourceType, unknown: string[] | void, opts: WriteOptions): void {
+  if (!unknown || !unknown.length) return;
+  const mode = opts.fieldValidation ?? 'Warn';
+  if (mode === 'Strict') {
+    throw newBadRequest(
+      `${t.info.kind} in version "${t.info.version}" cannot be handled as a ${t.info.kind}: strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`,
+    );
+  }
+  if (mode === 'Warn') for (const f of unknown) opts.warnings?.push(`unknown field "${f}"`);
 }
 
 function setOrDelete(o: object, k: string, v: unknown): void {
@@ -765,7 +992,12 @@ function withoutManagedTimes(o: KubeObject): KubeObject {
   return { ...o, metadata: { ...o.metadata, managedFields: mf.map((e) => ({ ...e, time: '' })) } };
 }
 
-function applyPatchType(current: KubeObject, patch: unknown, patchType: PatchType, t: ResourceType): unknown {
+function applyPatchType(
+  current: KubeObject,
+  patch: unknown,
+  patchType: PatchType,
+  t: ResourceType,
+): unknown {
   switch (patchType) {
     case 'merge':
       return mergePatch(current, patch);
@@ -778,7 +1010,8 @@ function applyPatchType(current: KubeObject, patch: unknown, patchType: PatchTyp
           apiVersion: 'v1',
           metadata: {},
           status: 'Failure',
-          message: 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+          message:
+            'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
           reason: 'UnsupportedMediaType',
           code: 415,
         });
@@ -832,7 +1065,10 @@ function scaleOf(t: ResourceType, o: KubeObject): KubeObject {
       creationTimestamp: o.metadata.creationTimestamp,
     },
     spec: { replicas: typeof replicas === 'number' ? replicas : 0 },
-    status: { replicas: typeof statusReplicas === 'number' ? statusReplicas : 0, ...(sel ? { selector: sel } : {}) },
+    status: {
+      replicas: typeof statusReplicas === 'number' ? statusReplicas : 0,
+      ...(sel ? { selector: sel } : {}),
+    },
   };
 }
 
@@ -842,11 +1078,18 @@ function encodeContinue(rv: number, start: string): string {
 
 function decodeContinue(tok: string): { rv: number; start: string } {
   try {
-    const o = JSON.parse(Buffer.from(tok, 'base64').toString('utf8')) as { v?: string; rv?: number; start?: string };
-    if (o.v !== 'meta.k8s.io/v1' || typeof o.rv !== 'number' || typeof o.start !== 'string') throw new Error('bad');
+    const o = JSON.parse(Buffer.from(tok, 'base64').toString('utf8')) as {
+      v?: string;
+      rv?: number;
+      start?: string;
+    };
+    if (o.v !== 'meta.k8s.io/v1' || typeof o.rv !== 'number' || typeof o.start !== 'string')
+      throw new Error('bad');
     return { rv: o.rv, start: o.start };
   } catch {
-    throw newBadRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+    throw newBadRequest(
+      'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+    );
   }
 }
 

@@ -12,10 +12,23 @@ import { namespaceLifecycle, startNamespaceController } from './namespace';
 import { quotaAdmission, startQuotaController } from './quota';
 import { startReplicaSetController } from './replicaset';
 
-export function startControllers(cluster: Cluster, opts: { workloads: boolean }): Array<() => void> {
+export function startControllers(
+  cluster: Cluster,
+  opts: { workloads: boolean },
+): Array<() => void> {
   cluster.addAdmission(namespaceLifecycle(cluster));
   cluster.addAdmission(quotaAdmission(cluster));
-  const stops = [startNamespaceController(cluster), startGarbageCollector(cluster), startCrdFinalizer(cluster), startQuotaController(cluster)];
-  if (opts.workloads) stops.push(startDeploymentController(cluster), startReplicaSetController(cluster), startKubelet(cluster));
+  const stops = [
+    startNamespaceController(cluster),
+    startGarbageCollector(cluster),
+    startCrdFinalizer(cluster),
+    startQuotaController(cluster),
+  ];
+  if (opts.workloads)
+    stops.push(
+      startDeploymentController(cluster),
+      startReplicaSetController(cluster),
+      startKubelet(cluster),
+    );
   return stops;
 }

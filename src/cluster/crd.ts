@@ -24,7 +24,10 @@ interface CrdVersion {
   served: boolean;
   storage: boolean;
   schema?: { openAPIV3Schema?: JSONSchemaProps };
-  subresources?: { status?: object; scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string } };
+  subresources?: {
+    status?: object;
+    scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+  };
   additionalPrinterColumns?: PrinterColumn[];
 }
 
@@ -39,31 +42,53 @@ export function validateCrd(obj: KubeObject, old?: KubeObject): FieldError[] {
   const names = rec(spec.names);
   const group = typeof spec.group === 'string' ? spec.group : '';
   if (!group) errs.push(fieldRequired('spec.group'));
-  else if (!group.includes('.')) errs.push(fieldInvalid('spec.group', group, 'should be a domain with at least one dot'));
+  else if (!group.includes('.'))
+    errs.push(fieldInvalid('spec.group', group, 'should be a domain with at least one dot'));
   if (!names.plural) errs.push(fieldRequired('spec.names.plural'));
   if (!names.kind) errs.push(fieldRequired('spec.names.kind'));
   if (!names.listKind && names.kind) names.listKind = `${names.kind}List`;
   if (!names.singular && typeof names.kind === 'string') names.singular = names.kind.toLowerCase();
   if (names.plural && group && obj.metadata.name !== `${names.plural}.${group}`) {
-    errs.push(fieldInvalid('metadata.name', obj.metadata.name, 'must be spec.names.plural+"."+spec.group'));
+    errs.push(
+      fieldInvalid('metadata.name', obj.metadata.name, 'must be spec.names.plural+"."+spec.group'),
+    );
   }
   if (spec.scope !== 'Namespaced' && spec.scope !== 'Cluster') {
     if (spec.scope === undefined) errs.push(fieldRequired('spec.scope'));
     else errs.push(fieldNotSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']));
   }
   const versions = crdVersions(obj);
-  if (versions.length === 0) errs.push(fieldInvalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
+  if (versions.length === 0)
+    errs.push(
+      fieldInvalid(
+        'spec.versions',
+        versions,
+        'must have exactly one version marked as storage version',
+      ),
+    );
   else {
     const storage = versions.filter((v) => v.storage).length;
-    if (storage !== 1) errs.push(fieldInvalid('spec.versions', versions.map((v) => v.name), 'must have exactly one version marked as storage version'));
+    if (storage !== 1)
+      errs.push(
+        fieldInvalid(
+          'spec.versions',
+          versions.map((v) => v.name),
+          'must have exactly one version marked as storage version',
+        ),
+      );
     versions.forEach((v, i) => {
-      if (!v.schema?.openAPIV3Schema) errs.push(fieldRequired(`spec.versions[${i}].schema.openAPIV3Schema`, 'schemas are required'));
+      if (!v.schema?.openAPIV3Schema)
+        errs.push(
+          fieldRequired(`spec.versions[${i}].schema.openAPIV3Schema`, 'schemas are required'),
+        );
     });
   }
   if (old) {
     const os = rec(old.spec);
-    if (os.scope !== spec.scope) errs.push(fieldInvalid('spec.scope', spec.scope, 'field is immutable'));
-    if (os.group !== spec.group) errs.push(fieldInvalid('spec.group', spec.group, 'field is immutable'));
+    if (os.scope !== spec.scope)
+      errs.push(fieldInvalid('spec.scope', spec.scope, 'field is immutable'));
+    if (os.group !== spec.group)
+      errs.push(fieldInvalid('spec.group', spec.group, 'field is immutable'));
   }
   return errs;
 }
@@ -113,12 +138,26 @@ export function crdResourceTypes(crd: KubeObject): ResourceType[] {
 export function establishedStatus(crd: KubeObject, now: string, terminating: boolean): Obj {
   const spec = rec(crd.spec);
   const names = rec(spec.names);
-  const cond = (type: string, status: string, reason: string, message: string) => ({ type, status, lastTransitionTime: now, reason, message });
+  const cond = (type: string, status: string, reason: string, message: string) => ({
+    type,
+    status,
+    lastTransitionTime: now,
+    reason,
+    message,
+  });
   const conditions = [
     cond('NamesAccepted', 'True', 'NoConflicts', 'no conflicts found'),
     cond('Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted'),
   ];
-  if (terminating) conditions.push(cond('Terminating', 'True', 'InstanceDeletionInProgress', 'CustomResource deletion is in progress'));
+  if (terminating)
+    conditions.push(
+      cond(
+        'Terminating',
+        'True',
+        'InstanceDeletionInProgress',
+        'CustomResource deletion is in progress',
+      ),
+    );
   return {
     acceptedNames: {
       kind: names.kind,

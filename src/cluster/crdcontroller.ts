@@ -16,7 +16,12 @@ export function startCrdFinalizer(cluster: Cluster): () => void {
   const q = new WorkQueue('crd-finalizer', cluster.clock, (name) => sync(name));
   function sync(name: string): void {
     const crd = cluster.store.get(CRD_STORAGE, objectKey(undefined, name));
-    if (!crd || !crd.metadata.deletionTimestamp || !(crd.metadata.finalizers ?? []).includes(CRD_FINALIZER)) return;
+    if (
+      !crd ||
+      !crd.metadata.deletionTimestamp ||
+      !(crd.metadata.finalizers ?? []).includes(CRD_FINALIZER)
+    )
+      return;
     const types = cluster.registry.all().filter((t) => t.crd === name);
     let remaining = 0;
     if (types.length) {
@@ -26,7 +31,11 @@ export function startCrdFinalizer(cluster: Cluster): () => void {
       for (const o of victims) {
         if (o.metadata.deletionTimestamp) continue;
         try {
-          cluster.deleteAs(t, { namespace: o.metadata.namespace, name: o.metadata.name! }, { propagationPolicy: 'Background' });
+          cluster.deleteAs(
+            t,
+            { namespace: o.metadata.namespace, name: o.metadata.name! },
+            { propagationPolicy: 'Background' },
+          );
         } catch (err) {
           if (!(err instanceof StatusError && err.code === 404)) throw err;
         }
@@ -36,11 +45,17 @@ export function startCrdFinalizer(cluster: Cluster): () => void {
     if (remaining > 0) return;
     const next = clone(crd);
     next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== CRD_FINALIZER);
-    cluster.updateAs(cluster.typeOf({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' }), next, {}, true);
+    cluster.updateAs(
+      cluster.typeOf({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' }),
+      next,
+      {},
+      true,
+    );
   }
   const unsub = cluster.store.subscribe((c) => {
     if (c.storageKey === CRD_STORAGE) {
-      if (c.type !== 'DELETED' && c.object.metadata.deletionTimestamp) q.add(c.object.metadata.name!);
+      if (c.type !== 'DELETED' && c.object.metadata.deletionTimestamp)
+        q.add(c.object.metadata.name!);
       return;
     }
     if (c.type === 'DELETED') {

@@ -32,7 +32,9 @@ function fnv32a(s: string): number {
 
 /** controller.ComputeHash + rand.SafeEncodeString: a short, vowel-free hash of the pod template. */
 export function podTemplateHash(template: unknown, collisionCount = 0): string {
-  const digits = String(fnv32a(stableStringify(template) + (collisionCount ? String(collisionCount) : '')));
+  const digits = String(
+    fnv32a(stableStringify(template) + (collisionCount ? String(collisionCount) : '')),
+  );
   const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
   let out = '';
   for (const d of digits) out += alphabet[d.charCodeAt(0) % alphabet.length];
@@ -41,7 +43,11 @@ export function podTemplateHash(template: unknown, collisionCount = 0): string {
 
 function stableStringify(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
-  if (isObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${stableStringify(v[k])}`).join(',')}}`;
+  if (isObject(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableStringify(v[k])}`)
+      .join(',')}}`;
   return JSON.stringify(v);
 }
 
@@ -59,7 +65,8 @@ export function startDeploymentController(cluster: Cluster): () => void {
 
   function ownedReplicaSets(d: KubeObject): KubeObject[] {
     const out: KubeObject[] = [];
-    for (const rs of cluster.scan(RS, d.metadata.namespace)) if (controllerOf(rs)?.uid === d.metadata.uid) out.push(rs);
+    for (const rs of cluster.scan(RS, d.metadata.namespace))
+      if (controllerOf(rs)?.uid === d.metadata.uid) out.push(rs);
     return out;
   }
 
@@ -70,14 +77,25 @@ export function startDeploymentController(cluster: Cluster): () => void {
     const spec = rec(d.spec);
     const desired = typeof spec.replicas === 'number' ? spec.replicas : 1;
     const template = rec(spec.template);
-    const hash = podTemplateHash(template, typeof rec(d.status).collisionCount === 'number' ? (rec(d.status).collisionCount as number) : 0);
+    const hash = podTemplateHash(
+      template,
+      typeof rec(d.status).collisionCount === 'number'
+        ? (rec(d.status).collisionCount as number)
+        : 0,
+    );
     const all = ownedReplicaSets(d);
     let newRs = all.find((rs) => deepEqual(templateWithoutHash(rec(rs.spec).template), template));
     const old = all.filter((rs) => rs !== newRs);
-    const maxRevision = all.reduce((m, rs) => Math.max(m, Number(rs.metadata.annotations?.[REVISION] ?? 0)), 0);
+    const maxRevision = all.reduce(
+      (m, rs) => Math.max(m, Number(rs.metadata.annotations?.[REVISION] ?? 0)),
+      0,
+    );
     const paused = spec.paused === true;
     if (!newRs && !paused) {
-      const labels = { ...(rec(template.metadata).labels as Record<string, string>), [HASH_LABEL]: hash };
+      const labels = {
+        ...(rec(template.metadata).labels as Record<string, string>),
+        [HASH_LABEL]: hash,
+      };
       const selector = clone(rec(spec.selector));
       selector.matchLabels = { ...rec(selector.matchLabels), [HASH_LABEL]: hash };
       const tmpl = clone(template);
@@ -91,10 +109,28 @@ export function startDeploymentController(cluster: Cluster): () => void {
               name: `${name}-${hash}`,
               namespace: ns,
               labels,
-              annotations: { [REVISION]: String(maxRevision + 1), 'deployment.kubernetes.io/desired-replicas': String(desired), 'deployment.kubernetes.io/max-replicas': String(desired) },
-              ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata.uid!, controller: true, blockOwnerDeletion: true }],
+              annotations: {
+                [REVISION]: String(maxRevision + 1),
+                'deployment.kubernetes.io/desired-replicas': String(desired),
+                'deployment.kubernetes.io/max-replicas': String(desired),
+              },
+              ownerReferences: [
+                {
+                  apiVersion: 'apps/v1',
+                  kind: 'Deployment',
+                  name,
+                  uid: d.metadata.uid!,
+                  controller: true,
+                  blockOwnerDeletion: true,
+                },
+              ],
             },
-            spec: { replicas: 0, minReadySeconds: spec.minReadySeconds ?? 0, selector, template: tmpl },
+            spec: {
+              replicas: 0,
+              minReadySeconds: spec.minReadySeconds ?? 0,
+              selector,
+              template: tmpl,
+            },
           },
           { fieldManager: 'kube-controller-manager' },
         );
@@ -130,9 +166,18 @@ export function startDeploymentController(cluster: Cluster): () => void {
     const before = rec(current.spec).replicas as number;
     const next = clone(current);
     rec(next.spec).replicas = replicas;
-    next.metadata.annotations = { ...(next.metadata.annotations ?? {}), 'deployment.kubernetes.io/desired-replicas': String(rec(d.spec).replicas ?? 1) };
+    next.metadata.annotations = {
+      ...(next.metadata.annotations ?? {}),
+      'deployment.kubernetes.io/desired-replicas': String(rec(d.spec).replicas ?? 1),
+    };
     cluster.update(next, { fieldManager: 'kube-controller-manager' });
-    cluster.recordEvent(d, 'Normal', 'ScalingReplicaSet', `Scaled ${replicas > before ? 'up' : 'down'} replica set ${rs.metadata.name} from ${before} to ${replicas}`, SOURCE);
+    cluster.recordEvent(
+      d,
+      'Normal',
+      'ScalingReplicaSet',
+      `Scaled ${replicas > before ? 'up' : 'down'} replica set ${rs.metadata.name} from ${before} to ${replicas}`,
+      SOURCE,
+    );
   }
 
   function writeStatus(key: string, newRsName: string | undefined): void {
@@ -142,34 +187,74 @@ export function startDeploymentController(cluster: Cluster): () => void {
     const desired = typeof rec(d.spec).replicas === 'number' ? (rec(d.spec).replicas as number) : 1;
     const all = ownedReplicaSets(d);
     const newRs = all.find((rs) => rs.metadata.name === newRsName);
-    const sum = (k: string, list = all) => list.reduce((s, rs) => s + (typeof rec(rs.status)[k] === 'number' ? (rec(rs.status)[k] as number) : 0), 0);
+    const sum = (k: string, list = all) =>
+      list.reduce(
+        (s, rs) => s + (typeof rec(rs.status)[k] === 'number' ? (rec(rs.status)[k] as number) : 0),
+        0,
+      );
     const replicas = sum('replicas');
     const updated = newRs ? sum('replicas', [newRs]) : 0;
     const ready = sum('readyReplicas');
     const available = sum('availableReplicas');
-    const maxUnavailable = resolveFraction(rec(rec(rec(d.spec).strategy).rollingUpdate).maxUnavailable ?? '25%', desired, false);
+    const maxUnavailable = resolveFraction(
+      rec(rec(rec(d.spec).strategy).rollingUpdate).maxUnavailable ?? '25%',
+      desired,
+      false,
+    );
     const now = cluster.now();
     const prev = Array.isArray(rec(d.status).conditions) ? (rec(d.status).conditions as Obj[]) : [];
     const cond = (type: string, status: string, reason: string, message: string): Obj => {
       const p = prev.find((c) => c.type === type);
       const changed = !p || p.status !== status;
-      return { type, status, lastUpdateTime: p && p.reason === reason && p.message === message ? p.lastUpdateTime : now, lastTransitionTime: changed ? now : p.lastTransitionTime, reason, message };
+      return {
+        type,
+        status,
+        lastUpdateTime: p && p.reason === reason && p.message === message ? p.lastUpdateTime : now,
+        lastTransitionTime: changed ? now : p.lastTransitionTime,
+        reason,
+        message,
+      };
     };
     const conditions: Obj[] = [
       available >= desired - maxUnavailable
-        ? cond('Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.')
-        : cond('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.'),
+        ? cond(
+            'Available',
+            'True',
+            'MinimumReplicasAvailable',
+            'Deployment has minimum availability.',
+          )
+        : cond(
+            'Available',
+            'False',
+            'MinimumReplicasUnavailable',
+            'Deployment does not have minimum availability.',
+          ),
     ];
     const complete = newRs && updated === desired && replicas === desired && available === desired;
     conditions.push(
       complete
-        ? cond('Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${newRs!.metadata.name}" has successfully progressed.`)
+        ? cond(
+            'Progressing',
+            'True',
+            'NewReplicaSetAvailable',
+            `ReplicaSet "${newRs!.metadata.name}" has successfully progressed.`,
+          )
         : newRs
-          ? cond('Progressing', 'True', 'ReplicaSetUpdated', `ReplicaSet "${newRs.metadata.name}" is progressing.`)
+          ? cond(
+              'Progressing',
+              'True',
+              'ReplicaSetUpdated',
+              `ReplicaSet "${newRs.metadata.name}" is progressing.`,
+            )
           : cond('Progressing', 'Unknown', 'DeploymentPaused', 'Deployment is paused'),
     );
-    const failure = newRs && (rec(newRs.status).conditions as Obj[] | undefined)?.find((c) => c.type === 'ReplicaFailure');
-    if (failure) conditions.push(cond('ReplicaFailure', 'True', String(failure.reason), String(failure.message)));
+    const failure =
+      newRs &&
+      (rec(newRs.status).conditions as Obj[] | undefined)?.find((c) => c.type === 'ReplicaFailure');
+    if (failure)
+      conditions.push(
+        cond('ReplicaFailure', 'True', String(failure.reason), String(failure.message)),
+      );
     const status: Obj = {
       observedGeneration: d.metadata.generation,
       replicas,
@@ -179,7 +264,14 @@ export function startDeploymentController(cluster: Cluster): () => void {
       unavailableReplicas: Math.max(0, desired - available),
       conditions,
     };
-    for (const k of ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas']) if (status[k] === 0) delete status[k];
+    for (const k of [
+      'replicas',
+      'updatedReplicas',
+      'readyReplicas',
+      'availableReplicas',
+      'unavailableReplicas',
+    ])
+      if (status[k] === 0) delete status[k];
     if (deepEqual(status, d.status)) return;
     const next = clone(d);
     next.status = status;

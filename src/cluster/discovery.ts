@@ -18,12 +18,17 @@ export const SERVER_VERSION = {
 
 function storageVersionHash(t: ResourceType): string {
   let h = 0x811c9dc5;
-  for (const c of `${t.info.group}/${t.info.version}/${t.info.kind}`) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
+  for (const c of `${t.info.group}/${t.info.version}/${t.info.kind}`)
+    h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
   return Buffer.from(h.toString(16).padStart(8, '0')).toString('base64').slice(0, 11) + '=';
 }
 
 export function apiVersions(serverAddress: string): object {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
 }
 
 /** Groups in registry order; within a group, versions newest first (v2 > v1 > v1beta1). */
@@ -89,13 +94,33 @@ export function apiResourceList(reg: Registry, groupVersion: string): object | u
     });
     for (const sub of i.subresources) {
       if (sub === 'scale') {
-        resources.push({ name: `${i.plural}/scale`, singularName: '', namespaced: i.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
+        resources.push({
+          name: `${i.plural}/scale`,
+          singularName: '',
+          namespaced: i.namespaced,
+          group: 'autoscaling',
+          version: 'v1',
+          kind: 'Scale',
+          verbs: ['get', 'patch', 'update'],
+        });
       } else {
-        resources.push({ name: `${i.plural}/${sub}`, singularName: '', namespaced: i.namespaced, kind: i.kind, verbs: ['get', 'patch', 'update'] });
+        resources.push({
+          name: `${i.plural}/${sub}`,
+          singularName: '',
+          namespaced: i.namespaced,
+          kind: i.kind,
+          verbs: ['get', 'patch', 'update'],
+        });
       }
     }
     if (i.kind === 'Namespace' && !i.group) {
-      resources.push({ name: 'namespaces/finalize', singularName: '', namespaced: false, kind: 'Namespace', verbs: ['update'] });
+      resources.push({
+        name: 'namespaces/finalize',
+        singularName: '',
+        namespaced: false,
+        kind: 'Namespace',
+        verbs: ['update'],
+      });
     }
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources };

@@ -37,7 +37,12 @@ export function qualified(gr: GroupResource): string {
   return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
 }
 
-function status(code: number, reason: string, message: string, details?: StatusDetails): StatusError {
+function status(
+  code: number,
+  reason: string,
+  message: string,
+  details?: StatusDetails,
+): StatusError {
   return new StatusError({
     kind: 'Status',
     apiVersion: 'v1',
@@ -87,17 +92,32 @@ export function newForbidden(gr: GroupResource, name: string, err: string): Stat
 
 /** One field error as field.Error renders it: `spec.replicas: Invalid value: -1: detail`. */
 export interface FieldError {
-  type: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueNotSupported' | 'FieldValueForbidden' | 'FieldValueTypeInvalid' | 'FieldValueDuplicate' | 'FieldValueTooLong';
+  type:
+    | 'FieldValueInvalid'
+    | 'FieldValueRequired'
+    | 'FieldValueNotSupported'
+    | 'FieldValueForbidden'
+    | 'FieldValueTypeInvalid'
+    | 'FieldValueDuplicate'
+    | 'FieldValueTooLong';
   field: string;
   message: string;
 }
 
 export function fieldInvalid(field: string, value: unknown, detail: string): FieldError {
-  return { type: 'FieldValueInvalid', field, message: `Invalid value: ${renderValue(value)}: ${detail}` };
+  return {
+    type: 'FieldValueInvalid',
+    field,
+    message: `Invalid value: ${renderValue(value)}: ${detail}`,
+  };
 }
 
 export function fieldRequired(field: string, detail = ''): FieldError {
-  return { type: 'FieldValueRequired', field, message: detail ? `Required value: ${detail}` : 'Required value' };
+  return {
+    type: 'FieldValueRequired',
+    field,
+    message: detail ? `Required value: ${detail}` : 'Required value',
+  };
 }
 
 export function fieldNotSupported(field: string, value: unknown, valid: unknown[]): FieldError {
@@ -113,7 +133,11 @@ export function fieldForbidden(field: string, detail: string): FieldError {
 }
 
 export function fieldTypeInvalid(field: string, value: unknown, detail: string): FieldError {
-  return { type: 'FieldValueTypeInvalid', field, message: `Invalid value: ${renderValue(value)}: ${detail}` };
+  return {
+    type: 'FieldValueTypeInvalid',
+    field,
+    message: `Invalid value: ${renderValue(value)}: ${detail}`,
+  };
 }
 
 /** A value rendered verbatim in a field error (Go's %#v of non-JSON values, e.g. `0x0`). */
@@ -132,11 +156,21 @@ function renderValue(v: unknown): string {
 }
 
 /** 422 Invalid; kind is the Kind (qualified by group) the way NewInvalid prints it. */
-export function newInvalid(qualifiedKind: { group: string; kind: string }, name: string, errs: FieldError[]): StatusError {
-  const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: `${e.message}`, field: e.field }));
+export function newInvalid(
+  qualifiedKind: { group: string; kind: string },
+  name: string,
+  errs: FieldError[],
+): StatusError {
+  const causes: StatusCause[] = errs.map((e) => ({
+    reason: e.type,
+    message: `${e.message}`,
+    field: e.field,
+  }));
   const rendered = errs.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message));
   const agg = rendered.length === 1 ? rendered[0] : `[${rendered.join(', ')}]`;
-  const kindName = qualifiedKind.group ? `${qualifiedKind.kind}.${qualifiedKind.group}` : qualifiedKind.kind;
+  const kindName = qualifiedKind.group
+    ? `${qualifiedKind.kind}.${qualifiedKind.group}`
+    : qualifiedKind.kind;
   return status(422, 'Invalid', `${kindName} "${name}" is invalid: ${agg}`, {
     name,
     group: qualifiedKind.group,
@@ -154,10 +188,15 @@ export function newGone(message: string): StatusError {
 }
 
 export function newMethodNotSupported(gr: GroupResource, action: string): StatusError {
-  return status(405, 'MethodNotAllowed', `${action} is not supported on resources of kind "${qualified(gr)}"`, {
-    group: gr.group,
-    kind: gr.resource,
-  });
+  return status(
+    405,
+    'MethodNotAllowed',
+    `${action} is not supported on resources of kind "${qualified(gr)}"`,
+    {
+      group: gr.group,
+      kind: gr.resource,
+    },
+  );
 }
 
 export function newUnauthorized(message = 'Unauthorized'): StatusError {
@@ -169,7 +208,11 @@ export function newRequestEntityTooLarge(message: string): StatusError {
 }
 
 export function newUnsupportedMediaType(contentType: string): StatusError {
-  return status(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json; got ${contentType}`);
+  return status(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json; got ${contentType}`,
+  );
 }
 
 export function newNotFoundPath(): StatusError {
@@ -204,7 +247,11 @@ export function reasonOf(err: unknown): string | undefined {
     const r = (err as { reason?: unknown }).reason;
     if (typeof r === 'string') return r;
     const s = (err as { status?: unknown }).status;
-    if (typeof s === 'object' && s !== null && typeof (s as { reason?: unknown }).reason === 'string') {
+    if (
+      typeof s === 'object' &&
+      s !== null &&
+      typeof (s as { reason?: unknown }).reason === 'string'
+    ) {
       return (s as { reason: string }).reason;
     }
   }

@@ -13,10 +13,17 @@ export class EventRecorder {
   /** aggregation key -> event name */
   private readonly seen = new Map<string, string>();
   private seq = 0;
+  private readonly similar = new Map<string, { since: number; messages: Set<string> }>();
 
   constructor(private readonly cluster: Cluster) {}
 
-  record(involved: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, source = 'fake-cluster'): void {
+  record(
+    involved: KubeObject,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+    source = 'fake-cluster',
+  ): void {
     const md = involved.metadata;
     const namespace = md.namespace || 'default';
     const ref = {
@@ -27,14 +34,33 @@ export class EventRecorder {
       apiVersion: involved.apiVersion,
       resourceVersion: md.resourceVersion,
     };
-    const key = [source, ref.kind, namespace, ref.name, ref.uid, type, reason, message].join('\u0000');
+    // EventAggregator: after 10 similar events (same object and reason, different messages) in
+    // 10 minutes, further ones fold into one "(combined from similar events)" event.
+    const similarKey = [source, ref.kind, namespace, ref.name, ref.uid, type, reason].join(
+      '\u0000',
+    );
+    const nowMs = this.cluster.clock.now();
+    const sim = this.similar.get(similarKey);
+    const fresh =
+      sim && nowMs - sim.since < 600_000 ? sim : { since: nowMs, messages: new Set<string>() };
+    fresh.messages.add(message);
+    this.similar.set(similarKey, fresh);
+    let key = [similarKey, message].join('\u0000');
+    if (fresh.messages.size > 10) {
+      message = `(combined from similar events): ${message}`;
+      key = similarKey;
+    }
     const now = this.cluster.now();
     const existingName = this.seen.get(key);
     if (existingName) {
       try {
-        const ev = this.cluster.get({ apiVersion: 'v1', kind: 'Event' }, { namespace, name: existingName });
+        const ev = this.cluster.get(
+          { apiVersion: 'v1', kind: 'Event' },
+          { namespace, name: existingName },
+        );
         ev.count = (typeof ev.count === 'number' ? ev.count : 1) + 1;
         ev.lastTimestamp = now;
+        ev.message = message;
         this.cluster.update(ev);
         return;
       } catch (err) {

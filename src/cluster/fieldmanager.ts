@@ -16,7 +16,19 @@ type Obj = Record<string, unknown>;
 const SEP = '\u0001';
 const SET_LISTS = new Set(['finalizers']);
 /** Fields the server owns; never part of a field set. */
-const SERVER_META = new Set(['name', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'selfLink', 'generateName']);
+const SERVER_META = new Set([
+  'name',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'managedFields',
+  'selfLink',
+  'generateName',
+]);
 
 function listKey(field: string, items: unknown[]): string | undefined {
   if (field === 'ports') {
@@ -62,7 +74,8 @@ export function fieldSet(o: Obj, subresource?: string): Set<string> {
     if (subresource === 'status' && k !== 'status') continue;
     if (subresource !== 'status' && k === 'status' && subresource !== undefined) continue;
     if (k === 'metadata' && isObject(v)) {
-      for (const [mk, mv] of Object.entries(v)) if (!SERVER_META.has(mk)) collect(mv, ['f:metadata', `f:${mk}`], mk, out);
+      for (const [mk, mv] of Object.entries(v))
+        if (!SERVER_META.has(mk)) collect(mv, ['f:metadata', `f:${mk}`], mk, out);
       continue;
     }
     collect(v, [`f:${k}`], k, out);
@@ -75,7 +88,8 @@ function changedFields(a: Obj, b: Obj, subresource?: string): Set<string> {
   const sa = fieldSet(a, subresource);
   const sb = fieldSet(b, subresource);
   const out = new Set<string>();
-  for (const p of sb) if (!sa.has(p) || !deepEqual(valueAt(a, p.split(SEP)), valueAt(b, p.split(SEP)))) out.add(p);
+  for (const p of sb)
+    if (!sa.has(p) || !deepEqual(valueAt(a, p.split(SEP)), valueAt(b, p.split(SEP)))) out.add(p);
   return out;
 }
 
@@ -108,7 +122,9 @@ function removeAt(o: Obj, path: Path): void {
   if (last.startsWith('f:') && isObject(parent)) delete parent[last.slice(2)];
   else if (last.startsWith('k:') && Array.isArray(parent)) {
     const k = JSON.parse(last.slice(2)) as Obj;
-    const i = parent.findIndex((x) => isObject(x) && Object.entries(k).every(([kk, vv]) => x[kk] === vv));
+    const i = parent.findIndex(
+      (x) => isObject(x) && Object.entries(k).every(([kk, vv]) => x[kk] === vv),
+    );
     if (i >= 0) parent.splice(i, 1);
   } else if (last.startsWith('v:') && Array.isArray(parent)) {
     const v = JSON.parse(last.slice(2));
@@ -146,12 +162,28 @@ function entrySet(e: ManagedFieldsEntry): Set<string> {
   return fromFieldsV1(e.fieldsV1 ?? {});
 }
 
-function sameEntry(e: ManagedFieldsEntry, manager: string, op: 'Apply' | 'Update', subresource?: string): boolean {
-  return e.manager === manager && e.operation === op && (e.subresource ?? '') === (subresource ?? '');
+function sameEntry(
+  e: ManagedFieldsEntry,
+  manager: string,
+  op: 'Apply' | 'Update',
+  subresource?: string,
+): boolean {
+  return (
+    e.manager === manager && e.operation === op && (e.subresource ?? '') === (subresource ?? '')
+  );
 }
 
 /** Puts `fields` under (manager, op) and takes them from every other entry; empty entries go. */
-function assign(entries: ManagedFieldsEntry[], manager: string, op: 'Apply' | 'Update', apiVersion: string, time: string, subresource: string | undefined, fields: Set<string>, replace: boolean): ManagedFieldsEntry[] {
+function assign(
+  entries: ManagedFieldsEntry[],
+  manager: string,
+  op: 'Apply' | 'Update',
+  apiVersion: string,
+  time: string,
+  subresource: string | undefined,
+  fields: Set<string>,
+  replace: boolean,
+): ManagedFieldsEntry[] {
   const out: ManagedFieldsEntry[] = [];
   let mine: Set<string> = new Set();
   for (const e of entries) {
@@ -181,20 +213,42 @@ function assign(entries: ManagedFieldsEntry[], manager: string, op: 'Apply' | 'U
 }
 
 /** Records an Update (create, update, patch) by `manager` in obj.metadata.managedFields. */
-export function recordManagedFields(obj: KubeObject, old: KubeObject | undefined, manager: string, op: 'Update', apiVersion: string, time: string, subresource: string | undefined): void {
-  if (manager === 'unknown' && !(old?.metadata.managedFields ?? obj.metadata.managedFields)?.length) {
+export function recordManagedFields(
+  obj: KubeObject,
+  old: KubeObject | undefined,
+  manager: string,
+  op: 'Update',
+  apiVersion: string,
+  time: string,
+  subresource: string | undefined,
+): void {
+  if (
+    manager === 'unknown' &&
+    !(old?.metadata.managedFields ?? obj.metadata.managedFields)?.length
+  ) {
     // In-process writers that name no manager and objects nobody manages: nothing to track.
     if (!old) delete obj.metadata.managedFields;
     return;
   }
   const entries = old ? (old.metadata.managedFields ?? []) : [];
-  const changed = old ? changedFields(old as Obj, obj as Obj, subresource ?? '') : fieldSet(obj as Obj);
+  const changed = old
+    ? changedFields(old as Obj, obj as Obj, subresource ?? '')
+    : fieldSet(obj as Obj);
   if (!changed.size) {
     obj.metadata.managedFields = entries.length ? entries : undefined;
     if (!entries.length) delete obj.metadata.managedFields;
     return;
   }
-  obj.metadata.managedFields = assign(entries, manager, op, apiVersion, time, subresource, changed, false);
+  obj.metadata.managedFields = assign(
+    entries,
+    manager,
+    op,
+    apiVersion,
+    time,
+    subresource,
+    changed,
+    false,
+  );
 }
 
 function renderPath(p: string): string {
@@ -247,7 +301,16 @@ function mergeApplied(live: unknown, applied: unknown, field: string): unknown {
  * Server-side apply of `applied` onto `next` (a copy of the live object, or of the new object on
  * create), updating managedFields. Throws a 409 listing the conflicting fields unless forced.
  */
-export function applyPatch(next: KubeObject, live: KubeObject | undefined, applied: KubeObject, manager: string, apiVersion: string, time: string, force: boolean, subresource: string | undefined): void {
+export function applyPatch(
+  next: KubeObject,
+  live: KubeObject | undefined,
+  applied: KubeObject,
+  manager: string,
+  apiVersion: string,
+  time: string,
+  force: boolean,
+  subresource: string | undefined,
+): void {
   const entries = next.metadata.managedFields ?? [];
   const appliedSet = fieldSet(applied as Obj, subresource ?? (live ? '' : undefined));
   if (live) {
@@ -259,7 +322,11 @@ export function applyPatch(next: KubeObject, live: KubeObject | undefined, appli
         if (!appliedSet.has(p)) continue;
         const segs = p.split(SEP);
         if (deepEqual(valueAt(live, segs), valueAt(applied, segs))) continue;
-        const c = conflicts.get(e.manager ?? '') ?? { manager: e.manager ?? '', apiVersion: e.apiVersion ?? apiVersion, paths: [] };
+        const c = conflicts.get(e.manager ?? '') ?? {
+          manager: e.manager ?? '',
+          apiVersion: e.apiVersion ?? apiVersion,
+          paths: [],
+        };
         c.paths.push(renderPath(p));
         conflicts.set(e.manager ?? '', c);
       }
@@ -270,13 +337,23 @@ export function applyPatch(next: KubeObject, live: KubeObject | undefined, appli
     if (prev) {
       const others = new Set<string>();
       for (const e of entries) if (e !== prev) for (const p of entrySet(e)) others.add(p);
-      for (const p of entrySet(prev)) if (!appliedSet.has(p) && !others.has(p)) removeAt(next as Obj, p.split(SEP));
+      for (const p of entrySet(prev))
+        if (!appliedSet.has(p) && !others.has(p)) removeAt(next as Obj, p.split(SEP));
     }
     const merged = mergeApplied(next, stripMeta(applied, subresource), '') as KubeObject;
     for (const k of Object.keys(next)) delete (next as Obj)[k];
     Object.assign(next, merged);
   }
-  next.metadata.managedFields = assign(entries, manager, 'Apply', apiVersion, time, subresource, appliedSet, true);
+  next.metadata.managedFields = assign(
+    entries,
+    manager,
+    'Apply',
+    apiVersion,
+    time,
+    subresource,
+    appliedSet,
+    true,
+  );
 }
 
 function stripMeta(applied: KubeObject, subresource?: string): Obj {
@@ -294,14 +371,24 @@ function stripMeta(applied: KubeObject, subresource?: string): Obj {
   return c;
 }
 
-function conflictError(obj: KubeObject, conflicts: Array<{ manager: string; apiVersion: string; paths: string[] }>): StatusError {
+function conflictError(
+  obj: KubeObject,
+  conflicts: Array<{ manager: string; apiVersion: string; paths: string[] }>,
+): StatusError {
   const n = conflicts.reduce((s, c) => s + c.paths.length, 0);
   let msg: string;
   if (n === 1) {
     const c = conflicts[0];
     msg = `Apply failed with 1 conflict: conflict with "${c.manager}" using ${c.apiVersion}: ${c.paths[0]}`;
   } else {
-    msg = `Apply failed with ${n} conflicts: ` + conflicts.map((c) => `conflicts with "${c.manager}" using ${c.apiVersion}:\n${c.paths.map((p) => `- ${p}`).join('\n')}`).join('\n');
+    msg =
+      `Apply failed with ${n} conflicts: ` +
+      conflicts
+        .map(
+          (c) =>
+            `conflicts with "${c.manager}" using ${c.apiVersion}:\n${c.paths.map((p) => `- ${p}`).join('\n')}`,
+        )
+        .join('\n');
   }
   return new StatusError({
     kind: 'Status',
@@ -311,7 +398,13 @@ function conflictError(obj: KubeObject, conflicts: Array<{ manager: string; apiV
     message: msg,
     reason: 'Conflict',
     details: {
-      causes: conflicts.flatMap((c) => c.paths.map((p) => ({ reason: 'FieldManagerConflict', message: `conflict with "${c.manager}" using ${c.apiVersion}`, field: p }))),
+      causes: conflicts.flatMap((c) =>
+        c.paths.map((p) => ({
+          reason: 'FieldManagerConflict',
+          message: `conflict with "${c.manager}" using ${c.apiVersion}`,
+          field: p,
+        })),
+      ),
     },
     code: 409,
   });

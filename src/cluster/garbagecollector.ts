@@ -38,13 +38,17 @@ export function startGarbageCollector(cluster: Cluster): () => void {
       }
     }
   };
-  for (const sk of cluster.store.storageKeys()) for (const [, o] of cluster.store.scan(sk)) index(sk, o, true);
+  for (const sk of cluster.store.storageKeys())
+    for (const [, o] of cluster.store.scan(sk)) index(sk, o, true);
 
   // Two kinds of work: "attempt to delete" a dependent, and "process" an owner being deleted.
   const dependentQ = new WorkQueue('garbage-collector', cluster.clock, (id) => attemptToDelete(id));
-  const ownerQ = new WorkQueue('garbage-collector-owners', cluster.clock, (id) => processDeletingOwner(id));
+  const ownerQ = new WorkQueue('garbage-collector-owners', cluster.clock, (id) =>
+    processDeletingOwner(id),
+  );
 
-  const typeFor = (storageKey: string): ResourceType | undefined => cluster.registry.versionsOf(storageKey)[0];
+  const typeFor = (storageKey: string): ResourceType | undefined =>
+    cluster.registry.versionsOf(storageKey)[0];
   const lookup = (id: string): { t: ResourceType; o: KubeObject } | undefined => {
     const [sk, key] = id.split(SEP);
     const t = typeFor(sk);
@@ -60,7 +64,10 @@ export function startGarbageCollector(cluster: Cluster): () => void {
       const id = byUid.get(r.uid);
       return id ? lookup(id)?.o : undefined;
     }
-    const o = cluster.store.get(t.storageKey, objectKey(t.info.namespaced ? dep.metadata.namespace : undefined, r.name));
+    const o = cluster.store.get(
+      t.storageKey,
+      objectKey(t.info.namespaced ? dep.metadata.namespace : undefined, r.name),
+    );
     return o && o.metadata.uid === r.uid ? o : undefined;
   };
 
@@ -77,7 +84,11 @@ export function startGarbageCollector(cluster: Cluster): () => void {
     for (const r of refs) {
       const owner = ownerOf(o, r);
       if (!owner) dangling.push(r);
-      else if (owner.metadata.deletionTimestamp && (owner.metadata.finalizers ?? []).includes('foregroundDeletion')) waiting.push(r);
+      else if (
+        owner.metadata.deletionTimestamp &&
+        (owner.metadata.finalizers ?? []).includes('foregroundDeletion')
+      )
+        waiting.push(r);
       else solid++;
     }
     const key = { namespace: o.metadata.namespace, name: o.metadata.name! };
@@ -93,7 +104,10 @@ export function startGarbageCollector(cluster: Cluster): () => void {
         return;
       }
       const policy = waiting.length ? 'Foreground' : 'Background';
-      cluster.deleteAs(t, key, { propagationPolicy: policy, preconditions: { uid: o.metadata.uid } });
+      cluster.deleteAs(t, key, {
+        propagationPolicy: policy,
+        preconditions: { uid: o.metadata.uid },
+      });
     } catch (err) {
       if (err instanceof StatusError && (err.code === 404 || err.code === 409)) return;
       throw err;
@@ -112,7 +126,9 @@ export function startGarbageCollector(cluster: Cluster): () => void {
         const dep = lookup(d);
         if (!dep) continue;
         const next = clone(dep.o);
-        next.metadata.ownerReferences = (next.metadata.ownerReferences ?? []).filter((r) => r.uid !== o.metadata.uid);
+        next.metadata.ownerReferences = (next.metadata.ownerReferences ?? []).filter(
+          (r) => r.uid !== o.metadata.uid,
+        );
         if (!next.metadata.ownerReferences.length) delete next.metadata.ownerReferences;
         cluster.updateAs(dep.t, next, {}, true);
       }
@@ -139,7 +155,10 @@ export function startGarbageCollector(cluster: Cluster): () => void {
       cluster.updateAs(t, next, {}, true);
     } catch (err) {
       if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
-      if (err.code === 409) ownerQ.addRateLimited(t.storageKey + SEP + objectKey(o.metadata.namespace, o.metadata.name!));
+      if (err.code === 409)
+        ownerQ.addRateLimited(
+          t.storageKey + SEP + objectKey(o.metadata.namespace, o.metadata.name!),
+        );
     }
   }
 
@@ -162,7 +181,8 @@ export function startGarbageCollector(cluster: Cluster): () => void {
       if (fin.includes('orphan') || fin.includes('foregroundDeletion')) ownerQ.add(id);
     }
     if (c.type === 'ADDED' && o.metadata.ownerReferences?.length) dependentQ.add(id);
-    if (c.type === 'MODIFIED' && o.metadata.ownerReferences?.length && !sameOwners(c.old, o)) dependentQ.add(id);
+    if (c.type === 'MODIFIED' && o.metadata.ownerReferences?.length && !sameOwners(c.old, o))
+      dependentQ.add(id);
   };
   const unsub = cluster.store.subscribe(onChange);
   return () => {

@@ -40,7 +40,9 @@ export function evalJsonPath(root: unknown, path: string): unknown[] {
         cur = cur.flatMap((v) => (Array.isArray(v) ? v : isObject(v) ? Object.values(v) : []));
       } else if (/^-?\d+$/.test(inner)) {
         const n = Number(inner);
-        cur = cur.flatMap((v) => (Array.isArray(v) ? [v[n < 0 ? v.length + n : n]].filter((x) => x !== undefined) : []));
+        cur = cur.flatMap((v) =>
+          Array.isArray(v) ? [v[n < 0 ? v.length + n : n]].filter((x) => x !== undefined) : [],
+        );
       } else {
         const key = inner.replace(/^['"]|['"]$/g, '');
         cur = cur.flatMap((v) => (isObject(v) && key in v ? [v[key]] : []));

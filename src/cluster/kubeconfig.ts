@@ -14,9 +14,19 @@ export function renderKubeconfig(p: KubeconfigParams): string {
   return YAML.stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name, cluster: { server: p.server, 'certificate-authority-data': Buffer.from(p.caPem).toString('base64') } }],
+    clusters: [
+      {
+        name,
+        cluster: {
+          server: p.server,
+          'certificate-authority-data': Buffer.from(p.caPem).toString('base64'),
+        },
+      },
+    ],
     users: [{ name, user: { token: p.token } }],
-    contexts: [{ name, context: { cluster: name, user: name, namespace: p.namespace ?? 'default' } }],
+    contexts: [
+      { name, context: { cluster: name, user: name, namespace: p.namespace ?? 'default' } },
+    ],
     'current-context': name,
     preferences: {},
   });

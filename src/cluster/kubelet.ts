@@ -22,7 +22,8 @@ export function startKubelet(cluster: Cluster): () => void {
   const timers = new Map<string, TimerHandle>();
   let ipSeq = 2;
 
-  const containers = (p: KubeObject): Obj[] => (Array.isArray(rec(p.spec).containers) ? (rec(p.spec).containers as Obj[]) : []);
+  const containers = (p: KubeObject): Obj[] =>
+    Array.isArray(rec(p.spec).containers) ? (rec(p.spec).containers as Obj[]) : [];
 
   function writeStatus(p: KubeObject, status: Obj): void {
     const next = clone(p);
@@ -39,11 +40,22 @@ export function startKubelet(cluster: Cluster): () => void {
     if (p.metadata.deletionTimestamp) return;
     const now = cluster.now();
     const ip = `10.244.${(ipSeq >> 8) & 255}.${ipSeq++ & 255}`;
-    const cond = (type: string) => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: now });
+    const cond = (type: string) => ({
+      type,
+      status: 'True',
+      lastProbeTime: null,
+      lastTransitionTime: now,
+    });
     writeStatus(p, {
       ...rec(p.status),
       phase: 'Running',
-      conditions: [cond('PodReadyToStartContainers'), cond('Initialized'), cond('Ready'), cond('ContainersReady'), cond('PodScheduled')],
+      conditions: [
+        cond('PodReadyToStartContainers'),
+        cond('Initialized'),
+        cond('Ready'),
+        cond('ContainersReady'),
+        cond('PodScheduled'),
+      ],
       hostIP: '10.0.0.2',
       hostIPs: [{ ip: '10.0.0.2' }],
       podIP: ip,
@@ -53,7 +65,10 @@ export function startKubelet(cluster: Cluster): () => void {
         name: c.name,
         image: c.image,
         imageID: `docker.io/library/${String(c.image)}@sha256:${'0'.repeat(64)}`,
-        containerID: `containerd://${Buffer.from(`${ns}/${name}/${String(c.name)}`).toString('hex').padEnd(64, '0').slice(0, 64)}`,
+        containerID: `containerd://${Buffer.from(`${ns}/${name}/${String(c.name)}`)
+          .toString('hex')
+          .padEnd(64, '0')
+          .slice(0, 64)}`,
         ready: true,
         started: true,
         restartCount: 0,
@@ -73,7 +88,9 @@ export function startKubelet(cluster: Cluster): () => void {
     writeStatus(p, {
       ...rec(p.status),
       phase: 'Pending',
-      conditions: [{ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now }],
+      conditions: [
+        { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now },
+      ],
       hostIP: '10.0.0.2',
       startTime: now,
       containerStatuses: containers(p).map((c) => ({

@@ -52,7 +52,11 @@ export function readManifests(paths: string[]): { docs: Doc[]; errors: LoadResul
     try {
       files = yamlFiles(root);
     } catch (err) {
-      errors.push({ file: root, line: 0, message: err instanceof Error ? err.message : String(err) });
+      errors.push({
+        file: root,
+        line: 0,
+        message: err instanceof Error ? err.message : String(err),
+      });
       continue;
     }
     for (const file of files) {
@@ -60,17 +64,27 @@ export function readManifests(paths: string[]): { docs: Doc[]; errors: LoadResul
       for (const d of YAML.parseAllDocuments(text)) {
         const line = lineOf(text, d.range?.[0] ?? 0);
         if (d.errors.length) {
-          for (const e of d.errors) errors.push({ file, line: e.linePos?.[0]?.line ?? line, message: e.message.split('\n')[0] });
+          for (const e of d.errors)
+            errors.push({
+              file,
+              line: e.linePos?.[0]?.line ?? line,
+              message: e.message.split('\n')[0],
+            });
           continue;
         }
         const v = d.toJS() as unknown;
         if (v === null || v === undefined) continue;
         if (!isObject(v) || typeof v.kind !== 'string' || typeof v.apiVersion !== 'string') {
-          errors.push({ file, line, message: "Object 'Kind' is missing or the document is not a Kubernetes object" });
+          errors.push({
+            file,
+            line,
+            message: "Object 'Kind' is missing or the document is not a Kubernetes object",
+          });
           continue;
         }
         if (v.kind.endsWith('List') && Array.isArray(v.items)) {
-          for (const it of v.items) if (isObject(it)) docs.push({ file, line, obj: it as KubeObject });
+          for (const it of v.items)
+            if (isObject(it)) docs.push({ file, line, obj: it as KubeObject });
           continue;
         }
         if (!isObject(v.metadata)) v.metadata = {};
@@ -91,13 +105,23 @@ function rank(o: KubeObject): number {
 export function loadManifests(cluster: Cluster, paths: string[]): LoadResult {
   const { docs, errors } = readManifests(paths);
   const applied: LoadResult['applied'] = [];
-  const sorted = docs.map((d, i) => ({ d, i })).sort((a, b) => rank(a.d.obj) - rank(b.d.obj) || a.i - b.i);
+  const sorted = docs
+    .map((d, i) => ({ d, i }))
+    .sort((a, b) => rank(a.d.obj) - rank(b.d.obj) || a.i - b.i);
   for (const { d } of sorted) {
     try {
       const out = applyOne(cluster, d.obj);
-      applied.push({ kind: out.kind, name: out.metadata.name!, ...(out.metadata.namespace ? { namespace: out.metadata.namespace } : {}) });
+      applied.push({
+        kind: out.kind,
+        name: out.metadata.name!,
+        ...(out.metadata.namespace ? { namespace: out.metadata.namespace } : {}),
+      });
     } catch (err) {
-      errors.push({ file: d.file, line: d.line, message: err instanceof Error ? err.message : String(err) });
+      errors.push({
+        file: d.file,
+        line: d.line,
+        message: err instanceof Error ? err.message : String(err),
+      });
     }
   }
   return { applied, errors };
@@ -107,9 +131,15 @@ function applyOne(cluster: Cluster, obj: KubeObject): KubeObject {
   const t = cluster.typeOf(obj);
   const name = obj.metadata.name;
   if (name) {
-    const key = { ...(t.info.namespaced ? { namespace: obj.metadata.namespace || 'default' } : {}), name };
+    const key = {
+      ...(t.info.namespaced ? { namespace: obj.metadata.namespace || 'default' } : {}),
+      name,
+    };
     try {
-      return cluster.patch(obj, key, obj, 'apply', { fieldManager: 'reconcile-studio-manifests', force: true });
+      return cluster.patch(obj, key, obj, 'apply', {
+        fieldManager: 'reconcile-studio-manifests',
+        force: true,
+      });
     } catch (err) {
       if (!(err instanceof StatusError)) throw err;
       throw err;

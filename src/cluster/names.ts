@@ -48,7 +48,9 @@ function validateQualifiedName(field: string, key: string): FieldError[] {
     const [prefix, n] = parts;
     name = n;
     if (!prefix || validateName(prefix, 'subdomain').length) {
-      return [fieldInvalid(field, key, 'prefix part ' + validateName(prefix, 'subdomain').join('; '))];
+      return [
+        fieldInvalid(field, key, 'prefix part ' + validateName(prefix, 'subdomain').join('; ')),
+      ];
     }
   } else if (parts.length > 2) {
     return [
@@ -101,7 +103,12 @@ export function validateAnnotations(annotations: unknown): FieldError[] {
     errs.push(...validateQualifiedName('metadata.annotations', k.toLowerCase()));
     total += k.length + (typeof v === 'string' ? v.length : 0);
   }
-  if (total > 262144) errs.push({ type: 'FieldValueTooLong', field: 'metadata.annotations', message: 'Too long: must have at most 262144 bytes' });
+  if (total > 262144)
+    errs.push({
+      type: 'FieldValueTooLong',
+      field: 'metadata.annotations',
+      message: 'Too long: must have at most 262144 bytes',
+    });
   return errs;
 }
 

@@ -17,7 +17,11 @@ export function namespaceLifecycle(cluster: Cluster): AdmissionPlugin {
   return (a) => {
     if (a.type.info.kind === 'Namespace' && a.type.info.group === '') {
       if (a.operation === 'DELETE' && IMMORTAL.has(a.object.metadata.name ?? '')) {
-        throw newForbidden(a.type.gr, a.object.metadata.name ?? '', `this namespace may not be deleted`);
+        throw newForbidden(
+          a.type.gr,
+          a.object.metadata.name ?? '',
+          `this namespace may not be deleted`,
+        );
       }
       return;
     }
@@ -26,10 +30,20 @@ export function namespaceLifecycle(cluster: Cluster): AdmissionPlugin {
     const obj = cluster.store.get(NS_STORAGE, objectKey(undefined, ns));
     if (!obj) throw newNotFound({ group: '', resource: 'namespaces' }, ns);
     if (obj.metadata.deletionTimestamp) {
-      const err = newForbidden(a.type.gr, a.object.metadata.name ?? '', `unable to create new content in namespace ${ns} because it is being terminated`);
+      const err = newForbidden(
+        a.type.gr,
+        a.object.metadata.name ?? '',
+        `unable to create new content in namespace ${ns} because it is being terminated`,
+      );
       err.status.details = {
         ...err.status.details,
-        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
+        causes: [
+          {
+            reason: 'NamespaceTerminating',
+            message: `namespace ${ns} is being terminated`,
+            field: 'metadata.namespace',
+          },
+        ],
       };
       throw err;
     }
@@ -41,10 +55,12 @@ export function startNamespaceController(cluster: Cluster): () => void {
   const unsub = cluster.store.subscribe((c) => {
     if (c.storageKey === NS_STORAGE) {
       if (c.type === 'ADDED') ensureDefaultServiceAccount(cluster, c.object);
-      if (c.type !== 'DELETED' && c.object.metadata.deletionTimestamp) q.add(c.object.metadata.name!);
+      if (c.type !== 'DELETED' && c.object.metadata.deletionTimestamp)
+        q.add(c.object.metadata.name!);
     } else if (c.type === 'DELETED' || c.object.metadata.deletionTimestamp) {
       const ns = c.object.metadata.namespace;
-      if (ns && cluster.store.get(NS_STORAGE, objectKey(undefined, ns))?.metadata.deletionTimestamp) q.add(ns);
+      if (ns && cluster.store.get(NS_STORAGE, objectKey(undefined, ns))?.metadata.deletionTimestamp)
+        q.add(ns);
     }
   });
   return () => {
@@ -56,9 +72,16 @@ export function startNamespaceController(cluster: Cluster): () => void {
 function ensureDefaultServiceAccount(cluster: Cluster, ns: KubeObject): void {
   const name = ns.metadata.name!;
   if (ns.metadata.deletionTimestamp) return;
-  if (cluster.peek({ apiVersion: 'v1', kind: 'ServiceAccount' }, { namespace: name, name: 'default' })) return;
+  if (
+    cluster.peek({ apiVersion: 'v1', kind: 'ServiceAccount' }, { namespace: name, name: 'default' })
+  )
+    return;
   try {
-    cluster.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: name } });
+    cluster.create({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'default', namespace: name },
+    });
   } catch (err) {
     if (!(err instanceof StatusError)) throw err;
   }
@@ -79,7 +102,11 @@ function sync(cluster: Cluster, name: string): void {
     }
     for (const o of victims) {
       try {
-        cluster.deleteAs(t, { namespace: name, name: o.metadata.name! }, { propagationPolicy: 'Background' });
+        cluster.deleteAs(
+          t,
+          { namespace: name, name: o.metadata.name! },
+          { propagationPolicy: 'Background' },
+        );
       } catch (err) {
         if (!(err instanceof StatusError && err.code === 404)) throw err;
       }

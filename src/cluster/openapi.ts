@@ -7,7 +7,11 @@
 import type { Registry, ResourceType } from './registry';
 import { SERVER_VERSION } from './discovery';
 
-const QUERY_PARAMS = ['dryRun', 'fieldManager', 'fieldValidation'].map((name) => ({ name, in: 'query', schema: { type: 'string', uniqueItems: true } }));
+const QUERY_PARAMS = ['dryRun', 'fieldManager', 'fieldValidation'].map((name) => ({
+  name,
+  in: 'query',
+  schema: { type: 'string', uniqueItems: true },
+}));
 
 function gvk(t: ResourceType): object {
   return { group: t.info.group, version: t.info.version, kind: t.info.kind };
@@ -16,25 +20,50 @@ function gvk(t: ResourceType): object {
 export function schemaName(t: ResourceType): string {
   const g = t.info.group || 'core';
   const rev = g.split('.').reverse().join('.');
-  return t.crd ? `${rev}.${t.info.version}.${t.info.kind}` : `io.k8s.api.${g.split('.')[0]}.${t.info.version}.${t.info.kind}`;
+  return t.crd
+    ? `${rev}.${t.info.version}.${t.info.kind}`
+    : `io.k8s.api.${g.split('.')[0]}.${t.info.version}.${t.info.kind}`;
 }
 
 function paths(t: ResourceType, v2: boolean): Record<string, object> {
   const prefix = t.info.group ? `/apis/${t.apiVersion}` : `/api/${t.apiVersion}`;
-  const base = t.info.namespaced ? `${prefix}/namespaces/{namespace}/${t.info.plural}` : `${prefix}/${t.info.plural}`;
+  const base = t.info.namespaced
+    ? `${prefix}/namespaces/{namespace}/${t.info.plural}`
+    : `${prefix}/${t.info.plural}`;
   const ext = { 'x-kubernetes-group-version-kind': gvk(t) };
-  const params = v2 ? QUERY_PARAMS.map(({ name, in: where }) => ({ name, in: where, type: 'string', uniqueItems: true })) : QUERY_PARAMS;
-  const op = (action: string) => ({ 'x-kubernetes-action': action, ...ext, parameters: params, responses: { '200': { description: 'OK' } } });
+  const params = v2
+    ? QUERY_PARAMS.map(({ name, in: where }) => ({
+        name,
+        in: where,
+        type: 'string',
+        uniqueItems: true,
+      }))
+    : QUERY_PARAMS;
+  const op = (action: string) => ({
+    'x-kubernetes-action': action,
+    ...ext,
+    parameters: params,
+    responses: { '200': { description: 'OK' } },
+  });
   const out: Record<string, object> = {
     [base]: { get: op('list'), post: op('post'), delete: op('deletecollection') },
-    [`${base}/{name}`]: { get: op('get'), put: op('put'), patch: op('patch'), delete: op('delete') },
+    [`${base}/{name}`]: {
+      get: op('get'),
+      put: op('put'),
+      patch: op('patch'),
+      delete: op('delete'),
+    },
   };
-  for (const sub of t.info.subresources) out[`${base}/{name}/${sub}`] = { get: op('get'), put: op('put'), patch: op('patch') };
+  for (const sub of t.info.subresources)
+    out[`${base}/{name}/${sub}`] = { get: op('get'), put: op('put'), patch: op('patch') };
   return out;
 }
 
 function definition(t: ResourceType): object {
-  const root = (t.schema?.root ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }) as Record<string, unknown>;
+  const root = (t.schema?.root ?? {
+    type: 'object',
+    'x-kubernetes-preserve-unknown-fields': true,
+  }) as Record<string, unknown>;
   return { ...root, 'x-kubernetes-group-version-kind': [gvk(t)] };
 }
 
@@ -45,7 +74,12 @@ export function openapiV2(reg: Registry): object {
     Object.assign(p, paths(t, true));
     definitions[schemaName(t)] = definition(t);
   }
-  return { swagger: '2.0', info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion }, paths: p, definitions };
+  return {
+    swagger: '2.0',
+    info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion },
+    paths: p,
+    definitions,
+  };
 }
 
 /** The /openapi/v3 index: one entry per group/version. */
@@ -62,7 +96,8 @@ function hashOf(reg: Registry, apiVersion: string): string {
   let h = 0x811c9dc5;
   for (const t of reg.all()) {
     if (t.apiVersion !== apiVersion) continue;
-    for (const c of JSON.stringify([t.info, t.schema?.root ?? null])) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
+    for (const c of JSON.stringify([t.info, t.schema?.root ?? null]))
+      h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
   }
   return h.toString(16).toUpperCase().padStart(8, '0');
 }
@@ -76,5 +111,10 @@ export function openapiV3(reg: Registry, apiVersion: string): object | undefined
     Object.assign(p, paths(t, false));
     schemas[schemaName(t)] = definition(t);
   }
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion }, paths: p, components: { schemas } };
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion },
+    paths: p,
+    components: { schemas },
+  };
 }

@@ -26,7 +26,8 @@ export function mergePatch(target: Json, patch: Json): Json {
 
 /** RFC 6902, applied to a copy; a failed operation is a 422 as the apiserver reports it. */
 export function jsonPatch(target: Json, ops: Json): Json {
-  if (!Array.isArray(ops)) throw newBadRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  if (!Array.isArray(ops))
+    throw newBadRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
   try {
     const doc = structuredClone(target);
     return jsonpatch.applyPatch(doc, ops as jsonpatch.Operation[], true, true, true).newDocument;
@@ -93,7 +94,9 @@ function smpObject(target: JsonObject, patch: JsonObject): JsonObject {
   }
   if (patch['$patch'] === 'delete') return {};
   const out: JsonObject = { ...target };
-  const retain = Array.isArray(patch['$retainKeys']) ? (patch['$retainKeys'] as string[]) : undefined;
+  const retain = Array.isArray(patch['$retainKeys'])
+    ? (patch['$retainKeys'] as string[])
+    : undefined;
   for (const [k, v] of Object.entries(patch)) {
     if (k === '$patch' || k === '$retainKeys') continue;
     if (k.startsWith('$setElementOrder/')) continue;
@@ -118,7 +121,8 @@ function smpObject(target: JsonObject, patch: JsonObject): JsonObject {
       out[k] = v;
     }
   }
-  if (retain) for (const k of Object.keys(out)) if (!retain.includes(k) && !(k in patch)) delete out[k];
+  if (retain)
+    for (const k of Object.keys(out)) if (!retain.includes(k) && !(k in patch)) delete out[k];
   return out;
 }
 

@@ -3,8 +3,26 @@
  * form (binary suffixes stay binary, as Quantity.String() does), for quota arithmetic and messages.
  */
 
-const DECIMAL: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
-const BINARY: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
+const DECIMAL: Record<string, number> = {
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+};
+const BINARY: Record<string, number> = {
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
 
 export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
 
@@ -13,17 +31,20 @@ export interface Quantity {
   format: QuantityFormat;
 }
 
-const RE = /^([+-]?[0-9]*\.?[0-9]+|[+-]?[0-9]+\.)(([eE][-+]?[0-9]+)|[numkMGTPE]|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
+const RE =
+  /^([+-]?[0-9]*\.?[0-9]+|[+-]?[0-9]+\.)(([eE][-+]?[0-9]+)|[numkMGTPE]|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
 
 export function parseQuantityFull(v: unknown): Quantity | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) ? { value: v, format: 'DecimalSI' } : undefined;
+  if (typeof v === 'number')
+    return Number.isFinite(v) ? { value: v, format: 'DecimalSI' } : undefined;
   if (typeof v !== 'string') return undefined;
   const m = RE.exec(v.trim());
   if (!m) return undefined;
   const n = Number(m[1]);
   const suffix = m[2] ?? '';
   if (suffix in BINARY) return { value: n * BINARY[suffix], format: 'BinarySI' };
-  if (/^[eE]/.test(suffix)) return { value: n * 10 ** Number(suffix.slice(1)), format: 'DecimalExponent' };
+  if (/^[eE]/.test(suffix))
+    return { value: n * 10 ** Number(suffix.slice(1)), format: 'DecimalExponent' };
   return { value: n * DECIMAL[suffix], format: 'DecimalSI' };
 }
 

@@ -19,7 +19,14 @@ type Usage = Map<string, number>;
 
 const QUOTA_STORAGE = '/resourcequotas';
 /** Resources that each container must declare when a quota limits them. */
-const POD_COMPUTE = ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory', 'cpu', 'memory'];
+const POD_COMPUTE = [
+  'requests.cpu',
+  'requests.memory',
+  'limits.cpu',
+  'limits.memory',
+  'cpu',
+  'memory',
+];
 /** Legacy object-count names of core resources. */
 const LEGACY_COUNT: Record<string, string> = {
   pods: 'pods',
@@ -54,12 +61,14 @@ export function usageOf(t: ResourceType, o: KubeObject): Usage {
     const spec = rec(o.spec);
     const sum = (list: unknown, kind: 'requests' | 'limits', r: string): number => {
       let s = 0;
-      for (const c of Array.isArray(list) ? list : []) s += parseQuantity(rec(rec(rec(c).resources)[kind])[r]) ?? 0;
+      for (const c of Array.isArray(list) ? list : [])
+        s += parseQuantity(rec(rec(rec(c).resources)[kind])[r]) ?? 0;
       return s;
     };
     const max = (list: unknown, kind: 'requests' | 'limits', r: string): number => {
       let m = 0;
-      for (const c of Array.isArray(list) ? list : []) m = Math.max(m, parseQuantity(rec(rec(rec(c).resources)[kind])[r]) ?? 0);
+      for (const c of Array.isArray(list) ? list : [])
+        m = Math.max(m, parseQuantity(rec(rec(rec(c).resources)[kind])[r]) ?? 0);
       return m;
     };
     for (const kind of ['requests', 'limits'] as const) {
@@ -90,7 +99,18 @@ function namespaceUsage(cluster: Cluster, ns: string, names: string[]): Usage {
   for (const t of cluster.registry.all()) {
     if (!t.info.namespaced || seen.has(t.storageKey)) continue;
     seen.add(t.storageKey);
-    const relevant = names.some((n) => n === countName(t) || (t.info.kind === 'Pod' && !t.info.group && (n === 'pods' || POD_COMPUTE.includes(n) || n.startsWith('requests.') || n.startsWith('limits.'))) || (!t.info.group && LEGACY_COUNT[t.info.plural] === n) || (t.info.kind === 'Service' && n.startsWith('services')));
+    const relevant = names.some(
+      (n) =>
+        n === countName(t) ||
+        (t.info.kind === 'Pod' &&
+          !t.info.group &&
+          (n === 'pods' ||
+            POD_COMPUTE.includes(n) ||
+            n.startsWith('requests.') ||
+            n.startsWith('limits.'))) ||
+        (!t.info.group && LEGACY_COUNT[t.info.plural] === n) ||
+        (t.info.kind === 'Service' && n.startsWith('services')),
+    );
     if (!relevant) continue;
     for (const [, o] of cluster.store.scan(t.storageKey, ns)) {
       for (const [k, v] of usageOf(t, o)) if (total.has(k)) total.set(k, total.get(k)! + v);
@@ -128,11 +148,14 @@ export function quotaAdmission(cluster: Cluster): AdmissionPlugin {
       if (a.type.info.kind === 'Pod' && !a.type.info.group) {
         const missing = new Map<string, string[]>();
         const constrained = names.filter((n) => POD_COMPUTE.includes(n));
-        for (const c of Array.isArray(rec(a.object.spec).containers) ? (rec(a.object.spec).containers as Obj[]) : []) {
+        for (const c of Array.isArray(rec(a.object.spec).containers)
+          ? (rec(a.object.spec).containers as Obj[])
+          : []) {
           const res = rec(c.resources);
           for (const n of constrained) {
             const [kind, r] = n.includes('.') ? n.split('.') : ['requests', n];
-            if (rec(res[kind])[r] === undefined) missing.set(n, [...(missing.get(n) ?? []), String(c.name)]);
+            if (rec(res[kind])[r] === undefined)
+              missing.set(n, [...(missing.get(n) ?? []), String(c.name)]);
           }
         }
         if (missing.size) {
@@ -140,13 +163,19 @@ export function quotaAdmission(cluster: Cluster): AdmissionPlugin {
             .sort()
             .map((n) => `${n} for: ${missing.get(n)!.sort().join(',')}`)
             .join('; ');
-          throw newForbidden(a.type.gr, name, `failed quota: ${q.metadata.name}: must specify ${msg}`);
+          throw newForbidden(
+            a.type.gr,
+            name,
+            `failed quota: ${q.metadata.name}: must specify ${msg}`,
+          );
         }
       }
       const relevant = names.filter((n) => requested.has(n));
       if (!relevant.length) continue;
       const used = namespaceUsage(cluster, ns, relevant);
-      const exceeded = relevant.filter((n) => used.get(n)! + requested.get(n)! > (parseQuantity(hard[n]) ?? 0) + 1e-9);
+      const exceeded = relevant.filter(
+        (n) => used.get(n)! + requested.get(n)! > (parseQuantity(hard[n]) ?? 0) + 1e-9,
+      );
       if (exceeded.length) {
         const pick = (u: Usage) => new Map(exceeded.map((n) => [n, u.get(n) ?? 0]));
         const limited = new Map(exceeded.map((n) => [n, parseQuantity(hard[n]) ?? 0]));
@@ -176,7 +205,12 @@ export function startQuotaController(cluster: Cluster): () => void {
       const next = clone(quota);
       next.status = status;
       try {
-        cluster.updateAs(cluster.typeOf({ apiVersion: 'v1', kind: 'ResourceQuota' }), next, { subresource: 'status', fieldManager: 'kube-controller-manager' }, true);
+        cluster.updateAs(
+          cluster.typeOf({ apiVersion: 'v1', kind: 'ResourceQuota' }),
+          next,
+          { subresource: 'status', fieldManager: 'kube-controller-manager' },
+          true,
+        );
       } catch (err) {
         if (err instanceof StatusError && err.code === 409) q.addRateLimited(ns);
         else if (!(err instanceof StatusError && err.code === 404)) throw err;
@@ -187,11 +221,16 @@ export function startQuotaController(cluster: Cluster): () => void {
     const ns = c.object.metadata.namespace;
     if (!ns) return;
     if (c.storageKey === QUOTA_STORAGE) {
-      if (c.type !== 'DELETED' && !deepEqual(rec(c.old?.spec).hard, rec(c.object.spec).hard)) q.add(ns);
+      if (c.type !== 'DELETED' && !deepEqual(rec(c.old?.spec).hard, rec(c.object.spec).hard))
+        q.add(ns);
       else if (c.type === 'ADDED') q.add(ns);
       return;
     }
-    if (c.type === 'MODIFIED' && !(c.storageKey === '/pods' && rec(c.old?.status).phase !== rec(c.object.status).phase)) return;
+    if (
+      c.type === 'MODIFIED' &&
+      !(c.storageKey === '/pods' && rec(c.old?.status).phase !== rec(c.object.status).phase)
+    )
+      return;
     if (cluster.store.count(QUOTA_STORAGE, ns) > 0) q.add(ns);
   });
   return () => {

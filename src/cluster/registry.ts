@@ -42,7 +42,16 @@ export interface ResourceType {
   fieldLabels?: (obj: Record<string, unknown>) => Record<string, string>;
 }
 
-const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const ALL_VERBS = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+];
 
 interface BuiltinSpec {
   apiVersion: string;
@@ -65,13 +74,54 @@ function rec(v: unknown): Record<string, unknown> {
 }
 
 const BUILTINS: BuiltinSpec[] = [
-  { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false, shortNames: ['ns'], status: true, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
-    fieldLabels: (o) => ({ 'status.phase': str(rec(o.status).phase) }) },
-  { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, shortNames: ['cm'] },
-  { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true, fieldLabels: (o) => ({ type: str(o.type) }) },
-  { apiVersion: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true, shortNames: ['sa'] },
-  { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true, shortNames: ['svc'], status: true, categories: ['all'] },
-  { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, shortNames: ['po'], status: true, categories: ['all'],
+  {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    plural: 'namespaces',
+    namespaced: false,
+    shortNames: ['ns'],
+    status: true,
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    fieldLabels: (o) => ({ 'status.phase': str(rec(o.status).phase) }),
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    plural: 'configmaps',
+    namespaced: true,
+    shortNames: ['cm'],
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    plural: 'secrets',
+    namespaced: true,
+    fieldLabels: (o) => ({ type: str(o.type) }),
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    plural: 'serviceaccounts',
+    namespaced: true,
+    shortNames: ['sa'],
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'Service',
+    plural: 'services',
+    namespaced: true,
+    shortNames: ['svc'],
+    status: true,
+    categories: ['all'],
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    plural: 'pods',
+    namespaced: true,
+    shortNames: ['po'],
+    status: true,
+    categories: ['all'],
     fieldLabels: (o) => ({
       'spec.nodeName': str(rec(o.spec).nodeName),
       'spec.restartPolicy': str(rec(o.spec).restartPolicy),
@@ -79,21 +129,75 @@ const BUILTINS: BuiltinSpec[] = [
       'spec.serviceAccountName': str(rec(o.spec).serviceAccountName),
       'status.phase': str(rec(o.status).phase),
       'status.podIP': str(rec(o.status).podIP),
-    }) },
-  { apiVersion: 'v1', kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'],
+    }),
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'Event',
+    plural: 'events',
+    namespaced: true,
+    shortNames: ['ev'],
     fieldLabels: (o) => {
       const io = rec(o.involvedObject);
       return {
-        'involvedObject.kind': str(io.kind), 'involvedObject.namespace': str(io.namespace), 'involvedObject.name': str(io.name),
-        'involvedObject.uid': str(io.uid), 'involvedObject.apiVersion': str(io.apiVersion), 'involvedObject.resourceVersion': str(io.resourceVersion),
-        'involvedObject.fieldPath': str(io.fieldPath), reason: str(o.reason), reportingComponent: str(o.reportingComponent), source: str(rec(o.source).component), type: str(o.type),
+        'involvedObject.kind': str(io.kind),
+        'involvedObject.namespace': str(io.namespace),
+        'involvedObject.name': str(io.name),
+        'involvedObject.uid': str(io.uid),
+        'involvedObject.apiVersion': str(io.apiVersion),
+        'involvedObject.resourceVersion': str(io.resourceVersion),
+        'involvedObject.fieldPath': str(io.fieldPath),
+        reason: str(o.reason),
+        reportingComponent: str(o.reportingComponent),
+        source: str(rec(o.source).component),
+        type: str(o.type),
       };
-    } },
-  { apiVersion: 'v1', kind: 'ResourceQuota', plural: 'resourcequotas', namespaced: true, shortNames: ['quota'], status: true },
-  { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments', namespaced: true, shortNames: ['deploy'], status: true, scale: true, categories: ['all'] },
-  { apiVersion: 'apps/v1', kind: 'ReplicaSet', plural: 'replicasets', namespaced: true, shortNames: ['rs'], status: true, scale: true, categories: ['all'] },
-  { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false, shortNames: ['crd', 'crds'], status: true, categories: ['api-extensions'] },
-  { apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'] },
+    },
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'ResourceQuota',
+    plural: 'resourcequotas',
+    namespaced: true,
+    shortNames: ['quota'],
+    status: true,
+  },
+  {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    plural: 'deployments',
+    namespaced: true,
+    shortNames: ['deploy'],
+    status: true,
+    scale: true,
+    categories: ['all'],
+  },
+  {
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    plural: 'replicasets',
+    namespaced: true,
+    shortNames: ['rs'],
+    status: true,
+    scale: true,
+    categories: ['all'],
+  },
+  {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    plural: 'customresourcedefinitions',
+    namespaced: false,
+    shortNames: ['crd', 'crds'],
+    status: true,
+    categories: ['api-extensions'],
+  },
+  {
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    plural: 'events',
+    namespaced: true,
+    shortNames: ['ev'],
+  },
   { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true },
 ];
 
@@ -122,7 +226,13 @@ function builtinType(b: BuiltinSpec): ResourceType {
     gr: { group, resource: b.plural },
     statusSubresource: !!b.status,
     ...(b.scale
-      ? { scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } }
+      ? {
+          scale: {
+            specReplicasPath: '.spec.replicas',
+            statusReplicasPath: '.status.replicas',
+            labelSelectorPath: '.status.selector',
+          },
+        }
       : {}),
     ...(b.fieldLabels ? { fieldLabels: b.fieldLabels } : {}),
   };

@@ -20,13 +20,17 @@ function rec(v: unknown): Obj {
   return isObject(v) ? v : {};
 }
 
-export function controllerOf(o: KubeObject): { kind: string; name: string; uid: string } | undefined {
+export function controllerOf(
+  o: KubeObject,
+): { kind: string; name: string; uid: string } | undefined {
   return o.metadata.ownerReferences?.find((r) => r.controller);
 }
 
 export function isPodReady(p: KubeObject): boolean {
   const conds = rec(p.status).conditions;
-  return Array.isArray(conds) && conds.some((c) => rec(c).type === 'Ready' && rec(c).status === 'True');
+  return (
+    Array.isArray(conds) && conds.some((c) => rec(c).type === 'Ready' && rec(c).status === 'True')
+  );
 }
 
 export function startReplicaSetController(cluster: Cluster): () => void {
@@ -65,18 +69,45 @@ export function startReplicaSetController(cluster: Cluster): () => void {
                   generateName: `${rs.metadata.name}-`,
                   namespace: ns,
                   labels: { ...(rec(tmpl.metadata).labels as Record<string, string>) },
-                  ...(rec(tmpl.metadata).annotations ? { annotations: { ...(rec(tmpl.metadata).annotations as Record<string, string>) } } : {}),
-                  ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs.metadata.name!, uid: rs.metadata.uid!, controller: true, blockOwnerDeletion: true }],
+                  ...(rec(tmpl.metadata).annotations
+                    ? {
+                        annotations: {
+                          ...(rec(tmpl.metadata).annotations as Record<string, string>),
+                        },
+                      }
+                    : {}),
+                  ownerReferences: [
+                    {
+                      apiVersion: 'apps/v1',
+                      kind: 'ReplicaSet',
+                      name: rs.metadata.name!,
+                      uid: rs.metadata.uid!,
+                      controller: true,
+                      blockOwnerDeletion: true,
+                    },
+                  ],
                 },
                 spec: clone(rec(tmpl.spec)),
               },
               { fieldManager: 'kube-controller-manager' },
             );
-            cluster.recordEvent(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`, SOURCE);
+            cluster.recordEvent(
+              rs,
+              'Normal',
+              'SuccessfulCreate',
+              `Created pod: ${pod.metadata.name}`,
+              SOURCE,
+            );
           } catch (err) {
             if (!(err instanceof StatusError)) throw err;
             failure = err.message;
-            cluster.recordEvent(rs, 'Warning', 'FailedCreate', `Error creating: ${err.message}`, SOURCE);
+            cluster.recordEvent(
+              rs,
+              'Warning',
+              'FailedCreate',
+              `Error creating: ${err.message}`,
+              SOURCE,
+            );
             break;
           }
         }
@@ -85,12 +116,25 @@ export function startReplicaSetController(cluster: Cluster): () => void {
     } else if (pods.length > desired) {
       // Delete not-ready and newest pods first, as the controller's ranking does.
       const victims = [...pods]
-        .sort((a, b) => Number(isPodReady(a)) - Number(isPodReady(b)) || String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)) || String(b.metadata.name).localeCompare(String(a.metadata.name)))
+        .sort(
+          (a, b) =>
+            Number(isPodReady(a)) - Number(isPodReady(b)) ||
+            String(b.metadata.creationTimestamp).localeCompare(
+              String(a.metadata.creationTimestamp),
+            ) ||
+            String(b.metadata.name).localeCompare(String(a.metadata.name)),
+        )
         .slice(0, pods.length - desired);
       for (const p of victims) {
         try {
           cluster.delete(POD, { namespace: ns, name: p.metadata.name! });
-          cluster.recordEvent(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`, SOURCE);
+          cluster.recordEvent(
+            rs,
+            'Normal',
+            'SuccessfulDelete',
+            `Deleted pod: ${p.metadata.name}`,
+            SOURCE,
+          );
         } catch (err) {
           if (!(err instanceof StatusError && err.code === 404)) throw err;
         }
@@ -105,7 +149,8 @@ export function startReplicaSetController(cluster: Cluster): () => void {
     const current = cluster.peek(RS, { namespace: rs.metadata.namespace, name: rs.metadata.name! });
     if (!current) return;
     const pods = ownedPods(current).filter((p) => !p.metadata.deletionTimestamp);
-    const labels = rec(rec(rec(current.spec).template).metadata).labels as Record<string, string> | undefined;
+    const labels = rec(rec(rec(current.spec).template).metadata).labels as
+      Record<string, string> | undefined;
     const ready = pods.filter(isPodReady).length;
     const old = rec(current.status);
     const oldConds = Array.isArray(old.conditions) ? (old.conditions as Obj[]) : [];
@@ -113,23 +158,36 @@ export function startReplicaSetController(cluster: Cluster): () => void {
     const conditions = oldConds.filter((c) => c.type !== 'ReplicaFailure');
     // Like calculateStatus: a failure condition is set once and kept until creates succeed, so
     // retries (each with a new generated pod name in the message) do not rewrite status.
-    if (failure) conditions.push(prev ?? { type: 'ReplicaFailure', status: 'True', lastTransitionTime: cluster.now(), reason: 'FailedCreate', message: failure });
+    if (failure)
+      conditions.push(
+        prev ?? {
+          type: 'ReplicaFailure',
+          status: 'True',
+          lastTransitionTime: cluster.now(),
+          reason: 'FailedCreate',
+          message: failure,
+        },
+      );
     const status: Obj = {
       replicas: pods.length,
-      fullyLabeledReplicas: pods.filter((p) => Object.entries(labels ?? {}).every(([k, v]) => p.metadata.labels?.[k] === v)).length,
+      fullyLabeledReplicas: pods.filter((p) =>
+        Object.entries(labels ?? {}).every(([k, v]) => p.metadata.labels?.[k] === v),
+      ).length,
       readyReplicas: ready,
       availableReplicas: ready,
       observedGeneration: current.metadata.generation,
       ...(conditions.length ? { conditions } : {}),
     };
-    for (const k of ['readyReplicas', 'availableReplicas', 'fullyLabeledReplicas']) if (status[k] === 0) delete status[k];
+    for (const k of ['readyReplicas', 'availableReplicas', 'fullyLabeledReplicas'])
+      if (status[k] === 0) delete status[k];
     if (deepEqual(status, current.status)) return;
     const next = clone(current);
     next.status = status;
     try {
       cluster.update(next, { subresource: 'status', fieldManager: 'kube-controller-manager' });
     } catch (err) {
-      if (err instanceof StatusError && err.code === 409) q.add(keyOf(current.metadata.namespace, current.metadata.name!));
+      if (err instanceof StatusError && err.code === 409)
+        q.add(keyOf(current.metadata.namespace, current.metadata.name!));
       else if (!(err instanceof StatusError && err.code === 404)) throw err;
     }
   }
@@ -146,13 +204,15 @@ export function startReplicaSetController(cluster: Cluster): () => void {
       if (c.type === 'DELETED') retryFailing(c.object.metadata.namespace);
       return;
     }
-    if (c.storageKey === '/resourcequotas' && c.type !== 'ADDED') retryFailing(c.object.metadata.namespace);
+    if (c.storageKey === '/resourcequotas' && c.type !== 'ADDED')
+      retryFailing(c.object.metadata.namespace);
   });
 
   function retryFailing(ns: string | undefined): void {
     for (const rs of cluster.scan(RS, ns)) {
       const conds = rec(rs.status).conditions;
-      if (Array.isArray(conds) && conds.some((c) => rec(c).type === 'ReplicaFailure')) q.add(keyOf(ns, rs.metadata.name!));
+      if (Array.isArray(conds) && conds.some((c) => rec(c).type === 'ReplicaFailure'))
+        q.add(keyOf(ns, rs.metadata.name!));
     }
   }
 

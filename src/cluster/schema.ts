@@ -44,8 +44,8 @@ export interface JSONSchemaProps {
 
 export interface CompiledSchema {
   root: JSONSchemaProps;
-  /** Drops fields the schema does not know (unless preserved), mutating obj. */
-  prune(obj: Record<string, unknown>): void;
+  /** Drops fields the schema does not know (unless preserved), mutating obj; returns their paths. */
+  prune(obj: Record<string, unknown>): string[];
   /** Fills defaults of absent fields, mutating obj. */
   default(obj: Record<string, unknown>): void;
   validate(obj: Record<string, unknown>): FieldError[];
@@ -67,46 +67,54 @@ export function compileSchema(root: JSONSchemaProps): CompiledSchema {
       delete props.apiVersion;
       delete props.kind;
       delete props.metadata;
-      const required = (root.required ?? []).filter((r) => r !== 'apiVersion' && r !== 'kind' && r !== 'metadata');
+      const required = (root.required ?? []).filter(
+        (r) => r !== 'apiVersion' && r !== 'kind' && r !== 'metadata',
+      );
       validateNode(rest, { ...root, properties: props, required }, '', errs);
       return errs;
     },
   };
 }
 
-function pruneRoot(obj: Record<string, unknown>, root: JSONSchemaProps): void {
+function pruneRoot(obj: Record<string, unknown>, root: JSONSchemaProps): string[] {
+  const removed: string[] = [];
   if (root['x-kubernetes-preserve-unknown-fields']) {
     for (const [k, v] of Object.entries(obj)) {
       const p = root.properties?.[k];
-      if (p && k !== 'metadata') pruneNode(v, p);
+      if (p && k !== 'metadata') pruneNode(v, p, k, removed);
     }
-    return;
+    return removed;
   }
   for (const k of Object.keys(obj)) {
     if (k === 'apiVersion' || k === 'kind' || k === 'metadata') continue;
     const p = root.properties?.[k];
-    if (!p) delete obj[k];
-    else pruneNode(obj[k], p);
+    if (!p) {
+      delete obj[k];
+      removed.push(k);
+    } else pruneNode(obj[k], p, k, removed);
   }
+  return removed;
 }
 
-function pruneNode(v: unknown, s: JSONSchemaProps): void {
+function pruneNode(v: unknown, s: JSONSchemaProps, path: string, removed: string[]): void {
   if (Array.isArray(v)) {
-    if (s.items) for (const x of v) pruneNode(x, s.items);
+    if (s.items) v.forEach((x, i) => pruneNode(x, s.items!, `${path}[${i}]`, removed));
     return;
   }
   if (!isObject(v)) return;
-  if (s['x-kubernetes-embedded-resource']) {
-    // apiVersion/kind/metadata of an embedded object are kept as they are.
-  }
   const preserve = !!s['x-kubernetes-preserve-unknown-fields'];
+  const embedded = !!s['x-kubernetes-embedded-resource'];
   for (const k of Object.keys(v)) {
-    if (s['x-kubernetes-embedded-resource'] && (k === 'apiVersion' || k === 'kind' || k === 'metadata')) continue;
+    // apiVersion/kind/metadata of an embedded object are kept as they are.
+    if (embedded && (k === 'apiVersion' || k === 'kind' || k === 'metadata')) continue;
     const p = s.properties?.[k];
-    if (p) pruneNode(v[k], p);
-    else if (isObject(s.additionalProperties)) pruneNode(v[k], s.additionalProperties);
+    if (p) pruneNode(v[k], p, `${path}.${k}`, removed);
+    else if (isObject(s.additionalProperties)) pruneNode(v[k], s.additionalProperties, `${path}.${k}`, removed);
     else if (s.additionalProperties === true || preserve) continue;
-    else delete v[k];
+    else {
+      delete v[k];
+      removed.push(`${path}.${k}`);
+    }
   }
 }
 
@@ -117,11 +125,13 @@ function defaultNode(v: unknown, s: JSONSchemaProps): void {
   }
   if (!isObject(v)) return;
   for (const [k, p] of Object.entries(s.properties ?? {})) {
-    if ((!(k in v) || (v[k] === null && !p.nullable)) && p.default !== undefined) v[k] = structuredClone(p.default);
+    if ((!(k in v) || (v[k] === null && !p.nullable)) && p.default !== undefined)
+      v[k] = structuredClone(p.default);
     if (k in v) defaultNode(v[k], p);
   }
   if (isObject(s.additionalProperties)) {
-    for (const k of Object.keys(v)) if (!s.properties?.[k]) defaultNode(v[k], s.additionalProperties);
+    for (const k of Object.keys(v))
+      if (!s.properties?.[k]) defaultNode(v[k], s.additionalProperties);
   }
 }
 
@@ -133,7 +143,8 @@ function typeName(v: unknown): string {
 }
 
 function typeMatches(v: unknown, s: JSONSchemaProps): boolean {
-  if (s['x-kubernetes-int-or-string']) return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+  if (s['x-kubernetes-int-or-string'])
+    return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
   switch (s.type) {
     case undefined:
     case '':
@@ -162,15 +173,27 @@ function join(path: string, k: string): string {
 function validateNode(v: unknown, s: JSONSchemaProps, path: string, errs: FieldError[]): void {
   const name = path || 'body';
   if (v === null) {
-    if (s.nullable || s['x-kubernetes-preserve-unknown-fields'] && !s.type) return;
+    if (s.nullable || (s['x-kubernetes-preserve-unknown-fields'] && !s.type)) return;
     if (s.type || s['x-kubernetes-int-or-string']) {
-      errs.push(fieldTypeInvalid(path, 'null', `${name} in body must be of type ${s['x-kubernetes-int-or-string'] ? 'integer,string' : s.type}: "null"`));
+      errs.push(
+        fieldTypeInvalid(
+          path,
+          'null',
+          `${name} in body must be of type ${s['x-kubernetes-int-or-string'] ? 'integer,string' : s.type}: "null"`,
+        ),
+      );
     }
     return;
   }
   if (!typeMatches(v, s)) {
     const want = s['x-kubernetes-int-or-string'] ? 'integer,string' : s.type;
-    errs.push(fieldTypeInvalid(path, typeName(v), `${name} in body must be of type ${want}: "${typeName(v)}"`));
+    errs.push(
+      fieldTypeInvalid(
+        path,
+        typeName(v),
+        `${name} in body must be of type ${want}: "${typeName(v)}"`,
+      ),
+    );
     return;
   }
   if (s.enum && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(v))) {
@@ -179,25 +202,47 @@ function validateNode(v: unknown, s: JSONSchemaProps, path: string, errs: FieldE
   if (typeof v === 'number') {
     if (s.minimum !== undefined) {
       if (s.exclusiveMinimum ? !(v > s.minimum) : !(v >= s.minimum)) {
-        errs.push(fieldInvalid(path, v, `${name} in body should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${s.minimum}`));
+        errs.push(
+          fieldInvalid(
+            path,
+            v,
+            `${name} in body should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${s.minimum}`,
+          ),
+        );
       }
     }
     if (s.maximum !== undefined) {
       if (s.exclusiveMaximum ? !(v < s.maximum) : !(v <= s.maximum)) {
-        errs.push(fieldInvalid(path, v, `${name} in body should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${s.maximum}`));
+        errs.push(
+          fieldInvalid(
+            path,
+            v,
+            `${name} in body should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${s.maximum}`,
+          ),
+        );
       }
     }
-    if (s.multipleOf !== undefined && s.multipleOf > 0 && Math.abs(v / s.multipleOf - Math.round(v / s.multipleOf)) > 1e-9) {
+    if (
+      s.multipleOf !== undefined &&
+      s.multipleOf > 0 &&
+      Math.abs(v / s.multipleOf - Math.round(v / s.multipleOf)) > 1e-9
+    ) {
       errs.push(fieldInvalid(path, v, `${name} in body should be a multiple of ${s.multipleOf}`));
     }
   }
   if (typeof v === 'string') {
     const len = [...v].length;
     if (s.maxLength !== undefined && len > s.maxLength) {
-      errs.push({ type: 'FieldValueTooLong', field: path, message: `Too long: may not be more than ${s.maxLength} bytes` });
+      errs.push({
+        type: 'FieldValueTooLong',
+        field: path,
+        message: `Too long: may not be more than ${s.maxLength} bytes`,
+      });
     }
     if (s.minLength !== undefined && len < s.minLength) {
-      errs.push(fieldInvalid(path, v, `${name} in body should be at least ${s.minLength} chars long`));
+      errs.push(
+        fieldInvalid(path, v, `${name} in body should be at least ${s.minLength} chars long`),
+      );
     }
     if (s.pattern !== undefined) {
       let re: RegExp | undefined;
@@ -206,7 +251,8 @@ function validateNode(v: unknown, s: JSONSchemaProps, path: string, errs: FieldE
       } catch {
         re = undefined;
       }
-      if (re && !re.test(v)) errs.push(fieldInvalid(path, v, `${name} in body should match '${s.pattern}'`));
+      if (re && !re.test(v))
+        errs.push(fieldInvalid(path, v, `${name} in body should match '${s.pattern}'`));
     }
     if (s.format === 'date-time' && Number.isNaN(Date.parse(v))) {
       errs.push(fieldInvalid(path, v, `${name} in body must be of type date-time: "${v}"`));
@@ -214,7 +260,11 @@ function validateNode(v: unknown, s: JSONSchemaProps, path: string, errs: FieldE
   }
   if (Array.isArray(v)) {
     if (s.maxItems !== undefined && v.length > s.maxItems) {
-      errs.push({ type: 'FieldValueTooLong', field: path, message: `Too many: ${v.length}: must have at most ${s.maxItems} items` });
+      errs.push({
+        type: 'FieldValueTooLong',
+        field: path,
+        message: `Too many: ${v.length}: must have at most ${s.maxItems} items`,
+      });
     }
     if (s.minItems !== undefined && v.length < s.minItems) {
       errs.push(fieldInvalid(path, v, `${name} in body should have at least ${s.minItems} items`));
@@ -223,7 +273,12 @@ function validateNode(v: unknown, s: JSONSchemaProps, path: string, errs: FieldE
       const seen = new Set<string>();
       v.forEach((x, i) => {
         const k = JSON.stringify(x);
-        if (seen.has(k)) errs.push({ type: 'FieldValueDuplicate', field: `${path}[${i}]`, message: `Duplicate value: ${k}` });
+        if (seen.has(k))
+          errs.push({
+            type: 'FieldValueDuplicate',
+            field: `${path}[${i}]`,
+            message: `Duplicate value: ${k}`,
+          });
         seen.add(k);
       });
     }
@@ -234,7 +289,11 @@ function validateNode(v: unknown, s: JSONSchemaProps, path: string, errs: FieldE
         if (!isObject(x)) return;
         const k = JSON.stringify(keys.map((kk) => x[kk]));
         if (seen.has(k)) {
-          errs.push({ type: 'FieldValueDuplicate', field: `${path}[${i}]`, message: `Duplicate value: ${JSON.stringify(Object.fromEntries(keys.map((kk) => [kk, x[kk]])))}` });
+          errs.push({
+            type: 'FieldValueDuplicate',
+            field: `${path}[${i}]`,
+            message: `Duplicate value: ${JSON.stringify(Object.fromEntries(keys.map((kk) => [kk, x[kk]])))}`,
+          });
         }
         seen.add(k);
       });
@@ -247,25 +306,46 @@ function validateNode(v: unknown, s: JSONSchemaProps, path: string, errs: FieldE
     }
     const n = Object.keys(v).length;
     if (s.maxProperties !== undefined && n > s.maxProperties) {
-      errs.push({ type: 'FieldValueTooLong', field: path, message: `Too many: ${n}: must have at most ${s.maxProperties} items` });
+      errs.push({
+        type: 'FieldValueTooLong',
+        field: path,
+        message: `Too many: ${n}: must have at most ${s.maxProperties} items`,
+      });
     }
     if (s.minProperties !== undefined && n < s.minProperties) {
-      errs.push(fieldInvalid(path, n, `${name} in body should have at least ${s.minProperties} properties`));
+      errs.push(
+        fieldInvalid(path, n, `${name} in body should have at least ${s.minProperties} properties`),
+      );
     }
     for (const [k, x] of Object.entries(v)) {
       const p = s.properties?.[k];
       if (p) validateNode(x, p, join(path, k), errs);
-      else if (isObject(s.additionalProperties)) validateNode(x, s.additionalProperties, join(path, k), errs);
+      else if (isObject(s.additionalProperties))
+        validateNode(x, s.additionalProperties, join(path, k), errs);
     }
   }
   for (const sub of s.allOf ?? []) validateNode(v, sub, path, errs);
   if (s.anyOf && !s.anyOf.some((sub) => quiet(v, sub, path))) {
-    errs.push(fieldInvalid(path, v, `${name} in body must be of type ${s.anyOf.map((x) => x.type).filter(Boolean).join(' or ') || 'any of the allowed schemas'}`));
+    errs.push(
+      fieldInvalid(
+        path,
+        v,
+        `${name} in body must be of type ${
+          s.anyOf
+            .map((x) => x.type)
+            .filter(Boolean)
+            .join(' or ') || 'any of the allowed schemas'
+        }`,
+      ),
+    );
   }
   if (s.oneOf && s.oneOf.filter((sub) => quiet(v, sub, path)).length !== 1) {
-    errs.push(fieldInvalid(path, v, `${name} in body must validate one and only one schema (oneOf)`));
+    errs.push(
+      fieldInvalid(path, v, `${name} in body must validate one and only one schema (oneOf)`),
+    );
   }
-  if (s.not && quiet(v, s.not, path)) errs.push(fieldInvalid(path, v, `${name} in body must not validate the schema (not)`));
+  if (s.not && quiet(v, s.not, path))
+    errs.push(fieldInvalid(path, v, `${name} in body must not validate the schema (not)`));
 }
 
 function quiet(v: unknown, s: JSONSchemaProps, path: string): boolean {

@@ -15,7 +15,8 @@ export interface Requirement {
 
 export type LabelSelector = Requirement[];
 
-const KEY_RE = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const KEY_RE =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const VALUE_RE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 /** Tokens of the selector grammar. */
@@ -65,12 +66,16 @@ export function parseLabelSelector(input: string | undefined): LabelSelector {
   };
   const checkKey = (k: string): void => {
     if (!KEY_RE.test(k) || k.length > 317) {
-      parseError(`invalid label key "${k}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`);
+      parseError(
+        `invalid label key "${k}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+      );
     }
   };
   const checkValue = (v: string): void => {
     if (!VALUE_RE.test(v) || v.length > 63) {
-      parseError(`values[0][${v}]: Invalid value: "${v}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`);
+      parseError(
+        `values[0][${v}]: Invalid value: "${v}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+      );
     }
   };
   while (i < t.length) {
@@ -111,7 +116,8 @@ export function parseLabelSelector(input: string | undefined): LabelSelector {
       } else if (op === '>' || op === '<' || op === 'gt' || op === 'lt') {
         i++;
         const v = word();
-        if (!/^-?\d+$/.test(v)) parseError(`for 'Gt', 'Lt' operators, the value must be an integer`);
+        if (!/^-?\d+$/.test(v))
+          parseError(`for 'Gt', 'Lt' operators, the value must be an integer`);
         reqs.push({ key, op: op === '>' || op === 'gt' ? 'gt' : 'lt', values: [v] });
       } else {
         parseError(`found '${op}', expected: in, notin, =, ==, !=, gt, lt`);
@@ -126,7 +132,10 @@ export function parseLabelSelector(input: string | undefined): LabelSelector {
   return reqs;
 }
 
-export function matchesLabels(sel: LabelSelector, labels: Record<string, string> | undefined): boolean {
+export function matchesLabels(
+  sel: LabelSelector,
+  labels: Record<string, string> | undefined,
+): boolean {
   for (const r of sel) {
     const has = labels !== undefined && Object.prototype.hasOwnProperty.call(labels, r.key);
     const v = has ? labels![r.key] : undefined;
@@ -165,11 +174,17 @@ export function matchesLabels(sel: LabelSelector, labels: Record<string, string>
 /** metav1.LabelSelector (matchLabels + matchExpressions) to requirements, as LabelSelectorAsSelector does. */
 export function fromLabelSelector(sel: unknown): LabelSelector | undefined {
   if (!sel || typeof sel !== 'object') return undefined;
-  const s = sel as { matchLabels?: Record<string, string>; matchExpressions?: Array<{ key: string; operator: string; values?: string[] }> };
+  const s = sel as {
+    matchLabels?: Record<string, string>;
+    matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
+  };
   const reqs: Requirement[] = [];
-  for (const [k, v] of Object.entries(s.matchLabels ?? {})) reqs.push({ key: k, op: '=', values: [v] });
+  for (const [k, v] of Object.entries(s.matchLabels ?? {}))
+    reqs.push({ key: k, op: '=', values: [v] });
   for (const e of s.matchExpressions ?? []) {
-    const op = ({ In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' } as const)[e.operator as 'In'];
+    const op = ({ In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' } as const)[
+      e.operator as 'In'
+    ];
     if (op) reqs.push({ key: e.key, op, values: e.values ?? [] });
   }
   return reqs;
@@ -206,6 +221,7 @@ export interface FieldRequirement {
 /** fields.ParseSelector: `a=b,c!=d`, with `\,` `\=` `\\` escapes. */
 export function parseFieldSelector(input: string | undefined): FieldRequirement[] {
   if (!input || !input.trim()) return [];
+  // Split on unescaped commas, then on the first unescaped operator.
   const parts: string[] = [];
   let cur = '';
   for (let i = 0; i < input.length; i++) {
@@ -220,12 +236,20 @@ export function parseFieldSelector(input: string | undefined): FieldRequirement[
   parts.push(cur);
   const unescape = (s: string) => s.replace(/\\(.)/g, '$1');
   return parts.map((p) => {
-    const m = /^(.*?)(==|!=|=)(.*)$/.exec(p.replace(/\\=/g, '\u0000'));
-    if (!m) throw newBadRequest(`invalid selector: '${input}'; can't understand '${p}'`);
+    let i = 0;
+    for (; i < p.length; i++) {
+      if (p[i] === '\\') {
+        i++;
+        continue;
+      }
+      if (p[i] === '=' || (p[i] === '!' && p[i + 1] === '=')) break;
+    }
+    if (i >= p.length) throw newBadRequest(`invalid selector: '${input}'; can't understand '${p}'`);
+    const op = p[i] === '!' ? '!=' : p[i + 1] === '=' ? '==' : '=';
     return {
-      field: unescape(m[1].replace(/\u0000/g, '\\=')).trim(),
-      op: m[2] === '!=' ? '!=' : '=',
-      value: unescape(m[3].replace(/\u0000/g, '\\=')),
+      field: unescape(p.slice(0, i)).trim(),
+      op: op === '!=' ? '!=' : '=',
+      value: unescape(p.slice(i + op.length)),
     };
   });
 }

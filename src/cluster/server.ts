@@ -25,6 +25,7 @@ import {
 } from './errors';
 import { renderKubeconfig } from './kubeconfig';
 import { openapiV2, openapiV3, openapiV3Index } from './openapi';
+import { decodeProtobufObject } from './protobuf';
 import { isObject } from './patch';
 import type { ResourceType } from './registry';
 import { toTable } from './table';
@@ -62,19 +63,27 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
   const { cluster } = opts;
   const host = opts.host ?? '127.0.0.1';
   const token = opts.token ?? randomBytes(24).toString('base64url');
-  const certs = opts.certs ?? (await generateServingCerts(host === '127.0.0.1' || host === 'localhost' ? [] : [host]));
+  const certs =
+    opts.certs ??
+    (await generateServingCerts(host === '127.0.0.1' || host === 'localhost' ? [] : [host]));
   const expected = Buffer.from(`Bearer ${token}`);
   const sockets = new Set<Socket>();
   const closers = new Set<() => void>();
   let address = '';
 
-  const server = createServer({ key: certs.keyPem, cert: certs.certPem, keepAlive: true }, (req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      const se = err instanceof StatusError ? err : newInternal(err instanceof Error ? err.message : String(err));
-      if (!res.headersSent) sendStatus(res, se);
-      else res.end();
-    });
-  });
+  const server = createServer(
+    { key: certs.keyPem, cert: certs.certPem, keepAlive: true },
+    (req, res) => {
+      handle(req, res).catch((err: unknown) => {
+        const se =
+          err instanceof StatusError
+            ? err
+            : newInternal(err instanceof Error ? err.message : String(err));
+        if (!res.headersSent) sendStatus(res, se);
+        else res.end();
+      });
+    },
+  );
   server.keepAliveTimeout = 65_000;
   server.on('connection', (s: Socket) => {
     sockets.add(s);
@@ -98,14 +107,28 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     const q = url.searchParams;
     const pretty = q.get('pretty') === 'true';
 
-    if (method === 'GET' && segs.length <= 2 && !['api', 'apis'].includes(segs[0] ?? '') ) {
+    if (method === 'GET' && segs.length <= 2 && !['api', 'apis'].includes(segs[0] ?? '')) {
       const p = url.pathname.replace(/\/$/, '');
       if (p === '/version') return sendJson(res, 200, SERVER_VERSION);
       if (['/healthz', '/livez', '/readyz'].includes(p)) return sendText(res, 200, 'ok');
       if (p === '/openapi/v2') return sendJson(res, 200, openapiV2(cluster.registry));
       if (p === '/openapi/v3') return sendJson(res, 200, openapiV3Index(cluster.registry));
       if (p === '') {
-        return sendJson(res, 200, { paths: ['/api', '/api/v1', '/apis', ...cluster.registry.all().filter((t) => t.info.group).map((t) => `/apis/${t.apiVersion}`), '/healthz', '/openapi/v2', '/openapi/v3', '/version'] });
+        return sendJson(res, 200, {
+          paths: [
+            '/api',
+            '/api/v1',
+            '/apis',
+            ...cluster.registry
+              .all()
+              .filter((t) => t.info.group)
+              .map((t) => `/apis/${t.apiVersion}`),
+            '/healthz',
+            '/openapi/v2',
+            '/openapi/v3',
+            '/version',
+          ],
+        });
       }
     }
     if (segs[0] === 'openapi' && segs[1] === 'v3' && method === 'GET') {
@@ -145,7 +168,11 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     let namespace: string | undefined;
     let r = rest;
     const nsType = cluster.registry.forResource(apiVersion, 'namespaces');
-    if (r[0] === 'namespaces' && r.length >= 3 && !(nsType && r.length === 3 && ['status', 'finalize'].includes(r[2]))) {
+    if (
+      r[0] === 'namespaces' &&
+      r.length >= 3 &&
+      !(nsType && r.length === 3 && ['status', 'finalize'].includes(r[2]))
+    ) {
       namespace = r[1];
       r = r.slice(2);
     }
@@ -154,17 +181,41 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     const t = cluster.registry.forResource(apiVersion, resource);
     if (!t) return undefined;
     if (namespace !== undefined && !t.info.namespaced) return undefined;
-    if (subresource && !t.info.subresources.includes(subresource) && !(subresource === 'finalize' && t.info.kind === 'Namespace')) return undefined;
-    return { t, ...(namespace !== undefined ? { namespace } : {}), ...(name !== undefined ? { name } : {}), ...(subresource ? { subresource } : {}) };
+    if (
+      subresource &&
+      !t.info.subresources.includes(subresource) &&
+      !(subresource === 'finalize' && t.info.kind === 'Namespace')
+    )
+      return undefined;
+    return {
+      t,
+      ...(namespace !== undefined ? { namespace } : {}),
+      ...(name !== undefined ? { name } : {}),
+      ...(subresource ? { subresource } : {}),
+    };
   }
 
-  async function serveResource(req: IncomingMessage, res: ServerResponse, route: Route, method: string, q: URLSearchParams, body: Buffer | undefined, pretty: boolean): Promise<void> {
+  async function serveResource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: Route,
+    method: string,
+    q: URLSearchParams,
+    body: Buffer | undefined,
+    pretty: boolean,
+  ): Promise<void> {
     const { t, namespace, name, subresource } = route;
     const type = { apiVersion: t.apiVersion, kind: t.info.kind };
     const dryRun = q.getAll('dryRun').includes('All');
     const fieldManager = q.get('fieldManager') ?? userAgentManager(req.headers['user-agent']);
     const table = wantsTable(req.headers.accept);
-    const send = (code: number, obj: unknown) => sendJson(res, code, obj, pretty);
+    const warnings: string[] = [];
+    const fv = q.get('fieldValidation');
+    const fieldValidation = fv === 'Strict' || fv === 'Ignore' || fv === 'Warn' ? fv : undefined;
+    const send = (code: number, obj: unknown) => {
+      if (warnings.length) res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+      sendJson(res, code, obj, pretty);
+    };
     if (name === undefined) {
       const listOpts: ListOptions = {
         ...(namespace !== undefined ? { namespace } : {}),
@@ -175,22 +226,34 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         ...(q.get('resourceVersion') ? { resourceVersion: q.get('resourceVersion')! } : {}),
       };
       if (method === 'GET') {
-        if (q.get('watch') === 'true' || q.get('watch') === '1') return serveWatch(req, res, t, listOpts, q, table);
+        if (q.get('watch') === 'true' || q.get('watch') === '1')
+          return serveWatch(req, res, t, listOpts, q, table);
         const list = cluster.list(type, listOpts);
-        if (table) return send(200, toTable(t, list.items, cluster.clock.now(), { resourceVersion: list.metadata.resourceVersion, continue: list.metadata.continue, includeObject: q.get('includeObject') ?? undefined }));
+        if (table)
+          return send(
+            200,
+            toTable(t, list.items, cluster.clock.now(), {
+              resourceVersion: list.metadata.resourceVersion,
+              continue: list.metadata.continue,
+              includeObject: q.get('includeObject') ?? undefined,
+            }),
+          );
         return send(200, list);
       }
       if (method === 'POST') {
-        if (t.info.namespaced && namespace === undefined) throw newMethodNotSupported(t.gr, 'create');
+        if (t.info.namespaced && namespace === undefined)
+          throw newMethodNotSupported(t.gr, 'create');
         const obj = decodeObject(body, req.headers['content-type']);
         checkKind(obj, t);
         if (t.info.namespaced) {
           if (obj.metadata.namespace && obj.metadata.namespace !== namespace) {
-            throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
+            throw newBadRequest(
+              'the namespace of the provided object does not match the namespace sent on the request',
+            );
           }
           obj.metadata.namespace = namespace;
         }
-        const out = cluster.createAs(t, obj, { dryRun, fieldManager });
+        const out = cluster.createAs(t, obj, { dryRun, fieldManager, warnings, ...(fieldValidation ? { fieldValidation } : {}) });
         return send(201, out);
       }
       if (method === 'DELETE') {
@@ -206,24 +269,40 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       case 'GET': {
         if (subresource === 'scale') return send(200, cluster.getScale(type, key));
         const obj = cluster.get(type, key);
-        if (table) return send(200, toTable(t, [obj], cluster.clock.now(), { resourceVersion: obj.metadata.resourceVersion, includeObject: q.get('includeObject') ?? undefined }));
+        if (table)
+          return send(
+            200,
+            toTable(t, [obj], cluster.clock.now(), {
+              resourceVersion: obj.metadata.resourceVersion,
+              includeObject: q.get('includeObject') ?? undefined,
+            }),
+          );
         return send(200, obj);
       }
       case 'PUT': {
         const obj = decodeObject(body, req.headers['content-type']);
         if (subresource !== 'scale') checkKind(obj, t);
         if (obj.metadata.name && obj.metadata.name !== name) {
-          throw newBadRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+          throw newBadRequest(
+            `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`,
+          );
         }
         obj.metadata.name = name;
         if (t.info.namespaced) obj.metadata.namespace = namespace;
         if (subresource === 'finalize') {
-          const finalizers = ((obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []);
+          const finalizers = (obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
           const cur = cluster.get(type, key);
-          for (const f of ((cur.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [])) if (!finalizers.includes(f)) cluster.finalizeNamespace(name, f);
+          for (const f of (cur.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [])
+            if (!finalizers.includes(f)) cluster.finalizeNamespace(name, f);
           return send(200, cluster.get(type, key));
         }
-        const out = cluster.updateAs(t, obj, { dryRun, fieldManager, ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}) });
+        const out = cluster.updateAs(t, obj, {
+          dryRun,
+          fieldManager,
+          warnings,
+          ...(fieldValidation ? { fieldValidation } : {}),
+          ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
+        });
         return send(200, out);
       }
       case 'PATCH': {
@@ -236,6 +315,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
           dryRun,
           fieldManager: q.get('fieldManager') ?? (patchType === 'apply' ? '' : fieldManager),
           force: q.get('force') === 'true',
+          warnings,
+          ...(fieldValidation ? { fieldValidation } : {}),
           ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
         });
         return send(!existed && !dryRun ? 201 : 200, out);
@@ -249,7 +330,14 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     }
   }
 
-  function serveWatch(req: IncomingMessage, res: ServerResponse, t: ResourceType, listOpts: ListOptions, q: URLSearchParams, table: boolean): void {
+  function serveWatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    t: ResourceType,
+    listOpts: ListOptions,
+    q: URLSearchParams,
+    table: boolean,
+  ): void {
     const includeObject = q.get('includeObject') ?? undefined;
     const type = { apiVersion: t.apiVersion, kind: t.info.kind };
     let ended = false;
@@ -264,16 +352,22 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       if (ended) return;
       let object: unknown = ev.object;
       if (table && (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED')) {
-        object = toTable(t, [ev.object], cluster.clock.now(), { resourceVersion: ev.object.metadata.resourceVersion, includeObject: includeObject ?? 'Object' });
+        object = toTable(t, [ev.object], cluster.clock.now(), {
+          resourceVersion: ev.object.metadata.resourceVersion,
+          includeObject: includeObject ?? 'Object',
+        });
       }
       res.write(JSON.stringify({ type: ev.type, object }) + '\n');
       if (ev.type === 'ERROR') end();
     };
     const timeout = q.get('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined;
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-cache, private',
+      'Transfer-Encoding': 'chunked',
+    });
     res.flushHeaders();
-    let w: { stop(): void } | undefined;
-    w = cluster.watch(
+    const w: { stop(): void } = cluster.watch(
       type,
       {
         ...listOpts,
@@ -303,7 +397,13 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     port,
     token,
     caPem: certs.caPem,
-    kubeconfig: (contextName?: string) => renderKubeconfig({ server: url, caPem: certs.caPem, token, ...(contextName ? { contextName } : {}) }),
+    kubeconfig: (contextName?: string) =>
+      renderKubeconfig({
+        server: url,
+        caPem: certs.caPem,
+        token,
+        ...(contextName ? { contextName } : {}),
+      }),
     close: () =>
       new Promise<void>((resolveClose) => {
         for (const c of [...closers]) c();
@@ -322,7 +422,9 @@ const PATCH_TYPES: Record<string, PatchType> = {
 
 function wantsTable(accept: string | undefined): boolean {
   if (!accept) return false;
-  return accept.split(',').some((a) => /as=Table/.test(a) && /g=meta\.k8s\.io/.test(a) && /v=v1(;|$|\s)/.test(a + ';'));
+  return accept
+    .split(',')
+    .some((a) => /as=Table/.test(a) && /g=meta\.k8s\.io/.test(a) && /v=v1(;|$|\s)/.test(a + ';'));
 }
 
 function userAgentManager(ua: string | undefined): string {
@@ -360,26 +462,47 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 function decodeObject(body: Buffer | undefined, contentType: string | undefined): KubeObject {
-  if (/protobuf|cbor/.test(contentType ?? '')) throw newUnsupportedMediaType(contentType ?? '');
+  if (/protobuf/.test(contentType ?? '')) {
+    const obj = decodeProtobufObject(body ?? new Uint8Array());
+    if (!isObject(obj.metadata)) obj.metadata = {};
+    return obj as KubeObject;
+  }
+  if (/cbor/.test(contentType ?? '')) throw newUnsupportedMediaType(contentType ?? '');
   const text = body?.toString('utf8') ?? '';
   let obj: unknown;
   try {
     obj = /yaml/.test(contentType ?? '') ? YAML.parse(text) : JSON.parse(text);
   } catch (err) {
-    throw newBadRequest(`couldn't get version/kind; json parse error: ${err instanceof Error ? err.message : String(err)}`);
+    throw newBadRequest(
+      `couldn't get version/kind; json parse error: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
-  if (!isObject(obj)) throw newBadRequest("couldn't get version/kind; json parse error: json: cannot unmarshal into Go value of type struct");
+  if (!isObject(obj))
+    throw newBadRequest(
+      "couldn't get version/kind; json parse error: json: cannot unmarshal into Go value of type struct",
+    );
   if (!isObject(obj.metadata)) obj.metadata = {};
   return obj as KubeObject;
 }
 
 function checkKind(obj: KubeObject, t: ResourceType): void {
-  if (!obj.kind) throw newBadRequest(`Object 'Kind' is missing in '${JSON.stringify(obj).slice(0, 200)}'`);
+  // Built-in types decode into their Go type, which supplies a missing kind/apiVersion;
+  // custom resources decode as unstructured and need both.
+  if (!t.crd && !obj.kind && !obj.apiVersion) {
+    obj.kind = t.info.kind;
+    obj.apiVersion = t.apiVersion;
+  }
+  if (!obj.kind)
+    throw newBadRequest(`Object 'Kind' is missing in '${JSON.stringify(obj).slice(0, 200)}'`);
   if (obj.kind !== t.info.kind) {
-    throw newBadRequest(`the kind of the object (${obj.kind}) does not match the kind of the resource on the URL (${t.info.kind})`);
+    throw newBadRequest(
+      `the kind of the object (${obj.kind}) does not match the kind of the resource on the URL (${t.info.kind})`,
+    );
   }
   if (obj.apiVersion && obj.apiVersion !== t.apiVersion) {
-    throw newBadRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${t.apiVersion})`);
+    throw newBadRequest(
+      `the API version in the data (${obj.apiVersion}) does not match the expected API version (${t.apiVersion})`,
+    );
   }
 }
 
@@ -388,7 +511,9 @@ function decodePatch(body: Buffer | undefined, type: PatchType): unknown {
   try {
     return type === 'apply' ? YAML.parse(text) : JSON.parse(text);
   } catch (err) {
-    throw newBadRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
+    throw newBadRequest(
+      `error decoding patch: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 
@@ -402,15 +527,26 @@ function deleteOptions(q: URLSearchParams, body: Buffer | undefined): DeleteOpti
       throw newBadRequest('the body of the delete request could not be decoded as DeleteOptions');
     }
   }
-  const policy = (q.get('propagationPolicy') ?? fromBody.propagationPolicy) as DeleteOptions['propagationPolicy'] | undefined;
+  const policy = (q.get('propagationPolicy') ?? fromBody.propagationPolicy) as
+    DeleteOptions['propagationPolicy'] | undefined;
   const orphan = q.get('orphanDependents') ?? fromBody.orphanDependents;
-  const pre = isObject(fromBody.preconditions) ? (fromBody.preconditions as DeleteOptions['preconditions']) : undefined;
-  const dryRun = q.getAll('dryRun').includes('All') || (Array.isArray(fromBody.dryRun) && fromBody.dryRun.includes('All'));
+  const pre = isObject(fromBody.preconditions)
+    ? (fromBody.preconditions as DeleteOptions['preconditions'])
+    : undefined;
+  const dryRun =
+    q.getAll('dryRun').includes('All') ||
+    (Array.isArray(fromBody.dryRun) && fromBody.dryRun.includes('All'));
   if (policy && !['Foreground', 'Background', 'Orphan'].includes(policy)) {
-    throw newBadRequest(`DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
+    throw newBadRequest(
+      `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
+    );
   }
   return {
-    ...(policy ? { propagationPolicy: policy } : orphan === true || orphan === 'true' ? { propagationPolicy: 'Orphan' as const } : {}),
+    ...(policy
+      ? { propagationPolicy: policy }
+      : orphan === true || orphan === 'true'
+        ? { propagationPolicy: 'Orphan' as const }
+        : {}),
     ...(pre ? { preconditions: pre } : {}),
     ...(dryRun ? { dryRun } : {}),
   };
@@ -418,12 +554,19 @@ function deleteOptions(q: URLSearchParams, body: Buffer | undefined): DeleteOpti
 
 function sendJson(res: ServerResponse, code: number, obj: unknown, pretty = false): void {
   const text = pretty ? JSON.stringify(obj, null, 2) : JSON.stringify(obj);
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
+  res.writeHead(code, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-cache, private',
+  });
   res.end(text);
 }
 
 function sendText(res: ServerResponse, code: number, text: string): void {
-  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(code, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 

@@ -18,7 +18,14 @@ export interface ClusterState {
 export function isClusterState(v: unknown): v is ClusterState {
   if (typeof v !== 'object' || v === null) return false;
   const s = v as Partial<ClusterState>;
-  return s.version === 1 && typeof s.resourceVersion === 'number' && Array.isArray(s.objects) && s.objects.every((o) => typeof o?.storageKey === 'string' && typeof o.object?.metadata?.name === 'string');
+  return (
+    s.version === 1 &&
+    typeof s.resourceVersion === 'number' &&
+    Array.isArray(s.objects) &&
+    s.objects.every(
+      (o) => typeof o?.storageKey === 'string' && typeof o.object?.metadata?.name === 'string',
+    )
+  );
 }
 
 export type LoadStateResult =
@@ -37,7 +44,10 @@ export function readStateFile(file: string, now = Date.now()): LoadStateResult {
   } catch (err) {
     error = err instanceof Error ? err.message : String(err);
   }
-  const movedTo = join(dirname(file), `${basename(file)}.corrupt-${new Date(now).toISOString().replace(/[:.]/g, '-')}`);
+  const movedTo = join(
+    dirname(file),
+    `${basename(file)}.corrupt-${new Date(now).toISOString().replace(/[:.]/g, '-')}`,
+  );
   renameSync(file, movedTo);
   return { kind: 'corrupt', movedTo, error };
 }
@@ -59,7 +69,9 @@ export function autosave(cluster: Cluster, file: string, debounceMs = 250): () =
     try {
       writeStateFile(file, cluster.exportState());
     } catch (err) {
-      console.error(`reconcile-studio: could not save state to ${file}: ${err instanceof Error ? err.message : String(err)}`);
+      console.error(
+        `reconcile-studio: could not save state to ${file}: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   };
   const unsub = cluster.store.subscribe(() => {

@@ -117,7 +117,13 @@ export class Store {
   }
 
   /** Commits one write. `object.metadata.resourceVersion` must already be nextRv(). */
-  commit(storageKey: string, key: string, type: Change['type'], object: KubeObject, old?: KubeObject): Change {
+  commit(
+    storageKey: string,
+    key: string,
+    type: Change['type'],
+    object: KubeObject,
+    old?: KubeObject,
+  ): Change {
     this.rv++;
     let b = this.buckets.get(storageKey);
     if (!b) {
@@ -196,12 +202,16 @@ export class Store {
   /** All objects, for the state file. */
   dump(): { resourceVersion: number; objects: Array<{ storageKey: string; object: KubeObject }> } {
     const objects: Array<{ storageKey: string; object: KubeObject }> = [];
-    for (const [storageKey, b] of this.buckets) for (const o of b.objects.values()) objects.push({ storageKey, object: o });
+    for (const [storageKey, b] of this.buckets)
+      for (const o of b.objects.values()) objects.push({ storageKey, object: o });
     return { resourceVersion: this.rv, objects };
   }
 
   /** Loads objects without events (restoring a state file into an empty store). */
-  restore(resourceVersion: number, objects: Array<{ storageKey: string; key: string; object: KubeObject }>): void {
+  restore(
+    resourceVersion: number,
+    objects: Array<{ storageKey: string; key: string; object: KubeObject }>,
+  ): void {
     this.rv = Math.max(this.rv, resourceVersion);
     for (const o of objects) {
       let b = this.buckets.get(o.storageKey);

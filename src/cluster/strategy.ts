@@ -22,7 +22,8 @@ export interface Strategy {
   allowUnconditionalUpdate: boolean;
   /** Resets what a create may not set (status behind a status subresource, ...). */
   prepareForCreate?(obj: KubeObject): void;
-  defaults?(obj: KubeObject): void;
+  /** Defaults (and, for custom resources, prunes) in place; returns the paths of unknown fields dropped. */
+  defaults?(obj: KubeObject): string[] | void;
   validate?(obj: KubeObject, old?: KubeObject): FieldError[];
 }
 
@@ -52,11 +53,16 @@ export function defaultPodSpec(spec: Obj): void {
       if (!isObject(c)) continue;
       const image = typeof c.image === 'string' ? c.image : '';
       const tagged = /:[^/]+$/.test(image) || image.includes('@');
-      setDefault(c, 'imagePullPolicy', !tagged || image.endsWith(':latest') ? 'Always' : 'IfNotPresent');
+      setDefault(
+        c,
+        'imagePullPolicy',
+        !tagged || image.endsWith(':latest') ? 'Always' : 'IfNotPresent',
+      );
       setDefault(c, 'terminationMessagePath', '/dev/termination-log');
       setDefault(c, 'terminationMessagePolicy', 'File');
       setDefault(c, 'resources', {});
-      if (Array.isArray(c.ports)) for (const p of c.ports) if (isObject(p)) setDefault(p, 'protocol', 'TCP');
+      if (Array.isArray(c.ports))
+        for (const p of c.ports) if (isObject(p)) setDefault(p, 'protocol', 'TCP');
     }
   }
 }
@@ -74,8 +80,14 @@ function validatePodSpec(spec: Obj, path: string): FieldError[] {
     const co = rec(c);
     if (typeof co.name !== 'string' || !co.name) errs.push(fieldRequired(`${p}.name`));
     else {
-      for (const m of validateName(co.name, 'label')) errs.push(fieldInvalid(`${p}.name`, co.name, m));
-      if (names.has(co.name)) errs.push({ type: 'FieldValueDuplicate', field: `${p}.name`, message: `Duplicate value: "${co.name}"` });
+      for (const m of validateName(co.name, 'label'))
+        errs.push(fieldInvalid(`${p}.name`, co.name, m));
+      if (names.has(co.name))
+        errs.push({
+          type: 'FieldValueDuplicate',
+          field: `${p}.name`,
+          message: `Duplicate value: "${co.name}"`,
+        });
       names.add(co.name);
     }
     if (typeof co.image !== 'string' || !co.image) errs.push(fieldRequired(`${p}.image`));
@@ -83,7 +95,13 @@ function validatePodSpec(spec: Obj, path: string): FieldError[] {
     for (const kind of ['requests', 'limits']) {
       for (const [r, q] of Object.entries(rec(res[kind]))) {
         if (parseQuantity(q) === undefined) {
-          errs.push(fieldInvalid(`${p}.resources.${kind}[${r}]`, q, "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"));
+          errs.push(
+            fieldInvalid(
+              `${p}.resources.${kind}[${r}]`,
+              q,
+              "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+            ),
+          );
         }
       }
     }
@@ -91,7 +109,11 @@ function validatePodSpec(spec: Obj, path: string): FieldError[] {
   return errs;
 }
 
-function validateSelectorAndTemplate(obj: KubeObject, kind: string, old?: KubeObject): FieldError[] {
+function validateSelectorAndTemplate(
+  obj: KubeObject,
+  kind: string,
+  old?: KubeObject,
+): FieldError[] {
   const errs: FieldError[] = [];
   const spec = rec(obj.spec);
   if (typeof spec.replicas === 'number' && spec.replicas < 0) {
@@ -100,14 +122,23 @@ function validateSelectorAndTemplate(obj: KubeObject, kind: string, old?: KubeOb
   const sel = spec.selector;
   if (!isObject(sel)) {
     errs.push(fieldRequired('spec.selector'));
-  } else if (Object.keys(rec(sel.matchLabels)).length === 0 && !(Array.isArray(sel.matchExpressions) && sel.matchExpressions.length)) {
+  } else if (
+    Object.keys(rec(sel.matchLabels)).length === 0 &&
+    !(Array.isArray(sel.matchExpressions) && sel.matchExpressions.length)
+  ) {
     errs.push(fieldInvalid('spec.selector', sel, 'empty selector is invalid for deployment'));
   }
   const tmpl = rec(spec.template);
   const labels = rec(rec(tmpl.metadata).labels) as Record<string, string>;
   const req = fromLabelSelector(sel);
   if (req && req.length && !matchesLabels(req, labels)) {
-    errs.push(fieldInvalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'));
+    errs.push(
+      fieldInvalid(
+        'spec.template.metadata.labels',
+        labels,
+        '`selector` does not match template `labels`',
+      ),
+    );
   }
   errs.push(...validatePodSpec(rec(tmpl.spec), 'spec.template.spec'));
   if (old && !deepEqual(rec(old.spec).selector, sel)) {
@@ -121,7 +152,13 @@ function defaultWorkload(obj: KubeObject, deployment: boolean): void {
   const spec = ensure(obj as Obj, 'spec');
   setDefault(spec, 'replicas', 1);
   if (deployment) {
-    setDefault(spec, 'strategy', { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } });
+    const strategy = ensure(spec, 'strategy');
+    setDefault(strategy, 'type', 'RollingUpdate');
+    if (strategy.type === 'RollingUpdate') {
+      const ru = ensure(strategy, 'rollingUpdate');
+      setDefault(ru, 'maxUnavailable', '25%');
+      setDefault(ru, 'maxSurge', '25%');
+    }
     setDefault(spec, 'revisionHistoryLimit', 10);
     setDefault(spec, 'progressDeadlineSeconds', 600);
   }
@@ -177,7 +214,8 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
       // stringData is write-only: merged into data, base64-encoded, never stored.
       if (isObject(o.stringData)) {
         const data = ensure(o, 'data');
-        for (const [k, v] of Object.entries(o.stringData)) data[k] = Buffer.from(String(v)).toString('base64');
+        for (const [k, v] of Object.entries(o.stringData))
+          data[k] = Buffer.from(String(v)).toString('base64');
         delete o.stringData;
       }
     },
@@ -203,7 +241,8 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
           delete c.activeDeadlineSeconds;
           delete c.tolerations;
           delete c.nodeName;
-          if (Array.isArray(c.containers)) for (const x of c.containers) if (isObject(x)) delete x.image;
+          if (Array.isArray(c.containers))
+            for (const x of c.containers) if (isObject(x)) delete x.image;
           return c;
         };
         if (!deepEqual(strip(a), strip(b))) {
@@ -242,7 +281,13 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
       const errs: FieldError[] = [];
       for (const [r, q] of Object.entries(rec(rec(obj.spec).hard))) {
         if (parseQuantity(q) === undefined) {
-          errs.push(fieldInvalid(`spec.hard[${r}]`, q, "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"));
+          errs.push(
+            fieldInvalid(
+              `spec.hard[${r}]`,
+              q,
+              "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+            ),
+          );
         }
       }
       return errs;
@@ -254,7 +299,8 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     prepareForCreate(obj) {
       delete obj.status;
       const f = obj.metadata.finalizers ?? [];
-      if (!f.includes('customresourcecleanup.apiextensions.k8s.io')) obj.metadata.finalizers = [...f, 'customresourcecleanup.apiextensions.k8s.io'];
+      if (!f.includes('customresourcecleanup.apiextensions.k8s.io'))
+        obj.metadata.finalizers = [...f, 'customresourcecleanup.apiextensions.k8s.io'];
     },
     validate: (obj, old) => validateCrd(obj, old),
   },
@@ -271,14 +317,19 @@ function qosClass(spec: Obj): string {
     if (Object.keys(req).length || Object.keys(lim).length) anySet = true;
     for (const r of ['cpu', 'memory']) {
       if (lim[r] === undefined) guaranteed = false;
-      else if (req[r] !== undefined && parseQuantity(req[r]) !== parseQuantity(lim[r])) guaranteed = false;
+      else if (req[r] !== undefined && parseQuantity(req[r]) !== parseQuantity(lim[r]))
+        guaranteed = false;
     }
   }
   if (guaranteed && anySet) return 'Guaranteed';
   return anySet ? 'Burstable' : 'BestEffort';
 }
 
-const GENERIC: Strategy = { nameRule: 'subdomain', hasGeneration: false, allowUnconditionalUpdate: true };
+const GENERIC: Strategy = {
+  nameRule: 'subdomain',
+  hasGeneration: false,
+  allowUnconditionalUpdate: true,
+};
 
 export function strategyFor(t: ResourceType): Strategy {
   if (t.crd) {
@@ -291,11 +342,12 @@ export function strategyFor(t: ResourceType): Strategy {
         if (t.statusSubresource) delete obj.status;
       },
       defaults(obj) {
-        if (schema) {
-          schema.prune(obj as Obj);
-          schema.default(obj as Obj);
-        }
+        if (!schema) return [];
+        const unknown = schema.prune(obj as Obj);
+        schema.default(obj as Obj);
+        return unknown;
       },
+
       validate(obj) {
         return schema ? schema.validate(obj as Obj) : [];
       },
@@ -308,23 +360,57 @@ export function strategyFor(t: ResourceType): Strategy {
 export function validateObjectMeta(obj: KubeObject, rule: NameRule): FieldError[] {
   const errs: FieldError[] = [];
   const md = obj.metadata;
-  if (md.name) for (const m of validateName(md.name, rule)) errs.push(fieldInvalid('metadata.name', md.name, m));
+  if (md.name)
+    for (const m of validateName(md.name, rule))
+      errs.push(fieldInvalid('metadata.name', md.name, m));
   errs.push(...validateLabels(md.labels));
   if (md.finalizers) {
     md.finalizers.forEach((f, i) => {
-      if (typeof f !== 'string' || (!f.includes('/') && !['kubernetes', 'orphan', 'foregroundDeletion'].includes(f))) {
-        if (typeof f !== 'string' || !/^[a-z0-9.-]+$/.test(f)) errs.push(fieldInvalid(`metadata.finalizers[${i}]`, f, 'name is neither a standard finalizer name nor is it fully qualified'));
+      if (
+        typeof f !== 'string' ||
+        (!f.includes('/') && !['kubernetes', 'orphan', 'foregroundDeletion'].includes(f))
+      ) {
+        if (typeof f !== 'string' || !/^[a-z0-9.-]+$/.test(f))
+          errs.push(
+            fieldInvalid(
+              `metadata.finalizers[${i}]`,
+              f,
+              'name is neither a standard finalizer name nor is it fully qualified',
+            ),
+          );
       }
     });
   }
   for (const [i, o] of (md.ownerReferences ?? []).entries()) {
-    if (!o.apiVersion) errs.push(fieldInvalid(`metadata.ownerReferences[${i}].apiVersion`, o.apiVersion ?? '', 'version must not be empty'));
-    if (!o.kind) errs.push(fieldInvalid(`metadata.ownerReferences[${i}].kind`, o.kind ?? '', 'kind must not be empty'));
-    if (!o.name) errs.push(fieldInvalid(`metadata.ownerReferences[${i}].name`, o.name ?? '', 'name must not be empty'));
-    if (!o.uid) errs.push(fieldInvalid(`metadata.ownerReferences[${i}].uid`, o.uid ?? '', 'uid must not be empty'));
+    if (!o.apiVersion)
+      errs.push(
+        fieldInvalid(
+          `metadata.ownerReferences[${i}].apiVersion`,
+          o.apiVersion ?? '',
+          'version must not be empty',
+        ),
+      );
+    if (!o.kind)
+      errs.push(
+        fieldInvalid(`metadata.ownerReferences[${i}].kind`, o.kind ?? '', 'kind must not be empty'),
+      );
+    if (!o.name)
+      errs.push(
+        fieldInvalid(`metadata.ownerReferences[${i}].name`, o.name ?? '', 'name must not be empty'),
+      );
+    if (!o.uid)
+      errs.push(
+        fieldInvalid(`metadata.ownerReferences[${i}].uid`, o.uid ?? '', 'uid must not be empty'),
+      );
   }
   if ((md.ownerReferences ?? []).filter((o) => o.controller).length > 1) {
-    errs.push(fieldInvalid('metadata.ownerReferences', md.ownerReferences, 'Only one reference can have Controller set to true'));
+    errs.push(
+      fieldInvalid(
+        'metadata.ownerReferences',
+        md.ownerReferences,
+        'Only one reference can have Controller set to true',
+      ),
+    );
   }
   return errs;
 }

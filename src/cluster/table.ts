@@ -64,7 +64,8 @@ const NAME: Column = {
   name: 'Name',
   type: 'string',
   format: 'name',
-  description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
+  description:
+    'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
   priority: 0,
   cell: (o) => o.metadata.name ?? '',
 };
@@ -72,7 +73,8 @@ const AGE: Column = {
   name: 'Age',
   type: 'string',
   format: '',
-  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  description:
+    'CreationTimestamp is a timestamp representing the server time when this object was created.',
   priority: 0,
   cell: (o, now) => age(o.metadata.creationTimestamp, now),
 };
@@ -82,8 +84,12 @@ function col(name: string, cell: Column['cell'], type = 'string', priority = 0):
 }
 
 function podReady(o: KubeObject): string {
-  const cs = Array.isArray(rec(o.status).containerStatuses) ? (rec(o.status).containerStatuses as Obj[]) : [];
-  const total = Array.isArray(rec(o.spec).containers) ? (rec(o.spec).containers as unknown[]).length : 0;
+  const cs = Array.isArray(rec(o.status).containerStatuses)
+    ? (rec(o.status).containerStatuses as Obj[])
+    : [];
+  const total = Array.isArray(rec(o.spec).containers)
+    ? (rec(o.spec).containers as unknown[]).length
+    : 0;
   return `${cs.filter((c) => c.ready).length}/${total}`;
 }
 
@@ -103,7 +109,14 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
     NAME,
     col('Ready', podReady),
     col('Status', podStatus),
-    col('Restarts', (o) => (Array.isArray(rec(o.status).containerStatuses) ? (rec(o.status).containerStatuses as Obj[]).reduce((s, c) => s + num(c.restartCount), 0) : 0), 'string'),
+    col(
+      'Restarts',
+      (o) =>
+        Array.isArray(rec(o.status).containerStatuses)
+          ? (rec(o.status).containerStatuses as Obj[]).reduce((s, c) => s + num(c.restartCount), 0)
+          : 0,
+      'string',
+    ),
     AGE,
     col('IP', (o) => rec(o.status).podIP ?? '<none>', 'string', 1),
     col('Node', (o) => rec(o.spec).nodeName ?? '<none>', 'string', 1),
@@ -114,8 +127,24 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
     col('Up-to-date', (o) => num(rec(o.status).updatedReplicas), 'integer'),
     col('Available', (o) => num(rec(o.status).availableReplicas), 'integer'),
     AGE,
-    col('Containers', (o) => containers(o).map((c) => c.name).join(','), 'string', 1),
-    col('Images', (o) => containers(o).map((c) => c.image).join(','), 'string', 1),
+    col(
+      'Containers',
+      (o) =>
+        containers(o)
+          .map((c) => c.name)
+          .join(','),
+      'string',
+      1,
+    ),
+    col(
+      'Images',
+      (o) =>
+        containers(o)
+          .map((c) => c.image)
+          .join(','),
+      'string',
+      1,
+    ),
     col('Selector', (o) => selector(o), 'string', 1),
   ],
   'apps/ReplicaSet': [
@@ -124,29 +153,72 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
     col('Current', (o) => num(rec(o.status).replicas), 'integer'),
     col('Ready', (o) => num(rec(o.status).readyReplicas), 'integer'),
     AGE,
-    col('Containers', (o) => containers(o).map((c) => c.name).join(','), 'string', 1),
-    col('Images', (o) => containers(o).map((c) => c.image).join(','), 'string', 1),
+    col(
+      'Containers',
+      (o) =>
+        containers(o)
+          .map((c) => c.name)
+          .join(','),
+      'string',
+      1,
+    ),
+    col(
+      'Images',
+      (o) =>
+        containers(o)
+          .map((c) => c.image)
+          .join(','),
+      'string',
+      1,
+    ),
     col('Selector', (o) => selector(o), 'string', 1),
   ],
   '/Namespace': [NAME, col('Status', (o) => rec(o.status).phase ?? ''), AGE],
-  '/ConfigMap': [NAME, col('Data', (o) => Object.keys(rec(o.data)).length + Object.keys(rec(o.binaryData)).length, 'integer'), AGE],
-  '/Secret': [NAME, col('Type', (o) => o.type ?? ''), col('Data', (o) => Object.keys(rec(o.data)).length, 'integer'), AGE],
-  '/ServiceAccount': [NAME, col('Secrets', (o) => (Array.isArray(o.secrets) ? o.secrets.length : 0), 'integer'), AGE],
+  '/ConfigMap': [
+    NAME,
+    col(
+      'Data',
+      (o) => Object.keys(rec(o.data)).length + Object.keys(rec(o.binaryData)).length,
+      'integer',
+    ),
+    AGE,
+  ],
+  '/Secret': [
+    NAME,
+    col('Type', (o) => o.type ?? ''),
+    col('Data', (o) => Object.keys(rec(o.data)).length, 'integer'),
+    AGE,
+  ],
+  '/ServiceAccount': [
+    NAME,
+    col('Secrets', (o) => (Array.isArray(o.secrets) ? o.secrets.length : 0), 'integer'),
+    AGE,
+  ],
   '/Service': [
     NAME,
     col('Type', (o) => rec(o.spec).type ?? ''),
     col('Cluster-IP', (o) => rec(o.spec).clusterIP ?? '<none>'),
     col('External-IP', () => '<none>'),
-    col('Port(s)', (o) =>
-      (Array.isArray(rec(o.spec).ports) ? (rec(o.spec).ports as Obj[]) : []).map((p) => `${String(p.port)}/${String(p.protocol ?? 'TCP')}`).join(',') || '<none>',
+    col(
+      'Port(s)',
+      (o) =>
+        (Array.isArray(rec(o.spec).ports) ? (rec(o.spec).ports as Obj[]) : [])
+          .map((p) => `${String(p.port)}/${String(p.protocol ?? 'TCP')}`)
+          .join(',') || '<none>',
     ),
     AGE,
   ],
   '/Event': [
-    col('Last Seen', (o, now) => age(o.lastTimestamp ?? o.eventTime ?? o.metadata.creationTimestamp, now)),
+    col('Last Seen', (o, now) =>
+      age(o.lastTimestamp ?? o.eventTime ?? o.metadata.creationTimestamp, now),
+    ),
     col('Type', (o) => o.type ?? ''),
     col('Reason', (o) => o.reason ?? ''),
-    col('Object', (o) => `${String(rec(o.involvedObject).kind ?? '').toLowerCase()}/${String(rec(o.involvedObject).name ?? '')}`),
+    col(
+      'Object',
+      (o) =>
+        `${String(rec(o.involvedObject).kind ?? '').toLowerCase()}/${String(rec(o.involvedObject).name ?? '')}`,
+    ),
     col('Message', (o) => o.message ?? ''),
   ],
   '/ResourceQuota': [
@@ -155,7 +227,10 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
     col('Request', (o) => quotaCells(o, false)),
     col('Limit', (o) => quotaCells(o, true)),
   ],
-  'apiextensions.k8s.io/CustomResourceDefinition': [NAME, col('Created At', (o) => o.metadata.creationTimestamp ?? '', 'date')],
+  'apiextensions.k8s.io/CustomResourceDefinition': [
+    NAME,
+    col('Created At', (o) => o.metadata.creationTimestamp ?? '', 'date'),
+  ],
 };
 
 function quotaCells(o: KubeObject, limits: boolean): string {
@@ -207,14 +282,35 @@ export function columnsFor(t: ResourceType): Column[] {
   return BUILTIN_COLUMNS[`${t.info.group}/${t.info.kind}`] ?? [NAME, AGE];
 }
 
-export function toTable(t: ResourceType, objects: KubeObject[], now: number, opts: { resourceVersion?: string; continue?: string; includeObject?: string; noHeaders?: boolean }): Obj {
+export function toTable(
+  t: ResourceType,
+  objects: KubeObject[],
+  now: number,
+  opts: {
+    resourceVersion?: string;
+    continue?: string;
+    includeObject?: string;
+    noHeaders?: boolean;
+  },
+): Obj {
   const cols = columnsFor(t);
   const include = opts.includeObject ?? 'PartialObjectMetadata';
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
-    metadata: { resourceVersion: opts.resourceVersion ?? '', ...(opts.continue ? { continue: opts.continue } : {}) },
-    columnDefinitions: opts.noHeaders ? [] : cols.map(({ name, type, format, description, priority }) => ({ name, type, format, description, priority })),
+    metadata: {
+      resourceVersion: opts.resourceVersion ?? '',
+      ...(opts.continue ? { continue: opts.continue } : {}),
+    },
+    columnDefinitions: opts.noHeaders
+      ? []
+      : cols.map(({ name, type, format, description, priority }) => ({
+          name,
+          type,
+          format,
+          description,
+          priority,
+        })),
     rows: objects.map((o) => ({
       cells: cols.map((c) => c.cell(o, now)),
       object:

@@ -68,7 +68,10 @@ export class WorkQueue {
       try {
         this.process(k);
       } catch (err) {
-        console.error(`fake cluster: ${this.name} failed on ${k}:`, err instanceof Error ? err.message : err);
+        console.error(
+          `fake cluster: ${this.name} failed on ${k}:`,
+          err instanceof Error ? err.message : err,
+        );
         this.addRateLimited(k);
       }
     }

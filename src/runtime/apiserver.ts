@@ -37,6 +37,8 @@ export interface ApiServer {
   delete(type: TypeRef, key: ObjectKey, opts?: DeleteOptions): unknown;
   watch(type: TypeRef, opts: WatchOptions, onEvent: (e: WatchEvent) => void): WatchHandle;
   resources?(): ResourceInfo[];
+  /** The stored object without a copy (must not be mutated); used for diffs when available. */
+  peek?(type: TypeRef, key: ObjectKey): KubeObject | undefined;
 }
 
 /** `deployments`, `webapps` — the resource name used in traces and error messages. */

@@ -34,6 +34,8 @@ export interface RunDeps {
   /** A successful write produced this resourceVersion. */
   onWrite(trace: ReconcileTrace, call: ApiCall): void;
   log: Logger;
+  /** Keep copies of the objects before/after each write in the trace (default true). */
+  recordObjects?: boolean;
   recordEvent?(obj: ObjectLike, type: string, reason: string, message: string): void;
 }
 
@@ -87,19 +89,18 @@ export class ReconcileRun {
     readonly trace: ReconcileTrace,
     private readonly deps: RunDeps,
   ) {
-    const run = this;
     const status: StatusWriter = {
-      update: (obj) => run.write('update', obj, 'status'),
-      patch: (obj, patch, pt) => run.write('patch', obj, 'status', patch, pt),
+      update: (obj) => this.write('update', obj, 'status'),
+      patch: (obj, patch, pt) => this.write('patch', obj, 'status', patch, pt),
     };
     this.client = {
-      get: (type, key) => run.read(type, key) as never,
-      list: (type, opts) => run.list(type, opts) as never,
-      create: (obj) => run.write('create', obj, ''),
-      update: (obj) => run.write('update', obj, ''),
-      patch: (obj, patch, pt) => run.write('patch', obj, '', patch, pt),
+      get: (type, key) => this.read(type, key) as never,
+      list: (type, opts) => this.list(type, opts) as never,
+      create: (obj) => this.write('create', obj, ''),
+      update: (obj) => this.write('update', obj, ''),
+      patch: (obj, patch, pt) => this.write('patch', obj, '', patch, pt),
       delete: async (obj, opts) => {
-        await run.write('delete', obj, '', undefined, undefined, opts);
+        await this.write('delete', obj, '', undefined, undefined, opts);
       },
       status: () => status,
     };
@@ -209,7 +210,8 @@ export class ReconcileRun {
   /** The object as the server has it now, without recording a call (for the diff phase). */
   private serverObject(type: TypeRef, key: ObjectKey): KubeObject | undefined {
     try {
-      return this.deps.api.get(type, key);
+      const api = this.deps.api;
+      return api.peek ? api.peek(type, key) : api.get(type, key);
     } catch {
       return undefined;
     }
@@ -226,7 +228,11 @@ export class ReconcileRun {
     const type = typeOf(obj);
     const key = keyOf(obj);
     const phase: Phase = subresource === 'status' ? 'status' : 'write';
-    const before = verb === 'create' ? undefined : this.serverObject(type, key);
+    const record = this.deps.recordObjects !== false;
+    // The stored object is never mutated in place, so diffing against it needs no copy; one copy
+    // serves the trace's before/after views when objects are recorded.
+    const live = verb === 'create' ? undefined : this.serverObject(type, key);
+    const before = live && record ? (structuredClone(live) as KubeObject) : live;
 
     // diff: what this write would change, shown before it happens.
     let intended: DiffEntry[];
@@ -264,7 +270,7 @@ export class ReconcileRun {
       at: this.deps.clock.now(),
       summary: `${verbName}${subresource ? ' status' : ''} ${what}: ${intended.length} change${intended.length === 1 ? '' : 's'}`,
       diff: intended,
-      ...(before ? { before: structuredClone(before) } : {}),
+      ...(before && record ? { before } : {}),
     });
     await this.gate(diffRec, 'enter');
     await this.gate(diffRec, 'exit');
@@ -282,7 +288,7 @@ export class ReconcileRun {
     let result: KubeObject | undefined;
     let error: unknown;
     try {
-      const body = structuredClone(obj) as unknown as KubeObject;
+      const body = obj as unknown as KubeObject; // the API server copies its input
       const opts = subresource === 'status' ? { subresource: 'status' as const } : undefined;
       switch (verb) {
         case 'create':
@@ -311,8 +317,10 @@ export class ReconcileRun {
       if (before && before.metadata.resourceVersion === result.metadata.resourceVersion) {
         call.noop = true;
       }
-      rec.before = before ? structuredClone(before) : undefined;
-      rec.after = structuredClone(result);
+      if (record) {
+        rec.before = before;
+        rec.after = structuredClone(result);
+      }
       rec.diff = diffObjects(before, result);
     }
     rec.summary += ` → ${call.code}${call.reason ? ` ${call.reason}` : ''}${call.noop ? ' (no-op)' : ''}`;
@@ -320,7 +328,7 @@ export class ReconcileRun {
     if (!error && !call.noop) this.deps.onWrite(this.trace, call);
     await this.gate(rec, 'exit');
     if (error !== undefined) throw error;
-    if (result) assignInPlace(obj, structuredClone(result));
+    if (result) assignInPlace(obj, result); // a fresh copy from the server, now the caller's
     return obj;
   }
 }

@@ -70,6 +70,8 @@ export interface ControllerOptions {
   hotLoop?: HotLoopOptions;
   /** Traces kept in memory (oldest dropped first). */
   maxTraces?: number;
+  /** Keep before/after copies of written objects in traces (default true; off for bulk runs). */
+  recordObjects?: boolean;
   recordEvent?(obj: ObjectLike, type: string, reason: string, message: string): void;
 }
 
@@ -410,6 +412,7 @@ export class Controller extends Emitter<ControllerEvents> {
         : undefined,
       onWrite: (t, call) => this.noteWrite(t, call),
       log,
+      recordObjects: this.opts.recordObjects,
       recordEvent: this.opts.recordEvent,
     });
     this.emit('reconcileStart', trace);
@@ -446,6 +449,9 @@ export class Controller extends Emitter<ControllerEvents> {
       } catch (err) {
         error = err;
         threw = true;
+        // Go returns (Result, error) together; in JS an error may carry the Result it came with.
+        const carried = (err as { result?: unknown } | undefined)?.result;
+        if (carried !== undefined) result = normalizeResult(carried);
       }
       trace.result = result;
       if (threw) trace.error = toTraceError(error);
@@ -501,7 +507,7 @@ export class Controller extends Emitter<ControllerEvents> {
     error: unknown,
   ): NextAction {
     const key = trace.key;
-    const total = (r: string) => this.metrics.reconcileTotal.inc({ ...this.labels, result: r });
+    const total = (r: string) => this.metrics.reconcileTotal.inc(this.resultLabels(r));
     const now = this.opts.clock.now();
     let outcome: Outcome;
     let next: NextAction;
@@ -548,6 +554,14 @@ export class Controller extends Emitter<ControllerEvents> {
     }
     trace.outcome = outcome;
     return next;
+  }
+
+  /** One labels object per result, so the metrics' label-key cache hits on the hot path. */
+  private readonly resultLabelCache = new Map<string, { controller: string; result: string }>();
+  private resultLabels(result: string): { controller: string; result: string } {
+    let l = this.resultLabelCache.get(result);
+    if (!l) this.resultLabelCache.set(result, (l = { ...this.labels, result }));
+    return l;
   }
 
   private rateLimited(key: string, now: number): NextAction {
@@ -621,10 +635,9 @@ export class Controller extends Emitter<ControllerEvents> {
     let s = this.loopStats.get(key);
     if (!s) this.loopStats.set(key, (s = { selfCount: 0, times: [], ids: [] }));
     const wrote = trace.calls.some((c) => c.source === 'server' && c.code < 300 && !c.noop);
-    const self =
-      trace.triggers.length > 0 &&
-      trace.triggers.every((t) => t.kind === 'event' && t.selfTriggered) &&
-      wrote;
+    // Sustained by its own writes: at least one trigger is an event our own write caused (others
+    // may come from a second writer fighting over the same fields) and this pass wrote again.
+    const self = wrote && trace.triggers.some((t) => t.kind === 'event' && t.selfTriggered);
     s.selfCount = self ? s.selfCount + 1 : 0;
     s.ids.push(trace.id);
     if (s.ids.length > threshold) s.ids.shift();

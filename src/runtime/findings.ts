@@ -121,7 +121,7 @@ function hotLoops(name: string, reports: HotLoopReport[], traces: ReconcileTrace
     const generations: number[] = [];
     for (const t of ts) {
       for (const p of t.phases) {
-        if ((p.phase === 'write' || p.phase === 'status') && p.diff) {
+        if ((p.phase === 'write' || p.phase === 'status') && p.diff && !p.call?.noop) {
           for (const d of p.diff) {
             if (
               d.path.startsWith('.metadata.resourceVersion') ||
@@ -135,16 +135,30 @@ function hotLoops(name: string, reports: HotLoopReport[], traces: ReconcileTrace
         if (p.phase === 'write' && g !== undefined) generations.push(g);
       }
     }
+    // Paths written on most passes (a one-off change is not what keeps the loop going).
     const paths = [...changed.entries()]
+      .filter(([, n]) => n >= Math.max(2, ts.length / 2))
       .sort((a, b) => b[1] - a[1])
       .slice(0, 5)
       .map(([p]) => p);
+    // Another writer changing the same objects between our passes: a fight, not a solo loop.
+    const others = new Set<string>();
+    for (const t of ts) {
+      for (const tr of t.triggers) {
+        if (tr.kind === 'event' && !tr.selfTriggered && tr.cause) {
+          const o = tr.cause.object;
+          others.add(`${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`);
+        }
+      }
+    }
     const specWrite = paths.some((p) => p.startsWith('.spec'));
-    const why = specWrite
-      ? 'it writes .spec back on every pass (each write bumps the generation and triggers the next reconcile)'
-      : paths.some((p) => p.startsWith('.status'))
-        ? 'its status changes on every pass (status churn: a timestamp or counter in status?)'
-        : 'each of its writes triggers the next reconcile';
+    const why = others.size
+      ? `each pass rewrites ${paths.join(', ') || 'the object'} and another writer changes ${[...others].join(', ')} back — a fight over fields this controller does not own (an Update of a locally built object overwrites them; Get the live object and change only your fields, or Patch)`
+      : specWrite
+        ? 'it writes .spec back on every pass (each write bumps the generation and triggers the next reconcile)'
+        : paths.some((p) => p.startsWith('.status'))
+          ? 'its status changes on every pass (status churn: a timestamp or counter in status?)'
+          : 'each of its writes triggers the next reconcile';
     return {
       kind: 'hot-loop',
       severity: 'error',
@@ -152,7 +166,7 @@ function hotLoops(name: string, reports: HotLoopReport[], traces: ReconcileTrace
       request: parseRequestKey(r.key),
       message:
         r.reason === 'rate'
-          ? `${r.key} was reconciled ${r.reconciles} times within one second of controller time; ${r.suspended ? 'processing of the key was paused' : 'it keeps spinning'}.`
+          ? `${r.key} was reconciled ${r.reconciles} times within one second of controller time${paths.length ? `; each pass wrote ${paths.join(', ')}` : ''}; ${r.suspended ? 'processing of the key was paused' : 'it keeps spinning'}.`
           : `${r.key} was reconciled ${r.reconciles} times in a row, each time triggered by its own write: ${why}. ${r.suspended ? 'Processing of the key was paused.' : ''}`.trim(),
       evidence: {
         at: r.at,
@@ -160,6 +174,7 @@ function hotLoops(name: string, reports: HotLoopReport[], traces: ReconcileTrace
         reason: r.reason,
         traceIds: r.traceIds,
         changedPaths: paths,
+        ...(others.size ? { otherWriters: [...others] } : {}),
         ...(generations.length
           ? { generations: [generations[0], generations[generations.length - 1]] }
           : {}),

@@ -36,6 +36,8 @@ export interface ManagerOptions {
   /** Wall-clock ms before an in-process reconcile is abandoned as hung (0 = never). */
   hangTimeoutMs?: number;
   maxTraces?: number;
+  /** Keep before/after copies of written objects in traces (default true). */
+  recordObjects?: boolean;
 }
 
 export interface ManagerEvents extends ControllerEvents {
@@ -103,6 +105,7 @@ export class Manager extends Emitter<ManagerEvents> {
       hotLoop: this.opts.hotLoop,
       hangTimeoutMs: this.opts.hangTimeoutMs,
       maxTraces: this.opts.maxTraces,
+      recordObjects: this.opts.recordObjects,
       recordEvent: api.recordEvent
         ? (obj: ObjectLike, type, reason, message) =>
             api.recordEvent!(

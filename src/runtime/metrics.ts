@@ -6,9 +6,18 @@
  */
 export type Labels = Record<string, string>;
 
+// Callers on hot paths (the queue, the controller) pass the same labels object every time, so the
+// key is computed once per object.
+const keyCache = new WeakMap<Labels, string>();
+
 function labelKey(labels: Labels): string {
-  const keys = Object.keys(labels).sort();
-  return keys.map((k) => `${k}=${labels[k]}`).join(',');
+  let k = keyCache.get(labels);
+  if (k === undefined) {
+    const keys = Object.keys(labels).sort();
+    k = keys.map((key) => `${key}=${labels[key]}`).join(',');
+    keyCache.set(labels, k);
+  }
+  return k;
 }
 
 function renderLabels(labels: Labels, extra?: [string, string]): string {
@@ -113,7 +122,15 @@ export class Histogram implements Metric {
       s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0, samples: [] };
       this.series.set(k, s);
     }
-    for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]) s.counts[i]++;
+    // Count in the first bucket that holds the value; render() makes the counts cumulative.
+    let lo = 0;
+    let hi = this.buckets.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.buckets[mid] < value) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < s.counts.length) s.counts[lo]++;
     s.sum += value;
     s.count++;
     if (s.samples.length < this.keepSamples) s.samples.push(value);
@@ -139,9 +156,11 @@ export class Histogram implements Metric {
   render(): string[] {
     const out: string[] = [];
     for (const s of this.series.values()) {
-      this.buckets.forEach((b, i) =>
-        out.push(`${this.name}_bucket${renderLabels(s.labels, ['le', String(b)])} ${s.counts[i]}`),
-      );
+      let cumulative = 0;
+      this.buckets.forEach((b, i) => {
+        cumulative += s.counts[i];
+        out.push(`${this.name}_bucket${renderLabels(s.labels, ['le', String(b)])} ${cumulative}`);
+      });
       out.push(`${this.name}_bucket${renderLabels(s.labels, ['le', '+Inf'])} ${s.count}`);
       out.push(`${this.name}_sum${renderLabels(s.labels)} ${s.sum}`);
       out.push(`${this.name}_count${renderLabels(s.labels)} ${s.count}`);

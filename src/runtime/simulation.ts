@@ -6,7 +6,6 @@
  */
 import { Cluster } from '../cluster/cluster';
 import { loadManifests } from '../cluster/manifests';
-import type { KubeObject } from '../cluster/types';
 import { VirtualClock } from '../util/clock';
 import type { Controller } from './controller';
 import { analyze, type ClusterEvent, type Finding } from './findings';
@@ -228,5 +227,3 @@ export function parseDuration(s: string): number {
     throw new Error(`invalid duration "${s}" (use e.g. 10m, 90s, 1h)`);
   return total;
 }
-
-export type { KubeObject };

@@ -10,23 +10,40 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 
-export async function startLanguageClient(context: vscode.ExtensionContext): Promise<LanguageClient> {
+export async function startLanguageClient(
+  context: vscode.ExtensionContext,
+): Promise<LanguageClient> {
   const serverModule = context.asAbsolutePath('dist/server.js');
   const serverOptions: ServerOptions = {
     run: { module: serverModule, transport: TransportKind.ipc },
-    debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
+    debug: {
+      module: serverModule,
+      transport: TransportKind.ipc,
+      options: { execArgv: ['--nolazy', '--inspect=6019'] },
+    },
   };
+  const goFiles = vscode.workspace.createFileSystemWatcher('**/*.go');
+  context.subscriptions.push(goFiles);
   const clientOptions: LanguageClientOptions = {
     documentSelector: [
       { scheme: 'file', language: 'go' },
       { scheme: 'file', language: 'typescript' },
     ],
-    synchronize: { configurationSection: 'reconcileStudio.diagnostics' },
+    synchronize: {
+      configurationSection: 'reconcileStudio.diagnostics',
+      // API types and sibling files edited outside the editor change what the server knows.
+      fileEvents: goFiles,
+    },
     initializationOptions: {
       diagnostics: vscode.workspace.getConfiguration('reconcileStudio').get('diagnostics'),
     },
   };
-  const client = new LanguageClient('reconcileStudio', 'Reconcile Studio', serverOptions, clientOptions);
+  const client = new LanguageClient(
+    'reconcileStudio',
+    'Reconcile Studio',
+    serverOptions,
+    clientOptions,
+  );
   await client.start();
   context.subscriptions.push(client);
   return client;

@@ -4,10 +4,12 @@
  */
 import * as vscode from 'vscode';
 
-export const RECONCILER_GLOB = '{**/*.reconciler.{ts,js,mts,mjs},**/reconcilers/*.{ts,js,mts,mjs}}';
+// VS Code's globs do not nest braces, so the two naming conventions are searched separately.
+export const RECONCILER_GLOBS = ['**/*.reconciler.{ts,js,mts,mjs}', '**/reconcilers/*.{ts,js,mts,mjs}'];
+const EXCLUDE = '{**/node_modules/**,**/dist/**,**/*.d.ts}';
 
 export async function findReconcilerModules(): Promise<vscode.Uri[]> {
-  const found = await vscode.workspace.findFiles(RECONCILER_GLOB, '{**/node_modules/**,**/dist/**,**/*.d.ts}', 50);
+  const found = (await Promise.all(RECONCILER_GLOBS.map((g) => vscode.workspace.findFiles(g, EXCLUDE, 50)))).flat();
   const unique = new Map(found.map((u) => [u.toString(), u]));
   return [...unique.values()].sort((a, b) => a.path.localeCompare(b.path));
 }

@@ -173,6 +173,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
         status: 'idle',
         message: 'No reconciler is running. Run "Reconcile Studio: Open Reconcile Debugger" in a workspace with a reconciler module.',
         reconciler: null,
+        origin: 0,
         now: 0,
         current: null,
         history: [],

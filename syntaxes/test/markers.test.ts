@@ -60,13 +60,20 @@ describe('kubebuilder marker grammar', () => {
     assert.ok(scopeOf(line, 'groups').includes('variable.parameter.marker.kubebuilder'));
     assert.ok(scopeOf(line, 'apps').includes('string.unquoted.marker.kubebuilder'));
     assert.ok(scopeOf(line, ';').includes('punctuation.separator.list.marker.kubebuilder'));
-    assert.ok(scopeOf(line, 'kubebuilder').includes('comment.line.double-slash.go'), 'stays inside the comment');
+    assert.ok(
+      scopeOf(line, 'kubebuilder').includes('comment.line.double-slash.go'),
+      'stays inside the comment',
+    );
   });
 
   it('treats an upper-case segment with a value as part of the marker name', () => {
     const line = '// +kubebuilder:validation:Minimum=1';
     assert.ok(scopeOf(line, 'Minimum').includes('entity.name.function.marker.kubebuilder'));
-    assert.ok(scopeOf('// +kubebuilder:default=1', 'default').includes('entity.name.function.marker.kubebuilder'));
+    assert.ok(
+      scopeOf('// +kubebuilder:default=1', 'default').includes(
+        'entity.name.function.marker.kubebuilder',
+      ),
+    );
   });
 
   it('highlights `// +groupName=cache.example.com`', () => {
@@ -77,21 +84,33 @@ describe('kubebuilder marker grammar', () => {
   });
 
   it('highlights a bare `// +optional`', () => {
-    assert.ok(scopeOf('\t// +optional', 'optional').includes('entity.name.function.marker.kubebuilder'));
+    assert.ok(
+      scopeOf('\t// +optional', 'optional').includes('entity.name.function.marker.kubebuilder'),
+    );
   });
 
   it('scopes numbers, booleans and quoted strings in marker values', () => {
     const min = '// +kubebuilder:validation:Minimum=1';
     assert.ok(scopeOf(min, '1').includes('constant.numeric.marker.kubebuilder'));
-    const pc = '// +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`';
+    const pc =
+      '// +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`';
     assert.ok(scopeOf(pc, '"Ready"').includes('string.quoted.double.marker.kubebuilder'));
     assert.ok(scopeOf(pc, '`.status').includes('string.quoted.other.marker.kubebuilder'));
     assert.ok(scopeOf(pc, 'JSONPath').includes('variable.parameter.marker.kubebuilder'));
-    assert.ok(scopeOf('// +kubebuilder:object:root=true', 'true').includes('constant.language.boolean.marker.kubebuilder'));
+    assert.ok(
+      scopeOf('// +kubebuilder:object:root=true', 'true').includes(
+        'constant.language.boolean.marker.kubebuilder',
+      ),
+    );
   });
 
   it('leaves ordinary comments alone', () => {
-    for (const line of ['// Reconcile moves the cluster + state', '// +1 for this', '// see +kubebuilder docs', 'x := "// +optional"']) {
+    for (const line of [
+      '// Reconcile moves the cluster + state',
+      '// +1 for this',
+      '// see +kubebuilder docs',
+      'x := "// +optional"',
+    ]) {
       assert.ok(
         tokens(line).every(([, scope]) => !scope.includes('marker.kubebuilder')),
         line,
@@ -100,6 +119,8 @@ describe('kubebuilder marker grammar', () => {
   });
 
   it('does not highlight markers outside comments', () => {
-    assert.ok(!scopeOf('var s = "+optional"', 'optional').some((s) => s.includes('marker.kubebuilder')));
+    assert.ok(
+      !scopeOf('var s = "+optional"', 'optional').some((s) => s.includes('marker.kubebuilder')),
+    );
   });
 });

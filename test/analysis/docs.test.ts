@@ -14,7 +14,8 @@ describe('rule pages', () => {
       assert.ok(existsSync(path));
       const md = readFileSync(path, 'utf8');
       assert.match(md, new RegExp(`^# ${rule.id}\\n`));
-      for (const section of ['## Why it hurts', '## Example', '## Fix']) assert.ok(md.includes(section), section);
+      for (const section of ['## Why it hurts', '## Example', '## Fix'])
+        assert.ok(md.includes(section), section);
       assert.ok(md.includes(`**Default severity:** ${rule.defaultSeverity}`));
     });
   }

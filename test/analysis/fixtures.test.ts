@@ -17,7 +17,9 @@ describe('fixtures', () => {
 
   it('a kubebuilder-generated controller yields no findings', async () => {
     const a = await analyzer();
-    const files = ['kubebuilder_good_controller.go', 'memcached_types.go'].map((n) => a.parseGo(n, fixture(n)));
+    const files = ['kubebuilder_good_controller.go', 'memcached_types.go'].map((n) =>
+      a.parseGo(n, fixture(n)),
+    );
     assert.deepEqual(a.analyzeGo(files), []);
   });
 
@@ -45,7 +47,10 @@ describe('fixtures', () => {
     const text = controller('/* ¤€😀 */ _ = r.Status().Update(ctx, &app)');
     const [f] = await findings(text);
     const line = text.split('\n')[f.range.start.line];
-    assert.equal(line.slice(f.range.start.character, f.range.end.character), 'r.Status().Update(ctx, &app)');
+    assert.equal(
+      line.slice(f.range.start.character, f.range.end.character),
+      'r.Status().Update(ctx, &app)',
+    );
   });
 
   it('survives the seed as published, with its mangled `¤tDeploy`', async () => {

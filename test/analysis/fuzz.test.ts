@@ -24,12 +24,51 @@ function prng(seed: number): () => number {
 }
 
 const TOKENS = [
-  '{', '}', '(', ')', '\n', ';', ',', ':=', '=', '&', '*', '.', '"', '`', '//', '/*', '*/',
-  'err', 'nil', 'return', 'if ', 'else ', 'for ', 'go ', 'defer ', 'func ', 'ctrl.Result{}', 'ctrl.Result{Requeue: true}',
-  'r.Status().Update(ctx, &app)', '_ = ', 'r.Update(ctx, deploy)', 'r.List(ctx, &l)', 'time.Sleep(1)',
-  'r.Get(ctx, req.NamespacedName, &app)', 'apierrors.IsForbidden(err)', 'fmt.Errorf("x")', '.Spec.Replicas = 1',
-  '//reconcile-studio:ignore all x\n', 'ctx.client.status().update(w)', 'await ', 'finally {', 'setTimeout(r, 1)',
-  '¤', '😀', '\t',
+  '{',
+  '}',
+  '(',
+  ')',
+  '\n',
+  ';',
+  ',',
+  ':=',
+  '=',
+  '&',
+  '*',
+  '.',
+  '"',
+  '`',
+  '//',
+  '/*',
+  '*/',
+  'err',
+  'nil',
+  'return',
+  'if ',
+  'else ',
+  'for ',
+  'go ',
+  'defer ',
+  'func ',
+  'ctrl.Result{}',
+  'ctrl.Result{Requeue: true}',
+  'r.Status().Update(ctx, &app)',
+  '_ = ',
+  'r.Update(ctx, deploy)',
+  'r.List(ctx, &l)',
+  'time.Sleep(1)',
+  'r.Get(ctx, req.NamespacedName, &app)',
+  'apierrors.IsForbidden(err)',
+  'fmt.Errorf("x")',
+  '.Spec.Replicas = 1',
+  '//reconcile-studio:ignore all x\n',
+  'ctx.client.status().update(w)',
+  'await ',
+  'finally {',
+  'setTimeout(r, 1)',
+  '¤',
+  '😀',
+  '\t',
 ];
 
 function mutate(text: string, rnd: () => number): string {
@@ -66,27 +105,31 @@ const goCorpus = readdirSync(FIXTURES)
   .filter((f) => f.endsWith('.go'))
   .map((f) => readFileSync(join(FIXTURES, f), 'utf8'));
 const tsCorpus = [
-  readFileSync(join(__dirname, '..', '..', 'samples', 'quota-operator', 'reconcilers', 'webapp.reconciler.ts'), 'utf8'),
+  readFileSync(
+    join(__dirname, '..', '..', 'samples', 'quota-operator', 'reconcilers', 'webapp.reconciler.ts'),
+    'utf8',
+  ),
 ];
 
 describe('fuzz', () => {
-  it('2,000 random mutations of the Go fixtures never throw', async () => {
+  it('1,500 random mutations of the Go fixtures never throw', async () => {
     const a = await analyzer();
     const rnd = prng(0x5eed);
-    for (let i = 0; i < 2000; i++) {
+    for (let i = 0; i < 1500; i++) {
       const text = mutate(goCorpus[i % goCorpus.length], rnd);
       try {
         const fs = a.analyzeFile('fuzz.go', text);
-        for (const f of fs) assert.ok(f.range.start.line >= 0 && f.range.end.line >= f.range.start.line);
+        for (const f of fs)
+          assert.ok(f.range.start.line >= 0 && f.range.end.line >= f.range.start.line);
       } catch (err) {
         assert.fail(`mutation ${i} threw: ${String(err)}\n---\n${text}`);
       }
     }
   });
 
-  it('1,000 random mutations of a TypeScript reconciler never throw', () => {
+  it('500 random mutations of a TypeScript reconciler never throw', () => {
     const rnd = prng(0xbee);
-    for (let i = 0; i < 1000; i++) {
+    for (let i = 0; i < 500; i++) {
       const text = mutate(tsCorpus[0], rnd);
       assert.doesNotThrow(() => analyzeTypeScript('fuzz.ts', text), `mutation ${i}`);
     }
@@ -100,7 +143,7 @@ describe('fuzz', () => {
     let text = goCorpus[0];
     ws.openDocument(path, 'go', 1, text);
     ws.analyze(path, {});
-    for (let i = 0; i < 300; i++) {
+    for (let i = 0; i < 200; i++) {
       // One range edit, expressed as LSP does (line/character), applied to our mirror too.
       const start = Math.floor(rnd() * (text.length + 1));
       const end = Math.min(text.length, start + Math.floor(rnd() * 20));
@@ -109,11 +152,17 @@ describe('fuzz', () => {
         const before = text.slice(0, o).split('\n');
         return { line: before.length - 1, character: before[before.length - 1].length };
       };
-      ws.changeDocument(path, i + 2, [{ range: { start: pos(start), end: pos(end) }, text: insert }]);
+      ws.changeDocument(path, i + 2, [
+        { range: { start: pos(start), end: pos(end) }, text: insert },
+      ]);
       text = text.slice(0, start) + insert + text.slice(end);
       assert.equal(ws.text(path), text);
-      const incremental = ws.analyze(path, {}).map((f) => `${f.rule}@${f.range.start.line}:${f.range.start.character}`);
-      const fresh = a.analyzeFile(path, text).map((f) => `${f.rule}@${f.range.start.line}:${f.range.start.character}`);
+      const incremental = ws
+        .analyze(path, {})
+        .map((f) => `${f.rule}@${f.range.start.line}:${f.range.start.character}`);
+      const fresh = a
+        .analyzeFile(path, text)
+        .map((f) => `${f.rule}@${f.range.start.line}:${f.range.start.character}`);
       assert.deepEqual(incremental, fresh, `edit ${i}`);
       if (text.length < 200) text = goCorpus[i % goCorpus.length];
       if (text.length < 200) ws.openDocument(path, 'go', 1, text);

@@ -17,8 +17,13 @@ export function fixture(name: string): string {
 }
 
 /** A kubebuilder-style file whose Reconcile body is `body`; `extra` adds package-level code. */
-export function controller(body: string, extra = '', opts: { observedGeneration?: boolean } = {}): string {
-  const og = opts.observedGeneration === false ? '' : '\tapp.Status.ObservedGeneration = app.Generation\n';
+export function controller(
+  body: string,
+  extra = '',
+  opts: { observedGeneration?: boolean } = {},
+): string {
+  const og =
+    opts.observedGeneration === false ? '' : '\tapp.Status.ObservedGeneration = app.Generation\n';
   return `package controller
 
 import (
@@ -64,9 +69,9 @@ func (r *WebAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 ${og}${body
-  .split('\n')
-  .map((l) => (l ? `\t${l}` : l))
-  .join('\n')}
+    .split('\n')
+    .map((l) => (l ? `\t${l}` : l))
+    .join('\n')}
 	return ctrl.Result{}, nil
 }
 ${extra}
@@ -82,12 +87,19 @@ export async function rulesOf(text: string, path = 'controller.go'): Promise<str
 }
 
 /** Applies a fix's edits to `text` (edits in one fix never overlap). */
-export function applyEdits(text: string, edits: { range: { start: { line: number; character: number }; end: { line: number; character: number } }; newText: string }[]): string {
+export function applyEdits(
+  text: string,
+  edits: {
+    range: { start: { line: number; character: number }; end: { line: number; character: number } };
+    newText: string;
+  }[],
+): string {
   const lines = text.split('\n');
   const offset = (p: { line: number; character: number }): number =>
     lines.slice(0, p.line).reduce((n, l) => n + l.length + 1, 0) + p.character;
   const sorted = [...edits].sort((a, b) => offset(b.range.start) - offset(a.range.start));
   let out = text;
-  for (const e of sorted) out = out.slice(0, offset(e.range.start)) + e.newText + out.slice(offset(e.range.end));
+  for (const e of sorted)
+    out = out.slice(0, offset(e.range.start)) + e.newText + out.slice(offset(e.range.end));
   return out;
 }

@@ -16,7 +16,9 @@ describe('the clean template', () => {
 
 describe('status-error-ignored', () => {
   it('flags `_ = r.Status().Update(ctx, &obj)`', async () => {
-    assert.deepEqual(await rulesOf(controller('_ = r.Status().Update(ctx, &app)')), ['status-error-ignored']);
+    assert.deepEqual(await rulesOf(controller('_ = r.Status().Update(ctx, &app)')), [
+      'status-error-ignored',
+    ]);
   });
   it('flags a bare status Patch statement', async () => {
     assert.deepEqual(
@@ -25,15 +27,18 @@ describe('status-error-ignored', () => {
     );
   });
   it('flags `err = r.Status().Update(...)` whose err is overwritten unread', async () => {
-    const body = 'err := r.Status().Update(ctx, &app)\nerr = r.Update(ctx, &app)\nif err != nil {\n\treturn ctrl.Result{}, err\n}';
+    const body =
+      'err := r.Status().Update(ctx, &app)\nerr = r.Update(ctx, &app)\nif err != nil {\n\treturn ctrl.Result{}, err\n}';
     assert.deepEqual(await rulesOf(controller(body)), ['status-error-ignored']);
   });
   it('accepts a status write checked in an if', async () => {
-    const body = 'if err := r.Status().Update(ctx, &app); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    const body =
+      'if err := r.Status().Update(ctx, &app); err != nil {\n\treturn ctrl.Result{}, err\n}';
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
   it('accepts a status write assigned and then checked', async () => {
-    const body = 'err := r.Client.Status().Update(ctx, &app)\nif err != nil {\n\treturn ctrl.Result{}, err\n}';
+    const body =
+      'err := r.Client.Status().Update(ctx, &app)\nif err != nil {\n\treturn ctrl.Result{}, err\n}';
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
   it('accepts a status write returned directly from a helper', async () => {
@@ -49,7 +54,10 @@ func (r *WebAppReconciler) setPhase(ctx context.Context, app *webv1.WebApp) erro
     const text = controller('_ = r.Status().Update(ctx, &app)');
     const [f] = await findings(text);
     const fixed = applyEdits(text, f.fixes[0].edits);
-    assert.match(fixed, /\n\tif err := r\.Status\(\)\.Update\(ctx, &app\); err != nil \{\n\t\treturn ctrl\.Result\{\}, err\n\t\}\n/);
+    assert.match(
+      fixed,
+      /\n\tif err := r\.Status\(\)\.Update\(ctx, &app\); err != nil \{\n\t\treturn ctrl\.Result\{\}, err\n\t\}\n/,
+    );
     assert.deepEqual(await rulesOf(fixed), []);
   });
   it('follows helpers called from Reconcile and flags inside them', async () => {
@@ -73,13 +81,21 @@ func (r *WebAppReconciler) unused(ctx context.Context, app *webv1.WebApp) {
 describe('unscoped-list', () => {
   it('flags `r.List(ctx, &list)` with no options', async () => {
     assert.deepEqual(
-      await rulesOf(controller('var pods corev1.PodList\nif err := r.List(ctx, &pods); err != nil {\n\treturn ctrl.Result{}, err\n}')),
+      await rulesOf(
+        controller(
+          'var pods corev1.PodList\nif err := r.List(ctx, &pods); err != nil {\n\treturn ctrl.Result{}, err\n}',
+        ),
+      ),
       ['unscoped-list'],
     );
   });
   it('flags a List whose only option is a Limit', async () => {
     assert.deepEqual(
-      await rulesOf(controller('var pods corev1.PodList\nif err := r.List(ctx, &pods, client.Limit(10)); err != nil {\n\treturn ctrl.Result{}, err\n}')),
+      await rulesOf(
+        controller(
+          'var pods corev1.PodList\nif err := r.List(ctx, &pods, client.Limit(10)); err != nil {\n\treturn ctrl.Result{}, err\n}',
+        ),
+      ),
       ['unscoped-list'],
     );
   });
@@ -89,11 +105,15 @@ describe('unscoped-list', () => {
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
   it('accepts a List with spread options', async () => {
-    const body = 'var pods corev1.PodList\nopts := []client.ListOption{client.InNamespace(app.Namespace)}\nif err := r.List(ctx, &pods, opts...); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    const body =
+      'var pods corev1.PodList\nopts := []client.ListOption{client.InNamespace(app.Namespace)}\nif err := r.List(ctx, &pods, opts...); err != nil {\n\treturn ctrl.Result{}, err\n}';
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
   it('ignores List on something that is not a client', async () => {
-    assert.deepEqual(await rulesOf(controller('cache := map[string]int{}\n_ = cache\nitems.List(ctx, &app)')), []);
+    assert.deepEqual(
+      await rulesOf(controller('cache := map[string]int{}\n_ = cache\nitems.List(ctx, &app)')),
+      [],
+    );
   });
 });
 
@@ -103,7 +123,10 @@ describe('repeated-status-update', () => {
       'app.Status.Phase = "A"\nif err := r.Status().Update(ctx, &app); err != nil {\n\treturn ctrl.Result{}, err\n}\napp.Status.Phase = "B"\nif err := r.Status().Update(ctx, &app); err != nil {\n\treturn ctrl.Result{}, err\n}';
     const text = controller(body);
     const fs = await findings(text);
-    assert.deepEqual(fs.map((f) => f.rule), ['repeated-status-update']);
+    assert.deepEqual(
+      fs.map((f) => f.rule),
+      ['repeated-status-update'],
+    );
     const secondWrite = text.slice(0, text.lastIndexOf('r.Status().Update')).split('\n').length - 1;
     assert.equal(fs[0].range.start.line, secondWrite);
   });
@@ -126,11 +149,18 @@ describe('repeated-status-update', () => {
 
 describe('result-with-error', () => {
   it('flags `return ctrl.Result{RequeueAfter: d}, err` inside `if err != nil`', async () => {
-    const body = 'if err := r.Update(ctx, &app); err != nil {\n\treturn ctrl.Result{RequeueAfter: time.Minute}, err\n}';
+    const body =
+      'if err := r.Update(ctx, &app); err != nil {\n\treturn ctrl.Result{RequeueAfter: time.Minute}, err\n}';
     assert.deepEqual(await rulesOf(controller(body)), ['result-with-error']);
   });
   it('flags a Requeue with fmt.Errorf', async () => {
-    const body = 'if app.Spec.Replicas < 0 {\n\treturn ctrl.Result{Requeue: true}, fmt.Errorf("bad replicas %d", app.Spec.Replicas)\n}';
+    const body =
+      'if app.Spec.Replicas < 0 {\n\treturn ctrl.Result{Requeue: true}, fmt.Errorf("bad replicas %d", app.Spec.Replicas)\n}';
+    assert.deepEqual(await rulesOf(controller(body)), ['result-with-error']);
+  });
+  it('flags a Requeue with errors.Wrap of an error known to be non-nil', async () => {
+    const body =
+      'if err := r.Update(ctx, &app); err != nil {\n\treturn ctrl.Result{Requeue: true}, errors.Wrap(err, "update")\n}';
     assert.deepEqual(await rulesOf(controller(body)), ['result-with-error']);
   });
   it('accepts a Result with an error that may be nil', async () => {
@@ -142,7 +172,9 @@ describe('result-with-error', () => {
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
   it('fixes it by dropping the Result', async () => {
-    const text = controller('if err := r.Update(ctx, &app); err != nil {\n\treturn ctrl.Result{RequeueAfter: time.Minute}, err\n}');
+    const text = controller(
+      'if err := r.Update(ctx, &app); err != nil {\n\treturn ctrl.Result{RequeueAfter: time.Minute}, err\n}',
+    );
     const [f] = await findings(text);
     assert.match(applyEdits(text, f.fixes[0].edits), /\treturn ctrl\.Result\{\}, err\n/);
   });
@@ -155,22 +187,23 @@ describe('notfound-not-ignored', () => {
     assert.deepEqual(await rulesOf(head('return ctrl.Result{}, err')), ['notfound-not-ignored']);
   });
   it('flags `err := r.Get(...)` followed by `if err != nil { return ..., err }`', async () => {
-    const text = controller('')
-      .replace(
-        'if err := r.Get(ctx, req.NamespacedName, &app); err != nil {\n\t\treturn ctrl.Result{}, client.IgnoreNotFound(err)\n\t}',
-        'err := r.Get(ctx, req.NamespacedName, &app)\n\tif err != nil {\n\t\treturn ctrl.Result{}, err\n\t}',
-      );
+    const text = controller('').replace(
+      'if err := r.Get(ctx, req.NamespacedName, &app); err != nil {\n\t\treturn ctrl.Result{}, client.IgnoreNotFound(err)\n\t}',
+      'err := r.Get(ctx, req.NamespacedName, &app)\n\tif err != nil {\n\t\treturn ctrl.Result{}, err\n\t}',
+    );
     assert.deepEqual(await rulesOf(text), ['notfound-not-ignored']);
   });
   it('accepts client.IgnoreNotFound', async () => {
     assert.deepEqual(await rulesOf(controller('')), []);
   });
   it('accepts an explicit IsNotFound branch', async () => {
-    const ret = 'if apierrors.IsNotFound(err) {\n\t\t\treturn ctrl.Result{}, nil\n\t\t}\n\t\treturn ctrl.Result{}, err';
+    const ret =
+      'if apierrors.IsNotFound(err) {\n\t\t\treturn ctrl.Result{}, nil\n\t\t}\n\t\treturn ctrl.Result{}, err';
     assert.deepEqual(await rulesOf(head(ret)), []);
   });
   it('ignores Gets of other objects', async () => {
-    const body = 'var d appsv1.Deployment\nif err := r.Get(ctx, client.ObjectKey{Name: app.Name, Namespace: app.Namespace}, &d); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    const body =
+      'var d appsv1.Deployment\nif err := r.Get(ctx, client.ObjectKey{Name: app.Name, Namespace: app.Namespace}, &d); err != nil {\n\treturn ctrl.Result{}, err\n}';
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
   it('fixes it by wrapping with client.IgnoreNotFound', async () => {
@@ -184,23 +217,28 @@ describe('notfound-not-ignored', () => {
 
 describe('update-unfetched', () => {
   it('flags Update of an object returned by a local builder', async () => {
-    const body = 'deploy := buildDeployment(&app)\nif err := r.Update(ctx, deploy); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    const body =
+      'deploy := buildDeployment(&app)\nif err := r.Update(ctx, deploy); err != nil {\n\treturn ctrl.Result{}, err\n}';
     assert.deepEqual(await rulesOf(controller(body, DEPLOY_BUILDER)), ['update-unfetched']);
   });
   it('flags Update of a composite literal', async () => {
-    const body = 'cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: app.Name, Namespace: app.Namespace}}\nif err := r.Update(ctx, cm); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    const body =
+      'cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: app.Name, Namespace: app.Namespace}}\nif err := r.Update(ctx, cm); err != nil {\n\treturn ctrl.Result{}, err\n}';
     assert.deepEqual(await rulesOf(controller(body)), ['update-unfetched']);
   });
   it('accepts Update of an object read with Get', async () => {
-    const body = 'var d appsv1.Deployment\nif err := r.Get(ctx, client.ObjectKeyFromObject(&app), &d); err != nil {\n\treturn ctrl.Result{}, err\n}\nif err := r.Update(ctx, &d); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    const body =
+      'var d appsv1.Deployment\nif err := r.Get(ctx, client.ObjectKeyFromObject(&app), &d); err != nil {\n\treturn ctrl.Result{}, err\n}\nif err := r.Update(ctx, &d); err != nil {\n\treturn ctrl.Result{}, err\n}';
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
   it('accepts Update after copying the live resourceVersion', async () => {
-    const body = 'deploy := buildDeployment(&app)\ndeploy.ResourceVersion = "42"\nif err := r.Update(ctx, deploy); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    const body =
+      'deploy := buildDeployment(&app)\ndeploy.ResourceVersion = "42"\nif err := r.Update(ctx, deploy); err != nil {\n\treturn ctrl.Result{}, err\n}';
     assert.deepEqual(await rulesOf(controller(body, DEPLOY_BUILDER)), []);
   });
   it('accepts Update of an object from an unknown function', async () => {
-    const body = 'deploy := other.Build(&app)\nif err := r.Update(ctx, deploy); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    const body =
+      'deploy := other.Build(&app)\nif err := r.Update(ctx, deploy); err != nil {\n\treturn ctrl.Result{}, err\n}';
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
 });
@@ -209,9 +247,15 @@ describe('blocking-sleep', () => {
   it('flags time.Sleep in Reconcile and offers RequeueAfter', async () => {
     const text = controller('time.Sleep(5 * time.Second)');
     const fs = await findings(text);
-    assert.deepEqual(fs.map((f) => f.rule), ['blocking-sleep']);
+    assert.deepEqual(
+      fs.map((f) => f.rule),
+      ['blocking-sleep'],
+    );
     assert.equal(fs[0].fixes[0].title, 'Return RequeueAfter instead of sleeping');
-    assert.match(applyEdits(text, fs[0].fixes[0].edits), /\treturn ctrl\.Result\{RequeueAfter: 5 \* time\.Second\}, nil\n/);
+    assert.match(
+      applyEdits(text, fs[0].fixes[0].edits),
+      /\treturn ctrl\.Result\{RequeueAfter: 5 \* time\.Second\}, nil\n/,
+    );
   });
   it('flags `<-time.After(d)` in a helper on the path', async () => {
     const extra = `
@@ -224,35 +268,52 @@ func (r *WebAppReconciler) wait() {
     assert.deepEqual(await rulesOf(controller('go func() {\n\ttime.Sleep(time.Second)\n}()')), []);
   });
   it('ignores a sleep outside any reconcile path', async () => {
-    assert.deepEqual(await rulesOf(controller('', 'func main() {\n\ttime.Sleep(time.Second)\n}')), []);
+    assert.deepEqual(
+      await rulesOf(controller('', 'func main() {\n\ttime.Sleep(time.Second)\n}')),
+      [],
+    );
   });
 });
 
 describe('observed-generation', () => {
-  const write = 'app.Status.Phase = "Ready"\nif err := r.Status().Update(ctx, &app); err != nil {\n\treturn ctrl.Result{}, err\n}';
+  const write =
+    'app.Status.Phase = "Ready"\nif err := r.Status().Update(ctx, &app); err != nil {\n\treturn ctrl.Result{}, err\n}';
   it('flags a status write without ObservedGeneration when the type has it', async () => {
     const text = controller(write, '', { observedGeneration: false });
     const fs = await findings(text);
-    assert.deepEqual(fs.map((f) => f.rule), ['observed-generation']);
+    assert.deepEqual(
+      fs.map((f) => f.rule),
+      ['observed-generation'],
+    );
     const fixed = applyEdits(text, fs[0].fixes[0].edits);
-    assert.match(fixed, /\tapp\.Status\.ObservedGeneration = app\.Generation\n\tif err := r\.Status/);
+    assert.match(
+      fixed,
+      /\tapp\.Status\.ObservedGeneration = app\.Generation\n\tif err := r\.Status/,
+    );
     assert.deepEqual(await rulesOf(fixed), []);
   });
   it('accepts a status write that sets it', async () => {
     assert.deepEqual(await rulesOf(controller(write)), []);
   });
   it('stays silent when the status type has no ObservedGeneration', async () => {
-    const text = controller(write, '', { observedGeneration: false }).replace('\tObservedGeneration int64\n', '');
+    const text = controller(write, '', { observedGeneration: false }).replace(
+      '\tObservedGeneration int64\n',
+      '',
+    );
     assert.deepEqual(await rulesOf(text), []);
   });
 });
 
 describe('missing-owner-ref', () => {
-  const create = 'deploy := buildDeployment(&app)\nif err := r.Create(ctx, deploy); err != nil {\n\treturn ctrl.Result{}, err\n}';
+  const create =
+    'deploy := buildDeployment(&app)\nif err := r.Create(ctx, deploy); err != nil {\n\treturn ctrl.Result{}, err\n}';
   it('flags Create of a built child without SetControllerReference', async () => {
     const text = controller(create, DEPLOY_BUILDER);
     const fs = await findings(text);
-    assert.deepEqual(fs.map((f) => f.rule), ['missing-owner-ref']);
+    assert.deepEqual(
+      fs.map((f) => f.rule),
+      ['missing-owner-ref'],
+    );
     const fixed = applyEdits(text, fs[0].fixes[0].edits);
     assert.match(
       fixed,
@@ -267,33 +328,54 @@ describe('missing-owner-ref', () => {
     );
     assert.deepEqual(await rulesOf(controller(create, extra)), []);
   });
+  it('ignores a child created in a fixed namespace (owner references cannot cross namespaces)', async () => {
+    const body =
+      'sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: app.Name, Namespace: metav1.NamespaceSystem}}\nif err := r.Create(ctx, sec); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    assert.deepEqual(await rulesOf(controller(body)), []);
+  });
+  it('ignores a child handed to a mutate callback before Create', async () => {
+    const body =
+      'sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: app.Name, Namespace: app.Namespace}}\nif err := mutate(sec); err != nil {\n\treturn ctrl.Result{}, err\n}\nif err := r.Create(ctx, sec); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    assert.deepEqual(await rulesOf(controller(body)), []);
+  });
   it('ignores cluster-scoped kinds such as Namespace', async () => {
-    const body = 'ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: app.Name}}\nif err := r.Create(ctx, ns); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    const body =
+      'ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: app.Name}}\nif err := r.Create(ctx, ns); err != nil {\n\treturn ctrl.Result{}, err\n}';
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
 });
 
 describe('forbidden-swallowed', () => {
   it('flags `if IsForbidden(err) { return ctrl.Result{}, nil }`', async () => {
-    const body = 'if err := r.Update(ctx, &app); err != nil {\n\tif apierrors.IsForbidden(err) {\n\t\treturn ctrl.Result{}, nil\n\t}\n\treturn ctrl.Result{}, err\n}';
+    const body =
+      'if err := r.Update(ctx, &app); err != nil {\n\tif apierrors.IsForbidden(err) {\n\t\treturn ctrl.Result{}, nil\n\t}\n\treturn ctrl.Result{}, err\n}';
     const text = controller(body);
     const fs = await findings(text);
-    assert.deepEqual(fs.map((f) => f.rule), ['forbidden-swallowed']);
-    assert.match(applyEdits(text, fs[0].fixes[0].edits), /return ctrl\.Result\{RequeueAfter: 30 \* time\.Second\}, nil/);
+    assert.deepEqual(
+      fs.map((f) => f.rule),
+      ['forbidden-swallowed'],
+    );
+    assert.match(
+      applyEdits(text, fs[0].fixes[0].edits),
+      /return ctrl\.Result\{RequeueAfter: 30 \* time\.Second\}, nil/,
+    );
   });
   it('accepts a Forbidden branch that requeues after a delay', async () => {
-    const body = 'if err := r.Update(ctx, &app); err != nil {\n\tif apierrors.IsForbidden(err) {\n\t\treturn ctrl.Result{RequeueAfter: 30 * time.Second}, nil\n\t}\n\treturn ctrl.Result{}, err\n}';
+    const body =
+      'if err := r.Update(ctx, &app); err != nil {\n\tif apierrors.IsForbidden(err) {\n\t\treturn ctrl.Result{RequeueAfter: 30 * time.Second}, nil\n\t}\n\treturn ctrl.Result{}, err\n}';
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
   it('accepts a Forbidden branch that returns the error', async () => {
-    const body = 'if err := r.Update(ctx, &app); err != nil {\n\tif apierrors.IsForbidden(err) {\n\t\treturn ctrl.Result{}, fmt.Errorf("quota: %w", err)\n\t}\n}';
+    const body =
+      'if err := r.Update(ctx, &app); err != nil {\n\tif apierrors.IsForbidden(err) {\n\t\treturn ctrl.Result{}, fmt.Errorf("quota: %w", err)\n\t}\n}';
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
 });
 
 describe('spec-write', () => {
   it('flags a spec change written back with Update', async () => {
-    const body = 'app.Spec.Replicas = 3\nif err := r.Update(ctx, &app); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    const body =
+      'app.Spec.Replicas = 3\nif err := r.Update(ctx, &app); err != nil {\n\treturn ctrl.Result{}, err\n}';
     assert.deepEqual(await rulesOf(controller(body)), ['spec-write']);
   });
   it('flags a spec change in a helper when Reconcile writes the object back', async () => {
@@ -301,11 +383,13 @@ describe('spec-write', () => {
 func defaults(app *webv1.WebApp) {
 	app.Spec.Replicas++
 }`;
-    const body = 'defaults(&app)\nif err := r.Update(ctx, &app); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    const body =
+      'defaults(&app)\nif err := r.Update(ctx, &app); err != nil {\n\treturn ctrl.Result{}, err\n}';
     assert.deepEqual(await rulesOf(controller(body, extra)), ['spec-write']);
   });
   it('accepts a spec change of a child object', async () => {
-    const body = 'var d appsv1.Deployment\nif err := r.Get(ctx, client.ObjectKeyFromObject(&app), &d); err != nil {\n\treturn ctrl.Result{}, err\n}\nd.Spec.Replicas = &app.Spec.Replicas\nif err := r.Update(ctx, &d); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    const body =
+      'var d appsv1.Deployment\nif err := r.Get(ctx, client.ObjectKeyFromObject(&app), &d); err != nil {\n\treturn ctrl.Result{}, err\n}\nd.Spec.Replicas = &app.Spec.Replicas\nif err := r.Update(ctx, &d); err != nil {\n\treturn ctrl.Result{}, err\n}';
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
   it('accepts a spec change that is never written back', async () => {
@@ -339,9 +423,21 @@ func (r R) Reconcile(ctx context.Context, request reconcile.Request) (reconcile.
     assert.deepEqual(await rulesOf(text), ['notfound-not-ignored', 'status-error-ignored']);
   });
   it('does not treat an unrelated struct field as a client', async () => {
-    const text = controller('').replace('\tScheme *runtime.Scheme\n', '\tScheme *runtime.Scheme\n\tstore  Store\n') +
+    const text =
+      controller('').replace(
+        '\tScheme *runtime.Scheme\n',
+        '\tScheme *runtime.Scheme\n\tstore  Store\n',
+      ) +
       '\nfunc (r *WebAppReconciler) x(ctx context.Context) {\n\t_ = r.store.Status().Update(ctx, nil)\n}\n';
-    assert.deepEqual(await rulesOf(text.replace('\treturn ctrl.Result{}, nil\n}', '\tr.x(ctx)\n\treturn ctrl.Result{}, nil\n}')), []);
+    assert.deepEqual(
+      await rulesOf(
+        text.replace(
+          '\treturn ctrl.Result{}, nil\n}',
+          '\tr.x(ctx)\n\treturn ctrl.Result{}, nil\n}',
+        ),
+      ),
+      [],
+    );
   });
   it('knows every rule id of the architecture', () => {
     assert.equal(RULE_IDS.length, 11);

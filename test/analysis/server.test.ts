@@ -10,7 +10,12 @@ import {
   StreamMessageWriter,
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
-import type { CodeAction, Diagnostic, Hover, PublishDiagnosticsParams } from 'vscode-languageserver';
+import type {
+  CodeAction,
+  Diagnostic,
+  Hover,
+  PublishDiagnosticsParams,
+} from 'vscode-languageserver';
 import { applyEdits } from './helpers';
 
 const ROOT = join(__dirname, '..', '..');
@@ -37,18 +42,27 @@ function nextDiagnostics(): Promise<Diagnostic[]> {
 }
 
 before(async () => {
-  proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'analysis', 'server.ts'), '--stdio'], {
-    cwd: ROOT,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));
+  proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'src', 'analysis', 'server.ts'), '--stdio'],
+    {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  conn = createMessageConnection(
+    new StreamMessageReader(proc.stdout!),
+    new StreamMessageWriter(proc.stdin!),
+  );
   conn.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
     published.push(p);
     const w = waiters;
     waiters = [];
     for (const f of w) f();
   });
-  conn.onRequest('workspace/configuration', () => [{ severity: { 'update-unfetched': 'warning' }, debounceMs: 10 }]);
+  conn.onRequest('workspace/configuration', () => [
+    { severity: { 'update-unfetched': 'warning' }, debounceMs: 10 },
+  ]);
   conn.listen();
   await conn.sendRequest('initialize', {
     processId: process.pid,
@@ -72,7 +86,10 @@ describe('language server', () => {
       textDocument: { uri: URI, languageId: 'go', version: 1, text: TEXT },
     });
     diagnostics = await got;
-    assert.deepEqual(diagnostics.map((d) => d.code), ['update-unfetched', 'status-error-ignored']);
+    assert.deepEqual(
+      diagnostics.map((d) => d.code),
+      ['update-unfetched', 'status-error-ignored'],
+    );
     assert.equal(diagnostics[0].source, 'reconcile-studio');
     assert.equal(diagnostics[0].severity, 2, 'update-unfetched lowered to warning by the setting');
     assert.match(diagnostics[1].codeDescription!.href, /docs\/rules\/status-error-ignored\.md$/);
@@ -85,10 +102,10 @@ describe('language server', () => {
       range: d.range,
       context: { diagnostics: [d] },
     });
-    assert.deepEqual(actions.map((a) => a.title), [
-      'Check the status write error and return it',
-      'Ignore status-error-ignored on this line',
-    ]);
+    assert.deepEqual(
+      actions.map((a) => a.title),
+      ['Check the status write error and return it', 'Ignore status-error-ignored on this line'],
+    );
     const fixed = applyEdits(TEXT, actions[0].edit!.changes![URI]);
     assert.match(fixed, /if err := r\.Status\(\)\.Update\(ctx, &cr\); err != nil \{/);
   });
@@ -111,10 +128,18 @@ describe('language server', () => {
     // Turn `_ = r.Status()...` into `err = r.Status()...` — still unchecked, then remove the line.
     await conn.sendNotification('textDocument/didChange', {
       textDocument: { uri: URI, version: 2 },
-      contentChanges: [{ range: { start: { line, character: 0 }, end: { line: line + 1, character: 0 } }, text: '' }],
+      contentChanges: [
+        {
+          range: { start: { line, character: 0 }, end: { line: line + 1, character: 0 } },
+          text: '',
+        },
+      ],
     });
     const after = await got;
     assert.ok(col >= 0);
-    assert.deepEqual(after.map((d) => d.code), ['update-unfetched']);
+    assert.deepEqual(
+      after.map((d) => d.code),
+      ['update-unfetched'],
+    );
   });
 });

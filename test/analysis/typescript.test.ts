@@ -23,7 +23,8 @@ ${body}
 `;
 }
 
-const rules = (text: string): string[] => analyzeTypeScript('w.reconciler.ts', text).map((f) => f.rule);
+const rules = (text: string): string[] =>
+  analyzeTypeScript('w.reconciler.ts', text).map((f) => f.rule);
 
 describe('TypeScript reconcilers', () => {
   it('a clean module yields no findings', () => {
@@ -34,40 +35,70 @@ describe('TypeScript reconcilers', () => {
     assert.deepEqual(rules(mod('    ctx.client.status().update(w);')), ['status-error-ignored']);
   });
   it('status-error-ignored flags `.catch(() => undefined)`', () => {
-    assert.deepEqual(rules(mod('    await ctx.client.status().patch(w, {}).catch(() => undefined);')), ['status-error-ignored']);
+    assert.deepEqual(
+      rules(mod('    await ctx.client.status().patch(w, {}).catch(() => undefined);')),
+      ['status-error-ignored'],
+    );
   });
   it('status-error-ignored flags an empty catch around the write', () => {
-    assert.deepEqual(rules(mod('    try {\n      await ctx.client.status().update(w);\n    } catch {}')), ['status-error-ignored']);
+    assert.deepEqual(
+      rules(mod('    try {\n      await ctx.client.status().update(w);\n    } catch {}')),
+      ['status-error-ignored'],
+    );
   });
   it('status-error-ignored accepts a returned promise and a rethrowing catch', () => {
-    assert.deepEqual(rules(mod('    await ctx.client.status().update(w).catch((e) => { throw e; });')), []);
+    assert.deepEqual(
+      rules(mod('    await ctx.client.status().update(w).catch((e) => { throw e; });')),
+      [],
+    );
   });
   it('follows a destructured client', () => {
-    assert.deepEqual(rules(mod('    const { client } = ctx;\n    void client.status().update(w);')), ['status-error-ignored']);
+    assert.deepEqual(
+      rules(mod('    const { client } = ctx;\n    void client.status().update(w);')),
+      ['status-error-ignored'],
+    );
   });
 
   it('unscoped-list flags a list without namespace or selector', () => {
-    assert.deepEqual(rules(mod("    await ctx.client.list({ apiVersion: 'v1', kind: 'Pod' });")), ['unscoped-list']);
+    assert.deepEqual(rules(mod("    await ctx.client.list({ apiVersion: 'v1', kind: 'Pod' });")), [
+      'unscoped-list',
+    ]);
   });
   it('unscoped-list accepts a list scoped by namespace', () => {
-    assert.deepEqual(rules(mod("    await ctx.client.list({ apiVersion: 'v1', kind: 'Pod' }, { namespace: req.namespace });")), []);
+    assert.deepEqual(
+      rules(
+        mod(
+          "    await ctx.client.list({ apiVersion: 'v1', kind: 'Pod' }, { namespace: req.namespace });",
+        ),
+      ),
+      [],
+    );
   });
 
   it('result-with-error flags a Result returned from finally', () => {
-    const body = '    try {\n      await ctx.client.update(w);\n    } finally {\n      return { requeueAfter: 1000 };\n    }';
+    const body =
+      '    try {\n      await ctx.client.update(w);\n    } finally {\n      return { requeueAfter: 1000 };\n    }';
     assert.deepEqual(rules(mod(body)), ['result-with-error']);
   });
   it('result-with-error accepts a Result returned from catch', () => {
-    const body = '    try {\n      await ctx.client.create(w);\n    } catch {\n      return { requeueAfter: 1000 };\n    }';
+    const body =
+      '    try {\n      await ctx.client.create(w);\n    } catch {\n      return { requeueAfter: 1000 };\n    }';
     assert.deepEqual(rules(mod(body)), []);
   });
 
   it('blocking-sleep flags awaiting a setTimeout promise', () => {
-    assert.deepEqual(rules(mod('    await new Promise((r) => setTimeout(r, 5000));')), ['blocking-sleep']);
+    assert.deepEqual(rules(mod('    await new Promise((r) => setTimeout(r, 5000));')), [
+      'blocking-sleep',
+    ]);
   });
   it('blocking-sleep flags a same-file sleep helper', () => {
     assert.deepEqual(
-      rules(mod('    await sleep(5000);', 'const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));')),
+      rules(
+        mod(
+          '    await sleep(5000);',
+          'const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));',
+        ),
+      ),
       ['blocking-sleep'],
     );
   });
@@ -76,10 +107,15 @@ describe('TypeScript reconcilers', () => {
   });
 
   it('spec-write flags a spec change written back with update', () => {
-    assert.deepEqual(rules(mod('    w.spec.replicas = 3;\n    await ctx.client.update(w);')), ['spec-write']);
+    assert.deepEqual(rules(mod('    w.spec.replicas = 3;\n    await ctx.client.update(w);')), [
+      'spec-write',
+    ]);
   });
   it('spec-write accepts a status change', () => {
-    assert.deepEqual(rules(mod('    w.status = { phase: "Ready" };\n    await ctx.client.status().update(w);')), []);
+    assert.deepEqual(
+      rules(mod('    w.status = { phase: "Ready" };\n    await ctx.client.status().update(w);')),
+      [],
+    );
   });
 
   it('ignores modules without a reconcile function', () => {

@@ -83,6 +83,15 @@ test('simulate --json on the quota sample prints the documented shape', async ()
   const kinds = doc.findings.map((f: { kind: string }) => f.kind);
   assert.ok(kinds.includes('status-update-requeue'), kinds.join(','));
   assert.ok(kinds.includes('bottleneck'));
+  // shop=3 + blog=1 replicas against a pod quota of 3: FailedCreate on shop's ReplicaSet
+  const quota = doc.findings.find((f: { kind: string }) => f.kind === 'quota-conflict');
+  assert.ok(quota, kinds.join(','));
+  assert.equal(quota.evidence.quota, 'compute');
+  assert.deepEqual(
+    quota.evidence.ownerChain.map((o: { kind: string }) => o.kind),
+    ['ReplicaSet', 'Deployment', 'WebApp'],
+  );
+  assert.ok(doc.events.some((e: { reason: string }) => e.reason === 'FailedCreate'));
 });
 
 test('simulate without --json prints a timeline, the metrics and the findings', async () => {
@@ -110,7 +119,7 @@ test('simulate without --json prints a timeline, the metrics and the findings', 
   rmSync(dir, { recursive: true, force: true });
   assert.equal(code, 0);
   assert.match(out, /Timeline/);
-  assert.match(out, /default\/bad .* error: nope → retry in 5ms/);
+  assert.match(out, /default\/bad .* error: nope .*→ retry in 5ms/);
   assert.match(out, /controller_runtime_reconcile_total +success=\d+ error=\d+/);
   assert.match(out, /Findings/);
 });

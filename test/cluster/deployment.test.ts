@@ -13,7 +13,10 @@ function deployment(name: string, replicas: number, image = 'nginx:1.27'): KubeO
     spec: {
       replicas,
       selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image }] } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'app', image }] },
+      },
     },
   };
 }
@@ -38,18 +41,29 @@ test('pods become Running and Ready after the readiness delay, on the injected c
   cluster.create(deployment('web', 2));
   await flush(clock);
   await clock.advance(1999);
-  assert.equal((cluster.get(DEPLOY, { namespace: 'default', name: 'web' }).status as Obj).readyReplicas, undefined);
+  assert.equal(
+    (cluster.get(DEPLOY, { namespace: 'default', name: 'web' }).status as Obj).readyReplicas,
+    undefined,
+  );
   await clock.advance(1);
   await flush(clock);
   const pods = cluster.list(POD, { namespace: 'default' }).items;
   assert.ok(pods.every((p) => (p.status as Obj).phase === 'Running'));
-  const st = cluster.get(DEPLOY, { namespace: 'default', name: 'web' }).status as { readyReplicas: number; availableReplicas: number; updatedReplicas: number; observedGeneration: number; conditions: Array<{ type: string; status: string; reason: string }> };
+  const st = cluster.get(DEPLOY, { namespace: 'default', name: 'web' }).status as {
+    readyReplicas: number;
+    availableReplicas: number;
+    updatedReplicas: number;
+    observedGeneration: number;
+    conditions: Array<{ type: string; status: string; reason: string }>;
+  };
   assert.equal(st.readyReplicas, 2);
   assert.equal(st.availableReplicas, 2);
   assert.equal(st.updatedReplicas, 2);
   assert.equal(st.observedGeneration, 1);
   assert.ok(st.conditions.some((c) => c.type === 'Available' && c.status === 'True'));
-  assert.ok(st.conditions.some((c) => c.type === 'Progressing' && c.reason === 'NewReplicaSetAvailable'));
+  assert.ok(
+    st.conditions.some((c) => c.type === 'Progressing' && c.reason === 'NewReplicaSetAvailable'),
+  );
   cluster.close();
 });
 
@@ -64,7 +78,9 @@ test('scaling down deletes pods; a new template makes a new ReplicaSet and scale
   await flush(clock);
   assert.equal(cluster.list(POD, { namespace: 'default' }).items.length, 1);
   d = cluster.get(DEPLOY, { namespace: 'default', name: 'web' });
-  ((d.spec as Obj).template as { spec: { containers: Array<{ image: string }> } }).spec.containers[0].image = 'nginx:1.28';
+  (
+    (d.spec as Obj).template as { spec: { containers: Array<{ image: string }> } }
+  ).spec.containers[0].image = 'nginx:1.28';
   cluster.update(d);
   await flush(clock);
   await clock.advance(10);
@@ -75,8 +91,16 @@ test('scaling down deletes pods; a new template makes a new ReplicaSet and scale
   assert.deepEqual(replicas, [0, 1]);
   const pods = cluster.list(POD, { namespace: 'default' }).items;
   assert.equal(pods.length, 1);
-  assert.equal(((pods[0].spec as Obj).containers as Array<{ image: string }>)[0].image, 'nginx:1.28');
-  assert.equal(cluster.get(DEPLOY, { namespace: 'default', name: 'web' }).metadata.annotations!['deployment.kubernetes.io/revision'], '2');
+  assert.equal(
+    ((pods[0].spec as Obj).containers as Array<{ image: string }>)[0].image,
+    'nginx:1.28',
+  );
+  assert.equal(
+    cluster.get(DEPLOY, { namespace: 'default', name: 'web' }).metadata.annotations![
+      'deployment.kubernetes.io/revision'
+    ],
+    '2',
+  );
   cluster.close();
 });
 

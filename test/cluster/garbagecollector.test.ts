@@ -7,11 +7,28 @@ import { CM, flush, newCluster } from './helpers';
 function owner(cluster: ReturnType<typeof newCluster>['cluster'], name: string): KubeObject {
   return cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
 }
-function child(cluster: ReturnType<typeof newCluster>['cluster'], name: string, o: KubeObject, block = false): KubeObject {
+function child(
+  cluster: ReturnType<typeof newCluster>['cluster'],
+  name: string,
+  o: KubeObject,
+  block = false,
+): KubeObject {
   return cluster.create({
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: o.metadata.name!, uid: o.metadata.uid!, controller: true, blockOwnerDeletion: block }] },
+    metadata: {
+      name,
+      ownerReferences: [
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          name: o.metadata.name!,
+          uid: o.metadata.uid!,
+          controller: true,
+          blockOwnerDeletion: block,
+        },
+      ],
+    },
   });
 }
 
@@ -32,7 +49,11 @@ test('foreground deletion: the owner waits with foregroundDeletion until blockin
   // A finalizer on the child holds the owner.
   k.metadata.finalizers = ['example.com/hold'];
   cluster.update(k);
-  const d = cluster.delete(CM, { namespace: 'default', name: 'owner' }, { propagationPolicy: 'Foreground' });
+  const d = cluster.delete(
+    CM,
+    { namespace: 'default', name: 'owner' },
+    { propagationPolicy: 'Foreground' },
+  );
   assert.deepEqual(d.metadata.finalizers, ['foregroundDeletion']);
   await flush(clock);
   assert.ok(cluster.get(CM, { namespace: 'default', name: 'owner' }).metadata.deletionTimestamp);
@@ -52,7 +73,10 @@ test('orphan deletion: dependents lose the owner reference and stay', async () =
   cluster.delete(CM, { namespace: 'default', name: 'owner' }, { propagationPolicy: 'Orphan' });
   await flush(clock);
   assert.throws(() => cluster.get(CM, { namespace: 'default', name: 'owner' }), isNotFound);
-  assert.equal(cluster.get(CM, { namespace: 'default', name: 'kid' }).metadata.ownerReferences, undefined);
+  assert.equal(
+    cluster.get(CM, { namespace: 'default', name: 'kid' }).metadata.ownerReferences,
+    undefined,
+  );
   cluster.close();
 });
 
@@ -73,6 +97,11 @@ test('a dependent with another live owner only loses the reference to the delete
   });
   cluster.delete(CM, { namespace: 'default', name: 'a' });
   await flush(clock);
-  assert.deepEqual(cluster.get(CM, { namespace: 'default', name: 'kid' }).metadata.ownerReferences!.map((r) => r.name), ['b']);
+  assert.deepEqual(
+    cluster
+      .get(CM, { namespace: 'default', name: 'kid' })
+      .metadata.ownerReferences!.map((r) => r.name),
+    ['b'],
+  );
   cluster.close();
 });

@@ -13,7 +13,9 @@ export const RS = { apiVersion: 'apps/v1', kind: 'ReplicaSet' };
 export const QUOTA = { apiVersion: 'v1', kind: 'ResourceQuota' };
 export const EVENT = { apiVersion: 'v1', kind: 'Event' };
 
-export function widgetCrd(opts: { status?: boolean; scope?: 'Namespaced' | 'Cluster' } = {}): KubeObject {
+export function widgetCrd(
+  opts: { status?: boolean; scope?: 'Namespaced' | 'Cluster' } = {},
+): KubeObject {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -47,7 +49,10 @@ export function widgetCrd(opts: { status?: boolean; scope?: 'Namespaced' | 'Clus
                 },
                 status: {
                   type: 'object',
-                  properties: { phase: { type: 'string' }, observedGeneration: { type: 'integer' } },
+                  properties: {
+                    phase: { type: 'string' },
+                    observedGeneration: { type: 'integer' },
+                  },
                 },
               },
             },
@@ -65,7 +70,12 @@ export function newCluster(opts: ClusterOptions = {}): { cluster: Cluster; clock
 }
 
 export function widget(name: string, size = 1, extra: Record<string, unknown> = {}): KubeObject {
-  return { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace: 'default' }, spec: { size, ...extra } };
+  return {
+    apiVersion: 'example.com/v1',
+    kind: 'Widget',
+    metadata: { name, namespace: 'default' },
+    spec: { size, ...extra },
+  };
 }
 
 /** Lets microtask-driven controllers and watch deliveries run. */

@@ -8,7 +8,12 @@ import { EVENT, POD, QUOTA, RS, flush, newCluster } from './helpers';
 type Obj = Record<string, unknown>;
 
 function pod(name: string, resources?: Obj): KubeObject {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'app', image: 'nginx:1', ...(resources ? { resources } : {}) }] } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
+    spec: { containers: [{ name: 'app', image: 'nginx:1', ...(resources ? { resources } : {}) }] },
+  };
 }
 
 function quota(hard: Record<string, string>, name = 'compute'): KubeObject {
@@ -22,7 +27,10 @@ test('a create beyond the quota is 403 Forbidden with the apiserver message', ()
   cluster.create(pod('b'));
   assert.throws(
     () => cluster.create(pod('x')),
-    (e: unknown) => isForbidden(e) && (e as StatusError).message === 'pods "x" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=2, limited: pods=2',
+    (e: unknown) =>
+      isForbidden(e) &&
+      (e as StatusError).message ===
+        'pods "x" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=2, limited: pods=2',
   );
   cluster.close();
 });
@@ -31,16 +39,25 @@ test('count/<resource>.<group> quotas limit custom and built-in kinds', () => {
   const { cluster } = newCluster({ controllers: false });
   cluster.create(quota({ 'count/configmaps': '1' }, 'objects'));
   cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } });
-  assert.throws(() => cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b' } }), /exceeded quota: objects, requested: count\/configmaps=1, used: count\/configmaps=1, limited: count\/configmaps=1/);
+  assert.throws(
+    () => cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b' } }),
+    /exceeded quota: objects, requested: count\/configmaps=1, used: count\/configmaps=1, limited: count\/configmaps=1/,
+  );
   cluster.close();
 });
 
 test('cpu and memory quotas need every container to declare them', () => {
   const { cluster } = newCluster({ controllers: false });
   cluster.create(quota({ 'limits.cpu': '1', 'requests.memory': '1Gi' }));
-  assert.throws(() => cluster.create(pod('x')), /pods "x" is forbidden: failed quota: compute: must specify limits.cpu for: app; requests.memory for: app/);
+  assert.throws(
+    () => cluster.create(pod('x')),
+    /pods "x" is forbidden: failed quota: compute: must specify limits.cpu for: app; requests.memory for: app/,
+  );
   cluster.create(pod('ok', { limits: { cpu: '600m' }, requests: { memory: '512Mi' } }));
-  assert.throws(() => cluster.create(pod('big', { limits: { cpu: '500m' }, requests: { memory: '256Mi' } })), /exceeded quota: compute, requested: limits.cpu=500m, used: limits.cpu=600m, limited: limits.cpu=1/);
+  assert.throws(
+    () => cluster.create(pod('big', { limits: { cpu: '500m' }, requests: { memory: '256Mi' } })),
+    /exceeded quota: compute, requested: limits.cpu=500m, used: limits.cpu=600m, limited: limits.cpu=1/,
+  );
   cluster.close();
 });
 
@@ -49,12 +66,18 @@ test('the quota controller keeps status.used current', async () => {
   cluster.create(quota({ pods: '5', 'count/configmaps': '3' }));
   cluster.create(pod('a'));
   await flush(clock);
-  let st = cluster.get(QUOTA, { namespace: 'default', name: 'compute' }).status as { hard: Obj; used: Obj };
+  let st = cluster.get(QUOTA, { namespace: 'default', name: 'compute' }).status as {
+    hard: Obj;
+    used: Obj;
+  };
   assert.deepEqual(st.hard, { pods: '5', 'count/configmaps': '3' });
   assert.deepEqual(st.used, { pods: '1', 'count/configmaps': '0' });
   cluster.delete(POD, { namespace: 'default', name: 'a' });
   await flush(clock);
-  st = cluster.get(QUOTA, { namespace: 'default', name: 'compute' }).status as { hard: Obj; used: Obj };
+  st = cluster.get(QUOTA, { namespace: 'default', name: 'compute' }).status as {
+    hard: Obj;
+    used: Obj;
+  };
   assert.equal(st.used.pods, '0');
   cluster.close();
 });
@@ -66,7 +89,14 @@ test('a ReplicaSet refused by quota records FailedCreate with the quota message 
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name },
-    spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'nginx:1' }] } } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'app', image: 'nginx:1' }] },
+      },
+    },
   });
   cluster.create(dep('shop', 3));
   await flush(clock);
@@ -75,20 +105,38 @@ test('a ReplicaSet refused by quota records FailedCreate with the quota message 
   await clock.advance(100);
   await flush(clock);
   const blogRs = cluster.list(RS, { namespace: 'default', labelSelector: 'app=blog' }).items[0];
-  const cond = ((blogRs.status as Obj).conditions as Array<{ type: string; reason: string; message: string }>).find((c) => c.type === 'ReplicaFailure')!;
+  const cond = (
+    (blogRs.status as Obj).conditions as Array<{ type: string; reason: string; message: string }>
+  ).find((c) => c.type === 'ReplicaFailure')!;
   assert.equal(cond.reason, 'FailedCreate');
-  assert.match(cond.message, /^pods "blog-[a-z0-9]+-[a-z0-9]{5}" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3$/);
-  const failed = cluster.list(EVENT, { namespace: 'default', fieldSelector: 'reason=FailedCreate' }).items;
-  assert.equal(failed.length, 1, 'repeated failures aggregate into one event');
-  assert.match(String(failed[0].message), /^Error creating: pods "blog-.*" is forbidden: exceeded quota: compute/);
-  assert.ok((failed[0].count as number) >= 2);
+  assert.match(
+    cond.message,
+    /^pods "blog-[a-z0-9]+-[a-z0-9]{5}" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3$/,
+  );
+  const failed = cluster.list(EVENT, {
+    namespace: 'default',
+    fieldSelector: 'reason=FailedCreate',
+  }).items;
+  assert.ok(failed.length >= 1 && failed.length <= 11, 'similar failures are folded after ten');
+  for (const e of failed)
+    assert.match(
+      String(e.message),
+      /^(\(combined from similar events\): )?Error creating: pods "blog-.*" is forbidden: exceeded quota: compute/,
+    );
+  assert.ok(failed.reduce((n, e) => n + (e.count as number), 0) >= 2);
   // Freeing quota lets the ReplicaSet through.
-  const shop = cluster.get({ apiVersion: 'apps/v1', kind: 'Deployment' }, { namespace: 'default', name: 'shop' });
+  const shop = cluster.get(
+    { apiVersion: 'apps/v1', kind: 'Deployment' },
+    { namespace: 'default', name: 'shop' },
+  );
   (shop.spec as { replicas: number }).replicas = 2;
   cluster.update(shop);
   await flush(clock);
   await clock.advance(10_000);
   await flush(clock);
-  assert.equal(cluster.list(POD, { namespace: 'default', labelSelector: 'app=blog' }).items.length, 1);
+  assert.equal(
+    cluster.list(POD, { namespace: 'default', labelSelector: 'app=blog' }).items.length,
+    1,
+  );
   cluster.close();
 });

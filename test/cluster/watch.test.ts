@@ -8,10 +8,14 @@ test('watch events arrive asynchronously, in commit order, never inside the writ
   const { cluster } = newCluster();
   const got: string[] = [];
   let inWrite = false;
-  const w = cluster.watch(CM, { namespace: 'default', resourceVersion: String(cluster.store.resourceVersion) }, (e) => {
-    assert.equal(inWrite, false);
-    got.push(`${e.type}:${e.object.metadata.name}:${e.object.metadata.resourceVersion}`);
-  });
+  const w = cluster.watch(
+    CM,
+    { namespace: 'default', resourceVersion: String(cluster.store.resourceVersion) },
+    (e) => {
+      assert.equal(inWrite, false);
+      got.push(`${e.type}:${e.object.metadata.name}:${e.object.metadata.resourceVersion}`);
+    },
+  );
   inWrite = true;
   const a = cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } });
   a.data = { x: '1' };
@@ -36,7 +40,10 @@ test('a watch without resourceVersion starts with the current objects as ADDED',
   const w = cluster.watch(CM, { namespace: 'default' }, (e) => got.push(e));
   cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b' } });
   await flush();
-  assert.deepEqual(got.map((e) => `${e.type}:${e.object.metadata.name}`), ['ADDED:a', 'ADDED:b']);
+  assert.deepEqual(
+    got.map((e) => `${e.type}:${e.object.metadata.name}`),
+    ['ADDED:a', 'ADDED:b'],
+  );
   w.stop();
   cluster.close();
 });
@@ -47,7 +54,11 @@ test('a watch resumes from a resourceVersion and replays what it missed', async 
   cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b' } });
   cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } });
   const got: string[] = [];
-  const w = cluster.watch(CM, { namespace: 'default', resourceVersion: a.metadata.resourceVersion }, (e) => got.push(`${e.type}:${e.object.metadata.name}`));
+  const w = cluster.watch(
+    CM,
+    { namespace: 'default', resourceVersion: a.metadata.resourceVersion },
+    (e) => got.push(`${e.type}:${e.object.metadata.name}`),
+  );
   await flush();
   assert.deepEqual(got, ['ADDED:b', 'ADDED:c']);
   w.stop();
@@ -56,10 +67,16 @@ test('a watch resumes from a resourceVersion and replays what it missed', async 
 
 test('a watch from a resourceVersion older than the window gets a 410 Expired ERROR event', async () => {
   const cluster = new Cluster({ watchWindow: 5, controllers: false });
-  for (let i = 0; i < 20; i++) cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}` } });
+  for (let i = 0; i < 20; i++)
+    cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}` } });
   const got: WatchEvent[] = [];
   let closed = false;
-  cluster.watch(CM, { resourceVersion: '2' }, (e) => got.push(e), () => (closed = true));
+  cluster.watch(
+    CM,
+    { resourceVersion: '2' },
+    (e) => got.push(e),
+    () => (closed = true),
+  );
   await flush();
   assert.equal(got.length, 1);
   assert.equal(got[0].type, 'ERROR');
@@ -74,8 +91,20 @@ test('a watch from a resourceVersion older than the window gets a 410 Expired ER
 test('label-selected watches see an object leave the selection as DELETED', async () => {
   const { cluster } = newCluster();
   const got: string[] = [];
-  const w = cluster.watch(CM, { namespace: 'default', labelSelector: 'app=web', resourceVersion: String(cluster.store.resourceVersion) }, (e) => got.push(`${e.type}:${e.object.metadata.name}`));
-  const a = cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', labels: { app: 'web' } } });
+  const w = cluster.watch(
+    CM,
+    {
+      namespace: 'default',
+      labelSelector: 'app=web',
+      resourceVersion: String(cluster.store.resourceVersion),
+    },
+    (e) => got.push(`${e.type}:${e.object.metadata.name}`),
+  );
+  const a = cluster.create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'a', labels: { app: 'web' } },
+  });
   a.metadata.labels = { app: 'db' };
   const a2 = cluster.update(a);
   a2.metadata.labels = { app: 'web' };
@@ -90,7 +119,17 @@ test('bookmarks arrive on the clock when asked for, and timeoutSeconds ends the 
   const { cluster, clock } = newCluster({ bookmarkIntervalMs: 1000 });
   const got: string[] = [];
   let closed = false;
-  cluster.watch(CM, { namespace: 'default', resourceVersion: String(cluster.store.resourceVersion), allowWatchBookmarks: true, timeoutSeconds: 3 }, (e) => got.push(e.type), () => (closed = true));
+  cluster.watch(
+    CM,
+    {
+      namespace: 'default',
+      resourceVersion: String(cluster.store.resourceVersion),
+      allowWatchBookmarks: true,
+      timeoutSeconds: 3,
+    },
+    (e) => got.push(e.type),
+    () => (closed = true),
+  );
   await clock.advance(2500);
   assert.deepEqual(got, ['BOOKMARK', 'BOOKMARK']);
   assert.equal(closed, false);
@@ -102,21 +141,37 @@ test('bookmarks arrive on the clock when asked for, and timeoutSeconds ends the 
 
 test('16 writers on one object: exactly one success per resourceVersion, no lost update, every change watched once in order', async () => {
   const { cluster } = newCluster();
-  cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'counter' }, data: { n: '0' } });
-  const seen: number[] = [];
-  const w = cluster.watch(CM, { namespace: 'default', fieldSelector: 'metadata.name=counter', resourceVersion: String(cluster.store.resourceVersion) }, (e) => {
-    seen.push(Number((e.object.data as { n: string }).n));
+  cluster.create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'counter' },
+    data: { n: '0' },
   });
+  const seen: number[] = [];
+  const w = cluster.watch(
+    CM,
+    {
+      namespace: 'default',
+      fieldSelector: 'metadata.name=counter',
+      resourceVersion: String(cluster.store.resourceVersion),
+    },
+    (e) => {
+      seen.push(Number((e.object.data as { n: string }).n));
+    },
+  );
   const successes = new Map<string, number>();
   let conflicts = 0;
   const writer = async (id: number) => {
-    for (let done = 0; done < 20; ) {
+    for (let done = 0; done < 20;) {
       const cur = cluster.get(CM, { namespace: 'default', name: 'counter' });
       await Promise.resolve(); // interleave with other writers between read and write
       (cur.data as { n: string }).n = String(Number((cur.data as { n: string }).n) + 1);
       try {
         const out = cluster.update(cur);
-        successes.set(cur.metadata.resourceVersion!, (successes.get(cur.metadata.resourceVersion!) ?? 0) + 1);
+        successes.set(
+          cur.metadata.resourceVersion!,
+          (successes.get(cur.metadata.resourceVersion!) ?? 0) + 1,
+        );
         assert.ok(out);
         done++;
       } catch {
@@ -131,7 +186,10 @@ test('16 writers on one object: exactly one success per resourceVersion, no lost
   assert.equal((final.data as { n: string }).n, '320');
   assert.ok([...successes.values()].every((n) => n === 1));
   assert.ok(conflicts > 0);
-  assert.deepEqual(seen, Array.from({ length: 320 }, (_, i) => i + 1));
+  assert.deepEqual(
+    seen,
+    Array.from({ length: 320 }, (_, i) => i + 1),
+  );
   w.stop();
   cluster.close();
 });

@@ -67,21 +67,26 @@ describe('a new user on the sample operator', { timeout: 400_000 }, () => {
     });
   });
 
+  it('shows the request waiting on its requeueAfter, with the time left, in the Work Queue', async () => {
+    await withScreenshotOnFailure(wb, 'newuser-queue', async () => {
+      // One more step finishes the reconcile: its key now waits, and the clock stays frozen at the next hold.
+      await debuggerFrame.getByRole('button', { name: 'Step' }).click();
+      await debuggerFrame.locator('.status-held').waitFor({ timeout: 30_000 });
+      const queue = wb.page.locator('.sidebar .pane', { hasText: 'Work Queue' }).last();
+      await queue.getByText('Waiting', { exact: true }).waitFor({ timeout: 30_000 });
+      const waiting = queue.locator('.monaco-list-row', { hasText: /in [\d.]+s · requeueAfter/ }).first();
+      await waiting.waitFor({ timeout: 30_000 });
+      assert.match((await waiting.textContent()) ?? '', /default\/(shop|blog)/);
+      await wb.screenshot('sidebar');
+    });
+  });
+
   it('continues until the quota conflict shows as a finding', async () => {
     await withScreenshotOnFailure(wb, 'newuser-quota', async () => {
       await debuggerFrame.getByRole('button', { name: 'Continue' }).click();
       const finding = debuggerFrame.locator('.finding-quota-conflict');
       await finding.waitFor({ timeout: 90_000 });
       assert.match(await finding.innerText(), /exceeded quota: compute/);
-    });
-  });
-
-  it('shows waiting requests with their time left and why in the Work Queue', async () => {
-    await withScreenshotOnFailure(wb, 'newuser-queue', async () => {
-      const queue = wb.page.locator('.sidebar .pane', { hasText: 'Work Queue' }).last();
-      await queue.getByText('Waiting', { exact: true }).waitFor({ timeout: 30_000 });
-      await queue.locator('.monaco-list-row', { hasText: /in [\d.]+m?\d*s? · requeueAfter|backoff/ }).first().waitFor({ timeout: 60_000 });
-      await wb.screenshot('sidebar');
     });
   });
 
@@ -102,7 +107,7 @@ describe('a new user on the sample operator', { timeout: 400_000 }, () => {
       const ignored = wb.page.locator('.monaco-editor .view-line').filter({ hasText: /_\s=\sr\.Status\(\)\.Update/ });
       await ignored.first().waitFor({ timeout: 15_000 });
       await wb.page.keyboard.press('Control+.');
-      const fix = wb.page.locator('.action-widget .action-item, .context-view .monaco-list-row').filter({ hasText: /status/i }).first();
+      const fix = wb.page.locator('.context-view, .action-widget').getByText('Check the status write error and return it').first();
       await fix.waitFor({ timeout: 15_000 });
       await fix.click();
       await ignored.first().waitFor({ state: 'detached', timeout: 15_000 });

@@ -22,10 +22,24 @@ export interface Served {
 export async function serve(args: string[] = []): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), 'rs-it-'));
   const kubeconfig = join(dir, 'kubeconfig');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'serve', '--kubeconfig', kubeconfig, '--pod-ready-delay', '200', ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(ROOT, 'src/cli/main.ts'),
+      'serve',
+      '--kubeconfig',
+      kubeconfig,
+      '--pod-ready-delay',
+      '200',
+      ...args,
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -63,12 +77,25 @@ export interface KubectlResult {
   stderr: string;
 }
 
-export function kubectl(kubeconfig: string, args: string[], input?: string): Promise<KubectlResult> {
+export function kubectl(
+  kubeconfig: string,
+  args: string[],
+  input?: string,
+): Promise<KubectlResult> {
   return new Promise((res) => {
-    const p = execFile('kubectl', ['--kubeconfig', kubeconfig, ...args], { timeout: 20_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
-      res({ code, stdout, stderr });
-    });
+    const p = execFile(
+      'kubectl',
+      ['--kubeconfig', kubeconfig, ...args],
+      { timeout: 20_000 },
+      (err, stdout, stderr) => {
+        const code = err
+          ? typeof (err as { code?: unknown }).code === 'number'
+            ? (err as { code: number }).code
+            : 1
+          : 0;
+        res({ code, stdout, stderr });
+      },
+    );
     if (input !== undefined) {
       p.stdin!.write(input);
       p.stdin!.end();

@@ -91,17 +91,18 @@ test('a Result returned with an error is ignored, with a warning, and the error 
   let n = 0;
   const ctrl = e.mgr.addReconciler({ for: CONFIGMAP }, async () => {
     n++;
-    if (n === 1) {
-      // a rejected promise whose value carries a result: emulate (Result, err) by throwing
-      throw Object.assign(new Error('both'), {});
-    }
+    // Go's `return ctrl.Result{RequeueAfter: time.Minute}, err`: the error carries its Result
+    if (n === 1) throw Object.assign(new Error('both'), { result: { requeueAfter: 60_000 } });
     return {};
   });
   e.cluster.create(configMap('a'));
   e.mgr.start();
   await e.clock.advance(10);
-  assert.equal(ctrl.traces[0].next?.action, 'rateLimited');
-  assert.equal(ctrl.traces[0].next?.delayMs, 5);
+  const t = ctrl.traces[0];
+  assert.equal(t.next?.action, 'rateLimited');
+  assert.equal(t.next?.delayMs, 5);
+  assert.match(t.warnings[0], /RequeueAfter and Requeue will always be ignored/);
+  assert.equal(ctrl.traces[1].start, 5, 'retried after 5 ms, not 60 s');
   await e.close();
 });
 

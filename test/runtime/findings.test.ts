@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { newForbidden } from '../../src/cluster/errors';
 import type { KubeObject } from '../../src/cluster/types';
 import { analyze, parseQuotaMessage, type ClusterEvent } from '../../src/runtime/findings';
-import { CONFIGMAP, DEPLOYMENT, WEBAPP, configMap, env, webapp } from './helpers';
+import { CONFIGMAP, WEBAPP, configMap, env, webapp } from './helpers';
 
 const QUOTA_MSG = 'exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3';
 
@@ -235,5 +235,3 @@ test('the hot-loop finding names the paths written on every pass', async () => {
   assert.match(h.message, /writes \.spec back/);
   await e.close();
 });
-
-void DEPLOYMENT;

@@ -38,6 +38,8 @@ const vscode = acquireVsCodeApi();
 let state: DebuggerState = emptyDebuggerState();
 
 const post = (msg: WebviewMessage) => vscode.postMessage(msg);
+/** Times are shown from the session's start: t+5.214s reads better than an epoch. */
+const rel = (ms: number) => `t+${formatClock(ms - state.origin)}`;
 
 const PHASE_LABELS: Record<Phase, string> = {
   enqueue: 'Enqueue',
@@ -82,7 +84,7 @@ function toolbar(): HTMLElement {
     button('Pause', 'F6', 'pause', live && !held, true),
     button('Restart', 'Ctrl+Shift+F5', 'restart', state.status !== 'starting', true),
     h('span', { class: `status status-${state.status}`, role: 'status', 'aria-live': 'polite' }, state.message),
-    h('span', { class: 'clock', title: 'Controller time' }, state.now ? `t = ${formatClock(state.now)}` : ''),
+    h('span', { class: 'clock', title: 'Controller time' }, state.now ? rel(state.now) : ''),
   );
 }
 
@@ -142,7 +144,6 @@ function outcomeBreakpoints(): HTMLElement {
       h(
         'vscode-checkbox',
         { label: OUTCOME_LABELS[o], checked: on.has(o), onchange: () => toggleBreakpoint('outcome', o) },
-        OUTCOME_LABELS[o],
       ),
     ),
   );
@@ -174,12 +175,12 @@ function requestPane(cur: ReconcileView): HTMLElement {
       h('dt', {}, 'Enqueued because'),
       h('dd', {}, cur.reason),
       h('dt', {}, 'Started'),
-      h('dd', {}, formatClock(cur.start)),
+      h('dd', {}, rel(cur.start)),
     ),
     h(
       'ol',
       { class: 'phase-log' },
-      ...cur.phases.map((p) => h('li', {}, h('strong', {}, PHASE_LABELS[p.phase]), ` ${formatClock(p.at)} — ${p.detail}`)),
+      ...cur.phases.map((p) => h('li', {}, h('strong', {}, PHASE_LABELS[p.phase]), ` ${rel(p.at)} — ${p.detail}`)),
     ),
   );
 }
@@ -201,7 +202,7 @@ function resultPane(cur: ReconcileView): HTMLElement {
           h('dt', {}, 'The queue will'),
           h('dd', { class: 'next' }, r.next),
           r.nextAt !== null ? h('dt', {}, 'Next reconcile at') : null,
-          r.nextAt !== null ? h('dd', { class: 'next-at' }, `${formatClock(r.nextAt)} (in ${formatDuration(r.delayMs ?? 0)})`) : null,
+          r.nextAt !== null ? h('dd', { class: 'next-at' }, `${rel(r.nextAt)} (in ${formatDuration(r.delayMs ?? 0)})`) : null,
         )
       : h('p', { class: 'muted' }, 'Not returned yet.'),
     cur.outcomes.length ? h('p', {}, 'Outcomes: ', ...cur.outcomes.map((o) => h('vscode-badge', { class: `outcome ${o}` }, OUTCOME_LABELS[o]))) : null,
@@ -274,7 +275,7 @@ function timelinePane(): HTMLElement {
               h(
                 'button',
                 { class: `link ${state.current?.id === r.id ? 'selected' : ''}`, onclick: () => post({ type: 'inspect', id: r.id }) },
-                `${formatClock(r.start)} ${r.outcome}`,
+                `${rel(r.start)} ${r.outcome}`,
               ),
             ),
           ),

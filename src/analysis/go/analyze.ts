@@ -65,7 +65,12 @@ export interface GoAnalyzeOptions {
   cache?: GoAnalysisCache;
 }
 
-function analyzeReconciler(pkg: GoPackage, decl: Parameters<typeof buildReconciler>[1], request: string, rules: GoRule[]): CachedReconciler | null {
+function analyzeReconciler(
+  pkg: GoPackage,
+  decl: Parameters<typeof buildReconciler>[1],
+  request: string,
+  rules: GoRule[],
+): CachedReconciler | null {
   const deps = new Map<string, string>();
   pkg.recorder = deps;
   try {

@@ -6,7 +6,19 @@
  */
 import type { FuncDecl, GoPackage } from './package';
 import type { PathFunc } from './reconcilers';
-import { callee, contains, descendants, field, inFuncLiteral, named, typeName, unparen, type Node } from './syntax';
+import {
+  argVar,
+  callArgs,
+  callee,
+  contains,
+  descendants,
+  field,
+  inFuncLiteral,
+  named,
+  typeName,
+  unparen,
+  type Node,
+} from './syntax';
 
 export interface Origin {
   /** the literal the object is built from (in this function or in the builder) */
@@ -21,22 +33,28 @@ export interface Origin {
 /** Definitions of `name` in `body`: [statement, value expression]. */
 function definitions(body: Node, name: string): [Node, Node | null][] {
   const out: [Node, Node | null][] = [];
-  for (const d of descendants(body, ['short_var_declaration', 'assignment_statement', 'var_spec'])) {
+  for (const d of descendants(body, [
+    'short_var_declaration',
+    'assignment_statement',
+    'var_spec',
+  ])) {
     const isSpec = d.type === 'var_spec';
-    const left = isSpec
-      ? named(d).filter((n) => n.type === 'identifier')
-      : named(field(d, 'left'));
+    const left = isSpec ? named(d).filter((n) => n.type === 'identifier') : named(field(d, 'left'));
     const i = left.findIndex((n) => n.type === 'identifier' && n.text === name);
     if (i < 0) continue;
     const values = named(field(d, isSpec ? 'value' : 'right'));
-    out.push([d, values.length === left.length ? values[i] : values.length === 1 ? values[0] : null]);
+    out.push([
+      d,
+      values.length === left.length ? values[i] : values.length === 1 ? values[0] : null,
+    ]);
   }
   return out;
 }
 
 function literalOf(expr: Node | null): Node | null {
   let e = unparen(expr);
-  if (e?.type === 'unary_expression' && e.childForFieldName('operator')?.type === '&') e = unparen(field(e, 'operand'));
+  if (e?.type === 'unary_expression' && e.childForFieldName('operator')?.type === '&')
+    e = unparen(field(e, 'operand'));
   return e?.type === 'composite_literal' ? e : null;
 }
 
@@ -79,12 +97,19 @@ export function localOrigin(pkg: GoPackage, fn: PathFunc, name: string, use: Nod
   if (!c) return null;
   let builder: FuncDecl | undefined;
   if (!c.operand) builder = pkg.func(c.name);
-  else if (c.operand.type === 'identifier' && c.operand.text === fn.receiver && fn.decl.receiverType) {
+  else if (
+    c.operand.type === 'identifier' &&
+    c.operand.text === fn.receiver &&
+    fn.decl.receiverType
+  ) {
     builder = pkg.method(fn.decl.receiverType, c.name);
   }
   if (!builder) return null;
   const left = named(field(def, def.type === 'var_spec' ? 'name' : 'left'));
-  const index = Math.max(0, left.findIndex((n) => n.text === name));
+  const index = Math.max(
+    0,
+    left.findIndex((n) => n.text === name),
+  );
   const built = builtLiteral(builder, index);
   if (!built) return null;
   return { literal: built, typeName: typeName(field(built, 'type')), builder, def };
@@ -95,4 +120,37 @@ export function scopeOf(def: Node): Node {
   let n: Node = def;
   while (n.parent && n.parent.type !== 'statement_list' && n.parent.type !== 'block') n = n.parent;
   return n.parent ?? n;
+}
+
+/** Calls that take an object but neither read it from the API nor set its owner or version. */
+const HARMLESS = new Set([
+  'SetControllerReference',
+  'SetOwnerReference',
+  'AddFinalizer',
+  'RemoveFinalizer',
+  'Info',
+  'Error',
+  'V',
+  'Printf',
+  'Println',
+  'Sprintf',
+  'Errorf',
+  'Event',
+  'Eventf',
+]);
+
+/**
+ * Is `name` handed to a call we cannot see into (a mutate callback, another package's helper)
+ * between its definition and `use`? Such a call may fetch it or set its owner: not ours to judge.
+ */
+export function passedToUnknownCall(fn: PathFunc, name: string, def: Node, use: Node): boolean {
+  const scope = scopeOf(def);
+  for (const call of fn.calls) {
+    if (call.id === use.id || contains(call, use) || !contains(scope, call)) continue;
+    if (call.startIndex <= def.startIndex || call.startIndex >= use.startIndex) continue;
+    if (!callArgs(call).some((a) => argVar(a) === name)) continue;
+    if (HARMLESS.has(callee(call)?.name ?? '')) continue;
+    return true;
+  }
+  return false;
 }

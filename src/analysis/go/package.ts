@@ -90,7 +90,13 @@ export class GoPackage {
           this.functions.set(name, { file, node: decl, name, receiverType: null });
         } else if (decl.type === 'method_declaration') {
           const recv = receiverOf(decl);
-          if (recv) this.methods.set(`${recv.type}.${name}`, { file, node: decl, name, receiverType: recv.type });
+          if (recv)
+            this.methods.set(`${recv.type}.${name}`, {
+              file,
+              node: decl,
+              name,
+              receiverType: recv.type,
+            });
         }
       }
     }

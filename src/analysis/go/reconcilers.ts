@@ -18,7 +18,16 @@ import {
 } from './syntax';
 
 /** Methods of controller-runtime's client.Client that talk to the API server (or its cache). */
-const CLIENT_METHODS = new Set(['Get', 'List', 'Create', 'Update', 'Patch', 'Delete', 'DeleteAllOf', 'Apply']);
+const CLIENT_METHODS = new Set([
+  'Get',
+  'List',
+  'Create',
+  'Update',
+  'Patch',
+  'Delete',
+  'DeleteAllOf',
+  'Apply',
+]);
 const STATUS_METHODS = new Set(['Update', 'Patch', 'Create', 'Apply']);
 /** Parameter or field types that are a controller-runtime client. */
 const CLIENT_TYPE = /^(client\.(Client|Writer|Reader|StatusClient|WithWatch|SubResourceClient))$/;
@@ -136,7 +145,9 @@ function makePathFunc(pkg: GoPackage, decl: FuncDecl, isRoot: boolean): PathFunc
     calls: descendants(body, 'call_expression'),
     clientCalls: [],
   };
-  fn.clientCalls = fn.calls.map((c) => clientCall(fn, c)).filter((c): c is ClientCall => c !== null);
+  fn.clientCalls = fn.calls
+    .map((c) => clientCall(fn, c))
+    .filter((c): c is ClientCall => c !== null);
   return fn;
 }
 
@@ -184,7 +195,11 @@ function isRequestKey(fn: PathFunc, key: Node | undefined, request: string, dept
   if (k.type === 'composite_literal') return k.text.includes(`${request}.Name`);
   if (k.type === 'identifier' && depth === 0) {
     // `key := req.NamespacedName` (or a literal of it) earlier in the function.
-    for (const decl of descendants(fn.body, ['short_var_declaration', 'assignment_statement', 'var_spec'])) {
+    for (const decl of descendants(fn.body, [
+      'short_var_declaration',
+      'assignment_statement',
+      'var_spec',
+    ])) {
       const left = field(decl, decl.type === 'var_spec' ? 'name' : 'left');
       const right = field(decl, decl.type === 'var_spec' ? 'value' : 'right');
       if (!left || !right || left.text !== k.text) continue;
@@ -217,7 +232,11 @@ export function localVarType(fn: PathFunc, name: string): string | null {
   return null;
 }
 
-export function buildReconciler(pkg: GoPackage, decl: FuncDecl, request: string): Reconciler | null {
+export function buildReconciler(
+  pkg: GoPackage,
+  decl: FuncDecl,
+  request: string,
+): Reconciler | null {
   const root = makePathFunc(pkg, decl, true);
   if (!root) return null;
   let objectType: string | null = null;

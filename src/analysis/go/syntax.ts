@@ -63,7 +63,8 @@ export function qualifiedCallee(call: Node): [string, string] | null {
 /** The variable an argument designates: `&x` → x, `x` → x, `&x.y` → null (not a whole variable). */
 export function argVar(arg: Node | undefined): string | null {
   let n = unparen(arg ?? null);
-  if (n && n.type === 'unary_expression' && n.childForFieldName('operator')?.type === '&') n = unparen(field(n, 'operand'));
+  if (n && n.type === 'unary_expression' && n.childForFieldName('operator')?.type === '&')
+    n = unparen(field(n, 'operand'));
   return n && n.type === 'identifier' ? n.text : null;
 }
 
@@ -123,7 +124,8 @@ export function inFuncLiteral(node: Node, stop: Node): boolean {
 /** The type's bare name: `*myv1.MyCR` → MyCR, `appsv1.Deployment` → Deployment. */
 export function typeName(node: Node | null): string | null {
   let n = node;
-  while (n && (n.type === 'pointer_type' || n.type === 'parenthesized_type')) n = named(n)[0] ?? null;
+  while (n && (n.type === 'pointer_type' || n.type === 'parenthesized_type'))
+    n = named(n)[0] ?? null;
   if (!n) return null;
   if (n.type === 'qualified_type') return field(n, 'name')?.text ?? null;
   if (n.type === 'type_identifier') return n.text;

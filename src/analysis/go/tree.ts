@@ -74,7 +74,10 @@ export class SNode {
   descendantsOfType(types: string | string[]): SNode[] {
     const list = typeof types === 'string' ? [types] : types;
     if (this.segment.index.size === 0) {
-      return this.children.flatMap((c) => [...(list.includes(c.type) ? [c] : []), ...c.descendantsOfType(list)]);
+      return this.children.flatMap((c) => [
+        ...(list.includes(c.type) ? [c] : []),
+        ...c.descendantsOfType(list),
+      ]);
     }
     const out: SNode[] = [];
     for (const t of list) {
@@ -88,7 +91,8 @@ export class SNode {
         if (nodes[mid].order <= this.order) lo = mid + 1;
         else hi = mid;
       }
-      for (let i = lo; i < nodes.length && nodes[i].order <= this.lastDescendant; i++) out.push(nodes[i]);
+      for (let i = lo; i < nodes.length && nodes[i].order <= this.lastDescendant; i++)
+        out.push(nodes[i]);
     }
     if (list.length > 1) out.sort((a, b) => a.order - b.order);
     return out;
@@ -96,12 +100,8 @@ export class SNode {
 
   /** The smallest descendant (or this node) whose range contains `offset`. */
   descendantForIndex(offset: number): SNode {
-    let n: SNode = this;
-    for (;;) {
-      const next: SNode | undefined = n.children.find((c) => c.startIndex <= offset && offset < c.endIndex);
-      if (!next) return n;
-      n = next;
-    }
+    const next = this.children.find((c) => c.startIndex <= offset && offset < c.endIndex);
+    return next ? next.descendantForIndex(offset) : this;
   }
 }
 
@@ -127,11 +127,37 @@ class Symbols {
 
 const symbolTables = new WeakMap<Language, Symbols>();
 
+/** Named node types that never have children: no need to ask the cursor (each ask crosses into wasm). */
+const LEAVES = new Set([
+  'identifier',
+  'field_identifier',
+  'type_identifier',
+  'package_identifier',
+  'label_name',
+  'int_literal',
+  'float_literal',
+  'imaginary_literal',
+  'nil',
+  'true',
+  'false',
+  'iota',
+  'comment',
+]);
+
+/** Anonymous tokens worth keeping: unary operators (`&x`, `*p`, `<-ch`), read through `operator`. */
+const KEPT_TOKENS = new Set(['&', '*', '<-']);
+
 /** Copies the subtree at the cursor (which must be on a kept node) into `segment`. */
-function copy(cursor: TreeCursor, sym: Symbols, segment: Segment, field: string | null): SNode {
-  const typeId = cursor.nodeTypeId;
+function copy(
+  cursor: TreeCursor,
+  sym: Symbols,
+  segment: Segment,
+  typeId: number,
+  field: string | null,
+): SNode {
+  const type = sym.type(typeId);
   const node = new SNode(
-    sym.type(typeId),
+    type,
     sym.isNamed(typeId),
     field,
     cursor.startIndex - segment.base,
@@ -139,15 +165,16 @@ function copy(cursor: TreeCursor, sym: Symbols, segment: Segment, field: string 
     segment,
   );
   node.order = segment.count++;
-  let bucket = segment.index.get(node.type);
-  if (!bucket) segment.index.set(node.type, (bucket = []));
+  let bucket = segment.index.get(type);
+  if (!bucket) segment.index.set(type, (bucket = []));
   bucket.push(node);
-  if (cursor.gotoFirstChild()) {
+  if (node.isNamed && !LEAVES.has(type) && cursor.gotoFirstChild()) {
     do {
       const childType = cursor.nodeTypeId;
+      if (!sym.isNamed(childType) && !KEPT_TOKENS.has(sym.type(childType))) continue;
       const childField = sym.field(cursor.currentFieldId);
       if (!sym.isNamed(childType) && childField === null) continue;
-      const child = copy(cursor, sym, segment, childField);
+      const child = copy(cursor, sym, segment, childType, childField);
       child.parent = node;
       node.children.push(child);
     } while (cursor.gotoNextSibling());
@@ -185,7 +212,13 @@ export class TreeCopier {
           if (decl && !next.has(key)) {
             decl.segment.base = start;
           } else {
-            decl = copy(cursor, sym, { base: start, text: text.slice(start, end), index: new Map(), count: 0 }, field);
+            decl = copy(
+              cursor,
+              sym,
+              { base: start, text: text.slice(start, end), index: new Map(), count: 0 },
+              typeId,
+              field,
+            );
           }
           if (!next.has(key)) next.set(key, decl);
           decl.parent = root;

@@ -13,7 +13,13 @@ import { tsSpecWrite } from './rules/spec-write';
 import { tsStatusErrorIgnored } from './rules/status-error-ignored';
 import { tsUnscopedList } from './rules/unscoped-list';
 
-export const TS_RULES: TsRule[] = [tsSpecWrite, tsStatusErrorIgnored, tsUnscopedList, tsResultWithError, tsBlockingSleep];
+export const TS_RULES: TsRule[] = [
+  tsSpecWrite,
+  tsStatusErrorIgnored,
+  tsUnscopedList,
+  tsResultWithError,
+  tsBlockingSleep,
+];
 
 export function analyzeTypeScript(path: string, text: string): Finding[] {
   // Cheap gate: a module without a `reconcile` function has nothing for us.

@@ -30,7 +30,11 @@ function paramName(p: ts.ParameterDeclaration | undefined): string | null {
 }
 
 function nameOf(node: ts.Node): string | null {
-  if ((ts.isMethodDeclaration(node) || ts.isFunctionDeclaration(node)) && node.name && ts.isIdentifier(node.name)) {
+  if (
+    (ts.isMethodDeclaration(node) || ts.isFunctionDeclaration(node)) &&
+    node.name &&
+    ts.isIdentifier(node.name)
+  ) {
     return node.name.text;
   }
   if ((ts.isFunctionExpression(node) || ts.isArrowFunction(node)) && node.parent) {
@@ -55,14 +59,17 @@ export function isClient(fn: TsPathFunc, expr: ts.Expression): boolean {
   if (ts.isIdentifier(e)) return fn.clientNames.has(e.text);
   if (ts.isPropertyAccessExpression(e) && e.name.text === 'client') {
     const base = skipParens(e.expression);
-    return (ts.isIdentifier(base) && base.text === fn.ctxName) || base.kind === ts.SyntaxKind.ThisKeyword;
+    return (
+      (ts.isIdentifier(base) && base.text === fn.ctxName) || base.kind === ts.SyntaxKind.ThisKeyword
+    );
   }
   return false;
 }
 
 export function skipParens(e: ts.Expression): ts.Expression {
   let x = e;
-  while (ts.isParenthesizedExpression(x) || ts.isNonNullExpression(x) || ts.isAsExpression(x)) x = x.expression;
+  while (ts.isParenthesizedExpression(x) || ts.isNonNullExpression(x) || ts.isAsExpression(x))
+    x = x.expression;
   return x;
 }
 
@@ -80,7 +87,11 @@ export function clientCall(fn: TsPathFunc, call: ts.CallExpression): TsClientCal
   const target = skipParens(callee.expression);
   if (ts.isCallExpression(target)) {
     const inner = skipParens(target.expression);
-    if (ts.isPropertyAccessExpression(inner) && inner.name.text === 'status' && isClient(fn, inner.expression)) {
+    if (
+      ts.isPropertyAccessExpression(inner) &&
+      inner.name.text === 'status' &&
+      isClient(fn, inner.expression)
+    ) {
       return { call, method, status: true };
     }
     return null;
@@ -99,16 +110,33 @@ export function clientCalls(fn: TsPathFunc): TsClientCall[] {
   return out;
 }
 
-function makeFunc(node: ts.FunctionLikeDeclaration, isRoot: boolean, clientNames: Set<string>, ctxName: string | null): TsPathFunc | null {
+function makeFunc(
+  node: ts.FunctionLikeDeclaration,
+  isRoot: boolean,
+  clientNames: Set<string>,
+  ctxName: string | null,
+): TsPathFunc | null {
   if (!node.body || !ts.isBlock(node.body)) return null;
-  const fn: TsPathFunc = { node, body: node.body, isRoot, clientNames: new Set(clientNames), ctxName, reconciled: new Set() };
+  const fn: TsPathFunc = {
+    node,
+    body: node.body,
+    isRoot,
+    clientNames: new Set(clientNames),
+    ctxName,
+    reconciled: new Set(),
+  };
   // `const { client } = ctx` or `const client = ctx.client`
   forEachDescendant(node.body, (n) => {
     if (!ts.isVariableDeclaration(n) || !n.initializer) return;
     const init = skipParens(n.initializer);
     if (ts.isObjectBindingPattern(n.name) && ts.isIdentifier(init) && init.text === ctxName) {
       for (const el of n.name.elements) {
-        const prop = el.propertyName && ts.isIdentifier(el.propertyName) ? el.propertyName.text : ts.isIdentifier(el.name) ? el.name.text : '';
+        const prop =
+          el.propertyName && ts.isIdentifier(el.propertyName)
+            ? el.propertyName.text
+            : ts.isIdentifier(el.name)
+              ? el.name.text
+              : '';
         if (prop === 'client' && ts.isIdentifier(el.name)) fn.clientNames.add(el.name.text);
       }
     } else if (ts.isIdentifier(n.name) && isClient(fn, init)) {
@@ -119,7 +147,12 @@ function makeFunc(node: ts.FunctionLikeDeclaration, isRoot: boolean, clientNames
 }
 
 function isReconcileFunction(node: ts.Node): node is ts.FunctionLikeDeclaration {
-  if (!(ts.isMethodDeclaration(node) || ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isArrowFunction(node))) {
+  if (!(
+    ts.isMethodDeclaration(node) ||
+    ts.isFunctionDeclaration(node) ||
+    ts.isFunctionExpression(node) ||
+    ts.isArrowFunction(node)
+  )) {
     return false;
   }
   return nameOf(node) === 'reconcile' && node.parameters.length >= 1;
@@ -130,7 +163,10 @@ export function findTsReconcilers(sf: ts.SourceFile): TsReconciler[] {
   const roots: ts.FunctionLikeDeclaration[] = [];
   forEachDescendant(sf, (n) => {
     if (isReconcileFunction(n)) roots.push(n);
-    else if ((ts.isFunctionDeclaration(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n)) && nameOf(n)) {
+    else if (
+      (ts.isFunctionDeclaration(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n)) &&
+      nameOf(n)
+    ) {
       functions.set(nameOf(n)!, n as ts.FunctionLikeDeclaration);
     }
   });
@@ -142,7 +178,12 @@ export function findTsReconcilers(sf: ts.SourceFile): TsReconciler[] {
     for (const cc of clientCalls(root)) {
       if (cc.status || cc.method !== 'get' || !reqName) continue;
       const key = cc.call.arguments[1];
-      if (!key || !ts.isIdentifier(skipParens(key)) || (skipParens(key) as ts.Identifier).text !== reqName) continue;
+      if (
+        !key ||
+        !ts.isIdentifier(skipParens(key)) ||
+        (skipParens(key) as ts.Identifier).text !== reqName
+      )
+        continue;
       const target = assignedVariable(cc.call);
       if (target) root.reconciled.add(target);
     }
@@ -179,12 +220,23 @@ export function findTsReconcilers(sf: ts.SourceFile): TsReconciler[] {
 /** `x = await client.get(...)` / `const x = (await client.get(...)) as T` → 'x'. */
 function assignedVariable(call: ts.CallExpression): string | null {
   let n: ts.Node = call;
-  while (n.parent && (ts.isAwaitExpression(n.parent) || ts.isParenthesizedExpression(n.parent) || ts.isAsExpression(n.parent) || ts.isNonNullExpression(n.parent))) {
+  while (
+    n.parent &&
+    (ts.isAwaitExpression(n.parent) ||
+      ts.isParenthesizedExpression(n.parent) ||
+      ts.isAsExpression(n.parent) ||
+      ts.isNonNullExpression(n.parent))
+  ) {
     n = n.parent;
   }
   const p = n.parent;
   if (p && ts.isVariableDeclaration(p) && ts.isIdentifier(p.name)) return p.name.text;
-  if (p && ts.isBinaryExpression(p) && p.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(p.left)) {
+  if (
+    p &&
+    ts.isBinaryExpression(p) &&
+    p.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+    ts.isIdentifier(p.left)
+  ) {
     return p.left.text;
   }
   return null;

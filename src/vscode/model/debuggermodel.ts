@@ -45,6 +45,7 @@ export class DebuggerModel {
     private readonly cluster: Cluster,
     private readonly forType: TypeRef,
     readonly reconciler: string,
+    private readonly origin = manager.clock.now(),
   ) {}
 
   setBreakpoints(phases: Phase[], outcomes: Outcome[]): void {
@@ -117,6 +118,7 @@ export class DebuggerModel {
       status: this.status,
       message: this.message,
       reconciler: this.reconciler,
+      origin: this.origin,
       now: this.manager.clock.now(),
       current: shown ? toReconcileView(shown, heldAt, this.currentObject(shown)) : null,
       history: forKey.slice(-50).map((t) => ({ id: t.reconcileID, start: t.start, end: t.end ?? null, outcome: summarizeOutcome(t) })),

@@ -40,6 +40,8 @@ export function objectStatus(obj: KubeObject): ObjectStatus {
   const base = { generation, observedGeneration, stale, conditions, deleting };
 
   if (deleting) return { ...base, summary: 'Terminating', health: 'progressing' };
+  // A custom resource its controller has not reported on yet.
+  if (Object.keys(status).length === 0 && obj.apiVersion.includes('.')) return { ...base, summary: 'no status yet', health: 'unknown' };
   const phase = typeof status.phase === 'string' ? status.phase : undefined;
   const replicas = replicaSummary(obj, status);
   const ready = conditions.find((c) => c.type === 'Ready' || c.type === 'Available');

@@ -7,7 +7,16 @@ import { fix, replaceNode } from '../../fixes';
 import type { Fix } from '../../diagnostics';
 import type { GoRule } from '../rule';
 import { returnsResultAndError, type PathFunc } from '../reconcilers';
-import { ancestor, callArgs, descendants, field, inFuncLiteral, inGoroutine, qualifiedCallee, type Node } from '../syntax';
+import {
+  ancestor,
+  callArgs,
+  descendants,
+  field,
+  inFuncLiteral,
+  inGoroutine,
+  qualifiedCallee,
+  type Node,
+} from '../syntax';
 
 const WAITS = new Set([
   'time.Sleep',
@@ -34,7 +43,12 @@ export const blockingSleep: GoRule = {
           const name = q.join('.');
           let what: string | null = null;
           if (WAITS.has(name)) what = name;
-          else if (name === 'time.After' && call.parent?.type === 'unary_expression' && call.parent.text.startsWith('<-')) what = '<-time.After';
+          else if (
+            name === 'time.After' &&
+            call.parent?.type === 'unary_expression' &&
+            call.parent.text.startsWith('<-')
+          )
+            what = '<-time.After';
           if (!what || inGoroutine(call, fn.body)) continue;
           ctx.report({
             file: fn.file,
@@ -52,7 +66,8 @@ function fixesFor(fn: PathFunc, call: Node): Fix[] {
   const stmt = call.parent;
   if (!fn.isRoot || !returnsResultAndError(fn) || stmt?.type !== 'expression_statement') return [];
   // Inside a loop or a closure, a return would mean something else: offer nothing.
-  if (ancestor(stmt, ['for_statement', 'func_literal'], fn.body) || inFuncLiteral(stmt, fn.body)) return [];
+  if (ancestor(stmt, ['for_statement', 'func_literal'], fn.body) || inFuncLiteral(stmt, fn.body))
+    return [];
   const d = callArgs(call)[0]?.text;
   if (!d || descendants(field(fn.node, 'body'), 'return_statement').length === 0) return [];
   return [

@@ -8,7 +8,7 @@ import { checkedCall, fix, insertBefore } from '../../fixes';
 import type { Fix } from '../../diagnostics';
 import type { GoRule } from '../rule';
 import { CONTROLLERUTIL_PKG, CTRL_PKG, importName, type GoPackage } from '../package';
-import { localOrigin } from '../origins';
+import { localOrigin, passedToUnknownCall } from '../origins';
 import { localVarType, returnErrorStatement, type PathFunc } from '../reconcilers';
 import { argVar, descendants, enclosingStatement, field, named, type Node } from '../syntax';
 
@@ -31,7 +31,22 @@ const UNOWNED = new Set([
   'LocalSubjectAccessReview',
 ]);
 
-const OWNER_HINT = /SetControllerReference|SetOwnerReference|OwnerReferences|NewControllerRef|OwnerReference\{/;
+/**
+ * Does the literal set its namespace from some object's namespace (`Namespace: app.Namespace`)?
+ * A constant (`metav1.NamespaceSystem`, "kube-system") means another namespace, often another
+ * cluster; no namespace means cluster-scoped or set later. Either way, not reported.
+ */
+function namespaceFromAnObject(literal: Node): boolean {
+  for (const el of descendants(literal, 'keyed_element')) {
+    const [key, value] = named(el);
+    if (key?.text !== 'Namespace' || !value) continue;
+    return /\.(Namespace|GetNamespace\(\))$/.test(value.text.trim());
+  }
+  return false;
+}
+
+const OWNER_HINT =
+  /SetControllerReference|SetOwnerReference|OwnerReferences|NewControllerRef|OwnerReference\{/;
 
 export const missingOwnerRef: GoRule = {
   id: 'missing-owner-ref',
@@ -48,6 +63,9 @@ export const missingOwnerRef: GoRule = {
           if (!origin || !origin.typeName || UNOWNED.has(origin.typeName)) continue;
           if (origin.builder && OWNER_HINT.test(origin.builder.node.text)) continue;
           if (OWNER_HINT.test(origin.literal.text)) continue;
+          // A child in another namespace (or one we cannot tell) cannot be owned by this object.
+          if (!namespaceFromAnObject(origin.literal)) continue;
+          if (passedToUnknownCall(fn, child, origin.def, cc.call)) continue;
           ctx.report({
             file: fn.file,
             node: cc.call,
@@ -74,7 +92,9 @@ function ownerExpr(fn: PathFunc): string | null {
   const owner = [...fn.reconciled][0];
   if (!owner) return null;
   const isValue = descendants(fn.body, 'var_spec').some(
-    (s) => named(s).some((n) => n.type === 'identifier' && n.text === owner) && field(s, 'type')?.type !== 'pointer_type',
+    (s) =>
+      named(s).some((n) => n.type === 'identifier' && n.text === owner) &&
+      field(s, 'type')?.type !== 'pointer_type',
   );
   if (isValue) return `&${owner}`;
   return localVarType(fn, owner) ? owner : null;
@@ -90,7 +110,11 @@ function fixesFor(pkg: GoPackage, fn: PathFunc, call: Node, child: string): Fix[
   return [
     fix(
       'Set the controller reference before Create',
-      insertBefore(fn.file, stmt, checkedCall(`${util}.SetControllerReference(${owner}, ${child}, ${scheme})`, ret)),
+      insertBefore(
+        fn.file,
+        stmt,
+        checkedCall(`${util}.SetControllerReference(${owner}, ${child}, ${scheme})`, ret),
+      ),
     ),
   ];
 }

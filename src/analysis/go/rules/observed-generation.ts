@@ -39,13 +39,15 @@ export const observedGeneration: GoRule = {
             message: `${rec.objectType}'s status has ObservedGeneration but this write never sets it, so clients cannot tell whether the status reflects the latest spec; set ${v}.Status.ObservedGeneration = ${v}.Generation.`,
             fixes: () =>
               stmt
-              ? [
-                  fix(
-                    'Set ObservedGeneration before writing status',
-                    insertBefore(fn.file, stmt, [`${v}.Status.ObservedGeneration = ${v}.Generation`]),
-                  ),
-                ]
-              : [],
+                ? [
+                    fix(
+                      'Set ObservedGeneration before writing status',
+                      insertBefore(fn.file, stmt, [
+                        `${v}.Status.ObservedGeneration = ${v}.Generation`,
+                      ]),
+                    ),
+                  ]
+                : [],
           });
         }
       }

@@ -52,7 +52,9 @@ class Walker {
 
   /** Writes that belong to `node` itself, not to nested blocks (they are walked separately). */
   private ownWrites(node: Node, skip: Node[]): ClientCall[] {
-    return this.writes.filter((w) => contains(node, w.call) && !skip.some((s) => contains(s, w.call)));
+    return this.writes.filter(
+      (w) => contains(node, w.call) && !skip.some((s) => contains(s, w.call)),
+    );
   }
 
   private count(writes: ClientCall[], state: Counts): void {
@@ -107,13 +109,18 @@ class Walker {
     if (BRANCHING.has(st.type)) {
       // Each body (or case) starts from the entry state; the result is the worst of them.
       const bodies = named(st).filter((n) =>
-        ['block', 'expression_case', 'type_case', 'default_case', 'communication_case'].includes(n.type),
+        ['block', 'expression_case', 'type_case', 'default_case', 'communication_case'].includes(
+          n.type,
+        ),
       );
       const s = new Map(state);
       this.count(this.ownWrites(st, bodies), s);
       let out = s;
       for (const b of bodies) {
-        const stmts = b.type === 'block' ? statements(b) : statements(b).filter((x) => x.parent?.type === 'statement_list');
+        const stmts =
+          b.type === 'block'
+            ? statements(b)
+            : statements(b).filter((x) => x.parent?.type === 'statement_list');
         out = merge(out, this.block(stmts, new Map(s)));
       }
       return out;

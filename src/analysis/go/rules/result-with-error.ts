@@ -6,10 +6,21 @@
 import { fix, replaceNode } from '../../fixes';
 import type { GoRule } from '../rule';
 import { isResultType, returnsResultAndError } from '../reconcilers';
-import { descendants, field, inFuncLiteral, named, qualifiedCallee, unparen, type Node } from '../syntax';
+import {
+  callArgs,
+  descendants,
+  field,
+  inFuncLiteral,
+  named,
+  qualifiedCallee,
+  unparen,
+  type Node,
+} from '../syntax';
 
 /** Constructors that never return nil. `errors.Wrap(nil)` is nil in pkg/errors, so not listed. */
-const ALWAYS_ERROR = new Set(['fmt.Errorf', 'errors.New', 'errors.Errorf', 'errors.Join']);
+const ALWAYS_ERROR = new Set(['fmt.Errorf', 'errors.New', 'errors.Errorf']);
+/** Wrappers that return nil for a nil error (pkg/errors and friends). */
+const WRAPPERS = new Set(['Wrap', 'Wrapf', 'WithStack', 'WithMessage', 'WithMessagef']);
 
 export function isZeroResult(lit: Node): boolean {
   const body = field(lit, 'body');
@@ -50,7 +61,13 @@ function certainlyNonNil(expr: Node, stop: Node): boolean {
   if (e.type === 'identifier') return e.text !== 'nil' && guardedNonNil(e, e.text, stop);
   if (e.type === 'call_expression') {
     const q = qualifiedCallee(e);
-    return !!q && ALWAYS_ERROR.has(q.join('.'));
+    if (!q) return false;
+    if (ALWAYS_ERROR.has(q.join('.'))) return true;
+    // errors.Wrap(err, ...) is nil only when err is: inside `if err != nil` it is not.
+    if (WRAPPERS.has(q[1])) {
+      const first = unparen(callArgs(e)[0] ?? null);
+      return first?.type === 'identifier' && guardedNonNil(first, first.text, stop);
+    }
   }
   return false;
 }
@@ -72,7 +89,12 @@ export const resultWithError: GoRule = {
             file: fn.file,
             node: lit,
             message: `controller-runtime ignores ${lit.text} when an error is returned and requeues with backoff instead; return ${type}{} with the error, or the Result with nil.`,
-            fixes: () => [fix('Drop the Result returned beside the error', replaceNode(fn.file, lit, `${type}{}`))],
+            fixes: () => [
+              fix(
+                'Drop the Result returned beside the error',
+                replaceNode(fn.file, lit, `${type}{}`),
+              ),
+            ],
           });
         }
       }

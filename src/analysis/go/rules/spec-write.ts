@@ -13,13 +13,21 @@ export const specWrite: GoRule = {
     for (const rec of ctx.reconcilers) {
       const writesBack = rec.funcs.some((fn) =>
         fn.clientCalls.some(
-          (cc) => !cc.status && (cc.method === 'Update' || cc.method === 'Patch') && fn.reconciled.has(argVar(cc.args[1]) ?? ''),
+          (cc) =>
+            !cc.status &&
+            (cc.method === 'Update' || cc.method === 'Patch') &&
+            fn.reconciled.has(argVar(cc.args[1]) ?? ''),
         ),
       );
       if (!writesBack) continue;
       for (const fn of rec.funcs) {
-        for (const a of descendants(fn.body, ['assignment_statement', 'inc_statement', 'dec_statement'])) {
-          const targets: Node[] = a.type === 'assignment_statement' ? named(field(a, 'left')) : named(a).slice(0, 1);
+        for (const a of descendants(fn.body, [
+          'assignment_statement',
+          'inc_statement',
+          'dec_statement',
+        ])) {
+          const targets: Node[] =
+            a.type === 'assignment_statement' ? named(field(a, 'left')) : named(a).slice(0, 1);
           const hit = targets.find((t) => {
             const m = /^(\w+)\.Spec\b/.exec(t.text);
             return !!m && fn.reconciled.has(m[1]);

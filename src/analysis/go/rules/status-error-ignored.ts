@@ -34,9 +34,7 @@ export const statusErrorIgnored: GoRule = {
   },
 };
 
-type Verdict =
-  | { kind: 'dropped'; stmt: Node }
-  | { kind: 'unchecked'; stmt: Node; err: string };
+type Verdict = { kind: 'dropped'; stmt: Node } | { kind: 'unchecked'; stmt: Node; err: string };
 
 /** How the call's error is lost, or null when it reaches an `if`, a return, or an argument. */
 function discarded(fn: PathFunc, call: Node): Verdict | null {

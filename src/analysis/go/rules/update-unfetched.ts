@@ -5,41 +5,22 @@
  * object and change it, or use controllerutil.CreateOrUpdate / server-side apply.
  */
 import type { GoRule } from '../rule';
-import { localOrigin, scopeOf } from '../origins';
-import { argVar, callee, callArgs, contains, descendants, field, named, type Node } from '../syntax';
+import { localOrigin, passedToUnknownCall, scopeOf } from '../origins';
+import { argVar, contains, descendants, field, named, type Node } from '../syntax';
 import type { PathFunc } from '../reconcilers';
-
-/** Calls that take the object but cannot fill in its resourceVersion. */
-const HARMLESS = new Set([
-  'SetControllerReference',
-  'SetOwnerReference',
-  'AddFinalizer',
-  'RemoveFinalizer',
-  'Info',
-  'Error',
-  'V',
-  'Printf',
-  'Println',
-  'Sprintf',
-  'Errorf',
-  'Event',
-  'Eventf',
-]);
 
 /** Is `name` read into, copied over or otherwise given a resourceVersion between def and use? */
 function mayBeFetched(fn: PathFunc, name: string, update: Node, def: Node): boolean {
+  if (passedToUnknownCall(fn, name, def, update)) return true;
   const scope = scopeOf(def);
-  // Only what runs between the definition and the Update, in the variable's own scope.
   const between = (n: Node): boolean =>
     contains(scope, n) && n.startIndex > def.startIndex && n.startIndex < update.startIndex;
-  for (const call of fn.calls) {
-    if (call.id === update.id || contains(call, update) || !between(call)) continue;
-    if (!callArgs(call).some((a) => argVar(a) === name)) continue;
-    if (HARMLESS.has(callee(call)?.name ?? '')) continue;
+  const text = fn.body.text.slice(
+    def.startIndex - fn.body.startIndex,
+    update.startIndex - fn.body.startIndex,
+  );
+  if (text.includes(`${name}.ResourceVersion`) || text.includes(`${name}.SetResourceVersion`))
     return true;
-  }
-  const text = fn.body.text.slice(def.startIndex - fn.body.startIndex, update.startIndex - fn.body.startIndex);
-  if (text.includes(`${name}.ResourceVersion`) || text.includes(`${name}.SetResourceVersion`)) return true;
   if (text.includes(`${name}.ObjectMeta =`)) return true;
   // `*name = ...` or `name.DeepCopyInto`-style copies from a fetched object.
   for (const a of descendants(fn.body, 'assignment_statement')) {

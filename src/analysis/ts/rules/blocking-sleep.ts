@@ -12,7 +12,9 @@ function sleepsDirectly(e: ts.Expression): boolean {
   if (ts.isNewExpression(x) && ts.isIdentifier(x.expression) && x.expression.text === 'Promise') {
     return /\bsetTimeout\s*\(/.test(x.getText());
   }
-  return ts.isCallExpression(x) && ts.isIdentifier(x.expression) && x.expression.text === 'setTimeout';
+  return (
+    ts.isCallExpression(x) && ts.isIdentifier(x.expression) && x.expression.text === 'setTimeout'
+  );
 }
 
 export const tsBlockingSleep: TsRule = {
@@ -21,8 +23,20 @@ export const tsBlockingSleep: TsRule = {
     // Same-file helpers that only wrap a timer: `const sleep = (ms) => new Promise(...)`.
     const wrappers = new Set<string>();
     forEachDescendant(ctx.sf, (n) => {
-      if (ts.isFunctionDeclaration(n) && n.name && n.body && /\bsetTimeout\s*\(/.test(n.body.getText())) wrappers.add(n.name.text);
-      if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.initializer && ts.isArrowFunction(n.initializer) && /\bsetTimeout\s*\(/.test(n.initializer.body.getText())) {
+      if (
+        ts.isFunctionDeclaration(n) &&
+        n.name &&
+        n.body &&
+        /\bsetTimeout\s*\(/.test(n.body.getText())
+      )
+        wrappers.add(n.name.text);
+      if (
+        ts.isVariableDeclaration(n) &&
+        ts.isIdentifier(n.name) &&
+        n.initializer &&
+        ts.isArrowFunction(n.initializer) &&
+        /\bsetTimeout\s*\(/.test(n.initializer.body.getText())
+      ) {
         wrappers.add(n.name.text);
       }
     });
@@ -31,9 +45,15 @@ export const tsBlockingSleep: TsRule = {
         forEachDescendant(fn.body, (n) => {
           if (!ts.isAwaitExpression(n)) return;
           const e = skipParens(n.expression);
-          const wrapped = ts.isCallExpression(e) && ts.isIdentifier(e.expression) && wrappers.has(e.expression.text);
+          const wrapped =
+            ts.isCallExpression(e) &&
+            ts.isIdentifier(e.expression) &&
+            wrappers.has(e.expression.text);
           if (!sleepsDirectly(e) && !wrapped) return;
-          ctx.report(n, 'Waiting inside reconcile holds this worker for the whole delay and is lost on restart; return { requeueAfter: ms } instead.');
+          ctx.report(
+            n,
+            'Waiting inside reconcile holds this worker for the whole delay and is lost on restart; return { requeueAfter: ms } instead.',
+          );
         });
       }
     }

@@ -15,7 +15,12 @@ export const tsResultWithError: TsRule = {
         forEachDescendant(fn.body, (n) => {
           if (!ts.isTryStatement(n) || !n.finallyBlock) return;
           forEachDescendant(n.finallyBlock, (r) => {
-            if (!ts.isReturnStatement(r) || !r.expression || !ts.isObjectLiteralExpression(r.expression)) return;
+            if (
+              !ts.isReturnStatement(r) ||
+              !r.expression ||
+              !ts.isObjectLiteralExpression(r.expression)
+            )
+              return;
             if (insideNestedFunction(r, n.finallyBlock!)) return;
             ctx.report(
               r,

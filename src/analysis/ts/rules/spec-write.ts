@@ -29,11 +29,24 @@ export const tsSpecWrite: TsRule = {
       for (const fn of rec.funcs) {
         forEachDescendant(fn.body, (n) => {
           let target: ts.Expression | null = null;
-          if (ts.isBinaryExpression(n) && n.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && n.operatorToken.kind <= ts.SyntaxKind.LastAssignment) target = n.left;
-          if ((ts.isPostfixUnaryExpression(n) || ts.isPrefixUnaryExpression(n)) && (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken)) target = n.operand;
+          if (
+            ts.isBinaryExpression(n) &&
+            n.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+            n.operatorToken.kind <= ts.SyntaxKind.LastAssignment
+          )
+            target = n.left;
+          if (
+            (ts.isPostfixUnaryExpression(n) || ts.isPrefixUnaryExpression(n)) &&
+            (n.operator === ts.SyntaxKind.PlusPlusToken ||
+              n.operator === ts.SyntaxKind.MinusMinusToken)
+          )
+            target = n.operand;
           const root = target ? specRoot(target) : null;
           if (!root || !fn.reconciled.has(root) || !written.has(root)) return;
-          ctx.report(n, `Reconcile changes ${target!.getText()} of the object it reconciles and writes it back: each spec write triggers another reconcile (an endless loop if it differs each time); keep derived values in status.`);
+          ctx.report(
+            n,
+            `Reconcile changes ${target!.getText()} of the object it reconciles and writes it back: each spec write triggers another reconcile (an endless loop if it differs each time); keep derived values in status.`,
+          );
         });
       }
     }

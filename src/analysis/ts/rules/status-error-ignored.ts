@@ -23,10 +23,18 @@ function verdict(call: ts.CallExpression): string | null {
       n = p;
       continue;
     }
-    if (p && ts.isPropertyAccessExpression(p) && p.expression === n && p.parent && ts.isCallExpression(p.parent)) {
+    if (
+      p &&
+      ts.isPropertyAccessExpression(p) &&
+      p.expression === n &&
+      p.parent &&
+      ts.isCallExpression(p.parent)
+    ) {
       const name = p.name.text;
-      if (name === 'catch' && swallows(p.parent.arguments[0])) return 'its rejection is swallowed by .catch';
-      if (name === 'then' && swallows(p.parent.arguments[1])) return 'its rejection is swallowed by .then';
+      if (name === 'catch' && swallows(p.parent.arguments[0]))
+        return 'its rejection is swallowed by .catch';
+      if (name === 'then' && swallows(p.parent.arguments[1]))
+        return 'its rejection is swallowed by .then';
       if (name === 'catch' || name === 'then' || name === 'finally') {
         n = p.parent;
         continue;
@@ -42,7 +50,12 @@ function verdict(call: ts.CallExpression): string | null {
     // `try { await status().update(x) } catch {}`: an empty catch around just this write.
     const block = p.parent.parent;
     const tryStmt = block?.parent;
-    if (tryStmt && ts.isTryStatement(tryStmt) && tryStmt.tryBlock === block && tryStmt.catchClause?.block.statements.length === 0) {
+    if (
+      tryStmt &&
+      ts.isTryStatement(tryStmt) &&
+      tryStmt.tryBlock === block &&
+      tryStmt.catchClause?.block.statements.length === 0
+    ) {
       return 'its error is swallowed by an empty catch';
     }
   }

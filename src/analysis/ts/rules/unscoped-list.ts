@@ -14,7 +14,8 @@ function scoped(opts: ts.Expression | undefined): boolean {
   if (!ts.isObjectLiteralExpression(o)) return true; // a variable: assume it scopes
   return o.properties.some((p) => {
     if (ts.isSpreadAssignment(p)) return true;
-    const name = p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) ? p.name.text : '';
+    const name =
+      p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) ? p.name.text : '';
     return SCOPING.has(name);
   });
 }
@@ -26,7 +27,8 @@ export const tsUnscopedList: TsRule = {
       for (const fn of rec.funcs) {
         for (const cc of clientCalls(fn)) {
           if (cc.status || cc.method !== 'list' || cc.call.arguments.length === 0) continue;
-          if (cc.call.arguments.some((a) => ts.isSpreadElement(a)) || scoped(cc.call.arguments[1])) continue;
+          if (cc.call.arguments.some((a) => ts.isSpreadElement(a)) || scoped(cc.call.arguments[1]))
+            continue;
           ctx.report(
             cc.call,
             'This list has no namespace, labelSelector or fieldSelector: it reads every object of the kind on each reconcile. Pass { namespace } or a selector.',
