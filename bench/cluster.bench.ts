@@ -20,7 +20,12 @@ import type { KubeObject } from '../src/cluster/types';
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
 
 function cm(i: number): KubeObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: 'default', labels: { app: 'bench' } }, data: { key: `value-${i}`, other: 'x'.repeat(32) } };
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `cm-${i}`, namespace: 'default', labels: { app: 'bench' } },
+    data: { key: `value-${i}`, other: 'x'.repeat(32) },
+  };
 }
 
 function rate(n: number, ms: number): string {
@@ -34,7 +39,9 @@ function time(fn: () => void): number {
 }
 
 function line(name: string, ours: string, floor: string, ratio: number, goal?: string): void {
-  console.log(`${name.padEnd(44)} ${ours.padStart(14)}  floor ${floor.padStart(14)}  ratio ${ratio.toFixed(2)}x${goal ? `  (goal ${goal})` : ''}`);
+  console.log(
+    `${name.padEnd(44)} ${ours.padStart(14)}  floor ${floor.padStart(14)}  ratio ${ratio.toFixed(2)}x${goal ? `  (goal ${goal})` : ''}`,
+  );
 }
 
 function storeOps(): void {
@@ -62,7 +69,9 @@ function storeOps(): void {
   });
   line('get (in-process)', rate(N, tGet), rate(N, fGet), fGet / tGet);
   // update
-  const objs = Array.from({ length: N }, (_, i) => cluster.get(CM, { namespace: 'default', name: `cm-${i}` }));
+  const objs = Array.from({ length: N }, (_, i) =>
+    cluster.get(CM, { namespace: 'default', name: `cm-${i}` }),
+  );
   const tUpdate = time(() => {
     for (const o of objs) {
       (o.data as Record<string, string>).key = 'changed';
@@ -93,18 +102,36 @@ function client(url: string, ca: string, token: string): Http {
   const agent = new Agent({ keepAlive: true, maxSockets: 16, ca });
   const call = (method: string, path: string, body?: string) =>
     new Promise<{ status: number; body: Buffer }>((res, rej) => {
-      const req = request(`${url}${path}`, { method, agent, headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) } }, (r) => {
-        const chunks: Buffer[] = [];
-        r.on('data', (c: Buffer) => chunks.push(c));
-        r.on('end', () => res({ status: r.statusCode ?? 0, body: Buffer.concat(chunks) }));
-      });
+      const req = request(
+        `${url}${path}`,
+        {
+          method,
+          agent,
+          headers: {
+            Authorization: `Bearer ${token}`,
+            ...(body ? { 'Content-Type': 'application/json' } : {}),
+          },
+        },
+        (r) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => res({ status: r.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        },
+      );
       req.on('error', rej);
       req.end(body);
     });
-  return { get: async (p) => (await call('GET', p)).body, post: async (p, b) => (await call('POST', p, b)).status };
+  return {
+    get: async (p) => (await call('GET', p)).body,
+    post: async (p, b) => (await call('POST', p, b)).status,
+  };
 }
 
-async function inFlight(n: number, concurrency: number, fn: (i: number) => Promise<unknown>): Promise<number> {
+async function inFlight(
+  n: number,
+  concurrency: number,
+  fn: (i: number) => Promise<unknown>,
+): Promise<number> {
   let next = 0;
   const t = performance.now();
   await Promise.all(
@@ -124,22 +151,43 @@ async function https(): Promise<void> {
   const path = '/api/v1/namespaces/default/configmaps/cm-0';
   const bytes = await http.get(path);
   // Floor: a bare node:https server returning the same bytes.
-  const bare = createServer({ key: certs.keyPem, cert: certs.certPem, keepAlive: true }, (_req, res) => {
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': bytes.length });
-    res.end(bytes);
-  });
+  const bare = createServer(
+    { key: certs.keyPem, cert: certs.certPem, keepAlive: true },
+    (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': bytes.length });
+      res.end(bytes);
+    },
+  );
   await new Promise<void>((r) => bare.listen(0, '127.0.0.1', () => r()));
-  const bareHttp = client(`https://127.0.0.1:${(bare.address() as AddressInfo).port}`, server.caPem, server.token);
+  const bareHttp = client(
+    `https://127.0.0.1:${(bare.address() as AddressInfo).port}`,
+    server.caPem,
+    server.token,
+  );
   const N = 4000;
   await inFlight(500, 16, () => http.get(path));
   await inFlight(500, 16, () => bareHttp.get(path));
   const tOurs = await inFlight(N, 16, () => http.get(path));
   const tBare = await inFlight(N, 16, () => bareHttp.get(path));
-  line('HTTPS GET one object (16 in flight)', rate(N, tOurs), rate(N, tBare), tBare / tOurs, '>= 0.5x');
+  line(
+    'HTTPS GET one object (16 in flight)',
+    rate(N, tOurs),
+    rate(N, tBare),
+    tBare / tOurs,
+    '>= 0.5x',
+  );
   // creates over HTTPS
   const C = 4000;
-  const tCreates = await inFlight(C, 16, (i) => http.post('/api/v1/namespaces/default/configmaps', JSON.stringify(cm(100_000 + i))));
-  line('HTTPS creates (16 in flight)', rate(C, tCreates), rate(N, tBare), tBare / N / (tCreates / C), '>= 2,000/s');
+  const tCreates = await inFlight(C, 16, (i) =>
+    http.post('/api/v1/namespaces/default/configmaps', JSON.stringify(cm(100_000 + i))),
+  );
+  line(
+    'HTTPS creates (16 in flight)',
+    rate(C, tCreates),
+    rate(N, tBare),
+    tBare / N / (tCreates / C),
+    '>= 2,000/s',
+  );
   bare.close();
 
   // LIST of 5,000 custom resources.
@@ -151,17 +199,57 @@ async function https(): Promise<void> {
       group: 'example.com',
       scope: 'Namespaced',
       names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, owner: { type: 'string' } } } } } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: {
+                  type: 'object',
+                  properties: { size: { type: 'integer' }, owner: { type: 'string' } },
+                },
+              },
+            },
+          },
+        },
+      ],
     },
   });
-  for (let i = 0; i < 5000; i++) cluster.create({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: `w-${i}`, namespace: 'default' }, spec: { size: i, owner: 'bench' } });
+  for (let i = 0; i < 5000; i++)
+    cluster.create({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: `w-${i}`, namespace: 'default' },
+      spec: { size: i, owner: 'bench' },
+    });
   const W = { apiVersion: 'example.com/v1', kind: 'Widget' };
   const tListIn = time(() => cluster.list(W, { namespace: 'default' }));
   let listBytes = 0;
-  const tListHttp = await inFlight(1, 1, async () => (listBytes = (await http.get('/apis/example.com/v1/namespaces/default/widgets')).length));
+  const tListHttp = await inFlight(
+    1,
+    1,
+    async () =>
+      (listBytes = (await http.get('/apis/example.com/v1/namespaces/default/widgets')).length),
+  );
   const fJson = time(() => JSON.stringify(cluster.list(W, { namespace: 'default' })));
-  line('LIST 5,000 CRs in-process', `${tListIn.toFixed(1)} ms`, `${fJson.toFixed(1)} ms`, fJson / tListIn, '<= 250 ms');
-  line(`LIST 5,000 CRs over HTTPS (${(listBytes / 1e6).toFixed(1)} MB)`, `${tListHttp.toFixed(1)} ms`, `${fJson.toFixed(1)} ms`, fJson / tListHttp, '<= 250 ms');
+  line(
+    'LIST 5,000 CRs in-process',
+    `${tListIn.toFixed(1)} ms`,
+    `${fJson.toFixed(1)} ms`,
+    fJson / tListIn,
+    '<= 250 ms',
+  );
+  line(
+    `LIST 5,000 CRs over HTTPS (${(listBytes / 1e6).toFixed(1)} MB)`,
+    `${tListHttp.toFixed(1)} ms`,
+    `${fJson.toFixed(1)} ms`,
+    fJson / tListHttp,
+    '<= 250 ms',
+  );
   await server.close();
   cluster.close();
 }
@@ -178,7 +266,9 @@ function rssChild(n: number): void {
 
 function runChild(args: string[]): Promise<string> {
   return new Promise((res, rej) => {
-    const p = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', __filename, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', __filename, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
     p.on('exit', (code) => (code === 0 ? res(out) : rej(new Error(`child exited ${code}`))));
@@ -193,7 +283,13 @@ async function memory(): Promise<void> {
   ] as const) {
     const r = JSON.parse(await runChild(['--rss', String(n)])) as { rss: number };
     const mib = r.rss / 1024 / 1024;
-    line(`RSS with ${n.toLocaleString('en-US')} objects`, `${mib.toFixed(0)} MiB`, `${(floor.rss / 1024 / 1024).toFixed(0)} MiB`, r.rss / floor.rss, goal);
+    line(
+      `RSS with ${n.toLocaleString('en-US')} objects`,
+      `${mib.toFixed(0)} MiB`,
+      `${(floor.rss / 1024 / 1024).toFixed(0)} MiB`,
+      r.rss / floor.rss,
+      goal,
+    );
   }
 }
 
@@ -209,7 +305,11 @@ async function startup(): Promise<void> {
   cluster.close();
   // The CLI from the sources (tsx compiles on the fly, so this is an upper bound).
   const t2 = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'src', 'cli', 'main.ts'), 'serve'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(__dirname, '..', 'src', 'cli', 'main.ts'), 'serve'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   await new Promise<void>((res) => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -219,8 +319,12 @@ async function startup(): Promise<void> {
   });
   const cli = performance.now() - t2;
   child.kill('SIGTERM');
-  console.log(`${'start-up to first answer (in-process)'.padEnd(44)} ${`${inProc.toFixed(0)} ms`.padStart(14)}  (goal <= 300 ms)`);
-  console.log(`${'start-up of serve via tsx (to kubeconfig)'.padEnd(44)} ${`${cli.toFixed(0)} ms`.padStart(14)}  (includes on-the-fly TypeScript compile)`);
+  console.log(
+    `${'start-up to first answer (in-process)'.padEnd(44)} ${`${inProc.toFixed(0)} ms`.padStart(14)}  (goal <= 300 ms)`,
+  );
+  console.log(
+    `${'start-up of serve via tsx (to kubeconfig)'.padEnd(44)} ${`${cli.toFixed(0)} ms`.padStart(14)}  (includes on-the-fly TypeScript compile)`,
+  );
 }
 
 async function main(): Promise<void> {

@@ -6,6 +6,11 @@ import type { Fix, TextEdit } from './diagnostics';
 import type { GoFile } from './go/package';
 import type { Node } from './go/syntax';
 
+/** gofmt writes LF; a file checked out with CRLF keeps CRLF in what we insert. */
+function eol(file: GoFile): string {
+  return file.text.includes('\r\n') ? '\r\n' : '\n';
+}
+
 export function replaceNode(file: GoFile, node: Node, newText: string): TextEdit {
   return { range: file.lines.range(node.startIndex, node.endIndex), newText };
 }
@@ -13,7 +18,7 @@ export function replaceNode(file: GoFile, node: Node, newText: string): TextEdit
 /** Inserts `lines` (already relative-indented with tabs) as statements before `stmt`. */
 export function insertBefore(file: GoFile, stmt: Node, lines: string[]): TextEdit {
   const indent = file.lines.indentAt(stmt.startIndex);
-  const text = lines.map((l) => `${l}\n${indent}`).join('');
+  const text = lines.map((l) => `${l}${eol(file)}${indent}`).join('');
   const at = file.lines.range(stmt.startIndex, stmt.startIndex);
   return { range: at, newText: text };
 }
@@ -21,7 +26,7 @@ export function insertBefore(file: GoFile, stmt: Node, lines: string[]): TextEdi
 /** Inserts `lines` as statements after `stmt`. */
 export function insertAfter(file: GoFile, stmt: Node, lines: string[]): TextEdit {
   const indent = file.lines.indentAt(stmt.startIndex);
-  const text = lines.map((l) => `\n${indent}${l}`).join('');
+  const text = lines.map((l) => `${eol(file)}${indent}${l}`).join('');
   return { range: file.lines.range(stmt.endIndex, stmt.endIndex), newText: text };
 }
 

@@ -128,7 +128,7 @@ export class Workspace {
     return this.analyzer.analyzeGo(files, {
       ...options,
       report: new Set([path]),
-      types: this.types(path, files),
+      types: this.types(path),
       cache,
     });
   }
@@ -175,22 +175,19 @@ export class Workspace {
     }
   }
 
-  /** Struct types of the Go module holding `path` (its *_types.go files) plus the package's own. */
-  private types(path: string, files: GoFile[]): TypeIndex {
+  /** API types of the Go module holding `path` (GoPackage adds the package's own). */
+  private types(path: string): TypeIndex {
     const root = moduleRoot(dirname(path)) ?? dirname(path);
     let index = this.typeIndexes.get(root);
     if (!index) {
       index = new TypeIndex();
       for (const p of typeFiles(root)) {
         const f = this.open.has(p) ? this.goFile(p) : this.diskFile(p);
-        if (f) index.addFile(f.root);
+        if (f) index.addFile(f.root, true);
       }
       this.typeIndexes.set(root, index);
     }
-    const merged = new TypeIndex();
-    merged.merge(index);
-    for (const f of files) merged.addFile(f.root);
-    return merged;
+    return index;
   }
 
   /** Drops the module type indexes (rebuilt from disk on next use). */

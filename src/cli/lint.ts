@@ -150,8 +150,8 @@ export async function lintPaths(
 }
 
 /**
- * API struct types: every `*_types.go` (and the files being linted) under the Go module that
- * holds them, so linting only internal/controller still sees api/v1's status fields.
+ * API struct types: every `*_types.go` under the Go modules of the files being linted, so linting
+ * only internal/controller still sees api/v1's status fields.
  */
 function indexTypes(analyzer: Analyzer, goPaths: string[]): TypeIndex {
   const index = new TypeIndex();
@@ -163,15 +163,16 @@ function indexTypes(analyzer: Analyzer, goPaths: string[]): TypeIndex {
       const text = readFileSync(path, 'utf8');
       if (!text.includes('struct')) return;
       const file = analyzer.parseGo(path, text);
-      index.addFile(file.root);
+      index.addFile(file.root, path.endsWith('_types.go'));
       file.tree.delete();
     } catch {
       // unreadable files contribute nothing
     }
   };
+  // The package being analyzed contributes its own types; here we only need the API types.
   const roots = new Set<string>();
   for (const p of goPaths) {
-    add(p);
+    if (p.endsWith('_types.go')) add(p);
     const root = moduleRoot(dirname(p));
     if (root) roots.add(root);
   }

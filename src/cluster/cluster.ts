@@ -55,6 +55,7 @@ import type {
 import { splitApiVersion } from './types';
 import { startControllers } from './controllers';
 import type { ClusterState } from './state';
+import { NODE_NAME, fakeNode } from './kubelet';
 
 export interface ClusterOptions {
   clock?: Clock;
@@ -132,6 +133,8 @@ export class Cluster {
       if (!this.peek({ apiVersion: 'v1', kind: 'Namespace' }, { name: ns }))
         this.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     }
+    if (!this.peek({ apiVersion: 'v1', kind: 'Node' }, { name: NODE_NAME }))
+      this.create(fakeNode(this.now()));
     this.stoppers.push(...startControllers(this, { workloads: opts.controllers !== false }));
   }
 
@@ -206,13 +209,49 @@ export class Cluster {
     return namespace || 'default';
   }
 
+  /**
+   * The JSON text of a stored object, computed once: stored objects never change (a write
+   * replaces them), so reads and the HTTP layer reuse it instead of serializing again.
+   */
+  private readonly jsonCache = new WeakMap<KubeObject, string>();
+
+  jsonOf(o: KubeObject): string {
+    let s = this.jsonCache.get(o);
+    if (s === undefined) {
+      s = JSON.stringify(o);
+      this.jsonCache.set(o, s);
+    }
+    return s;
+  }
+
   /** A stored object as a caller of version `t` sees it: a copy, at t's apiVersion. */
   private out(o: KubeObject, t: ResourceType): KubeObject {
     if (t.info.kind === 'Event' && o.apiVersion !== t.apiVersion)
       return convertEvent(clone(o), t.apiVersion);
-    const c = clone(o);
+    const c = JSON.parse(this.jsonOf(o)) as KubeObject;
     c.apiVersion = t.apiVersion;
     return c;
+  }
+
+  /** The stored object's JSON as version `t` serves it, without copying (for the HTTP layer). */
+  private outJSON(o: KubeObject, t: ResourceType): string {
+    return o.apiVersion === t.apiVersion ? this.jsonOf(o) : JSON.stringify(this.out(o, t));
+  }
+
+  /** get() as JSON text. */
+  getJSON(type: TypeRef, key: ObjectKey): string {
+    const t = this.typeOf(type);
+    const o = this.store.get(t.storageKey, objectKey(this.ns(t, key.namespace), key.name));
+    if (!o) throw newNotFound(t.gr, key.name);
+    return this.outJSON(o, t);
+  }
+
+  /** list() as JSON text, concatenating each object's cached JSON. */
+  listJSON(type: TypeRef, opts: ListOptions = {}): string {
+    const t = this.typeOf(type);
+    const page = this.listPage(t, opts);
+    const items = page.objects.map((o) => this.outJSON(o, t)).join(',');
+    return `{"apiVersion":${JSON.stringify(t.apiVersion)},"kind":${JSON.stringify(t.info.listKind)},"metadata":${JSON.stringify(page.metadata)},"items":[${items}]}`;
   }
 
   /** An incoming object at its storage form (core Events are stored as core/v1). */
@@ -247,6 +286,20 @@ export class Cluster {
 
   list(type: TypeRef, opts: ListOptions = {}): KubeList {
     const t = this.typeOf(type);
+    const page = this.listPage(t, opts);
+    return {
+      apiVersion: t.apiVersion,
+      kind: t.info.listKind,
+      metadata: page.metadata,
+      items: page.objects.map((o) => this.out(o, t)),
+    };
+  }
+
+  /** One page of stored objects (not copies) and the list metadata. */
+  private listPage(
+    t: ResourceType,
+    opts: ListOptions,
+  ): { objects: KubeObject[]; metadata: KubeList['metadata'] } {
     const filter = this.filterFor(t, opts);
     const ns = t.info.namespaced && opts.namespace ? opts.namespace : undefined;
     let after: string | undefined;
@@ -257,18 +310,18 @@ export class Cluster {
       listRv = tok.rv;
     }
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
-    const items: KubeObject[] = [];
+    const objects: KubeObject[] = [];
     let lastKey: string | undefined;
     let more = false;
     let remaining = 0;
     for (const [k, o] of this.store.scan(t.storageKey, ns, after)) {
       if (!filter(o)) continue;
-      if (items.length >= limit) {
+      if (objects.length >= limit) {
         more = true;
         remaining++;
         continue;
       }
-      items.push(this.out(o, t));
+      objects.push(o);
       lastKey = k;
     }
     const metadata: KubeList['metadata'] = { resourceVersion: String(listRv) };
@@ -276,7 +329,7 @@ export class Cluster {
       metadata.continue = encodeContinue(listRv, lastKey);
       metadata.remainingItemCount = remaining;
     }
-    return { apiVersion: t.apiVersion, kind: t.info.listKind, metadata, items };
+    return { objects, metadata };
   }
 
   /** A predicate for label/field selectors and namespace; throws 400 on a bad selector. */
@@ -437,13 +490,14 @@ export class Cluster {
   }
 
   /** Create of a resolved type (the HTTP layer resolves the type from the URL). */
+  /** `owned`: the caller hands over `input` (freshly decoded), so it need not be copied. */
   createAs(
     t: ResourceType,
     input: KubeObject,
-    opts: WriteOptions & { applied?: KubeObject } = {},
+    opts: WriteOptions & { applied?: KubeObject; owned?: boolean } = {},
   ): KubeObject {
     const st = strategyFor(t);
-    const obj = this.in(clone(input), t);
+    const obj = this.in(opts.owned ? input : clone(input), t);
     obj.apiVersion = t.apiVersion;
     obj.kind = t.info.kind;
     const md = obj.metadata;

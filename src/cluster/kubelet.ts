@@ -18,6 +18,69 @@ function rec(v: unknown): Obj {
   return isObject(v) ? v : {};
 }
 
+/** The one node pods run on, Ready, like a kwok node. */
+export function fakeNode(now: string): KubeObject {
+  const cond = (type: string, status: string, reason: string, message: string) => ({
+    type,
+    status,
+    lastHeartbeatTime: now,
+    lastTransitionTime: now,
+    reason,
+    message,
+  });
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name: NODE_NAME,
+      labels: {
+        'kubernetes.io/hostname': NODE_NAME,
+        'kubernetes.io/os': 'linux',
+        'kubernetes.io/arch': 'amd64',
+        'node-role.kubernetes.io/control-plane': '',
+        type: 'fake',
+      },
+    },
+    spec: {},
+    status: {
+      capacity: { cpu: '32', memory: '256Gi', pods: '1000' },
+      allocatable: { cpu: '32', memory: '256Gi', pods: '1000' },
+      conditions: [
+        cond(
+          'MemoryPressure',
+          'False',
+          'KubeletHasSufficientMemory',
+          'kubelet has sufficient memory available',
+        ),
+        cond('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
+        cond(
+          'PIDPressure',
+          'False',
+          'KubeletHasSufficientPID',
+          'kubelet has sufficient PID available',
+        ),
+        cond('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
+      ],
+      addresses: [
+        { type: 'InternalIP', address: '10.0.0.2' },
+        { type: 'Hostname', address: NODE_NAME },
+      ],
+      nodeInfo: {
+        kubeletVersion: 'v1.32.0',
+        kubeProxyVersion: 'v1.32.0',
+        containerRuntimeVersion: 'containerd://1.7.0',
+        operatingSystem: 'linux',
+        architecture: 'amd64',
+        osImage: 'Reconcile Studio fake node',
+        kernelVersion: '6.0.0',
+        machineID: '',
+        systemUUID: '',
+        bootID: '',
+      },
+    },
+  };
+}
+
 export function startKubelet(cluster: Cluster): () => void {
   const timers = new Map<string, TimerHandle>();
   let ipSeq = 2;
@@ -39,6 +102,23 @@ export function startKubelet(cluster: Cluster): () => void {
     const p = cluster.get(POD, { namespace: ns, name });
     if (p.metadata.deletionTimestamp) return;
     const now = cluster.now();
+    for (const c of containers(p)) {
+      cluster.recordEvent(
+        p,
+        'Normal',
+        'Pulled',
+        `Container image "${String(c.image)}" already present on machine`,
+        'kubelet',
+      );
+      cluster.recordEvent(
+        p,
+        'Normal',
+        'Created',
+        `Created container: ${String(c.name)}`,
+        'kubelet',
+      );
+      cluster.recordEvent(p, 'Normal', 'Started', `Started container ${String(c.name)}`, 'kubelet');
+    }
     const ip = `10.244.${(ipSeq >> 8) & 255}.${ipSeq++ & 255}`;
     const cond = (type: string) => ({
       type,
@@ -78,13 +158,32 @@ export function startKubelet(cluster: Cluster): () => void {
     });
   }
 
-  function onPod(p: KubeObject): void {
+  function onPod(initial: KubeObject): void {
+    let p = initial;
     const ns = p.metadata.namespace!;
     const name = p.metadata.name!;
     const key = `${ns}/${name}`;
     if (timers.has(key) || rec(p.status).phase !== 'Pending' || rec(p.status).startTime) return;
     const now = cluster.now();
-    // Scheduled at once; containers creating until the delay passes.
+    // Bound to the fake node at once, as the scheduler would (nodeName may change while unset).
+    if (!rec(p.spec).nodeName) {
+      const bound = clone(p);
+      rec(bound.spec).nodeName = NODE_NAME;
+      try {
+        p = cluster.update(bound, { fieldManager: 'default-scheduler' });
+      } catch (err) {
+        if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
+        return;
+      }
+      cluster.recordEvent(
+        p,
+        'Normal',
+        'Scheduled',
+        `Successfully assigned ${ns}/${name} to ${NODE_NAME}`,
+        'default-scheduler',
+      );
+    }
+    // Scheduled; containers creating until the delay passes.
     writeStatus(p, {
       ...rec(p.status),
       phase: 'Pending',

@@ -35,19 +35,61 @@ const META: Record<string, Message> = {
     14: ['finalizers', 's', 'r'],
     17: ['managedFields', 'ManagedFieldsEntry', 'r'],
   },
-  OwnerReference: { 1: ['kind', 's'], 3: ['name', 's'], 4: ['uid', 's'], 5: ['apiVersion', 's'], 6: ['controller', 'b', 'p'], 7: ['blockOwnerDeletion', 'b', 'p'] },
-  ManagedFieldsEntry: { 1: ['manager', 's'], 2: ['operation', 's'], 3: ['apiVersion', 's'], 4: ['time', 't'], 6: ['fieldsType', 's'], 7: ['fieldsV1', 'f1'], 8: ['subresource', 's'] },
-  LabelSelector: { 1: ['matchLabels', 'ms'], 2: ['matchExpressions', 'LabelSelectorRequirement', 'r'] },
+  OwnerReference: {
+    1: ['kind', 's'],
+    3: ['name', 's'],
+    4: ['uid', 's'],
+    5: ['apiVersion', 's'],
+    6: ['controller', 'b', 'p'],
+    7: ['blockOwnerDeletion', 'b', 'p'],
+  },
+  ManagedFieldsEntry: {
+    1: ['manager', 's'],
+    2: ['operation', 's'],
+    3: ['apiVersion', 's'],
+    4: ['time', 't'],
+    6: ['fieldsType', 's'],
+    7: ['fieldsV1', 'f1'],
+    8: ['subresource', 's'],
+  },
+  LabelSelector: {
+    1: ['matchLabels', 'ms'],
+    2: ['matchExpressions', 'LabelSelectorRequirement', 'r'],
+  },
   LabelSelectorRequirement: { 1: ['key', 's'], 2: ['operator', 's'], 3: ['values', 's', 'r'] },
 };
 
 const CORE: Record<string, Message> = {
-  ConfigMap: { 1: ['metadata', 'ObjectMeta'], 2: ['data', 'ms'], 3: ['binaryData', 'mb'], 4: ['immutable', 'b', 'p'] },
-  Secret: { 1: ['metadata', 'ObjectMeta'], 2: ['data', 'mb'], 3: ['type', 's'], 4: ['stringData', 'ms'], 5: ['immutable', 'b', 'p'] },
+  ConfigMap: {
+    1: ['metadata', 'ObjectMeta'],
+    2: ['data', 'ms'],
+    3: ['binaryData', 'mb'],
+    4: ['immutable', 'b', 'p'],
+  },
+  Secret: {
+    1: ['metadata', 'ObjectMeta'],
+    2: ['data', 'mb'],
+    3: ['type', 's'],
+    4: ['stringData', 'ms'],
+    5: ['immutable', 'b', 'p'],
+  },
   Namespace: { 1: ['metadata', 'ObjectMeta'], 2: ['spec', 'NamespaceSpec'] },
   NamespaceSpec: { 1: ['finalizers', 's', 'r'] },
-  ServiceAccount: { 1: ['metadata', 'ObjectMeta'], 2: ['secrets', 'ObjectReference', 'r'], 3: ['imagePullSecrets', 'LocalObjectReference', 'r'], 4: ['automountServiceAccountToken', 'b', 'p'] },
-  ObjectReference: { 1: ['kind', 's'], 2: ['namespace', 's'], 3: ['name', 's'], 4: ['uid', 's'], 5: ['apiVersion', 's'], 6: ['resourceVersion', 's'], 7: ['fieldPath', 's'] },
+  ServiceAccount: {
+    1: ['metadata', 'ObjectMeta'],
+    2: ['secrets', 'ObjectReference', 'r'],
+    3: ['imagePullSecrets', 'LocalObjectReference', 'r'],
+    4: ['automountServiceAccountToken', 'b', 'p'],
+  },
+  ObjectReference: {
+    1: ['kind', 's'],
+    2: ['namespace', 's'],
+    3: ['name', 's'],
+    4: ['uid', 's'],
+    5: ['apiVersion', 's'],
+    6: ['resourceVersion', 's'],
+    7: ['fieldPath', 's'],
+  },
   LocalObjectReference: { 1: ['name', 's'] },
   Service: { 1: ['metadata', 'ObjectMeta'], 2: ['spec', 'ServiceSpec'] },
   ServiceSpec: {
@@ -65,7 +107,14 @@ const CORE: Record<string, Message> = {
     17: ['ipFamilyPolicy', 's', 'p'],
     22: ['internalTrafficPolicy', 's', 'p'],
   },
-  ServicePort: { 1: ['name', 's'], 2: ['protocol', 's'], 6: ['appProtocol', 's', 'p'], 3: ['port', 'i32', 'p'], 4: ['targetPort', 'ios'], 5: ['nodePort', 'i32'] },
+  ServicePort: {
+    1: ['name', 's'],
+    2: ['protocol', 's'],
+    6: ['appProtocol', 's', 'p'],
+    3: ['port', 'i32', 'p'],
+    4: ['targetPort', 'ios'],
+    5: ['nodePort', 'i32'],
+  },
   Pod: { 1: ['metadata', 'ObjectMeta'], 2: ['spec', 'PodSpec'] },
   PodTemplateSpec: { 1: ['metadata', 'ObjectMeta'], 2: ['spec', 'PodSpec'] },
   PodSpec: {
@@ -116,32 +165,105 @@ const CORE: Record<string, Message> = {
     17: ['stdinOnce', 'b'],
     18: ['tty', 'b'],
   },
-  ContainerPort: { 1: ['name', 's'], 2: ['hostPort', 'i32'], 3: ['containerPort', 'i32', 'p'], 4: ['protocol', 's'], 5: ['hostIP', 's'] },
+  ContainerPort: {
+    1: ['name', 's'],
+    2: ['hostPort', 'i32'],
+    3: ['containerPort', 'i32', 'p'],
+    4: ['protocol', 's'],
+    5: ['hostIP', 's'],
+  },
   EnvVar: { 1: ['name', 's'], 2: ['value', 's'], 3: ['valueFrom', 'EnvVarSource'] },
-  EnvVarSource: { 1: ['fieldRef', 'ObjectFieldSelector'], 2: ['resourceFieldRef', 'ResourceFieldSelector'], 3: ['configMapKeyRef', 'ConfigMapKeySelector'], 4: ['secretKeyRef', 'SecretKeySelector'] },
-  ConfigMapKeySelector: { 1: ['', 'LocalObjectReference', 'i'], 2: ['key', 's'], 3: ['optional', 'b', 'p'] },
-  SecretKeySelector: { 1: ['', 'LocalObjectReference', 'i'], 2: ['key', 's'], 3: ['optional', 'b', 'p'] },
+  EnvVarSource: {
+    1: ['fieldRef', 'ObjectFieldSelector'],
+    2: ['resourceFieldRef', 'ResourceFieldSelector'],
+    3: ['configMapKeyRef', 'ConfigMapKeySelector'],
+    4: ['secretKeyRef', 'SecretKeySelector'],
+  },
+  ConfigMapKeySelector: {
+    1: ['', 'LocalObjectReference', 'i'],
+    2: ['key', 's'],
+    3: ['optional', 'b', 'p'],
+  },
+  SecretKeySelector: {
+    1: ['', 'LocalObjectReference', 'i'],
+    2: ['key', 's'],
+    3: ['optional', 'b', 'p'],
+  },
   ObjectFieldSelector: { 1: ['apiVersion', 's'], 2: ['fieldPath', 's'] },
   ResourceFieldSelector: { 1: ['containerName', 's'], 2: ['resource', 's'], 3: ['divisor', 'q'] },
-  EnvFromSource: { 1: ['prefix', 's'], 2: ['configMapRef', 'ConfigMapEnvSource'], 3: ['secretRef', 'SecretEnvSource'] },
+  EnvFromSource: {
+    1: ['prefix', 's'],
+    2: ['configMapRef', 'ConfigMapEnvSource'],
+    3: ['secretRef', 'SecretEnvSource'],
+  },
   ConfigMapEnvSource: { 1: ['', 'LocalObjectReference', 'i'], 2: ['optional', 'b', 'p'] },
   SecretEnvSource: { 1: ['', 'LocalObjectReference', 'i'], 2: ['optional', 'b', 'p'] },
   ResourceRequirements: { 1: ['limits', 'mq'], 2: ['requests', 'mq'] },
-  VolumeMount: { 1: ['name', 's'], 2: ['readOnly', 'b'], 3: ['mountPath', 's'], 4: ['subPath', 's'], 6: ['subPathExpr', 's'] },
+  VolumeMount: {
+    1: ['name', 's'],
+    2: ['readOnly', 'b'],
+    3: ['mountPath', 's'],
+    4: ['subPath', 's'],
+    6: ['subPathExpr', 's'],
+  },
   Volume: { 1: ['name', 's'], 2: ['', 'VolumeSource', 'i'] },
-  VolumeSource: { 2: ['emptyDir', 'EmptyDirVolumeSource'], 6: ['secret', 'SecretVolumeSource'], 19: ['configMap', 'ConfigMapVolumeSource'] },
+  VolumeSource: {
+    2: ['emptyDir', 'EmptyDirVolumeSource'],
+    6: ['secret', 'SecretVolumeSource'],
+    19: ['configMap', 'ConfigMapVolumeSource'],
+  },
   EmptyDirVolumeSource: { 1: ['medium', 's'], 2: ['sizeLimit', 'q'] },
-  SecretVolumeSource: { 1: ['secretName', 's'], 2: ['items', 'KeyToPath', 'r'], 3: ['defaultMode', 'i32', 'p'], 4: ['optional', 'b', 'p'] },
-  ConfigMapVolumeSource: { 1: ['', 'LocalObjectReference', 'i'], 2: ['items', 'KeyToPath', 'r'], 3: ['defaultMode', 'i32', 'p'], 4: ['optional', 'b', 'p'] },
+  SecretVolumeSource: {
+    1: ['secretName', 's'],
+    2: ['items', 'KeyToPath', 'r'],
+    3: ['defaultMode', 'i32', 'p'],
+    4: ['optional', 'b', 'p'],
+  },
+  ConfigMapVolumeSource: {
+    1: ['', 'LocalObjectReference', 'i'],
+    2: ['items', 'KeyToPath', 'r'],
+    3: ['defaultMode', 'i32', 'p'],
+    4: ['optional', 'b', 'p'],
+  },
   KeyToPath: { 1: ['key', 's'], 2: ['path', 's'], 3: ['mode', 'i32', 'p'] },
-  Probe: { 1: ['', 'ProbeHandler', 'i'], 2: ['initialDelaySeconds', 'i32'], 3: ['timeoutSeconds', 'i32'], 4: ['periodSeconds', 'i32'], 5: ['successThreshold', 'i32'], 6: ['failureThreshold', 'i32'] },
-  ProbeHandler: { 1: ['exec', 'ExecAction'], 2: ['httpGet', 'HTTPGetAction'], 3: ['tcpSocket', 'TCPSocketAction'] },
+  Probe: {
+    1: ['', 'ProbeHandler', 'i'],
+    2: ['initialDelaySeconds', 'i32'],
+    3: ['timeoutSeconds', 'i32'],
+    4: ['periodSeconds', 'i32'],
+    5: ['successThreshold', 'i32'],
+    6: ['failureThreshold', 'i32'],
+  },
+  ProbeHandler: {
+    1: ['exec', 'ExecAction'],
+    2: ['httpGet', 'HTTPGetAction'],
+    3: ['tcpSocket', 'TCPSocketAction'],
+  },
   ExecAction: { 1: ['command', 's', 'r'] },
   HTTPGetAction: { 1: ['path', 's'], 2: ['port', 'ios'], 3: ['host', 's'], 4: ['scheme', 's'] },
   TCPSocketAction: { 1: ['port', 'ios'], 2: ['host', 's'] },
-  Toleration: { 1: ['key', 's'], 2: ['operator', 's'], 3: ['value', 's'], 4: ['effect', 's'], 5: ['tolerationSeconds', 'i64', 'p'] },
-  SecurityContext: { 2: ['privileged', 'b', 'p'], 4: ['runAsUser', 'i64', 'p'], 8: ['runAsGroup', 'i64', 'p'], 5: ['runAsNonRoot', 'b', 'p'], 6: ['readOnlyRootFilesystem', 'b', 'p'], 7: ['allowPrivilegeEscalation', 'b', 'p'] },
-  PodSecurityContext: { 2: ['runAsUser', 'i64', 'p'], 6: ['runAsGroup', 'i64', 'p'], 3: ['runAsNonRoot', 'b', 'p'], 4: ['supplementalGroups', 'i64', 'r'], 5: ['fsGroup', 'i64', 'p'] },
+  Toleration: {
+    1: ['key', 's'],
+    2: ['operator', 's'],
+    3: ['value', 's'],
+    4: ['effect', 's'],
+    5: ['tolerationSeconds', 'i64', 'p'],
+  },
+  SecurityContext: {
+    2: ['privileged', 'b', 'p'],
+    4: ['runAsUser', 'i64', 'p'],
+    8: ['runAsGroup', 'i64', 'p'],
+    5: ['runAsNonRoot', 'b', 'p'],
+    6: ['readOnlyRootFilesystem', 'b', 'p'],
+    7: ['allowPrivilegeEscalation', 'b', 'p'],
+  },
+  PodSecurityContext: {
+    2: ['runAsUser', 'i64', 'p'],
+    6: ['runAsGroup', 'i64', 'p'],
+    3: ['runAsNonRoot', 'b', 'p'],
+    4: ['supplementalGroups', 'i64', 'r'],
+    5: ['fsGroup', 'i64', 'p'],
+  },
   ResourceQuota: { 1: ['metadata', 'ObjectMeta'], 2: ['spec', 'ResourceQuotaSpec'] },
   ResourceQuotaSpec: { 1: ['hard', 'mq'], 2: ['scopes', 's', 'r'] },
   Event: {
@@ -178,9 +300,20 @@ const APPS: Record<string, Message> = {
   DeploymentStrategy: { 1: ['type', 's'], 2: ['rollingUpdate', 'RollingUpdateDeployment'] },
   RollingUpdateDeployment: { 1: ['maxUnavailable', 'ios'], 2: ['maxSurge', 'ios'] },
   ReplicaSet: { 1: ['metadata', 'ObjectMeta'], 2: ['spec', 'ReplicaSetSpec'] },
-  ReplicaSetSpec: { 1: ['replicas', 'i32', 'p'], 4: ['minReadySeconds', 'i32'], 2: ['selector', 'LabelSelector'], 3: ['template', 'PodTemplateSpec'] },
+  ReplicaSetSpec: {
+    1: ['replicas', 'i32', 'p'],
+    4: ['minReadySeconds', 'i32'],
+    2: ['selector', 'LabelSelector'],
+    3: ['template', 'PodTemplateSpec'],
+  },
   Lease: { 1: ['metadata', 'ObjectMeta'], 2: ['spec', 'LeaseSpec'] },
-  LeaseSpec: { 1: ['holderIdentity', 's', 'p'], 2: ['leaseDurationSeconds', 'i32', 'p'], 3: ['acquireTime', 'mt'], 4: ['renewTime', 'mt'], 5: ['leaseTransitions', 'i32', 'p'] },
+  LeaseSpec: {
+    1: ['holderIdentity', 's', 'p'],
+    2: ['leaseDurationSeconds', 'i32', 'p'],
+    3: ['acquireTime', 'mt'],
+    4: ['renewTime', 'mt'],
+    5: ['leaseTransitions', 'i32', 'p'],
+  },
 };
 
 const MESSAGES: Record<string, Message> = { ...META, ...CORE, ...APPS };
@@ -251,7 +384,9 @@ function decodeTime(b: Uint8Array, micro: boolean): string | null {
   }
   if (seconds === 0 && nanos === 0) return null;
   const iso = new Date(seconds * 1000).toISOString();
-  return micro ? iso.replace(/\.\d{3}Z$/, `.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`) : iso.replace(/\.\d{3}Z$/, 'Z');
+  return micro
+    ? iso.replace(/\.\d{3}Z$/, `.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`)
+    : iso.replace(/\.\d{3}Z$/, 'Z');
 }
 
 function decodeString1(b: Uint8Array): string {
@@ -291,7 +426,12 @@ function decodeMapEntry(b: Uint8Array, valueType: string): [string, unknown] {
     if (f === 1) k = utf8.decode(r.bytes());
     else if (f === 2) {
       const raw = r.bytes();
-      v = valueType === 'ms' ? utf8.decode(raw) : valueType === 'mb' ? Buffer.from(raw).toString('base64') : decodeString1(raw);
+      v =
+        valueType === 'ms'
+          ? utf8.decode(raw)
+          : valueType === 'mb'
+            ? Buffer.from(raw).toString('base64')
+            : decodeString1(raw);
     } else r.skip(tag & 7);
   }
   return [k, v];
@@ -412,7 +552,10 @@ const MAGIC = [0x6b, 0x38, 0x73, 0x00];
 
 /** Decodes a protobuf request body into the object's JSON form, or throws 400/415. */
 export function decodeProtobufObject(body: Uint8Array): Json {
-  if (body.length < 4 || MAGIC.some((m, i) => body[i] !== m)) throw newBadRequest('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
+  if (body.length < 4 || MAGIC.some((m, i) => body[i] !== m))
+    throw newBadRequest(
+      'provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]',
+    );
   let apiVersion = '';
   let kind = '';
   let raw: Uint8Array = new Uint8Array();
@@ -433,13 +576,20 @@ export function decodeProtobufObject(body: Uint8Array): Json {
       else r.skip(tag & 7);
     }
   } catch (err) {
-    throw newBadRequest(`unable to decode protobuf body: ${err instanceof Error ? err.message : String(err)}`);
+    throw newBadRequest(
+      `unable to decode protobuf body: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   const msg = TOP[`${apiVersion}/${kind}`];
-  if (!msg) throw newUnsupportedMediaType(`application/vnd.kubernetes.protobuf (for ${apiVersion}/${kind})`);
+  if (!msg)
+    throw newUnsupportedMediaType(
+      `application/vnd.kubernetes.protobuf (for ${apiVersion}/${kind})`,
+    );
   try {
     return { apiVersion, kind, ...decodeMessage(raw, msg) };
   } catch (err) {
-    throw newBadRequest(`unable to decode ${kind} protobuf: ${err instanceof Error ? err.message : String(err)}`);
+    throw newBadRequest(
+      `unable to decode ${kind} protobuf: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }

@@ -86,6 +86,15 @@ const BUILTINS: BuiltinSpec[] = [
   },
   {
     apiVersion: 'v1',
+    kind: 'Node',
+    plural: 'nodes',
+    namespaced: false,
+    shortNames: ['no'],
+    status: true,
+    fieldLabels: (o) => ({ 'spec.unschedulable': String(rec(o.spec).unschedulable ?? false) }),
+  },
+  {
+    apiVersion: 'v1',
     kind: 'ConfigMap',
     plural: 'configmaps',
     namespaced: true,

@@ -109,7 +109,8 @@ function pruneNode(v: unknown, s: JSONSchemaProps, path: string, removed: string
     if (embedded && (k === 'apiVersion' || k === 'kind' || k === 'metadata')) continue;
     const p = s.properties?.[k];
     if (p) pruneNode(v[k], p, `${path}.${k}`, removed);
-    else if (isObject(s.additionalProperties)) pruneNode(v[k], s.additionalProperties, `${path}.${k}`, removed);
+    else if (isObject(s.additionalProperties))
+      pruneNode(v[k], s.additionalProperties, `${path}.${k}`, removed);
     else if (s.additionalProperties === true || preserve) continue;
     else {
       delete v[k];

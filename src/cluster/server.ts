@@ -209,11 +209,48 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     const dryRun = q.getAll('dryRun').includes('All');
     const fieldManager = q.get('fieldManager') ?? userAgentManager(req.headers['user-agent']);
     const table = wantsTable(req.headers.accept);
+    const metaOnly = wantsPartialMetadata(req.headers.accept);
     const warnings: string[] = [];
     const fv = q.get('fieldValidation');
     const fieldValidation = fv === 'Strict' || fv === 'Ignore' || fv === 'Warn' ? fv : undefined;
+    const sendRaw = (code: number, text: string) => {
+      if (warnings.length)
+        res.setHeader(
+          'Warning',
+          warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+        );
+      if (pretty) return sendJson(res, code, JSON.parse(text), true);
+      res.writeHead(code, {
+        'Content-Type': 'application/json',
+        'Content-Length': Buffer.byteLength(text),
+        'Cache-Control': 'no-cache, private',
+      });
+      res.end(text);
+    };
+    /** A written object: its stored JSON is already cached, so send that rather than serializing again. */
+    const sendWritten = (code: number, out: KubeObject) => {
+      const stored = dryRun
+        ? undefined
+        : cluster.peek(type, {
+            ...(namespace !== undefined ? { namespace } : {}),
+            name: out.metadata.name ?? '',
+          });
+      if (
+        stored &&
+        stored.metadata.resourceVersion === out.metadata.resourceVersion &&
+        stored.apiVersion === out.apiVersion &&
+        stored.kind === out.kind
+      ) {
+        return sendRaw(code, cluster.jsonOf(stored));
+      }
+      return send(code, out);
+    };
     const send = (code: number, obj: unknown) => {
-      if (warnings.length) res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+      if (warnings.length)
+        res.setHeader(
+          'Warning',
+          warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+        );
       sendJson(res, code, obj, pretty);
     };
     if (name === undefined) {
@@ -228,6 +265,16 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       if (method === 'GET') {
         if (q.get('watch') === 'true' || q.get('watch') === '1')
           return serveWatch(req, res, t, listOpts, q, table);
+        if (metaOnly) {
+          const list = cluster.list(type, listOpts);
+          return send(200, {
+            kind: 'PartialObjectMetadataList',
+            apiVersion: metaOnly,
+            metadata: list.metadata,
+            items: list.items.map((o) => partial(o, metaOnly)),
+          });
+        }
+        if (!table) return sendRaw(200, cluster.listJSON(type, listOpts));
         const list = cluster.list(type, listOpts);
         if (table)
           return send(
@@ -253,8 +300,14 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
           }
           obj.metadata.namespace = namespace;
         }
-        const out = cluster.createAs(t, obj, { dryRun, fieldManager, warnings, ...(fieldValidation ? { fieldValidation } : {}) });
-        return send(201, out);
+        const out = cluster.createAs(t, obj, {
+          dryRun,
+          fieldManager,
+          warnings,
+          owned: true,
+          ...(fieldValidation ? { fieldValidation } : {}),
+        });
+        return sendWritten(201, out);
       }
       if (method === 'DELETE') {
         const dopts = deleteOptions(q, body);
@@ -268,6 +321,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     switch (method) {
       case 'GET': {
         if (subresource === 'scale') return send(200, cluster.getScale(type, key));
+        if (metaOnly) return send(200, partial(cluster.get(type, key), metaOnly));
+        if (!table) return sendRaw(200, cluster.getJSON(type, key));
         const obj = cluster.get(type, key);
         if (table)
           return send(
@@ -339,6 +394,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     table: boolean,
   ): void {
     const includeObject = q.get('includeObject') ?? undefined;
+    const metaOnly = wantsPartialMetadata(req.headers.accept);
     const type = { apiVersion: t.apiVersion, kind: t.info.kind };
     let ended = false;
     const end = () => {
@@ -351,7 +407,9 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     const write = (ev: WatchEvent) => {
       if (ended) return;
       let object: unknown = ev.object;
-      if (table && (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED')) {
+      if (metaOnly && (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED'))
+        object = partial(ev.object, metaOnly);
+      else if (table && (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED')) {
         object = toTable(t, [ev.object], cluster.clock.now(), {
           resourceVersion: ev.object.metadata.resourceVersion,
           includeObject: includeObject ?? 'Object',
@@ -425,6 +483,21 @@ function wantsTable(accept: string | undefined): boolean {
   return accept
     .split(',')
     .some((a) => /as=Table/.test(a) && /g=meta\.k8s\.io/.test(a) && /v=v1(;|$|\s)/.test(a + ';'));
+}
+
+/** The meta.k8s.io version of a PartialObjectMetadata request (metadata-only clients), if any. */
+function wantsPartialMetadata(accept: string | undefined): string | undefined {
+  if (!accept) return undefined;
+  for (const a of accept.split(',')) {
+    if (!/as=PartialObjectMetadata(List)?(;|$)/.test(a) || !/g=meta\.k8s\.io/.test(a)) continue;
+    const v = /v=(v1beta1|v1)(;|$)/.exec(a);
+    if (v) return `meta.k8s.io/${v[1]}`;
+  }
+  return undefined;
+}
+
+function partial(o: KubeObject, apiVersion: string): object {
+  return { kind: 'PartialObjectMetadata', apiVersion, metadata: o.metadata };
 }
 
 function userAgentManager(ua: string | undefined): string {

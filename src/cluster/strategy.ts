@@ -220,6 +220,9 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
       }
     },
   },
+  '/Node': {
+    nameRule: 'subdomain',
+  },
   '/Pod': {
     prepareForCreate(obj) {
       obj.status = { phase: 'Pending', qosClass: qosClass(rec(obj.spec)) };

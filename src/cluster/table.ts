@@ -173,6 +173,33 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
     ),
     col('Selector', (o) => selector(o), 'string', 1),
   ],
+  '/Node': [
+    NAME,
+    col('Status', (o) => {
+      const ready = (
+        Array.isArray(rec(o.status).conditions) ? (rec(o.status).conditions as Obj[]) : []
+      ).find((c) => c.type === 'Ready');
+      return ready?.status === 'True' ? 'Ready' : 'NotReady';
+    }),
+    col(
+      'Roles',
+      (o) =>
+        Object.keys(o.metadata.labels ?? {})
+          .filter((k) => k.startsWith('node-role.kubernetes.io/'))
+          .map((k) => k.slice('node-role.kubernetes.io/'.length))
+          .join(',') || '<none>',
+    ),
+    AGE,
+    col('Version', (o) => rec(rec(o.status).nodeInfo).kubeletVersion ?? ''),
+    col(
+      'Internal-IP',
+      (o) =>
+        ((rec(o.status).addresses as Obj[] | undefined) ?? []).find((a) => a.type === 'InternalIP')
+          ?.address ?? '<none>',
+      'string',
+      1,
+    ),
+  ],
   '/Namespace': [NAME, col('Status', (o) => rec(o.status).phase ?? ''), AGE],
   '/ConfigMap': [
     NAME,

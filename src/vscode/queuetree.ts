@@ -28,7 +28,8 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
         return item;
       }
       case 'section': {
-        const item = new vscode.TreeItem(sectionLabel(node.section), node.count ? Collapsed.Expanded : Collapsed.None);
+        // Always expandable: a section that starts empty must still open when items arrive.
+        const item = new vscode.TreeItem(sectionLabel(node.section), Collapsed.Expanded);
         item.description = String(node.count);
         item.iconPath = new vscode.ThemeIcon(SECTION_ICONS[node.section]);
         item.id = node.id;

@@ -140,6 +140,16 @@ describe('repeated-status-update', () => {
       'if app.Spec.Replicas == 0 {\n\terr := r.Status().Update(ctx, &app)\n\tif err != nil {\n\t\treturn ctrl.Result{}, err\n\t}\n} else {\n\tif err := r.Status().Update(ctx, &app); err != nil {\n\t\treturn ctrl.Result{}, err\n\t}\n}';
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
+  it('accepts one write in each case of a switch', async () => {
+    const body =
+      'switch app.Status.Phase {\ncase "A":\n\tif err := r.Status().Update(ctx, &app); err != nil {\n\t\treturn ctrl.Result{}, err\n\t}\ndefault:\n\tif err := r.Status().Update(ctx, &app); err != nil {\n\t\treturn ctrl.Result{}, err\n\t}\n}';
+    assert.deepEqual(await rulesOf(controller(body)), []);
+  });
+  it('flags a write after a switch whose case already wrote', async () => {
+    const body =
+      'switch app.Status.Phase {\ncase "A":\n\tif err := r.Status().Update(ctx, &app); err != nil {\n\t\treturn ctrl.Result{}, err\n\t}\n}\nif err := r.Status().Update(ctx, &app); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    assert.deepEqual(await rulesOf(controller(body)), ['repeated-status-update']);
+  });
   it('accepts two writes separated by a re-fetch of the object', async () => {
     const body =
       'if err := r.Status().Update(ctx, &app); err != nil {\n\treturn ctrl.Result{}, err\n}\nif err := r.Get(ctx, req.NamespacedName, &app); err != nil {\n\treturn ctrl.Result{}, err\n}\nif err := r.Status().Update(ctx, &app); err != nil {\n\treturn ctrl.Result{}, err\n}';
@@ -291,6 +301,11 @@ describe('observed-generation', () => {
       /\tapp\.Status\.ObservedGeneration = app\.Generation\n\tif err := r\.Status/,
     );
     assert.deepEqual(await rulesOf(fixed), []);
+  });
+  it('ignores a status Patch, which may leave ObservedGeneration to another writer', async () => {
+    const patch =
+      'orig := app.DeepCopy()\napp.Status.Phase = "Ready"\nif err := r.Status().Patch(ctx, &app, client.MergeFrom(orig)); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    assert.deepEqual(await rulesOf(controller(patch, '', { observedGeneration: false })), []);
   });
   it('accepts a status write that sets it', async () => {
     assert.deepEqual(await rulesOf(controller(write)), []);

@@ -8,13 +8,31 @@ import { DEPLOY, WIDGET, newCluster, widget, widgetCrd } from './helpers';
 type Obj = Record<string, unknown>;
 
 test('JSON merge patch merges objects and deletes with null', () => {
-  assert.deepEqual(mergePatch({ a: 1, b: { c: 2, d: 3 } }, { b: { c: null, e: 4 }, f: [1] }), { a: 1, b: { d: 3, e: 4 }, f: [1] });
+  assert.deepEqual(mergePatch({ a: 1, b: { c: 2, d: 3 } }, { b: { c: null, e: 4 }, f: [1] }), {
+    a: 1,
+    b: { d: 3, e: 4 },
+    f: [1],
+  });
 });
 
 test('strategic merge patch merges containers by name and honours $patch: delete', () => {
-  const cur = { spec: { containers: [{ name: 'a', image: 'x:1' }, { name: 'b', image: 'y:1' }] }, metadata: { finalizers: ['f1'] } };
+  const cur = {
+    spec: {
+      containers: [
+        { name: 'a', image: 'x:1' },
+        { name: 'b', image: 'y:1' },
+      ],
+    },
+    metadata: { finalizers: ['f1'] },
+  };
   const out = strategicMergePatch(cur, {
-    spec: { containers: [{ name: 'a', image: 'x:2' }, { name: 'b', $patch: 'delete' }, { name: 'c', image: 'z:1' }] },
+    spec: {
+      containers: [
+        { name: 'a', image: 'x:2' },
+        { name: 'b', $patch: 'delete' },
+        { name: 'c', image: 'z:1' },
+      ],
+    },
     metadata: { finalizers: ['f2'] },
   }) as { spec: { containers: Obj[] }; metadata: { finalizers: string[] } };
   assert.deepEqual(out.spec.containers, [
@@ -30,9 +48,21 @@ test('patch kinds through the cluster: merge, json, and strategic (refused for c
   cluster.create(widget('w1', 1));
   const key = { namespace: 'default', name: 'w1' };
   assert.equal((cluster.patch(WIDGET, key, { spec: { size: 2 } }, 'merge').spec as Obj).size, 2);
-  assert.equal((cluster.patch(WIDGET, key, [{ op: 'replace', path: '/spec/size', value: 3 }], 'json').spec as Obj).size, 3);
-  assert.throws(() => cluster.patch(WIDGET, key, [{ op: 'test', path: '/spec/size', value: 9 }], 'json'), isInvalid);
-  assert.throws(() => cluster.patch(WIDGET, key, { spec: { size: 4 } }, 'strategic'), (e: unknown) => (e as StatusError).code === 415);
+  assert.equal(
+    (
+      cluster.patch(WIDGET, key, [{ op: 'replace', path: '/spec/size', value: 3 }], 'json')
+        .spec as Obj
+    ).size,
+    3,
+  );
+  assert.throws(
+    () => cluster.patch(WIDGET, key, [{ op: 'test', path: '/spec/size', value: 9 }], 'json'),
+    isInvalid,
+  );
+  assert.throws(
+    () => cluster.patch(WIDGET, key, { spec: { size: 4 } }, 'strategic'),
+    (e: unknown) => (e as StatusError).code === 415,
+  );
   cluster.close();
 });
 
@@ -41,7 +71,16 @@ test('a merge patch carrying a stale resourceVersion is a 409 Conflict', () => {
   cluster.create(widgetCrd());
   const w = cluster.create(widget('w1', 1));
   cluster.patch(WIDGET, { namespace: 'default', name: 'w1' }, { spec: { size: 2 } }, 'merge');
-  assert.throws(() => cluster.patch(WIDGET, { namespace: 'default', name: 'w1' }, { metadata: { resourceVersion: w.metadata.resourceVersion }, spec: { size: 5 } }, 'merge'), isConflict);
+  assert.throws(
+    () =>
+      cluster.patch(
+        WIDGET,
+        { namespace: 'default', name: 'w1' },
+        { metadata: { resourceVersion: w.metadata.resourceVersion }, spec: { size: 5 } },
+        'merge',
+      ),
+    isConflict,
+  );
   cluster.close();
 });
 
@@ -49,8 +88,15 @@ test('a patch that violates the schema is 422 and changes nothing', () => {
   const { cluster } = newCluster({ controllers: false });
   cluster.create(widgetCrd());
   const w = cluster.create(widget('w1', 1));
-  assert.throws(() => cluster.patch(WIDGET, { namespace: 'default', name: 'w1' }, { spec: { size: 500 } }, 'merge'), /spec.size in body should be less than or equal to 100/);
-  assert.equal(cluster.get(WIDGET, { namespace: 'default', name: 'w1' }).metadata.resourceVersion, w.metadata.resourceVersion);
+  assert.throws(
+    () =>
+      cluster.patch(WIDGET, { namespace: 'default', name: 'w1' }, { spec: { size: 500 } }, 'merge'),
+    /spec.size in body should be less than or equal to 100/,
+  );
+  assert.equal(
+    cluster.get(WIDGET, { namespace: 'default', name: 'w1' }).metadata.resourceVersion,
+    w.metadata.resourceVersion,
+  );
   cluster.close();
 });
 
@@ -58,20 +104,38 @@ test('server-side apply creates, records the manager, removes fields it stops ap
   const { cluster } = newCluster({ controllers: false });
   cluster.create(widgetCrd());
   const key = { namespace: 'default', name: 'ssa' };
-  const applied = (spec: Obj) => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'ssa', namespace: 'default' }, spec });
-  const created = cluster.patch(WIDGET, key, applied({ size: 1, tags: ['a'] }), 'apply', { fieldManager: 'alice' });
+  const applied = (spec: Obj) => ({
+    apiVersion: 'example.com/v1',
+    kind: 'Widget',
+    metadata: { name: 'ssa', namespace: 'default' },
+    spec,
+  });
+  const created = cluster.patch(WIDGET, key, applied({ size: 1, tags: ['a'] }), 'apply', {
+    fieldManager: 'alice',
+  });
   assert.equal(created.metadata.managedFields?.[0].manager, 'alice');
   assert.equal(created.metadata.managedFields?.[0].operation, 'Apply');
-  const dropped = cluster.patch(WIDGET, key, applied({ size: 1 }), 'apply', { fieldManager: 'alice' });
+  const dropped = cluster.patch(WIDGET, key, applied({ size: 1 }), 'apply', {
+    fieldManager: 'alice',
+  });
   assert.equal((dropped.spec as Obj).tags, undefined);
   cluster.patch(WIDGET, key, { spec: { size: 7 } }, 'merge', { fieldManager: 'bob' });
   assert.throws(
     () => cluster.patch(WIDGET, key, applied({ size: 2 }), 'apply', { fieldManager: 'alice' }),
-    (e: unknown) => isConflict(e) && (e as Error).message === 'Apply failed with 1 conflict: conflict with "bob" using example.com/v1: .spec.size',
+    (e: unknown) =>
+      isConflict(e) &&
+      (e as Error).message ===
+        'Apply failed with 1 conflict: conflict with "bob" using example.com/v1: .spec.size',
   );
-  const forced = cluster.patch(WIDGET, key, applied({ size: 2 }), 'apply', { fieldManager: 'alice', force: true });
+  const forced = cluster.patch(WIDGET, key, applied({ size: 2 }), 'apply', {
+    fieldManager: 'alice',
+    force: true,
+  });
   assert.equal((forced.spec as Obj).size, 2);
-  assert.throws(() => cluster.patch(WIDGET, key, applied({ size: 2 }), 'apply', {}), /fieldManager/);
+  assert.throws(
+    () => cluster.patch(WIDGET, key, applied({ size: 2 }), 'apply', {}),
+    /fieldManager/,
+  );
   cluster.close();
 });
 
@@ -96,12 +160,30 @@ test('strategic merge patch on a Deployment keeps other containers', () => {
     metadata: { name: 'web' },
     spec: {
       selector: { matchLabels: { app: 'web' } },
-      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'a', image: 'a:1' }, { name: 'b', image: 'b:1' }] } },
+      template: {
+        metadata: { labels: { app: 'web' } },
+        spec: {
+          containers: [
+            { name: 'a', image: 'a:1' },
+            { name: 'b', image: 'b:1' },
+          ],
+        },
+      },
     },
   });
-  const d = cluster.patch(DEPLOY, { namespace: 'default', name: 'web' }, { spec: { template: { spec: { containers: [{ name: 'b', image: 'b:2' }] } } } }, 'strategic');
-  const cs = ((d.spec as Obj).template as { spec: { containers: Array<{ name: string; image: string }> } }).spec.containers;
-  assert.deepEqual(cs.map((c) => `${c.name}=${c.image}`), ['a=a:1', 'b=b:2']);
+  const d = cluster.patch(
+    DEPLOY,
+    { namespace: 'default', name: 'web' },
+    { spec: { template: { spec: { containers: [{ name: 'b', image: 'b:2' }] } } } },
+    'strategic',
+  );
+  const cs = (
+    (d.spec as Obj).template as { spec: { containers: Array<{ name: string; image: string }> } }
+  ).spec.containers;
+  assert.deepEqual(
+    cs.map((c) => `${c.name}=${c.image}`),
+    ['a=a:1', 'b=b:2'],
+  );
   assert.equal(d.metadata.generation, 2);
   cluster.close();
 });

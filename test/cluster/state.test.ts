@@ -21,7 +21,10 @@ test('a saved state restores objects, CRDs and the resourceVersion counter', () 
     const r = readStateFile(file);
     assert.equal(r.kind, 'loaded');
     const b = new Cluster({ controllers: false, state: r.kind === 'loaded' ? r.state : undefined });
-    assert.equal((b.get(WIDGET, { namespace: 'default', name: 'w1' }).spec as { size: number }).size, 4);
+    assert.equal(
+      (b.get(WIDGET, { namespace: 'default', name: 'w1' }).spec as { size: number }).size,
+      4,
+    );
     assert.deepEqual(b.get(CM, { namespace: 'default', name: 'c' }).data, { k: 'v' });
     const next = b.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'd' } });
     assert.ok(Number(next.metadata.resourceVersion) > rv);

@@ -7,7 +7,15 @@ import { convertEvent } from '../../src/cluster/events';
 import { newCluster, widget, widgetCrd } from './helpers';
 
 test('printer-column JSONPath supports fields, indexes and filters', () => {
-  const o = { status: { conditions: [{ type: 'A', status: 'False' }, { type: 'Ready', status: 'True' }] }, spec: { list: [1, 2] } };
+  const o = {
+    status: {
+      conditions: [
+        { type: 'A', status: 'False' },
+        { type: 'Ready', status: 'True' },
+      ],
+    },
+    spec: { list: [1, 2] },
+  };
   assert.deepEqual(evalJsonPath(o, '.status.conditions[?(@.type=="Ready")].status'), ['True']);
   assert.deepEqual(evalJsonPath(o, '.spec.list[1]'), [2]);
   assert.deepEqual(evalJsonPath(o, '.missing.x'), []);
@@ -25,8 +33,14 @@ test('a custom resource table has Name plus the additionalPrinterColumns', () =>
   cluster.create(widgetCrd());
   const w = cluster.create(widget('w1', 7));
   const t = cluster.registry.forKind({ apiVersion: 'example.com/v1', kind: 'Widget' })!;
-  const table = toTable(t, [w], cluster.clock.now(), {}) as { columnDefinitions: Array<{ name: string }>; rows: Array<{ cells: unknown[] }> };
-  assert.deepEqual(table.columnDefinitions.map((c) => c.name), ['Name', 'Size']);
+  const table = toTable(t, [w], cluster.clock.now(), {}) as {
+    columnDefinitions: Array<{ name: string }>;
+    rows: Array<{ cells: unknown[] }>;
+  };
+  assert.deepEqual(
+    table.columnDefinitions.map((c) => c.name),
+    ['Name', 'Size'],
+  );
   assert.deepEqual(table.rows[0].cells, ['w1', 7]);
   cluster.close();
 });
@@ -40,7 +54,16 @@ test('quantities parse and print in canonical form', () => {
 });
 
 test('core/v1 and events.k8s.io/v1 Events convert both ways', () => {
-  const core = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' }, involvedObject: { kind: 'Pod', name: 'p' }, message: 'hi', reason: 'R', type: 'Normal', count: 2 };
+  const core = {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: 'e' },
+    involvedObject: { kind: 'Pod', name: 'p' },
+    message: 'hi',
+    reason: 'R',
+    type: 'Normal',
+    count: 2,
+  };
   const ev = convertEvent(structuredClone(core), 'events.k8s.io/v1') as Record<string, unknown>;
   assert.equal(ev.note, 'hi');
   assert.deepEqual(ev.regarding, { kind: 'Pod', name: 'p' });

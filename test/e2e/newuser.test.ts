@@ -50,13 +50,11 @@ describe('a new user on the sample operator', { timeout: 400_000 }, () => {
   it('steps a reconcile through its phases to its result', async () => {
     await withScreenshotOnFailure(wb, 'newuser-step', async () => {
       const seen = new Set<string>();
-      const step = debuggerFrame.getByRole('button', { name: 'Step' });
       for (let i = 0; i < 40; i++) {
         const phase = await debuggerFrame.locator('.phase.current').getAttribute('data-phase').catch(() => null);
         if (phase) seen.add(phase);
         if (phase === 'result' && seen.has('read') && seen.has('write')) break;
-        await step.click();
-        await debuggerFrame.locator('.status-held').waitFor({ timeout: 30_000 });
+        await stepAndWait(debuggerFrame);
       }
       for (const p of ['dequeue', 'reconcile', 'read', 'diff', 'write', 'result']) assert.ok(seen.has(p), `stepped through ${p}`);
       const result = debuggerFrame.locator('.result');
@@ -70,8 +68,7 @@ describe('a new user on the sample operator', { timeout: 400_000 }, () => {
   it('shows the request waiting on its requeueAfter, with the time left, in the Work Queue', async () => {
     await withScreenshotOnFailure(wb, 'newuser-queue', async () => {
       // One more step finishes the reconcile: its key now waits, and the clock stays frozen at the next hold.
-      await debuggerFrame.getByRole('button', { name: 'Step' }).click();
-      await debuggerFrame.locator('.status-held').waitFor({ timeout: 30_000 });
+      await stepAndWait(debuggerFrame);
       const queue = wb.page.locator('.sidebar .pane', { hasText: 'Work Queue' }).last();
       await queue.getByText('Waiting', { exact: true }).waitFor({ timeout: 30_000 });
       const waiting = queue.locator('.monaco-list-row', { hasText: /in [\d.]+s · requeueAfter/ }).first();
@@ -106,11 +103,32 @@ describe('a new user on the sample operator', { timeout: 400_000 }, () => {
       await problems.locator('.monaco-list-row', { hasText: /status-error-ignored/ }).first().click();
       const ignored = wb.page.locator('.monaco-editor .view-line').filter({ hasText: /_\s=\sr\.Status\(\)\.Update/ });
       await ignored.first().waitFor({ timeout: 15_000 });
-      await wb.page.keyboard.press('Control+.');
-      const fix = wb.page.locator('.context-view, .action-widget').getByText('Check the status write error and return it').first();
-      await fix.waitFor({ timeout: 15_000 });
-      await fix.click();
+      // Put the cursor on the line in the editor and ask for quick fixes (the server may still be computing them).
+      await ignored.first().click();
+      const fix = wb.page.locator('.action-widget').getByText('Check the status write error and return it');
+      for (let attempt = 0; attempt < 4 && !(await fix.isVisible()); attempt++) {
+        await wb.page.keyboard.press('Control+.');
+        await fix.waitFor({ timeout: 5_000 }).catch(() => wb.page.keyboard.press('Escape'));
+      }
+      // The first fix is selected; Enter applies it (the widget's rows do not take pointer clicks).
+      await fix.waitFor();
+      await wb.page.keyboard.press('Enter');
       await ignored.first().waitFor({ state: 'detached', timeout: 15_000 });
     });
   });
 });
+
+/** Presses Step and waits until the panel shows the next hold (a new reconcile, phase or position). */
+async function stepAndWait(frame: Frame): Promise<void> {
+  const app = frame.locator('#app');
+  const before = await app.getAttribute('data-hold');
+  await frame.getByRole('button', { name: 'Step' }).click();
+  await frame.waitForFunction(
+    (prev) => {
+      const hold = document.getElementById('app')?.dataset.hold;
+      return !!hold && hold !== prev;
+    },
+    before,
+    { timeout: 30_000 },
+  );
+}

@@ -55,20 +55,51 @@ test('kubectl create commands that send protobuf bodies work (configmap, secret,
   await ok(s.kubeconfig, ['create', 'configmap', 'pb-cm', '--from-literal=a=b']);
   await ok(s.kubeconfig, ['create', 'secret', 'generic', 'pb-secret', '--from-literal=p=q']);
   await ok(s.kubeconfig, ['create', 'namespace', 'pb-ns']);
-  await ok(s.kubeconfig, ['run', 'pb-pod', '--image=busybox:1.36', '--env=A=1', '--', 'sleep', '10']);
+  await ok(s.kubeconfig, [
+    'run',
+    'pb-pod',
+    '--image=busybox:1.36',
+    '--env=A=1',
+    '--',
+    'sleep',
+    '10',
+  ]);
   assert.equal(await ok(s.kubeconfig, ['get', 'cm', 'pb-cm', '-o', 'jsonpath={.data.a}']), 'b');
-  assert.equal(await ok(s.kubeconfig, ['get', 'secret', 'pb-secret', '-o', 'jsonpath={.data.p}']), Buffer.from('q').toString('base64'));
-  assert.equal(await ok(s.kubeconfig, ['get', 'pod', 'pb-pod', '-o', 'jsonpath={.spec.containers[0].args[1]}']), '10');
+  assert.equal(
+    await ok(s.kubeconfig, ['get', 'secret', 'pb-secret', '-o', 'jsonpath={.data.p}']),
+    Buffer.from('q').toString('base64'),
+  );
+  assert.equal(
+    await ok(s.kubeconfig, [
+      'get',
+      'pod',
+      'pb-pod',
+      '-o',
+      'jsonpath={.spec.containers[0].args[1]}',
+    ]),
+    '10',
+  );
   const dup = await kubectl(s.kubeconfig, ['create', 'configmap', 'pb-cm']);
   assert.match(dup.stderr, /failed to create configmap: configmaps "pb-cm" already exists/);
 });
 
 test('kubectl apply validates strictly on the server: unknown fields are refused', async () => {
-  const r = await kubectl(s.kubeconfig, ['apply', '-f', '-'], 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: strict}\nspec: {size: 1, bogus: true}\n');
+  const r = await kubectl(
+    s.kubeconfig,
+    ['apply', '-f', '-'],
+    'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: strict}\nspec: {size: 1, bogus: true}\n',
+  );
   assert.notEqual(r.code, 0);
   assert.match(r.stderr, /strict decoding error: unknown field "spec.bogus"/);
-  await ok(s.kubeconfig, ['apply', '--validate=false', '-f', '-'], 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: strict}\nspec: {size: 1, bogus: true}\n');
-  assert.equal(await ok(s.kubeconfig, ['get', 'widget', 'strict', '-o', 'jsonpath={.spec}']), '{"color":"red","size":1}');
+  await ok(
+    s.kubeconfig,
+    ['apply', '--validate=false', '-f', '-'],
+    'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: strict}\nspec: {size: 1, bogus: true}\n',
+  );
+  assert.equal(
+    await ok(s.kubeconfig, ['get', 'widget', 'strict', '-o', 'jsonpath={.spec}']),
+    '{"color":"red","size":1}',
+  );
 });
 
 test('kubectl create of an existing object is AlreadyExists; get of a missing one NotFound', async () => {

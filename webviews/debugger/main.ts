@@ -235,9 +235,9 @@ function callsPane(cur: ReconcileView): HTMLElement {
                 cell(c.phase),
                 cell(c.verb),
                 cell(`${c.resource}${c.subresource ? '/' + c.subresource : ''} ${c.namespace ? c.namespace + '/' : ''}${c.name ?? ''}`),
-                cell(c.code, c.code >= 400 ? 'code-error' : 'code-ok'),
+                cell(c.code || '…', c.code >= 400 ? 'code-error' : 'code-ok'),
                 cell(c.source),
-                cell(formatDuration(c.latencyMs)),
+                cell(c.latencyMs ? formatDuration(c.latencyMs) : '—'),
                 cell(c.message && c.code >= 400 ? c.message : ''),
               ),
             ),
@@ -295,6 +295,8 @@ function chartsPane(): HTMLElement {
 
 function render(): void {
   const cur = state.current;
+  // Tells a reader (and the end-to-end tests) that a new hold arrived, even at the same phase.
+  root.dataset.hold = cur?.heldAt ? `${cur.id}:${cur.phases.length}:${cur.heldAt}` : '';
   replaceChildren(
     root,
     toolbar(),

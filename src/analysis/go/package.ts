@@ -38,18 +38,27 @@ export interface FuncDecl {
 /** Type declarations are looked up by bare name across every indexed file (API types live apart). */
 export class TypeIndex {
   private readonly structs = new Map<string, StructInfo>();
+  /** names that come from API type files (`*_types.go`): other files do not replace them */
+  private readonly fromApi = new Set<string>();
 
-  addFile(root: SNode): void {
+  /**
+   * Indexes a file's struct types. `api` marks a `*_types.go` file: names are bare, so when two
+   * packages declare the same name the API type wins over, say, a controller's local struct.
+   */
+  addFile(root: SNode, api = false): void {
     for (const spec of descendants(root, 'type_spec')) {
       const name = field(spec, 'name')?.text;
       const type = field(spec, 'type');
       if (!name || !type || type.type !== 'struct_type') continue;
+      if (!api && this.fromApi.has(name)) continue;
+      if (api) this.fromApi.add(name);
       this.structs.set(name, readStruct(type, spec.text));
     }
   }
 
   merge(other: TypeIndex): void {
     for (const [k, v] of other.structs) this.structs.set(k, v);
+    for (const k of other.fromApi) this.fromApi.add(k);
   }
 
   struct(name: string | null): StructInfo | undefined {
@@ -80,9 +89,11 @@ export class GoPackage {
     readonly files: GoFile[],
     types?: TypeIndex,
   ) {
-    this.types = types ?? new TypeIndex();
+    // The package's own types plus any given from elsewhere (API types of the module).
+    this.types = new TypeIndex();
+    if (types) this.types.merge(types);
     for (const file of files) {
-      if (!types) this.types.addFile(file.root);
+      this.types.addFile(file.root, file.path.endsWith('_types.go'));
       for (const decl of named(file.root)) {
         const name = field(decl, 'name')?.text;
         if (!name) continue;

@@ -1,5 +1,5 @@
 /**
- * observed-generation: the reconciled object's status is written but `Status.ObservedGeneration`
+ * observed-generation: the reconciled object's status is replaced (Status().Update) but `Status.ObservedGeneration`
  * is never set anywhere on the path, although the status type has that field. Clients (kubectl
  * wait, Argo CD, other controllers) then cannot tell whether the status describes the latest spec.
  * Reported only when the API type is in view and has the field.
@@ -29,7 +29,9 @@ export const observedGeneration: GoRule = {
       if (rec.funcs.some((f) => f.body.text.includes('ObservedGeneration'))) continue;
       for (const fn of rec.funcs) {
         for (const cc of fn.clientCalls) {
-          if (!cc.status) continue;
+          // Update replaces the whole status, so this writer owns ObservedGeneration. A Patch may
+          // touch only its own fields while another controller owns the rest: not reported.
+          if (!cc.status || cc.method !== 'Update') continue;
           const v = argVar(cc.args[1]);
           if (!v || !fn.reconciled.has(v)) continue;
           const stmt: Node | null = enclosingStatement(cc.call);
