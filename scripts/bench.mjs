@@ -13,7 +13,10 @@ const files = readdirSync(join(root, 'bench'))
 let failed = 0;
 for (const f of files) {
   console.log(`\n== ${f}`);
-  const res = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', join('bench', f)], { stdio: 'inherit', cwd: root });
+  const res = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', join('bench', f)], {
+    stdio: 'inherit',
+    cwd: root,
+  });
   if (res.status !== 0) failed++;
 }
 process.exit(failed ? 1 : 0);

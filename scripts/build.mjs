@@ -19,7 +19,13 @@ const common = {
   absWorkingDir: root,
 };
 
-const node = { ...common, platform: 'node', target: 'node20', format: 'cjs', mainFields: ['module', 'main'] };
+const node = {
+  ...common,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  mainFields: ['module', 'main'],
+};
 
 /**
  * Reconciler modules are bundled at run time with esbuild. The CLI runs from an npm install and
@@ -37,7 +43,11 @@ const esbuildAt = (target) => ({
  * The extension host loads dist/extension.js at activation; what it needs only later lives in
  * bundles of their own, required on first use, so activation stays cheap.
  */
-const LAZY = { './engine': './engine.js', './kubeconfigsource': './kubeconfigsource.js', './vscode/languageclient': './languageclient.js' };
+const LAZY = {
+  './engine': './engine.js',
+  './kubeconfigsource': './kubeconfigsource.js',
+  './vscode/languageclient': './languageclient.js',
+};
 const lazyBundles = {
   name: 'lazy-bundles',
   setup(b) {
@@ -89,9 +99,15 @@ const builds = [
 const assets = [
   ['node_modules/web-tree-sitter/tree-sitter.wasm', 'dist/tree-sitter.wasm'],
   ['node_modules/tree-sitter-go/tree-sitter-go.wasm', 'dist/tree-sitter-go.wasm'],
-  ...['package.json', 'lib/main.js', 'bin/esbuild', 'esbuild.wasm', 'wasm_exec.js', 'wasm_exec_node.js', 'LICENSE.md'].map(
-    (f) => [`node_modules/esbuild-wasm/${f}`, `dist/esbuild-wasm/${f}`],
-  ),
+  ...[
+    'package.json',
+    'lib/main.js',
+    'bin/esbuild',
+    'esbuild.wasm',
+    'wasm_exec.js',
+    'wasm_exec_node.js',
+    'LICENSE.md',
+  ].map((f) => [`node_modules/esbuild-wasm/${f}`, `dist/esbuild-wasm/${f}`]),
 ];
 
 function copyAssets() {

@@ -2,7 +2,15 @@
 // for `npm start` and the end-to-end tests. Installed on demand into a cache shared by every clone
 // on this machine, keyed by version, the way ../E2E notes describe for machines without internet.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  copyFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +25,13 @@ export function cacheDir() {
 }
 
 export function codeServerBin() {
-  return join(cacheDir(), `code-server-${CODE_SERVER_VERSION}`, 'node_modules', '.bin', 'code-server');
+  return join(
+    cacheDir(),
+    `code-server-${CODE_SERVER_VERSION}`,
+    'node_modules',
+    '.bin',
+    'code-server',
+  );
 }
 
 function log(msg) {
@@ -45,13 +59,23 @@ export function ensureCodeServer() {
   const stage = `${target}.partial-${process.pid}`;
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
-  writeFileSync(join(stage, 'package.json'), JSON.stringify({ name: 'rs-code-server', private: true }));
+  writeFileSync(
+    join(stage, 'package.json'),
+    JSON.stringify({ name: 'rs-code-server', private: true }),
+  );
   const tmp = tmpdir();
   seedRipgrepCache(tmp);
   log(`installing code-server ${CODE_SERVER_VERSION} (once per machine, about a minute)`);
   execFileSync(
     'npm',
-    ['install', '--unsafe-perm', '--no-audit', '--no-fund', '--loglevel=error', `code-server@${CODE_SERVER_VERSION}`],
+    [
+      'install',
+      '--unsafe-perm',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      `code-server@${CODE_SERVER_VERSION}`,
+    ],
     {
       cwd: stage,
       stdio: ['ignore', 'inherit', 'inherit'],
@@ -105,33 +129,52 @@ export function makeProfile(userDataDir, settings = {}) {
  * Starts code-server on 127.0.0.1 and resolves once it answers HTTP. `stop()` ends it and the
  * extension host it started.
  */
-export async function startCodeServer({ bin, port, workspace, userDataDir, extensionsDir, env = {}, trust = false, stdio = 'pipe' }) {
+export async function startCodeServer({
+  bin,
+  port,
+  workspace,
+  userDataDir,
+  extensionsDir,
+  env = {},
+  trust = false,
+  stdio = 'pipe',
+}) {
   const args = [
-    '--auth', 'none',
-    '--bind-addr', `127.0.0.1:${port}`,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-getting-started-override',
-    '--user-data-dir', userDataDir,
-    '--extensions-dir', extensionsDir,
+    '--user-data-dir',
+    userDataDir,
+    '--extensions-dir',
+    extensionsDir,
   ];
   if (!trust) args.push('--disable-workspace-trust');
   args.push(workspace);
-  const proc = spawn(bin, args, { stdio: ['ignore', stdio, stdio], env: { ...process.env, ...env }, detached: true });
+  const proc = spawn(bin, args, {
+    stdio: ['ignore', stdio, stdio],
+    env: { ...process.env, ...env },
+    detached: true,
+  });
   let output = '';
   proc.stdout?.on('data', (d) => (output += d));
   proc.stderr?.on('data', (d) => (output += d));
   const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`code-server exited with ${proc.exitCode}:\n${output}`);
+    if (proc.exitCode !== null)
+      throw new Error(`code-server exited with ${proc.exitCode}:\n${output}`);
     try {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
       if (res.ok) break;
     } catch {
       /* not listening yet */
     }
-    if (Date.now() > deadline) throw new Error(`code-server did not answer within 60 s:\n${output}`);
+    if (Date.now() > deadline)
+      throw new Error(`code-server did not answer within 60 s:\n${output}`);
     await new Promise((r) => setTimeout(r, 250));
   }
   const stop = () =>

@@ -12,12 +12,23 @@ export const vsixPath = join(root, `${pkg.name}-${pkg.version}.vsix`);
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (!process.argv.includes('--no-build')) {
-    execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit', cwd: root });
+    execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], {
+      stdio: 'inherit',
+      cwd: root,
+    });
   }
   const vsce = join(root, 'node_modules/@vscode/vsce/vsce');
   execFileSync(
     process.execPath,
-    [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', vsixPath],
+    [
+      vsce,
+      'package',
+      '--no-dependencies',
+      '--allow-missing-repository',
+      '--no-rewrite-relative-links',
+      '--out',
+      vsixPath,
+    ],
     { stdio: ['ignore', 'inherit', 'inherit'], cwd: root },
   );
   const size = statSync(vsixPath).size;

@@ -15,7 +15,10 @@ import {
 import { vsixPath } from './package.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-execFileSync(process.execPath, [join(root, 'scripts/package.mjs')], { stdio: 'inherit', cwd: root });
+execFileSync(process.execPath, [join(root, 'scripts/package.mjs')], {
+  stdio: 'inherit',
+  cwd: root,
+});
 const bin = ensureCodeServer();
 
 const state = join(root, '.e2e', 'start');

@@ -14,7 +14,16 @@ const { values, positionals } = parseArgs({
 });
 
 const SUITES = {
-  unit: ['test/cluster', 'test/runtime', 'test/analysis', 'test/cli', 'test/vscode', 'test/util', 'test/webviews', 'syntaxes/test'],
+  unit: [
+    'test/cluster',
+    'test/runtime',
+    'test/analysis',
+    'test/cli',
+    'test/vscode',
+    'test/util',
+    'test/webviews',
+    'syntaxes/test',
+  ],
   integration: ['test/integration'],
   e2e: ['test/e2e'],
 };
@@ -25,19 +34,30 @@ function testFiles(dir) {
   if (!existsSync(abs)) return [];
   return readdirSync(abs, { recursive: true })
     .map((f) => join(abs, f.toString()))
-    .filter((f) => /\.test\.(ts|mjs|js)$/.test(f) && statSync(f).isFile() && !f.includes(`${join('fixtures', '')}`))
+    .filter(
+      (f) =>
+        /\.test\.(ts|mjs|js)$/.test(f) &&
+        statSync(f).isFile() &&
+        !f.includes(`${join('fixtures', '')}`),
+    )
     .sort();
 }
 
-let files = positionals.length ? positionals.map((p) => join(root, p)) : suites.flatMap((s) => SUITES[s].flatMap(testFiles));
+let files = positionals.length
+  ? positionals.map((p) => join(root, p))
+  : suites.flatMap((s) => SUITES[s].flatMap(testFiles));
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
 
-const needsBuild = suites.includes('integration') || suites.includes('e2e') || positionals.some((p) => !p.includes('/unit'));
+const needsBuild =
+  suites.includes('integration') ||
+  suites.includes('e2e') ||
+  positionals.some((p) => !p.includes('/unit'));
 const needsE2e = files.some((f) => f.includes(join('test', 'e2e')));
-const run = (script, ...args) => execFileSync(process.execPath, [join(root, script), ...args], { stdio: 'inherit', cwd: root });
+const run = (script, ...args) =>
+  execFileSync(process.execPath, [join(root, script), ...args], { stdio: 'inherit', cwd: root });
 if (needsE2e) run('scripts/package.mjs');
 else if (needsBuild) run('scripts/build.mjs');
 if (needsE2e) {

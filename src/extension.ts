@@ -20,9 +20,11 @@ export function activate(context: vscode.ExtensionContext): void {
   const log = createLogger(context);
   const resources = new ResourceTreeProvider();
   const queue = new QueueTreeProvider();
-  let liveYaml: LiveYamlProvider | undefined;
-  const clusters = new ClusterSession(context, log, resources, (ev) => liveYaml?.objectChanged(ev.object));
-  liveYaml = new LiveYamlProvider(clusters);
+  // Watch events reach the live YAML documents too; events only flow once a cluster has started.
+  const clusters = new ClusterSession(context, log, resources, (ev) =>
+    liveYaml.objectChanged(ev.object),
+  );
+  const liveYaml = new LiveYamlProvider(clusters);
   const reconciles = new ReconcileSession(log, clusters, queue);
   const statusBar = new ClusterStatusBar();
   const updateStatus = () =>
@@ -41,11 +43,17 @@ export function activate(context: vscode.ExtensionContext): void {
     liveYaml,
     reconciles,
     statusBar,
-    vscode.window.createTreeView('reconcileStudio.customResources', { treeDataProvider: resources, showCollapseAll: true }),
+    vscode.window.createTreeView('reconcileStudio.customResources', {
+      treeDataProvider: resources,
+      showCollapseAll: true,
+    }),
     vscode.window.createTreeView('reconcileStudio.workQueue', { treeDataProvider: queue }),
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, liveYaml),
     vscode.languages.registerCodeLensProvider(
-      [{ pattern: '**/*.reconciler.{ts,js,mts,mjs}' }, { pattern: '**/reconcilers/*.{ts,js,mts,mjs}' }],
+      [
+        { pattern: '**/*.reconciler.{ts,js,mts,mjs}' },
+        { pattern: '**/reconcilers/*.{ts,js,mts,mjs}' },
+      ],
       new ReconcilerCodeLensProvider(),
     ),
     clusters.onDidChange(updateStatus),
@@ -57,9 +65,11 @@ export function activate(context: vscode.ExtensionContext): void {
   // The language client library is large: load it after activation returns.
   import('./vscode/languageclient')
     .then(({ startLanguageClient }) => startLanguageClient(context))
-    .catch(
-    (err: unknown) => log.error(`language server failed to start: ${err instanceof Error ? err.message : String(err)}`),
-  );
+    .catch((err: unknown) =>
+      log.error(
+        `language server failed to start: ${err instanceof Error ? err.message : String(err)}`,
+      ),
+    );
   if (readSettings().autoStart) void vscode.commands.executeCommand('reconcileStudio.startCluster');
   log.info(`Reconcile Studio activated in ${(performance.now() - started).toFixed(1)} ms`);
 }

@@ -103,7 +103,8 @@ export interface FindingView {
   evidence: string[];
 }
 
-export type SessionStatus = 'idle' | 'starting' | 'running' | 'held' | 'paused' | 'stopped' | 'error';
+export type SessionStatus =
+  'idle' | 'starting' | 'running' | 'held' | 'paused' | 'stopped' | 'error';
 
 export interface DebuggerState {
   status: SessionStatus;
@@ -158,7 +159,9 @@ export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
 
 function stringsIn<T extends string>(value: unknown, allowed: readonly T[]): T[] | undefined {
   if (!Array.isArray(value)) return undefined;
-  const ok = value.every((v) => typeof v === 'string' && (allowed as readonly string[]).includes(v));
+  const ok = value.every(
+    (v) => typeof v === 'string' && (allowed as readonly string[]).includes(v),
+  );
   return ok ? (value as T[]) : undefined;
 }
 

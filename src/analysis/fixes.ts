@@ -33,7 +33,11 @@ export function insertAfter(file: GoFile, stmt: Node, lines: string[]): TextEdit
 /** Replaces `stmt` with a multi-line block whose inner lines are indented one tab deeper. */
 export function replaceStatement(file: GoFile, stmt: Node, lines: string[]): TextEdit {
   const indent = file.lines.indentAt(stmt.startIndex);
-  return replaceNode(file, stmt, lines.map((l, i) => (i === 0 ? l : `${indent}${l}`)).join('\n'));
+  return replaceNode(
+    file,
+    stmt,
+    lines.map((l, i) => (i === 0 ? l : `${indent}${l}`)).join(eol(file)),
+  );
 }
 
 /** `if err := CALL; err != nil {\n\tRETURN\n}` as lines for replaceStatement/insertBefore. */

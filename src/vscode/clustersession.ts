@@ -29,7 +29,9 @@ export class ClusterSession implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires when the cluster starts, stops or switches. */
   readonly onDidChange = this.changed.event;
-  private readonly manifestProblems = vscode.languages.createDiagnosticCollection('reconcile-studio-manifests');
+  private readonly manifestProblems = vscode.languages.createDiagnosticCollection(
+    'reconcile-studio-manifests',
+  );
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -47,7 +49,9 @@ export class ClusterSession implements vscode.Disposable {
   }
 
   get kubeconfigPath(): string | undefined {
-    return this.served ? join(this.context.globalStorageUri.fsPath, 'fake-cluster.kubeconfig') : undefined;
+    return this.served
+      ? join(this.context.globalStorageUri.fsPath, 'fake-cluster.kubeconfig')
+      : undefined;
   }
 
   /** Starts the embedded cluster (once) with the workspace's manifests; returns it. */
@@ -55,7 +59,10 @@ export class ClusterSession implements vscode.Disposable {
     if (this.embedded) return this.embedded;
     const settings = readSettings();
     return vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'Reconcile Studio: starting the fake cluster' },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: 'Reconcile Studio: starting the fake cluster',
+      },
       async (progress) => {
         const started = performance.now();
         // Virtual time paced to the wall clock: the debugger can freeze it while a reconcile is held.
@@ -84,7 +91,9 @@ export class ClusterSession implements vscode.Disposable {
 
   private async loadInto(cluster: Cluster, paths: string[]): Promise<void> {
     if (paths.length === 0) {
-      this.log.info('no manifest folders found in the workspace (setting reconcileStudio.cluster.manifests)');
+      this.log.info(
+        'no manifest folders found in the workspace (setting reconcileStudio.cluster.manifests)',
+      );
       return;
     }
     const { loadManifests } = await import('./engine');
@@ -94,7 +103,11 @@ export class ClusterSession implements vscode.Disposable {
     for (const e of result.errors) {
       this.log.warn(`${e.file}:${e.line}: ${e.message}`);
       const line = Math.max(0, (e.line ?? 1) - 1);
-      const d = new vscode.Diagnostic(new vscode.Range(line, 0, line, 1000), e.message, vscode.DiagnosticSeverity.Error);
+      const d = new vscode.Diagnostic(
+        new vscode.Range(line, 0, line, 1000),
+        e.message,
+        vscode.DiagnosticSeverity.Error,
+      );
       d.source = 'reconcile-studio';
       byFile.set(e.file, [...(byFile.get(e.file) ?? []), d]);
     }
@@ -118,7 +131,8 @@ export class ClusterSession implements vscode.Disposable {
     writeFileSync(tmp, this.served.kubeconfig('reconcile-studio'), { mode: 0o600 });
     renameSync(tmp, file);
     this.context.environmentVariableCollection.replace('KUBECONFIG', file);
-    this.context.environmentVariableCollection.description = 'Points kubectl at Reconcile Studio\u2019s fake cluster';
+    this.context.environmentVariableCollection.description =
+      'Points kubectl at Reconcile Studio\u2019s fake cluster';
     this.log.info(`fake cluster served at ${this.served.url}; kubeconfig ${file}`);
   }
 

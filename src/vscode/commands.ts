@@ -53,8 +53,11 @@ export function registerCommands({ context, log, clusters, reconciles }: Command
     // @kubernetes/client-node is heavy to load: only when the user asks for a real cluster.
     const { KubeconfigSource, kubeconfigContexts } = await import('./kubeconfigsource');
     const { contexts } = kubeconfigContexts();
-    if (contexts.length === 0) throw new Error('No kubeconfig contexts found (KUBECONFIG or ~/.kube/config).');
-    const pick = await vscode.window.showQuickPick(contexts, { title: 'Connect to a kubeconfig context' });
+    if (contexts.length === 0)
+      throw new Error('No kubeconfig contexts found (KUBECONFIG or ~/.kube/config).');
+    const pick = await vscode.window.showQuickPick(contexts, {
+      title: 'Connect to a kubeconfig context',
+    });
     if (!pick) return;
     await reconciles.stop();
     await clusters.use(new KubeconfigSource(pick, !readSettings().allowWrites));

@@ -5,7 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { parseWebviewMessage, type DebuggerState, type HostMessage, type WebviewMessage } from '../protocol';
+import {
+  parseWebviewMessage,
+  type DebuggerState,
+  type HostMessage,
+  type WebviewMessage,
+} from '../protocol';
 
 export interface DebuggerBackend {
   state(): DebuggerState;
@@ -24,10 +29,15 @@ export class DebuggerPanel implements vscode.Disposable {
       return DebuggerPanel.current;
     }
     const root = vscode.Uri.joinPath(extensionUri, 'dist', 'webviews');
-    const panel = vscode.window.createWebviewPanel(DebuggerPanel.viewType, 'Reconcile Debugger', vscode.ViewColumn.Active, {
-      enableScripts: true,
-      localResourceRoots: [root],
-    });
+    const panel = vscode.window.createWebviewPanel(
+      DebuggerPanel.viewType,
+      'Reconcile Debugger',
+      vscode.ViewColumn.Active,
+      {
+        enableScripts: true,
+        localResourceRoots: [root],
+      },
+    );
     DebuggerPanel.current = new DebuggerPanel(panel, root, backend);
     return DebuggerPanel.current;
   }
@@ -45,7 +55,9 @@ export class DebuggerPanel implements vscode.Disposable {
         if (!msg) return;
         if (msg.type === 'ready') return this.post(backend.state());
         void Promise.resolve(backend.handle(msg)).catch((err: unknown) =>
-          vscode.window.showErrorMessage(`Reconcile Debugger: ${err instanceof Error ? err.message : String(err)}`),
+          vscode.window.showErrorMessage(
+            `Reconcile Debugger: ${err instanceof Error ? err.message : String(err)}`,
+          ),
         );
       }),
       backend.onDidChangeState((s) => this.post(s)),

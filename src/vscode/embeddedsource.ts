@@ -5,7 +5,10 @@ import { isNotFound } from '../cluster/errors';
 import { kindsFromCrds, type ResourceSource } from './model/source';
 import type { CustomResourceKind } from './model/resourcetree';
 
-export const CRD_TYPE: TypeRef = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
+export const CRD_TYPE: TypeRef = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+};
 
 export class EmbeddedSource implements ResourceSource {
   readonly name = 'fake cluster';
@@ -17,13 +20,21 @@ export class EmbeddedSource implements ResourceSource {
     return kindsFromCrds(this.cluster.list(CRD_TYPE).items);
   }
 
-  watch(kinds: TypeRef[], onEvent: (ev: WatchEvent) => void, onError: (err: unknown) => void): () => void {
+  watch(
+    kinds: TypeRef[],
+    onEvent: (ev: WatchEvent) => void,
+    onError: (err: unknown) => void,
+  ): () => void {
     const stops: Array<() => void> = [];
     for (const type of kinds) {
       try {
         const list = this.cluster.list(type);
         for (const object of list.items) onEvent({ type: 'ADDED', object });
-        const w = this.cluster.watch(type, { resourceVersion: list.metadata.resourceVersion }, onEvent);
+        const w = this.cluster.watch(
+          type,
+          { resourceVersion: list.metadata.resourceVersion },
+          onEvent,
+        );
         stops.push(() => w.stop());
       } catch (err) {
         onError(err);

@@ -8,7 +8,10 @@ import type { KubeObject, TypeRef, WatchEvent } from '../cluster/types';
 import { kindsFromCrds, type ResourceSource } from './model/source';
 import type { CustomResourceKind } from './model/resourcetree';
 
-const CRD_TYPE: TypeRef = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
+const CRD_TYPE: TypeRef = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+};
 
 /** The contexts a kubeconfig offers, current one first. */
 export function kubeconfigContexts(file?: string): { current: string; contexts: string[] } {
@@ -42,16 +45,28 @@ export class KubeconfigSource implements ResourceSource {
   async customKinds(): Promise<CustomResourceKind[]> {
     const list = await this.objects.list(CRD_TYPE.apiVersion, CRD_TYPE.kind);
     const kinds = kindsFromCrds(list.items as KubeObject[]);
-    for (const k of kinds) this.plurals.set(`${k.group}/${k.version}/${k.kind}`, { plural: k.plural, namespaced: k.namespaced });
+    for (const k of kinds)
+      this.plurals.set(`${k.group}/${k.version}/${k.kind}`, {
+        plural: k.plural,
+        namespaced: k.namespaced,
+      });
     return kinds;
   }
 
-  watch(kinds: TypeRef[], onEvent: (ev: WatchEvent) => void, onError: (err: unknown) => void): () => void {
+  watch(
+    kinds: TypeRef[],
+    onEvent: (ev: WatchEvent) => void,
+    onError: (err: unknown) => void,
+  ): () => void {
     const watcher = new k8s.Watch(this.kc);
     let stopped = false;
     const watchOne = async (type: TypeRef) => {
       const list = await this.objects.list(type.apiVersion, type.kind);
-      for (const item of list.items) onEvent({ type: 'ADDED', object: { ...(item as KubeObject), apiVersion: type.apiVersion, kind: type.kind } });
+      for (const item of list.items)
+        onEvent({
+          type: 'ADDED',
+          object: { ...(item as KubeObject), apiVersion: type.apiVersion, kind: type.kind },
+        });
       if (stopped) return;
       const path = this.collectionPath(type);
       const abort = await watcher.watch(
@@ -74,7 +89,11 @@ export class KubeconfigSource implements ResourceSource {
   }
 
   async get(type: TypeRef, namespace: string | undefined, name: string): Promise<KubeObject> {
-    return (await this.objects.read({ apiVersion: type.apiVersion, kind: type.kind, metadata: { name, namespace } })) as KubeObject;
+    return (await this.objects.read({
+      apiVersion: type.apiVersion,
+      kind: type.kind,
+      metadata: { name, namespace },
+    })) as KubeObject;
   }
 
   async apply(obj: KubeObject): Promise<KubeObject> {
@@ -83,14 +102,19 @@ export class KubeconfigSource implements ResourceSource {
     try {
       return (await this.objects.replace(spec)) as KubeObject;
     } catch (err) {
-      if ((err as { code?: number }).code === 404) return (await this.objects.create(spec)) as KubeObject;
+      if ((err as { code?: number }).code === 404)
+        return (await this.objects.create(spec)) as KubeObject;
       throw err;
     }
   }
 
   async delete(type: TypeRef, namespace: string | undefined, name: string): Promise<void> {
     this.assertWritable();
-    await this.objects.delete({ apiVersion: type.apiVersion, kind: type.kind, metadata: { name, namespace } });
+    await this.objects.delete({
+      apiVersion: type.apiVersion,
+      kind: type.kind,
+      metadata: { name, namespace },
+    });
   }
 
   dispose(): void {
@@ -100,13 +124,17 @@ export class KubeconfigSource implements ResourceSource {
 
   private assertWritable(): void {
     if (this.readOnly) {
-      throw new Error(`The context "${this.name}" is read-only in Reconcile Studio. Turn on reconcileStudio.cluster.allowWrites to change it.`);
+      throw new Error(
+        `The context "${this.name}" is read-only in Reconcile Studio. Turn on reconcileStudio.cluster.allowWrites to change it.`,
+      );
     }
   }
 
   /** The watch path for a kind: CRDs name their plural; the owned built-ins are regular. */
   private collectionPath(type: TypeRef): string {
-    const [group, version] = type.apiVersion.includes('/') ? type.apiVersion.split('/') : ['', type.apiVersion];
+    const [group, version] = type.apiVersion.includes('/')
+      ? type.apiVersion.split('/')
+      : ['', type.apiVersion];
     const known = this.plurals.get(`${group}/${version}/${type.kind}`);
     // Owned built-in kinds (model/source.ts OWNED_KINDS) all pluralize regularly.
     const resource = known?.plural ?? `${type.kind.toLowerCase()}s`;

@@ -13,7 +13,11 @@ export const SCHEME = 'reconcile-studio';
 export function liveUri(obj: KubeObject): vscode.Uri {
   const ns = obj.metadata.namespace ?? '_cluster';
   const query = new URLSearchParams({ apiVersion: obj.apiVersion, kind: obj.kind }).toString();
-  return vscode.Uri.from({ scheme: SCHEME, path: `/${ns}/${obj.kind}/${obj.metadata.name}.yaml`, query });
+  return vscode.Uri.from({
+    scheme: SCHEME,
+    path: `/${ns}/${obj.kind}/${obj.metadata.name}.yaml`,
+    query,
+  });
 }
 
 function parseUri(uri: vscode.Uri): { type: TypeRef; namespace: string | undefined; name: string } {
@@ -88,7 +92,9 @@ export async function applyYaml(session: ClusterSession, text: string): Promise<
     const obj = doc.toJS() as KubeObject | null;
     if (!obj) continue;
     const saved = await source.apply(obj);
-    applied.push(`${saved.kind} ${saved.metadata.namespace ? saved.metadata.namespace + '/' : ''}${saved.metadata.name}`);
+    applied.push(
+      `${saved.kind} ${saved.metadata.namespace ? saved.metadata.namespace + '/' : ''}${saved.metadata.name}`,
+    );
   }
   return applied;
 }

@@ -2,7 +2,11 @@
 import * as vscode from 'vscode';
 import { QueueTreeModel, sectionLabel, type QueueNode } from './model/queuetree';
 
-const SECTION_ICONS = { processing: 'loading~spin', queued: 'list-ordered', waiting: 'watch' } as const;
+const SECTION_ICONS = {
+  processing: 'loading~spin',
+  queued: 'list-ordered',
+  waiting: 'watch',
+} as const;
 
 export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vscode.Disposable {
   readonly model = new QueueTreeModel();

@@ -5,11 +5,16 @@
 import * as vscode from 'vscode';
 
 // VS Code's globs do not nest braces, so the two naming conventions are searched separately.
-export const RECONCILER_GLOBS = ['**/*.reconciler.{ts,js,mts,mjs}', '**/reconcilers/*.{ts,js,mts,mjs}'];
+export const RECONCILER_GLOBS = [
+  '**/*.reconciler.{ts,js,mts,mjs}',
+  '**/reconcilers/*.{ts,js,mts,mjs}',
+];
 const EXCLUDE = '{**/node_modules/**,**/dist/**,**/*.d.ts}';
 
 export async function findReconcilerModules(): Promise<vscode.Uri[]> {
-  const found = (await Promise.all(RECONCILER_GLOBS.map((g) => vscode.workspace.findFiles(g, EXCLUDE, 50)))).flat();
+  const found = (
+    await Promise.all(RECONCILER_GLOBS.map((g) => vscode.workspace.findFiles(g, EXCLUDE, 50)))
+  ).flat();
   const unique = new Map(found.map((u) => [u.toString(), u]));
   return [...unique.values()].sort((a, b) => a.path.localeCompare(b.path));
 }
@@ -44,9 +49,21 @@ export class ReconcilerCodeLensProvider implements vscode.CodeLensProvider {
     const pos = doc.positionAt(m.index + m[0].length - m[0].trimStart().length);
     const range = new vscode.Range(pos, pos);
     return [
-      new vscode.CodeLens(range, { title: 'Run', command: 'reconcileStudio.runReconciler', arguments: [doc.uri] }),
-      new vscode.CodeLens(range, { title: 'Debug', command: 'reconcileStudio.openDebugger', arguments: [doc.uri] }),
-      new vscode.CodeLens(range, { title: 'Simulate', command: 'reconcileStudio.simulate', arguments: [doc.uri] }),
+      new vscode.CodeLens(range, {
+        title: 'Run',
+        command: 'reconcileStudio.runReconciler',
+        arguments: [doc.uri],
+      }),
+      new vscode.CodeLens(range, {
+        title: 'Debug',
+        command: 'reconcileStudio.openDebugger',
+        arguments: [doc.uri],
+      }),
+      new vscode.CodeLens(range, {
+        title: 'Simulate',
+        command: 'reconcileStudio.simulate',
+        arguments: [doc.uri],
+      }),
     ];
   }
 }

@@ -54,7 +54,9 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
   /** Loads the module and starts it on the embedded cluster; `hold` stops at the first phase. */
   async run(uri: vscode.Uri, opts: { hold: boolean }): Promise<void> {
     if (!vscode.workspace.isTrusted) {
-      throw new Error('This workspace is not trusted: Reconcile Studio does not run its reconcilers. Trust the workspace to run them.');
+      throw new Error(
+        'This workspace is not trusted: Reconcile Studio does not run its reconcilers. Trust the workspace to run them.',
+      );
     }
     await this.stop();
     const cluster = await this.clusters.startEmbedded();
@@ -67,15 +69,32 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
       loaded = await loadReconciler(file, { isolate: true });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      this.idleModel = { ...this.state(), status: 'error', message: `Could not load ${vscode.workspace.asRelativePath(uri)}: ${message}` };
+      this.idleModel = {
+        ...this.state(),
+        status: 'error',
+        message: `Could not load ${vscode.workspace.asRelativePath(uri)}: ${message}`,
+      };
       this.stateChanged.fire(this.idleModel);
       throw err;
     }
     const manager = new Manager({ api: cluster, hangTimeoutMs: 10_000 });
     const forType = loaded.definition.for;
     manager.addReconciler(loaded.definition, loaded.reconcile);
-    const model = new DebuggerModel(manager, cluster, forType, vscode.workspace.asRelativePath(uri));
-    const running: Running = { uri, loaded, manager, model, forType, startedAt: manager.clock.now(), disposables: [] };
+    const model = new DebuggerModel(
+      manager,
+      cluster,
+      forType,
+      vscode.workspace.asRelativePath(uri),
+    );
+    const running: Running = {
+      uri,
+      loaded,
+      manager,
+      model,
+      forType,
+      startedAt: manager.clock.now(),
+      disposables: [],
+    };
     this.running = running;
     this.wire(running, cluster);
     model.setBreakpoints([], []);
@@ -85,7 +104,9 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     model.message = opts.hold ? 'Waiting for the first request…' : 'Running';
     await vscode.commands.executeCommand('setContext', 'reconcileStudio.reconcilerRunning', true);
     this.publish();
-    this.log.info(`reconciler ${forType.kind} controller started${opts.hold ? ' (held at its first phase)' : ''}`);
+    this.log.info(
+      `reconciler ${forType.kind} controller started${opts.hold ? ' (held at its first phase)' : ''}`,
+    );
   }
 
   private wire(r: Running, cluster: Cluster): void {
@@ -100,23 +121,39 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
         this.publish();
       }),
       manager.on('queueChange', () => {
-        model.onQueueChange(manager.clock.now(), manager.controllers.reduce((n, c) => n + c.queue.len(), 0));
+        model.onQueueChange(
+          manager.clock.now(),
+          manager.controllers.reduce((n, c) => n + c.queue.len(), 0),
+        );
         this.publish();
       }),
       manager.on('phase', () => this.publish()),
       manager.on('reconcileEnd', (t) => {
         model.onReconcileEnd(t);
-        if (t.error) this.log.warn(`reconcile ${t.key} failed: ${t.error.message}${t.error.location ? ` (${t.error.location})` : ''}`);
+        if (t.error)
+          this.log.warn(
+            `reconcile ${t.key} failed: ${t.error.message}${t.error.location ? ` (${t.error.location})` : ''}`,
+          );
         model.refreshFindings(manager.clock.now() - r.startedAt);
         this.publish();
       }),
-      manager.on('log', (l) => (l.level === 'error' ? this.log.error(`[${l.controller}] ${l.msg}${l.error ? `: ${l.error}` : ''}`) : this.log.debug(`[${l.controller}] ${l.msg}`))),
+      manager.on('log', (l) =>
+        l.level === 'error'
+          ? this.log.error(`[${l.controller}] ${l.msg}${l.error ? `: ${l.error}` : ''}`)
+          : this.log.debug(`[${l.controller}] ${l.msg}`),
+      ),
       manager.on('hotLoop', (h) => {
-        this.log.warn(`hot loop on ${h.key}: ${h.reconciles} reconciles (${h.reason})${h.suspended ? '; paused' : ''}`);
-        void vscode.window.showWarningMessage(`Reconcile Studio: ${h.key} is in a hot loop (${h.reconciles} reconciles caused by its own writes). It was paused; see the Reconcile Debugger.`);
+        this.log.warn(
+          `hot loop on ${h.key}: ${h.reconciles} reconciles (${h.reason})${h.suspended ? '; paused' : ''}`,
+        );
+        void vscode.window.showWarningMessage(
+          `Reconcile Studio: ${h.key} is in a hot loop (${h.reconciles} reconciles caused by its own writes). It was paused; see the Reconcile Debugger.`,
+        );
       }),
     ];
-    r.disposables.push({ dispose: () => offs.forEach((off) => typeof off === 'function' && off()) });
+    r.disposables.push({
+      dispose: () => offs.forEach((off) => typeof off === 'function' && off()),
+    });
     // Re-run on save of the module.
     r.disposables.push(
       vscode.workspace.onDidSaveTextDocument(async (doc) => {
@@ -125,10 +162,15 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
           await r.loaded.reload();
           this.log.info(`reloaded ${doc.uri.fsPath}`);
           for (const obj of cluster.list(r.forType).items) {
-            manager.controllers[0]?.enqueue({ namespace: obj.metadata.namespace ?? '', name: obj.metadata.name! });
+            manager.controllers[0]?.enqueue({
+              namespace: obj.metadata.namespace ?? '',
+              name: obj.metadata.name!,
+            });
           }
         } catch (err) {
-          void vscode.window.showErrorMessage(`Reconcile Studio: reload failed: ${err instanceof Error ? err.message : String(err)}`);
+          void vscode.window.showErrorMessage(
+            `Reconcile Studio: reload failed: ${err instanceof Error ? err.message : String(err)}`,
+          );
         }
       }),
     );
@@ -171,7 +213,8 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     return (
       this.idleModel ?? {
         status: 'idle',
-        message: 'No reconciler is running. Run "Reconcile Studio: Open Reconcile Debugger" in a workspace with a reconciler module.',
+        message:
+          'No reconciler is running. Run "Reconcile Studio: Open Reconcile Debugger" in a workspace with a reconciler module.',
         reconciler: null,
         origin: 0,
         now: 0,

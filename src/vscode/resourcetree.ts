@@ -18,11 +18,15 @@ const HEALTH_ICONS: Record<Health, [string, string]> = {
   unknown: ['circle-outline', 'disabledForeground'],
 };
 
-export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNode>, vscode.Disposable {
+export class ResourceTreeProvider
+  implements vscode.TreeDataProvider<ResourceNode>, vscode.Disposable
+{
   readonly model = new ResourceTreeModel();
   private readonly changed = new vscode.EventEmitter<ResourceNode | undefined | void>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly debouncer = new KeyDebouncer<string>(new RealClock(), 100, (ids) => this.refresh(ids));
+  private readonly debouncer = new KeyDebouncer<string>(new RealClock(), 100, (ids) =>
+    this.refresh(ids),
+  );
 
   onEvent(ev: WatchEvent): void {
     for (const id of this.model.apply(ev)) this.debouncer.add(id);
@@ -65,16 +69,23 @@ export class ResourceTreeProvider implements vscode.TreeDataProvider<ResourceNod
       }
       case 'object': {
         const { object, status } = node;
-        const label = node.custom ? object.metadata.name! : `${object.kind} ${object.metadata.name}`;
+        const label = node.custom
+          ? object.metadata.name!
+          : `${object.kind} ${object.metadata.name}`;
         const item = new vscode.TreeItem(
           label,
-          node.childCount > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+          node.childCount > 0
+            ? vscode.TreeItemCollapsibleState.Collapsed
+            : vscode.TreeItemCollapsibleState.None,
         );
         item.id = node.id;
         const [icon, color] = HEALTH_ICONS[status.health];
         item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
         const parts = [status.summary];
-        if (status.stale) parts.push(`status stale (gen ${status.generation}, observed ${status.observedGeneration})`);
+        if (status.stale)
+          parts.push(
+            `status stale (gen ${status.generation}, observed ${status.observedGeneration})`,
+          );
         item.description = parts.filter(Boolean).join(' · ');
         item.tooltip = new vscode.MarkdownString(statusTooltip(object, status));
         item.contextValue = node.custom ? 'customResource' : 'ownedObject';

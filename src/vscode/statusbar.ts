@@ -9,7 +9,11 @@ export interface StatusBarInfo {
 
 /** One status-bar item: which cluster, how many objects, how deep the queue is. Click: the debugger. */
 export class ClusterStatusBar implements vscode.Disposable {
-  private readonly item = vscode.window.createStatusBarItem('reconcileStudio.status', vscode.StatusBarAlignment.Left, 50);
+  private readonly item = vscode.window.createStatusBarItem(
+    'reconcileStudio.status',
+    vscode.StatusBarAlignment.Left,
+    50,
+  );
 
   constructor() {
     this.item.name = 'Reconcile Studio';

@@ -458,3 +458,12 @@ func (r R) Reconcile(ctx context.Context, request reconcile.Request) (reconcile.
     assert.equal(RULE_IDS.length, 11);
   });
 });
+
+describe('quick-fix formatting', () => {
+  it('keeps CRLF line endings in a file checked out with them', async () => {
+    const text = controller('_ = r.Status().Update(ctx, &app)').replace(/\n/g, '\r\n');
+    const [f] = await findings(text);
+    assert.equal(f.rule, 'status-error-ignored');
+    assert.match(f.fixes[0].edits[0].newText, /\{\r\n\t\treturn ctrl\.Result\{\}, err\r\n\t\}$/);
+  });
+});

@@ -34,6 +34,16 @@ describe('TypeScript reconcilers', () => {
   it('status-error-ignored flags a status update that is not awaited', () => {
     assert.deepEqual(rules(mod('    ctx.client.status().update(w);')), ['status-error-ignored']);
   });
+  it('status-error-ignored offers to await a bare status write', () => {
+    const text = mod('    ctx.client.status().update(w);');
+    const [f] = analyzeTypeScript('w.reconciler.ts', text);
+    assert.equal(f.fixes[0].title, 'Await the status write');
+    const { line, character } = f.fixes[0].edits[0].range.start;
+    const lines = text.split('\n');
+    lines[line] =
+      lines[line].slice(0, character) + f.fixes[0].edits[0].newText + lines[line].slice(character);
+    assert.deepEqual(rules(lines.join('\n')), []);
+  });
   it('status-error-ignored flags `.catch(() => undefined)`', () => {
     assert.deepEqual(
       rules(mod('    await ctx.client.status().patch(w, {}).catch(() => undefined);')),

@@ -121,6 +121,27 @@ describe('reconcile-studio lint', () => {
     assert.deepEqual(JSON.parse(out), []);
   });
 
+  it('follows a helper in a sibling file of the same package', async () => {
+    const dir = join(tmp, 'pkg');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'a_controller.go'),
+      'package c\n\nimport (\n\t"context"\n\n\tctrl "sigs.k8s.io/controller-runtime"\n\t"sigs.k8s.io/controller-runtime/pkg/client"\n)\n\ntype R struct {\n\tclient.Client\n}\n\nfunc (r *R) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {\n\tvar o Thing\n\tif err := r.Get(ctx, req.NamespacedName, &o); err != nil {\n\t\treturn ctrl.Result{}, client.IgnoreNotFound(err)\n\t}\n\tr.mark(ctx, &o)\n\treturn ctrl.Result{}, nil\n}\n',
+    );
+    writeFileSync(
+      join(dir, 'b_status.go'),
+      'package c\n\nimport "context"\n\nfunc (r *R) mark(ctx context.Context, o *Thing) {\n\t_ = r.Status().Update(ctx, o)\n}\n',
+    );
+    const found = JSON.parse((await lint(dir, '--format', 'json')).out) as {
+      file: string;
+      rule: string;
+    }[];
+    assert.deepEqual(
+      found.map((f) => [f.file.split('/').pop(), f.rule]),
+      [['b_status.go', 'status-error-ignored']],
+    );
+  });
+
   it('rejects an unknown rule or format with exit 2', async () => {
     assert.equal((await lint('--rule', 'no-such-rule', FIXTURES)).code, 2);
     assert.equal((await lint('--format', 'xml', FIXTURES)).code, 2);

@@ -26,7 +26,9 @@ describe('a new user on the sample operator', { timeout: 400_000 }, () => {
     await withScreenshotOnFailure(wb, 'newuser-cluster', async () => {
       const sidebar = wb.page.locator('.sidebar');
       await sidebar.getByRole('button', { name: 'Start Fake Cluster' }).first().click();
-      const tree = sidebar.locator('[id="workbench.view.extension.reconcileStudio"] .monaco-list').first();
+      const tree = sidebar
+        .locator('[id="workbench.view.extension.reconcileStudio"] .monaco-list')
+        .first();
       await tree.getByText('WebApp', { exact: true }).waitFor({ timeout: 60_000 });
       await tree.getByText('shop', { exact: true }).waitFor({ timeout: 30_000 });
       await tree.getByText('blog', { exact: true }).waitFor();
@@ -43,7 +45,10 @@ describe('a new user on the sample operator', { timeout: 400_000 }, () => {
       await debuggerFrame.locator('.status-held').waitFor({ timeout: 60_000 });
       const current = debuggerFrame.locator('.phase.current');
       assert.equal(await current.count(), 1);
-      assert.match(await debuggerFrame.locator('.status').innerText(), /Held at \w+ of default\/(shop|blog)/);
+      assert.match(
+        await debuggerFrame.locator('.status').innerText(),
+        /Held at \w+ of default\/(shop|blog)/,
+      );
     });
   });
 
@@ -51,12 +56,16 @@ describe('a new user on the sample operator', { timeout: 400_000 }, () => {
     await withScreenshotOnFailure(wb, 'newuser-step', async () => {
       const seen = new Set<string>();
       for (let i = 0; i < 40; i++) {
-        const phase = await debuggerFrame.locator('.phase.current').getAttribute('data-phase').catch(() => null);
+        const phase = await debuggerFrame
+          .locator('.phase.current')
+          .getAttribute('data-phase')
+          .catch(() => null);
         if (phase) seen.add(phase);
         if (phase === 'result' && seen.has('read') && seen.has('write')) break;
         await stepAndWait(debuggerFrame);
       }
-      for (const p of ['dequeue', 'reconcile', 'read', 'diff', 'write', 'result']) assert.ok(seen.has(p), `stepped through ${p}`);
+      for (const p of ['dequeue', 'reconcile', 'read', 'diff', 'write', 'result'])
+        assert.ok(seen.has(p), `stepped through ${p}`);
       const result = debuggerFrame.locator('.result');
       await result.getByText('The queue will').waitFor();
       const calls = debuggerFrame.locator('.calls');
@@ -71,7 +80,9 @@ describe('a new user on the sample operator', { timeout: 400_000 }, () => {
       await stepAndWait(debuggerFrame);
       const queue = wb.page.locator('.sidebar .pane', { hasText: 'Work Queue' }).last();
       await queue.getByText('Waiting', { exact: true }).waitFor({ timeout: 30_000 });
-      const waiting = queue.locator('.monaco-list-row', { hasText: /in [\d.]+s · requeueAfter/ }).first();
+      const waiting = queue
+        .locator('.monaco-list-row', { hasText: /in [\d.]+s · requeueAfter/ })
+        .first();
       await waiting.waitFor({ timeout: 30_000 });
       assert.match((await waiting.textContent()) ?? '', /default\/(shop|blog)/);
       await wb.screenshot('sidebar');
@@ -92,20 +103,36 @@ describe('a new user on the sample operator', { timeout: 400_000 }, () => {
       await wb.page.keyboard.press('Control+P');
       const input = wb.page.locator('.quick-input-widget input');
       await input.fill('webapp_controller.go');
-      await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'webapp_controller.go' }).first().waitFor();
+      await wb.page
+        .locator('.quick-input-list .monaco-list-row', { hasText: 'webapp_controller.go' })
+        .first()
+        .waitFor();
       await input.press('Enter');
       await wb.runCommand('View: Focus Problems');
       const problems = wb.page.locator('.markers-panel');
-      await problems.getByText(/status-error-ignored/).first().waitFor({ timeout: 60_000 });
-      await problems.getByText(/update-unfetched/).first().waitFor();
+      await problems
+        .getByText(/status-error-ignored/)
+        .first()
+        .waitFor({ timeout: 60_000 });
+      await problems
+        .getByText(/update-unfetched/)
+        .first()
+        .waitFor();
       await wb.screenshot('problems');
       // Go to the first problem and apply its quick fix; the ignored status write disappears.
-      await problems.locator('.monaco-list-row', { hasText: /status-error-ignored/ }).first().click();
-      const ignored = wb.page.locator('.monaco-editor .view-line').filter({ hasText: /_\s=\sr\.Status\(\)\.Update/ });
+      await problems
+        .locator('.monaco-list-row', { hasText: /status-error-ignored/ })
+        .first()
+        .click();
+      const ignored = wb.page
+        .locator('.monaco-editor .view-line')
+        .filter({ hasText: /_\s=\sr\.Status\(\)\.Update/ });
       await ignored.first().waitFor({ timeout: 15_000 });
       // Put the cursor on the line in the editor and ask for quick fixes (the server may still be computing them).
       await ignored.first().click();
-      const fix = wb.page.locator('.action-widget').getByText('Check the status write error and return it');
+      const fix = wb.page
+        .locator('.action-widget')
+        .getByText('Check the status write error and return it');
       for (let attempt = 0; attempt < 4 && !(await fix.isVisible()); attempt++) {
         await wb.page.keyboard.press('Control+.');
         await fix.waitFor({ timeout: 5_000 }).catch(() => wb.page.keyboard.press('Escape'));

@@ -96,9 +96,7 @@ function makeWorkbench(
       const input = page.locator('.quick-input-widget input');
       await input.waitFor({ state: 'visible' });
       await input.fill(`>${title}`);
-      const row = page
-        .locator('.quick-input-list .monaco-list-row', { hasText: title })
-        .first();
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
       await row.waitFor({ state: 'visible', timeout: 15_000 });
       await input.press('Enter');
     },

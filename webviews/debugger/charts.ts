@@ -3,7 +3,11 @@ import { h } from './dom';
 const SVG = 'http://www.w3.org/2000/svg';
 
 /** A small line chart (sparkline with min/max labels) as inline SVG; no chart library needed for one polyline. */
-export function sparkline(title: string, points: Array<[number, number]>, unit: string): HTMLElement {
+export function sparkline(
+  title: string,
+  points: Array<[number, number]>,
+  unit: string,
+): HTMLElement {
   const width = 220;
   const height = 48;
   const svg = document.createElementNS(SVG, 'svg');
@@ -18,7 +22,10 @@ export function sparkline(title: string, points: Array<[number, number]>, unit: 
     const t1 = points[points.length - 1]![0];
     const span = Math.max(1, t1 - t0);
     const coords = points
-      .map(([t, y]) => `${(((t - t0) / span) * (width - 2) + 1).toFixed(1)},${(height - 2 - (y / max) * (height - 6)).toFixed(1)}`)
+      .map(
+        ([t, y]) =>
+          `${(((t - t0) / span) * (width - 2) + 1).toFixed(1)},${(height - 2 - (y / max) * (height - 6)).toFixed(1)}`,
+      )
       .join(' ');
     const line = document.createElementNS(SVG, 'polyline');
     line.setAttribute('points', coords);
@@ -31,7 +38,13 @@ export function sparkline(title: string, points: Array<[number, number]>, unit: 
   return h(
     'figure',
     { class: 'chart' },
-    h('figcaption', {}, `${title}: `, h('strong', {}, `${round(last)}${unit}`), ` (max ${round(max)}${unit})`),
+    h(
+      'figcaption',
+      {},
+      `${title}: `,
+      h('strong', {}, `${round(last)}${unit}`),
+      ` (max ${round(max)}${unit})`,
+    ),
     svg,
   );
 }

@@ -64,7 +64,13 @@ const root = document.getElementById('app')!;
 function toolbar(): HTMLElement {
   const held = state.status === 'held' || state.status === 'paused';
   const live = state.status !== 'idle' && state.status !== 'stopped' && state.status !== 'error';
-  const button = (label: string, key: string, type: WebviewMessage['type'], enabled: boolean, secondary = false) =>
+  const button = (
+    label: string,
+    key: string,
+    type: WebviewMessage['type'],
+    enabled: boolean,
+    secondary = false,
+  ) =>
     h(
       'vscode-button',
       {
@@ -83,7 +89,11 @@ function toolbar(): HTMLElement {
     button('Continue', 'F5', 'continue', held, true),
     button('Pause', 'F6', 'pause', live && !held, true),
     button('Restart', 'Ctrl+Shift+F5', 'restart', state.status !== 'starting', true),
-    h('span', { class: `status status-${state.status}`, role: 'status', 'aria-live': 'polite' }, state.message),
+    h(
+      'span',
+      { class: `status status-${state.status}`, role: 'status', 'aria-live': 'polite' },
+      state.message,
+    ),
     h('span', { class: 'clock', title: 'Controller time' }, state.now ? rel(state.now) : ''),
   );
 }
@@ -99,7 +109,11 @@ function findingsBanner(): HTMLElement | null {
         { class: `finding finding-${f.kind}` },
         h('summary', {}, h('strong', {}, f.kind), ' — ', f.message),
         h('ul', {}, ...f.evidence.map((e) => h('li', {}, e))),
-        h('vscode-button', { secondary: true, onclick: () => post({ type: 'openFinding', index: i }) }, 'Show evidence'),
+        h(
+          'vscode-button',
+          { secondary: true, onclick: () => post({ type: 'openFinding', index: i }) },
+          'Show evidence',
+        ),
       ),
     ),
   );
@@ -113,7 +127,9 @@ function pipeline(cur: ReconcileView | null): HTMLElement {
     { class: 'pipeline', 'aria-label': 'Reconcile phases' },
     ...PHASES.map((phase) => {
       const current = cur?.heldAt === phase;
-      const cls = ['phase', current ? 'current' : '', reached.has(phase) ? 'reached' : ''].join(' ');
+      const cls = ['phase', current ? 'current' : '', reached.has(phase) ? 'reached' : ''].join(
+        ' ',
+      );
       return h(
         'li',
         { class: cls, 'aria-current': current ? 'step' : undefined, 'data-phase': phase },
@@ -141,10 +157,11 @@ function outcomeBreakpoints(): HTMLElement {
     { class: 'outcomes' },
     h('span', {}, 'Break on outcome:'),
     ...OUTCOMES.map((o) =>
-      h(
-        'vscode-checkbox',
-        { label: OUTCOME_LABELS[o], checked: on.has(o), onchange: () => toggleBreakpoint('outcome', o) },
-      ),
+      h('vscode-checkbox', {
+        label: OUTCOME_LABELS[o],
+        checked: on.has(o),
+        onchange: () => toggleBreakpoint('outcome', o),
+      }),
     ),
   );
 }
@@ -180,7 +197,9 @@ function requestPane(cur: ReconcileView): HTMLElement {
     h(
       'ol',
       { class: 'phase-log' },
-      ...cur.phases.map((p) => h('li', {}, h('strong', {}, PHASE_LABELS[p.phase]), ` ${rel(p.at)} — ${p.detail}`)),
+      ...cur.phases.map((p) =>
+        h('li', {}, h('strong', {}, PHASE_LABELS[p.phase]), ` ${rel(p.at)} — ${p.detail}`),
+      ),
     ),
   );
 }
@@ -202,15 +221,31 @@ function resultPane(cur: ReconcileView): HTMLElement {
           h('dt', {}, 'The queue will'),
           h('dd', { class: 'next' }, r.next),
           r.nextAt !== null ? h('dt', {}, 'Next reconcile at') : null,
-          r.nextAt !== null ? h('dd', { class: 'next-at' }, `${rel(r.nextAt)} (in ${formatDuration(r.delayMs ?? 0)})`) : null,
+          r.nextAt !== null
+            ? h(
+                'dd',
+                { class: 'next-at' },
+                `${rel(r.nextAt)} (in ${formatDuration(r.delayMs ?? 0)})`,
+              )
+            : null,
         )
       : h('p', { class: 'muted' }, 'Not returned yet.'),
-    cur.outcomes.length ? h('p', {}, 'Outcomes: ', ...cur.outcomes.map((o) => h('vscode-badge', { class: `outcome ${o}` }, OUTCOME_LABELS[o]))) : null,
+    cur.outcomes.length
+      ? h(
+          'p',
+          {},
+          'Outcomes: ',
+          ...cur.outcomes.map((o) =>
+            h('vscode-badge', { class: `outcome ${o}` }, OUTCOME_LABELS[o]),
+          ),
+        )
+      : null,
   );
 }
 
 function callsPane(cur: ReconcileView): HTMLElement {
-  const cell = (text: string | number, cls = '') => h('vscode-table-cell', { class: cls }, String(text));
+  const cell = (text: string | number, cls = '') =>
+    h('vscode-table-cell', { class: cls }, String(text));
   return h(
     'section',
     { class: 'pane calls', 'aria-label': 'API calls' },
@@ -219,11 +254,17 @@ function callsPane(cur: ReconcileView): HTMLElement {
       ? h('p', { class: 'muted' }, 'None yet.')
       : h(
           'vscode-table',
-          { zebra: true, bordered: true, columns: JSON.stringify(['12%', '10%', '30%', '10%', '14%', '12%', '12%']) },
+          {
+            zebra: true,
+            bordered: true,
+            columns: JSON.stringify(['12%', '10%', '30%', '10%', '14%', '12%', '12%']),
+          },
           h(
             'vscode-table-header',
             { slot: 'header' },
-            ...['Phase', 'Verb', 'Object', 'Code', 'Answered by', 'Latency', ''].map((t) => h('vscode-table-header-cell', {}, t)),
+            ...['Phase', 'Verb', 'Object', 'Code', 'Answered by', 'Latency', ''].map((t) =>
+              h('vscode-table-header-cell', {}, t),
+            ),
           ),
           h(
             'vscode-table-body',
@@ -234,7 +275,9 @@ function callsPane(cur: ReconcileView): HTMLElement {
                 { title: c.message ?? '' },
                 cell(c.phase),
                 cell(c.verb),
-                cell(`${c.resource}${c.subresource ? '/' + c.subresource : ''} ${c.namespace ? c.namespace + '/' : ''}${c.name ?? ''}`),
+                cell(
+                  `${c.resource}${c.subresource ? '/' + c.subresource : ''} ${c.namespace ? c.namespace + '/' : ''}${c.name ?? ''}`,
+                ),
                 cell(c.code || '…', c.code >= 400 ? 'code-error' : 'code-ok'),
                 cell(c.source),
                 cell(c.latencyMs ? formatDuration(c.latencyMs) : '—'),
@@ -253,7 +296,11 @@ function objectsPane(cur: ReconcileView): HTMLElement {
     h('h3', {}, 'Objects'),
     yamlDiff(`${cur.request.name}: as read → now`, cur.objectBefore, cur.objectAfter),
     ...cur.writes.map((w) =>
-      yamlDiff(`${w.verb} ${w.resource}${w.subresource ? '/' + w.subresource : ''} ${w.name ?? ''} → ${w.code}`, w.before, w.after),
+      yamlDiff(
+        `${w.verb} ${w.resource}${w.subresource ? '/' + w.subresource : ''} ${w.name ?? ''} → ${w.code}`,
+        w.before,
+        w.after,
+      ),
     ),
   );
 }
@@ -274,7 +321,10 @@ function timelinePane(): HTMLElement {
               {},
               h(
                 'button',
-                { class: `link ${state.current?.id === r.id ? 'selected' : ''}`, onclick: () => post({ type: 'inspect', id: r.id }) },
+                {
+                  class: `link ${state.current?.id === r.id ? 'selected' : ''}`,
+                  onclick: () => post({ type: 'inspect', id: r.id }),
+                },
                 `${rel(r.start)} ${r.outcome}`,
               ),
             ),
@@ -304,7 +354,16 @@ function render(): void {
     pipeline(cur),
     outcomeBreakpoints(),
     cur
-      ? h('div', { class: 'grid' }, requestPane(cur), resultPane(cur), callsPane(cur), objectsPane(cur), timelinePane(), chartsPane())
+      ? h(
+          'div',
+          { class: 'grid' },
+          requestPane(cur),
+          resultPane(cur),
+          callsPane(cur),
+          objectsPane(cur),
+          timelinePane(),
+          chartsPane(),
+        )
       : h('div', { class: 'empty' }, h('p', {}, state.message), chartsPane()),
   );
 }

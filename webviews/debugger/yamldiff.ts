@@ -8,9 +8,24 @@ export function yamlDiff(title: string, before: string, after: string): HTMLElem
     const kind = part.added ? 'add' : part.removed ? 'del' : 'same';
     const mark = part.added ? '+' : part.removed ? '-' : ' ';
     for (const line of part.value.replace(/\n$/, '').split('\n')) {
-      rows.push(h('div', { class: `line ${kind}`, 'aria-label': kind === 'same' ? undefined : `${kind === 'add' ? 'added' : 'removed'}: ${line}` }, `${mark} ${line}`));
+      rows.push(
+        h(
+          'div',
+          {
+            class: `line ${kind}`,
+            'aria-label':
+              kind === 'same' ? undefined : `${kind === 'add' ? 'added' : 'removed'}: ${line}`,
+          },
+          `${mark} ${line}`,
+        ),
+      );
     }
   }
   if (!before && !after) rows.push(h('div', { class: 'line same' }, '(nothing)'));
-  return h('section', { class: 'diff' }, h('h4', {}, title), h('pre', { class: 'diff-body' }, ...rows));
+  return h(
+    'section',
+    { class: 'diff' },
+    h('h4', {}, title),
+    h('pre', { class: 'diff-body' }, ...rows),
+  );
 }

@@ -19,7 +19,10 @@ const reconciler: Reconciler = {
     // 1. Fetch the WebApp.
     let app: WebApp;
     try {
-      app = (await ctx.client.get({ apiVersion: 'apps.example.com/v1', kind: 'WebApp' }, req)) as WebApp;
+      app = (await ctx.client.get(
+        { apiVersion: 'apps.example.com/v1', kind: 'WebApp' },
+        req,
+      )) as WebApp;
     } catch (err) {
       if (isNotFound(err)) return {};
       throw err;
@@ -58,7 +61,11 @@ const reconciler: Reconciler = {
     }
 
     // 5. Report a healthy status.
-    app.status = { phase: 'Running', readyReplicas: ready, observedGeneration: app.metadata.generation };
+    app.status = {
+      phase: 'Running',
+      readyReplicas: ready,
+      observedGeneration: app.metadata.generation,
+    };
     await ctx.client.status().update(app);
     return {};
   },

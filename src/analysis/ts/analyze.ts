@@ -33,7 +33,7 @@ export function analyzeTypeScript(path: string, text: string): Finding[] {
     rule.check({
       sf,
       reconcilers,
-      report(node, message) {
+      report(node, message, fixes = []) {
         const start = node.getStart(sf);
         const key = `${start}:${node.end}:${rule.id}`;
         if (out.has(key)) return;
@@ -43,7 +43,10 @@ export function analyzeTypeScript(path: string, text: string): Finding[] {
           severity: ruleMeta(rule.id)?.defaultSeverity ?? 'warning',
           message,
           range: lines.range(start, node.end),
-          fixes: [],
+          fixes: fixes.map((f) => ({
+            title: f.title,
+            edits: f.edits.map((e) => ({ range: lines.range(e.start, e.end), newText: e.newText })),
+          })),
         });
       },
     });

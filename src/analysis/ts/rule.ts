@@ -5,7 +5,13 @@ import type { TsReconciler } from './reconcilers';
 export interface TsRuleContext {
   sf: ts.SourceFile;
   reconcilers: TsReconciler[];
-  report(node: ts.Node, message: string): void;
+  /** `fixes` are text edits as offsets into the file; analyze.ts turns them into ranges. */
+  report(node: ts.Node, message: string, fixes?: TsFix[]): void;
+}
+
+export interface TsFix {
+  title: string;
+  edits: { start: number; end: number; newText: string }[];
 }
 
 export interface TsRule {

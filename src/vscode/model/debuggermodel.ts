@@ -50,7 +50,10 @@ export class DebuggerModel {
 
   setBreakpoints(phases: Phase[], outcomes: Outcome[]): void {
     this.breakpoints = { phases: [...phases], outcomes: [...outcomes] };
-    this.manager.stepper?.setBreakpoints({ phases, outcomes: outcomes.map((o) => OUTCOME_TO_RUNTIME[o]) });
+    this.manager.stepper?.setBreakpoints({
+      phases,
+      outcomes: outcomes.map((o) => OUTCOME_TO_RUNTIME[o]),
+    });
   }
 
   onHeld(h: HeldState): void {
@@ -92,14 +95,23 @@ export class DebuggerModel {
   refreshFindings(durationMs: number): Finding[] {
     const controller = this.manager.controllers[0];
     if (!controller) return [];
-    const events = this.cluster.list({ apiVersion: 'v1', kind: 'Event' }).items as unknown as ClusterEvent[];
-    const all = analyze({ controller, forType: this.forType, api: this.manager.api, events, durationMs });
+    const events = this.cluster.list({ apiVersion: 'v1', kind: 'Event' })
+      .items as unknown as ClusterEvent[];
+    const all = analyze({
+      controller,
+      forType: this.forType,
+      api: this.manager.api,
+      events,
+      durationMs,
+    });
     const shown = all.filter((f) => f.kind !== 'bottleneck');
     this.findings = shown.map((f) => ({
       kind: f.kind,
       message: f.message,
       request: f.request,
-      evidence: Object.entries(f.evidence).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`),
+      evidence: Object.entries(f.evidence).map(
+        ([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`,
+      ),
     }));
     return shown;
   }
@@ -109,10 +121,15 @@ export class DebuggerModel {
     const heldTrace = this.held?.trace;
     const key = heldTrace?.key ?? this.focusKey;
     const forKey = key ? traces.filter((t) => t.key === key) : [];
-    let shown: ReconcileTrace | undefined = this.inspected ? traces.find((t) => t.reconcileID === this.inspected) : undefined;
+    let shown: ReconcileTrace | undefined = this.inspected
+      ? traces.find((t) => t.reconcileID === this.inspected)
+      : undefined;
     if (!shown && heldTrace) shown = heldTrace;
     shown ??= forKey[forKey.length - 1];
-    const heldAt = heldTrace && shown && heldTrace.reconcileID === shown.reconcileID ? this.held!.phase.phase : null;
+    const heldAt =
+      heldTrace && shown && heldTrace.reconcileID === shown.reconcileID
+        ? this.held!.phase.phase
+        : null;
     return {
       ...emptyDebuggerState(),
       status: this.status,
@@ -121,7 +138,12 @@ export class DebuggerModel {
       origin: this.origin,
       now: this.manager.clock.now(),
       current: shown ? toReconcileView(shown, heldAt, this.currentObject(shown)) : null,
-      history: forKey.slice(-50).map((t) => ({ id: t.reconcileID, start: t.start, end: t.end ?? null, outcome: summarizeOutcome(t) })),
+      history: forKey.slice(-50).map((t) => ({
+        id: t.reconcileID,
+        start: t.start,
+        end: t.end ?? null,
+        outcome: summarizeOutcome(t),
+      })),
       breakpoints: this.breakpoints,
       charts: { queueDepth: [...this.depth], latencyMs: [...this.latency] },
       findings: this.findings,
@@ -130,7 +152,10 @@ export class DebuggerModel {
 
   private currentObject(t: ReconcileTrace): KubeObject | undefined {
     try {
-      return this.cluster.get(this.forType, { namespace: t.request.namespace || undefined, name: t.request.name });
+      return this.cluster.get(this.forType, {
+        namespace: t.request.namespace || undefined,
+        name: t.request.name,
+      });
     } catch {
       return undefined;
     }

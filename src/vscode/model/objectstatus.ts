@@ -26,27 +26,46 @@ export interface ObjectStatus {
   deleting: boolean;
 }
 
-const OK_PHASES = new Set(['Running', 'Ready', 'Active', 'Succeeded', 'Bound', 'Available', 'Healthy']);
+const OK_PHASES = new Set([
+  'Running',
+  'Ready',
+  'Active',
+  'Succeeded',
+  'Bound',
+  'Available',
+  'Healthy',
+]);
 const BAD_PHASES = new Set(['Failed', 'Error', 'CrashLoopBackOff', 'QuotaExceeded', 'Degraded']);
-const PENDING_PHASES = new Set(['Pending', 'Progressing', 'Provisioning', 'Creating', 'Terminating']);
+const PENDING_PHASES = new Set([
+  'Pending',
+  'Progressing',
+  'Provisioning',
+  'Creating',
+  'Terminating',
+]);
 
 export function objectStatus(obj: KubeObject): ObjectStatus {
   const status = (obj.status ?? {}) as Record<string, unknown>;
   const conditions = readConditions(status.conditions);
   const generation = obj.metadata.generation;
-  const observedGeneration = typeof status.observedGeneration === 'number' ? status.observedGeneration : undefined;
-  const stale = generation !== undefined && observedGeneration !== undefined && observedGeneration < generation;
+  const observedGeneration =
+    typeof status.observedGeneration === 'number' ? status.observedGeneration : undefined;
+  const stale =
+    generation !== undefined && observedGeneration !== undefined && observedGeneration < generation;
   const deleting = Boolean(obj.metadata.deletionTimestamp);
   const base = { generation, observedGeneration, stale, conditions, deleting };
 
   if (deleting) return { ...base, summary: 'Terminating', health: 'progressing' };
   // A custom resource its controller has not reported on yet.
-  if (Object.keys(status).length === 0 && obj.apiVersion.includes('.')) return { ...base, summary: 'no status yet', health: 'unknown' };
+  if (Object.keys(status).length === 0 && obj.apiVersion.includes('.'))
+    return { ...base, summary: 'no status yet', health: 'unknown' };
   const phase = typeof status.phase === 'string' ? status.phase : undefined;
   const replicas = replicaSummary(obj, status);
   const ready = conditions.find((c) => c.type === 'Ready' || c.type === 'Available');
   const failure = conditions.find(
-    (c) => (c.type === 'ReplicaFailure' && c.status === 'True') || (c.type === 'Degraded' && c.status === 'True'),
+    (c) =>
+      (c.type === 'ReplicaFailure' && c.status === 'True') ||
+      (c.type === 'Degraded' && c.status === 'True'),
   );
 
   if (phase) {
@@ -62,14 +81,24 @@ export function objectStatus(obj: KubeObject): ObjectStatus {
     return { ...base, summary: replicas ? `${phase} · ${replicas.text}` : phase, health };
   }
   if (replicas) {
-    const health: Health = failure ? 'warning' : replicas.ready >= replicas.desired ? 'ok' : 'progressing';
+    const health: Health = failure
+      ? 'warning'
+      : replicas.ready >= replicas.desired
+        ? 'ok'
+        : 'progressing';
     return { ...base, summary: replicas.text, health };
   }
   if (ready) {
-    const health: Health = ready.status === 'True' ? 'ok' : ready.status === 'False' ? 'error' : 'progressing';
-    return { ...base, summary: ready.status === 'True' ? ready.type : ready.reason || `Not ${ready.type}`, health };
+    const health: Health =
+      ready.status === 'True' ? 'ok' : ready.status === 'False' ? 'error' : 'progressing';
+    return {
+      ...base,
+      summary: ready.status === 'True' ? ready.type : ready.reason || `Not ${ready.type}`,
+      health,
+    };
   }
-  if (Object.keys(status).length === 0) return { ...base, summary: 'no status yet', health: 'unknown' };
+  if (Object.keys(status).length === 0)
+    return { ...base, summary: 'no status yet', health: 'unknown' };
   return { ...base, summary: '', health: 'unknown' };
 }
 
@@ -94,14 +123,21 @@ function readConditions(raw: unknown): Condition[] {
 
 /** A Markdown tooltip: the summary, the generation line and each condition. */
 export function statusTooltip(obj: KubeObject, st: ObjectStatus): string {
-  const lines = [`**${obj.kind} ${obj.metadata.namespace ? obj.metadata.namespace + '/' : ''}${obj.metadata.name}**`];
+  const lines = [
+    `**${obj.kind} ${obj.metadata.namespace ? obj.metadata.namespace + '/' : ''}${obj.metadata.name}**`,
+  ];
   if (st.summary) lines.push(`Status: ${st.summary}`);
   if (st.generation !== undefined) {
-    const obs = st.observedGeneration === undefined ? 'not reported' : String(st.observedGeneration);
-    lines.push(`generation ${st.generation}, observedGeneration ${obs}${st.stale ? ' — **status stale**' : ''}`);
+    const obs =
+      st.observedGeneration === undefined ? 'not reported' : String(st.observedGeneration);
+    lines.push(
+      `generation ${st.generation}, observedGeneration ${obs}${st.stale ? ' — **status stale**' : ''}`,
+    );
   }
   for (const c of st.conditions) {
-    lines.push(`- ${c.type}=${c.status}${c.reason ? ` (${c.reason})` : ''}${c.message ? `: ${c.message}` : ''}`);
+    lines.push(
+      `- ${c.type}=${c.status}${c.reason ? ` (${c.reason})` : ''}${c.message ? `: ${c.message}` : ''}`,
+    );
   }
   return lines.join('\n\n');
 }

@@ -21,12 +21,32 @@ export interface QueueSnapshot {
 }
 
 export type QueueNode =
-  | { type: 'controller'; id: string; controller: string; depth: number; busy: number; waiting: number }
+  | {
+      type: 'controller';
+      id: string;
+      controller: string;
+      depth: number;
+      busy: number;
+      waiting: number;
+    }
   | { type: 'section'; id: string; controller: string; section: Section; count: number }
-  | { type: 'item'; id: string; controller: string; section: Section; key: string; description: string; tooltip: string; retries: number };
+  | {
+      type: 'item';
+      id: string;
+      controller: string;
+      section: Section;
+      key: string;
+      description: string;
+      tooltip: string;
+      retries: number;
+    };
 
 export type Section = 'processing' | 'queued' | 'waiting';
-const SECTION_LABELS: Record<Section, string> = { processing: 'Processing', queued: 'Queued', waiting: 'Waiting' };
+const SECTION_LABELS: Record<Section, string> = {
+  processing: 'Processing',
+  queued: 'Queued',
+  waiting: 'Waiting',
+};
 
 export function sectionLabel(s: Section): string {
   return SECTION_LABELS[s];
@@ -76,7 +96,8 @@ export class QueueTreeModel {
   /** Total queued + processing + waiting over all controllers, for the status bar. */
   depth(): number {
     let n = 0;
-    for (const s of this.snapshots.values()) n += s.queued.length + s.processing.length + s.waiting.length;
+    for (const s of this.snapshots.values())
+      n += s.queued.length + s.processing.length + s.waiting.length;
     return n;
   }
 
@@ -101,13 +122,24 @@ export class QueueTreeModel {
         id: `s:${s.controller}:${section}`,
         controller: s.controller,
         section,
-        count: section === 'processing' ? s.processing.length : section === 'queued' ? s.queued.length : s.waiting.length,
+        count:
+          section === 'processing'
+            ? s.processing.length
+            : section === 'queued'
+              ? s.queued.length
+              : s.waiting.length,
       }));
     }
     if (node.type !== 'section') return [];
     const retries = (key: string) => s.retries[key] ?? 0;
-    const retryText = (key: string) => (retries(key) ? ` · ${retries(key)} ${retries(key) === 1 ? 'retry' : 'retries'}` : '');
-    const item = (section: Section, key: string, description: string, tooltip: string): QueueNode => ({
+    const retryText = (key: string) =>
+      retries(key) ? ` · ${retries(key)} ${retries(key) === 1 ? 'retry' : 'retries'}` : '';
+    const item = (
+      section: Section,
+      key: string,
+      description: string,
+      tooltip: string,
+    ): QueueNode => ({
       type: 'item',
       id: `i:${s.controller}:${section}:${key}`,
       controller: s.controller,
@@ -120,10 +152,17 @@ export class QueueTreeModel {
     switch (node.section) {
       case 'processing':
         return s.processing.map((p) =>
-          item('processing', p.key, `for ${formatDelay(s.now - p.since)}`, `${p.key} has been reconciling for ${formatDelay(s.now - p.since)}`),
+          item(
+            'processing',
+            p.key,
+            `for ${formatDelay(s.now - p.since)}`,
+            `${p.key} has been reconciling for ${formatDelay(s.now - p.since)}`,
+          ),
         );
       case 'queued':
-        return s.queued.map((key, i) => item('queued', key, `#${i + 1}`, `${key} is number ${i + 1} in line`));
+        return s.queued.map((key, i) =>
+          item('queued', key, `#${i + 1}`, `${key} is number ${i + 1} in line`),
+        );
       case 'waiting':
         return [...s.waiting]
           .sort((a, b) => a.readyAt - b.readyAt)

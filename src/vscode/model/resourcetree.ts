@@ -140,7 +140,11 @@ export class ResourceTreeModel {
       .sort(([, a], [, b]) => a.kind.localeCompare(b.kind) || a.group.localeCompare(b.group))
       .map(([key, kind]) => {
         const count = [...(this.byKind.get(key)?.values() ?? [])].reduce((n, s) => n + s.size, 0);
-        return this.node<KindNode>(`k:${key}`, { type: 'kind', id: `k:${key}`, kind, count }, { count, kind });
+        return this.node<KindNode>(
+          `k:${key}`,
+          { type: 'kind', id: `k:${key}`, kind, count },
+          { count, kind },
+        );
       });
   }
 
@@ -155,11 +159,17 @@ export class ResourceTreeModel {
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([namespace, set]) => {
           const id = `n:${key}/${namespace}`;
-          return this.node<NamespaceNode>(id, { type: 'namespace', id, kind: node.kind, namespace, count: set.size }, { count: set.size });
+          return this.node<NamespaceNode>(
+            id,
+            { type: 'namespace', id, kind: node.kind, namespace, count: set.size },
+            { count: set.size },
+          );
         });
     }
     if (node.type === 'namespace') {
-      return this.objectNodes(this.byKind.get(kindKey(node.kind.group, node.kind.kind))?.get(node.namespace));
+      return this.objectNodes(
+        this.byKind.get(kindKey(node.kind.group, node.kind.kind))?.get(node.namespace),
+      );
     }
     return this.objectNodes(this.ownedBy.get(node.object.metadata.uid!));
   }
@@ -181,13 +191,22 @@ export class ResourceTreeModel {
       if (!obj) continue;
       const id = `o:${uid}`;
       const childCount = this.ownedBy.get(uid)?.size ?? 0;
-      const fresh = (): ObjectNode => ({ type: 'object', id, object: obj, status: objectStatus(obj), childCount, custom: this.isCustom(obj) });
+      const fresh = (): ObjectNode => ({
+        type: 'object',
+        id,
+        object: obj,
+        status: objectStatus(obj),
+        childCount,
+        custom: this.isCustom(obj),
+      });
       const node = this.nodes.get(id) as ObjectNode | undefined;
       if (node) node.childCount = childCount;
       out.push(node ?? (this.nodes.set(id, fresh()).get(id) as ObjectNode));
     }
     return out.sort(
-      (a, b) => a.object.kind.localeCompare(b.object.kind) || (a.object.metadata.name ?? '').localeCompare(b.object.metadata.name ?? ''),
+      (a, b) =>
+        a.object.kind.localeCompare(b.object.kind) ||
+        (a.object.metadata.name ?? '').localeCompare(b.object.metadata.name ?? ''),
     );
   }
 

@@ -21,7 +21,11 @@ export interface ResourceSource {
   readonly readOnly: boolean;
   customKinds(): Promise<CustomResourceKind[]>;
   /** Lists then watches each kind; calls onEvent with ADDED for what exists. Returns a stop function. */
-  watch(kinds: TypeRef[], onEvent: (ev: WatchEvent) => void, onError: (err: unknown) => void): () => void;
+  watch(
+    kinds: TypeRef[],
+    onEvent: (ev: WatchEvent) => void,
+    onError: (err: unknown) => void,
+  ): () => void;
   get(type: TypeRef, namespace: string | undefined, name: string): Promise<KubeObject>;
   /** Create or replace from a manifest the user edited. */
   apply(obj: KubeObject): Promise<KubeObject>;
@@ -38,11 +42,25 @@ export function kindsFromCrds(crds: KubeObject[]): CustomResourceKind[] {
   const out: CustomResourceKind[] = [];
   for (const crd of crds) {
     const spec = crd.spec as
-      | { group: string; names: { kind: string; plural: string }; scope: string; versions: Array<{ name: string; served?: boolean; storage?: boolean }> }
+      | {
+          group: string;
+          names: { kind: string; plural: string };
+          scope: string;
+          versions: Array<{ name: string; served?: boolean; storage?: boolean }>;
+        }
       | undefined;
     if (!spec?.versions?.length) continue;
-    const version = spec.versions.find((v) => v.storage) ?? spec.versions.find((v) => v.served) ?? spec.versions[0]!;
-    out.push({ group: spec.group, version: version.name, kind: spec.names.kind, plural: spec.names.plural, namespaced: spec.scope !== 'Cluster' });
+    const version =
+      spec.versions.find((v) => v.storage) ??
+      spec.versions.find((v) => v.served) ??
+      spec.versions[0]!;
+    out.push({
+      group: spec.group,
+      version: version.name,
+      kind: spec.names.kind,
+      plural: spec.names.plural,
+      namespaced: spec.scope !== 'Cluster',
+    });
   }
   return out;
 }

@@ -5,7 +5,14 @@
  */
 import { stringify } from 'yaml';
 import type { KubeObject } from '../../cluster/types';
-import type { ApiCallView, Outcome, Phase, ReconcileView, ResultView, WriteView } from '../../protocol';
+import type {
+  ApiCallView,
+  Outcome,
+  Phase,
+  ReconcileView,
+  ResultView,
+  WriteView,
+} from '../../protocol';
 import type { NextAction, ReconcileTrace, Trigger } from '../../runtime/trace';
 
 export function yamlOf(obj: KubeObject | undefined): string {
@@ -22,7 +29,12 @@ export function describeTrigger(t: Trigger | undefined): string {
       const c = t.cause;
       if (!c) return 'a watch event';
       const obj = `${c.object.kind} ${c.object.namespace ? c.object.namespace + '/' : ''}${c.object.name}`;
-      const via = c.handler === 'owns' ? ' (owned object)' : c.handler === 'watches' ? ' (watched object)' : '';
+      const via =
+        c.handler === 'owns'
+          ? ' (owned object)'
+          : c.handler === 'watches'
+            ? ' (watched object)'
+            : '';
       const self = t.selfTriggered ? ' — caused by this controller\u2019s own write' : '';
       return `${c.event} of ${obj}${via}${self}`;
     }
@@ -45,7 +57,10 @@ export function describeNext(next: NextAction | undefined): string {
     case 'requeueAfter':
       return `requeue after ${formatMs(next.delayMs ?? 0)} (requeueAfter)`;
     case 'rateLimited': {
-      const why = next.reason?.kind === 'backoff' ? `backoff ${next.reason.attempt ?? ''}`.trim() : 'rate limit';
+      const why =
+        next.reason?.kind === 'backoff'
+          ? `backoff ${next.reason.attempt ?? ''}`.trim()
+          : 'rate limit';
       return `rate-limited requeue in ${formatMs(next.delayMs ?? 0)} (${why})`;
     }
     case 'none':
@@ -71,10 +86,13 @@ function describeReturned(trace: ReconcileTrace): string {
 export function resultView(trace: ReconcileTrace): ResultView | null {
   if (trace.end === undefined && !trace.next) return null;
   const next = trace.next;
-  const nextAt = next && next.action !== 'forget' && next.action !== 'none' ? (next.at ?? null) : null;
+  const nextAt =
+    next && next.action !== 'forget' && next.action !== 'none' ? (next.at ?? null) : null;
   return {
     returned: describeReturned(trace),
-    error: trace.error ? `${trace.error.message}${trace.error.location ? ` (at ${trace.error.location})` : ''}` : null,
+    error: trace.error
+      ? `${trace.error.message}${trace.error.location ? ` (at ${trace.error.location})` : ''}`
+      : null,
     next: describeNext(next),
     nextAt,
     delayMs: nextAt !== null ? (next?.delayMs ?? null) : null,
@@ -94,13 +112,20 @@ export function outcomesOf(trace: ReconcileTrace): Outcome[] {
 }
 
 /** The trace as the debugger shows it. `heldAt` is the phase the stepper holds it at, if any. */
-export function toReconcileView(trace: ReconcileTrace, heldAt: Phase | null, current?: KubeObject): ReconcileView {
+export function toReconcileView(
+  trace: ReconcileTrace,
+  heldAt: Phase | null,
+  current?: KubeObject,
+): ReconcileView {
   const calls: ApiCallView[] = [];
   const writes: WriteView[] = [];
   let objectBefore: KubeObject | undefined;
   let objectAfter: KubeObject | undefined;
   const isPrimary = (o: KubeObject | undefined) =>
-    !!o && o.metadata.name === trace.request.name && (o.metadata.namespace ?? '') === trace.request.namespace && !o.metadata.ownerReferences?.some((r) => r.controller);
+    !!o &&
+    o.metadata.name === trace.request.name &&
+    (o.metadata.namespace ?? '') === trace.request.namespace &&
+    !o.metadata.ownerReferences?.some((r) => r.controller);
   for (const p of trace.phases) {
     if (p.call && p.phase !== 'diff') {
       const c = p.call;
@@ -154,7 +179,10 @@ export function toReconcileView(trace: ReconcileTrace, heldAt: Phase | null, cur
 
 /** The reconciled kind: the kind of the first Get of the request's own key. */
 function kindOfPrimary(trace: ReconcileTrace): string | undefined {
-  return trace.calls.find((c) => c.verb === 'get' && c.name === trace.request.name && c.namespace === trace.request.namespace)?.kind;
+  return trace.calls.find(
+    (c) =>
+      c.verb === 'get' && c.name === trace.request.name && c.namespace === trace.request.namespace,
+  )?.kind;
 }
 
 export function summarizeOutcome(trace: ReconcileTrace): string {

@@ -22,18 +22,30 @@ describe('objectStatus', () => {
   it('says the status is stale when observedGeneration is behind generation', () => {
     const st = objectStatus(obj({ phase: 'Running', observedGeneration: 1 }, 2));
     assert.equal(st.stale, true);
-    assert.match(statusTooltip(obj({ phase: 'Running', observedGeneration: 1 }, 2), st), /status stale/);
+    assert.match(
+      statusTooltip(obj({ phase: 'Running', observedGeneration: 1 }, 2), st),
+      /status stale/,
+    );
   });
 
   it('falls back to the Ready condition', () => {
-    const st = objectStatus(obj({ conditions: [{ type: 'Ready', status: 'False', reason: 'ImagePullBackOff' }] }));
+    const st = objectStatus(
+      obj({ conditions: [{ type: 'Ready', status: 'False', reason: 'ImagePullBackOff' }] }),
+    );
     assert.equal(st.summary, 'ImagePullBackOff');
     assert.equal(st.health, 'error');
   });
 
   it('warns about a Deployment whose ReplicaSet cannot create pods', () => {
     const st = objectStatus(
-      obj({ readyReplicas: 1, conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate' }] }, 1, { replicas: 3 }),
+      obj(
+        {
+          readyReplicas: 1,
+          conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate' }],
+        },
+        1,
+        { replicas: 3 },
+      ),
     );
     assert.equal(st.summary, '1/3 ready');
     assert.equal(st.health, 'warning');

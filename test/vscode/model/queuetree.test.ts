@@ -42,7 +42,9 @@ describe('QueueTreeModel', () => {
   it('orders waiting items by readiness and says why they wait and how long is left', () => {
     const m = new QueueTreeModel();
     m.update(snapshot);
-    const waiting = m.children(m.children(m.children()[0])[2]) as Array<Extract<QueueNode, { type: 'item' }>>;
+    const waiting = m.children(m.children(m.children()[0])[2]) as Array<
+      Extract<QueueNode, { type: 'item' }>
+    >;
     assert.deepEqual(
       waiting.map((w) => [w.key, w.description]),
       [

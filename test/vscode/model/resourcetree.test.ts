@@ -3,10 +3,22 @@ import { describe, it } from 'node:test';
 import type { KubeObject } from '../../../src/cluster/types';
 import { ResourceTreeModel, type ObjectNode } from '../../../src/vscode/model/resourcetree';
 
-const WEBAPP = { group: 'apps.example.com', version: 'v1', kind: 'WebApp', plural: 'webapps', namespaced: true };
+const WEBAPP = {
+  group: 'apps.example.com',
+  version: 'v1',
+  kind: 'WebApp',
+  plural: 'webapps',
+  namespaced: true,
+};
 
 function webapp(name: string, ns = 'default', extra: Partial<KubeObject> = {}): KubeObject {
-  return { apiVersion: 'apps.example.com/v1', kind: 'WebApp', metadata: { name, namespace: ns, uid: `uid-${ns}-${name}`, generation: 1 }, spec: { replicas: 1 }, ...extra };
+  return {
+    apiVersion: 'apps.example.com/v1',
+    kind: 'WebApp',
+    metadata: { name, namespace: ns, uid: `uid-${ns}-${name}`, generation: 1 },
+    spec: { replicas: 1 },
+    ...extra,
+  };
 }
 
 describe('ResourceTreeModel', () => {
@@ -19,9 +31,15 @@ describe('ResourceTreeModel', () => {
     const [kind] = m.roots();
     assert.equal(kind!.count, 3);
     const namespaces = m.children(kind);
-    assert.deepEqual(namespaces.map((n) => n.type === 'namespace' && n.namespace), ['default', 'team-a']);
+    assert.deepEqual(
+      namespaces.map((n) => n.type === 'namespace' && n.namespace),
+      ['default', 'team-a'],
+    );
     const objects = m.children(namespaces[0]) as ObjectNode[];
-    assert.deepEqual(objects.map((o) => o.object.metadata.name), ['blog', 'shop']);
+    assert.deepEqual(
+      objects.map((o) => o.object.metadata.name),
+      ['blog', 'shop'],
+    );
   });
 
   it('shows owned objects as children of their owner', () => {
@@ -32,7 +50,20 @@ describe('ResourceTreeModel', () => {
     const deploy: KubeObject = {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
-      metadata: { name: 'shop', namespace: 'default', uid: 'd1', ownerReferences: [{ apiVersion: app.apiVersion, kind: 'WebApp', name: 'shop', uid: app.metadata.uid!, controller: true }] },
+      metadata: {
+        name: 'shop',
+        namespace: 'default',
+        uid: 'd1',
+        ownerReferences: [
+          {
+            apiVersion: app.apiVersion,
+            kind: 'WebApp',
+            name: 'shop',
+            uid: app.metadata.uid!,
+            controller: true,
+          },
+        ],
+      },
       spec: { replicas: 3 },
       status: { readyReplicas: 2 },
     };
@@ -51,7 +82,10 @@ describe('ResourceTreeModel', () => {
     m.setKinds([WEBAPP]);
     m.apply({ type: 'ADDED', object: webapp('shop') });
     const before = m.children(m.children(m.roots()[0])[0])[0] as ObjectNode;
-    const changed = m.apply({ type: 'MODIFIED', object: webapp('shop', 'default', { status: { phase: 'Running' } }) });
+    const changed = m.apply({
+      type: 'MODIFIED',
+      object: webapp('shop', 'default', { status: { phase: 'Running' } }),
+    });
     assert.deepEqual(changed, ['o:uid-default-shop']);
     const after = m.children(m.children(m.roots()[0])[0])[0] as ObjectNode;
     assert.equal(after, before);
@@ -71,7 +105,8 @@ describe('ResourceTreeModel', () => {
   it('holds 10,000 objects and lists one namespace of them', () => {
     const m = new ResourceTreeModel();
     m.setKinds([WEBAPP]);
-    for (let i = 0; i < 10_000; i++) m.apply({ type: 'ADDED', object: webapp(`app-${i}`, `ns-${i % 10}`) });
+    for (let i = 0; i < 10_000; i++)
+      m.apply({ type: 'ADDED', object: webapp(`app-${i}`, `ns-${i % 10}`) });
     assert.equal(m.objectCount, 10_000);
     const ns = m.children(m.roots()[0]);
     assert.equal(ns.length, 10);

@@ -71,12 +71,41 @@ export const tsStatusErrorIgnored: TsRule = {
           if (!cc.status) continue;
           const why = verdict(cc.call);
           if (!why) continue;
+          // A bare statement in an async function: awaiting it lets the error propagate.
+          const stmt = cc.call.parent;
+          const awaitable =
+            stmt &&
+            ts.isExpressionStatement(stmt) &&
+            stmt.expression === cc.call &&
+            inAsync(cc.call);
           ctx.report(
             cc.call,
             `This status ${cc.method} can fail unseen: ${why}. If it fails nothing retries it and the next reconcile reads a stale status; await it and let the error propagate.`,
+            awaitable
+              ? [
+                  {
+                    title: 'Await the status write',
+                    edits: [
+                      { start: cc.call.getStart(), end: cc.call.getStart(), newText: 'await ' },
+                    ],
+                  },
+                ]
+              : [],
           );
         }
       }
     }
   },
 };
+
+/** Is `node` directly inside an async function (not a nested non-async one)? */
+function inAsync(node: ts.Node): boolean {
+  for (let p = node.parent; p; p = p.parent) {
+    if (ts.isFunctionLike(p)) {
+      return !!ts
+        .getModifiers(p as ts.FunctionLikeDeclaration & ts.HasModifiers)
+        ?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword);
+    }
+  }
+  return false;
+}
