@@ -155,18 +155,51 @@ async function serveChild(): Promise<void> {
       group: 'example.com',
       scope: 'Namespaced',
       names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, owner: { type: 'string' } } } } } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: {
+                  type: 'object',
+                  properties: { size: { type: 'integer' }, owner: { type: 'string' } },
+                },
+              },
+            },
+          },
+        },
+      ],
     },
   });
-  for (let i = 0; i < 5000; i++) cluster.create({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: `w-${i}`, namespace: 'default' }, spec: { size: i, owner: 'bench' } });
+  for (let i = 0; i < 5000; i++)
+    cluster.create({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: `w-${i}`, namespace: 'default' },
+      spec: { size: i, owner: 'bench' },
+    });
   const server = await startServer({ cluster, certs });
   const bytes = Buffer.from(cluster.getJSON(CM, { namespace: 'default', name: 'cm-0' }));
-  const bare = createServer({ key: certs.keyPem, cert: certs.certPem, keepAlive: true }, (_req, res) => {
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': bytes.length });
-    res.end(bytes);
-  });
+  const bare = createServer(
+    { key: certs.keyPem, cert: certs.certPem, keepAlive: true },
+    (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': bytes.length });
+      res.end(bytes);
+    },
+  );
   await new Promise<void>((r) => bare.listen(0, '127.0.0.1', () => r()));
-  console.log(JSON.stringify({ url: server.url, bare: `https://127.0.0.1:${(bare.address() as AddressInfo).port}`, ca: server.caPem, token: server.token }));
+  console.log(
+    JSON.stringify({
+      url: server.url,
+      bare: `https://127.0.0.1:${(bare.address() as AddressInfo).port}`,
+      ca: server.caPem,
+      token: server.token,
+    }),
+  );
   const W = { apiVersion: 'example.com/v1', kind: 'Widget' };
   process.stdin.on('data', () => {
     // The parent asks for the in-process LIST figures, measured here where the store lives.
@@ -178,7 +211,9 @@ async function serveChild(): Promise<void> {
 }
 
 async function https(): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', __filename, '--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', __filename, '--serve'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines: string[] = [];
   let buf = '';
   const waiters: Array<() => void> = [];
@@ -195,7 +230,12 @@ async function https(): Promise<void> {
     while (!lines.length) await new Promise<void>((r) => waiters.push(r));
     return lines.shift()!;
   };
-  const info = JSON.parse(await nextLine()) as { url: string; bare: string; ca: string; token: string };
+  const info = JSON.parse(await nextLine()) as {
+    url: string;
+    bare: string;
+    ca: string;
+    token: string;
+  };
   const http = client(info.url, info.ca, info.token);
   const bareHttp = client(info.bare, info.ca, info.token);
   const path = '/api/v1/namespaces/default/configmaps/cm-0';
@@ -204,16 +244,47 @@ async function https(): Promise<void> {
   await inFlight(500, 16, () => bareHttp.get(path));
   const tOurs = await inFlight(N, 16, () => http.get(path));
   const tBare = await inFlight(N, 16, () => bareHttp.get(path));
-  line('HTTPS GET one object (16 in flight)', rate(N, tOurs), rate(N, tBare), tBare / tOurs, '>= 0.5x');
+  line(
+    'HTTPS GET one object (16 in flight)',
+    rate(N, tOurs),
+    rate(N, tBare),
+    tBare / tOurs,
+    '>= 0.5x',
+  );
   const C = 6000;
-  const tCreates = await inFlight(C, 16, (i) => http.post('/api/v1/namespaces/default/configmaps', JSON.stringify(cm(100_000 + i))));
-  line('HTTPS creates (16 in flight)', rate(C, tCreates), rate(N, tBare), tBare / N / (tCreates / C), '>= 2,000/s');
+  const tCreates = await inFlight(C, 16, (i) =>
+    http.post('/api/v1/namespaces/default/configmaps', JSON.stringify(cm(100_000 + i))),
+  );
+  line(
+    'HTTPS creates (16 in flight)',
+    rate(C, tCreates),
+    rate(N, tBare),
+    tBare / N / (tCreates / C),
+    '>= 2,000/s',
+  );
   let listBytes = 0;
-  const tListHttp = await inFlight(1, 1, async () => (listBytes = (await http.get('/apis/example.com/v1/namespaces/default/widgets')).length));
+  const tListHttp = await inFlight(
+    1,
+    1,
+    async () =>
+      (listBytes = (await http.get('/apis/example.com/v1/namespaces/default/widgets')).length),
+  );
   child.stdin.write('list\n');
   const { tListIn, fJson } = JSON.parse(await nextLine()) as { tListIn: number; fJson: number };
-  line('LIST 5,000 CRs in-process', `${tListIn.toFixed(1)} ms`, `${fJson.toFixed(1)} ms`, fJson / tListIn, '<= 250 ms');
-  line(`LIST 5,000 CRs over HTTPS (${(listBytes / 1e6).toFixed(1)} MB)`, `${tListHttp.toFixed(1)} ms`, `${fJson.toFixed(1)} ms`, fJson / tListHttp, '<= 250 ms');
+  line(
+    'LIST 5,000 CRs in-process',
+    `${tListIn.toFixed(1)} ms`,
+    `${fJson.toFixed(1)} ms`,
+    fJson / tListIn,
+    '<= 250 ms',
+  );
+  line(
+    `LIST 5,000 CRs over HTTPS (${(listBytes / 1e6).toFixed(1)} MB)`,
+    `${tListHttp.toFixed(1)} ms`,
+    `${fJson.toFixed(1)} ms`,
+    fJson / tListHttp,
+    '<= 250 ms',
+  );
   child.stdin.end();
   await new Promise((r) => child.once('exit', r));
 }

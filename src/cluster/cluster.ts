@@ -498,7 +498,7 @@ export class Cluster {
   ): KubeObject {
     const st = strategyFor(t);
     const obj = this.in(opts.owned ? input : clone(input), t);
-    obj.apiVersion = t.apiVersion;
+    obj.apiVersion = storedApiVersion(t);
     obj.kind = t.info.kind;
     const md = obj.metadata;
     if (t.info.namespaced) md.namespace = md.namespace || 'default';
@@ -644,7 +644,7 @@ export class Cluster {
       next.metadata.managedFields = obj.metadata.managedFields ?? old.metadata.managedFields;
     } else {
       next = obj;
-      next.apiVersion = t.apiVersion;
+      next.apiVersion = storedApiVersion(t);
       next.kind = t.info.kind;
       const md = next.metadata;
       const omd = old.metadata;
@@ -998,6 +998,11 @@ export class Cluster {
   ): void {
     this.events.record(involved, type, reason, message, source);
   }
+}
+
+/** The apiVersion objects of `t` are stored at: Events of both groups are stored as core/v1. */
+function storedApiVersion(t: ResourceType): string {
+  return t.info.kind === 'Event' && t.info.group === 'events.k8s.io' ? 'v1' : t.apiVersion;
 }
 
 /** fieldValidation: Strict refuses unknown fields with the decoder's message; Warn reports them. */

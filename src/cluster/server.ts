@@ -419,12 +419,6 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       if (ev.type === 'ERROR') end();
     };
     const timeout = q.get('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined;
-    res.writeHead(200, {
-      'Content-Type': 'application/json',
-      'Cache-Control': 'no-cache, private',
-      'Transfer-Encoding': 'chunked',
-    });
-    res.flushHeaders();
     const w: { stop(): void } = cluster.watch(
       type,
       {
@@ -436,6 +430,14 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       write,
       end,
     );
+    // Headers go out once the watch is accepted, so a bad request still gets its own status code;
+    // events arrive from a microtask, after this.
+    res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-cache, private',
+      'Transfer-Encoding': 'chunked',
+    });
+    res.flushHeaders();
     closers.add(end);
     req.on('close', end);
     res.on('close', end);

@@ -258,6 +258,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
         r?.model.inspect(msg.id);
         break;
       case 'openFinding':
+        r?.model.openFinding(msg.index);
         break;
       case 'ready':
         break;

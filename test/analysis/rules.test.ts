@@ -353,6 +353,14 @@ describe('missing-owner-ref', () => {
       'sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: app.Name, Namespace: app.Namespace}}\nif err := mutate(sec); err != nil {\n\treturn ctrl.Result{}, err\n}\nif err := r.Create(ctx, sec); err != nil {\n\treturn ctrl.Result{}, err\n}';
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
+  it('ignores children created by a Namespace reconciler', async () => {
+    const body =
+      'cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: ns.Namespace}}\nif err := r.Create(ctx, cm); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    const text = controller(body)
+      .replace('var app webv1.WebApp', 'var ns corev1.Namespace')
+      .replace('&app); err', '&ns); err');
+    assert.deepEqual(await rulesOf(text), []);
+  });
   it('ignores cluster-scoped kinds such as Namespace', async () => {
     const body =
       'ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: app.Name}}\nif err := r.Create(ctx, ns); err != nil {\n\treturn ctrl.Result{}, err\n}';

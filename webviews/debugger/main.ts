@@ -112,7 +112,7 @@ function findingsBanner(): HTMLElement | null {
         h(
           'vscode-button',
           { secondary: true, onclick: () => post({ type: 'openFinding', index: i }) },
-          'Show evidence',
+          'Show the reconcile',
         ),
       ),
     ),

@@ -38,6 +38,8 @@ export class DebuggerModel {
   private readonly depth: Array<[number, number]> = [];
   private readonly latency: Array<[number, number]> = [];
   private findings: FindingView[] = [];
+  /** The first trace each shown finding points at, so the banner can open its evidence. */
+  private findingTraces: Array<number | undefined> = [];
   private breakpoints: DebuggerState['breakpoints'] = { phases: [], outcomes: [] };
 
   constructor(
@@ -86,6 +88,24 @@ export class DebuggerModel {
     return true;
   }
 
+  /** Shows the reconcile a finding's evidence starts with (or that key's latest reconcile). */
+  openFinding(index: number): boolean {
+    const f = this.findings[index];
+    if (!f) return false;
+    const traceId = this.findingTraces[index];
+    const trace = this.manager.traces().find((t) => t.id === traceId);
+    if (trace) {
+      this.inspected = trace.reconcileID;
+      this.focusKey = trace.key;
+      return true;
+    }
+    if (f.request) {
+      this.focusKey = `${f.request.namespace}/${f.request.name}`;
+      this.inspected = undefined;
+    }
+    return true;
+  }
+
   fail(message: string): void {
     this.status = 'error';
     this.message = message;
@@ -105,6 +125,7 @@ export class DebuggerModel {
       durationMs,
     });
     const shown = all.filter((f) => f.kind !== 'bottleneck');
+    this.findingTraces = shown.map((f) => (f.evidence.traceIds as number[] | undefined)?.[0]);
     this.findings = shown.map((f) => ({
       kind: f.kind,
       message: f.message,

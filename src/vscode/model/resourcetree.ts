@@ -203,10 +203,12 @@ export class ResourceTreeModel {
       if (node) node.childCount = childCount;
       out.push(node ?? (this.nodes.set(id, fresh()).get(id) as ObjectNode));
     }
+    // Kubernetes names are lowercase ASCII, so code-unit order is the order kubectl shows (and
+    // much faster than localeCompare on 10,000 objects).
     return out.sort(
       (a, b) =>
-        a.object.kind.localeCompare(b.object.kind) ||
-        (a.object.metadata.name ?? '').localeCompare(b.object.metadata.name ?? ''),
+        cmp(a.object.kind, b.object.kind) ||
+        cmp(a.object.metadata.name ?? '', b.object.metadata.name ?? ''),
     );
   }
 
@@ -220,4 +222,8 @@ export class ResourceTreeModel {
 
 function owners(obj: KubeObject): string[] {
   return (obj.metadata.ownerReferences ?? []).map((r) => r.uid).filter(Boolean);
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

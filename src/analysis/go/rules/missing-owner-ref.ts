@@ -53,6 +53,9 @@ export const missingOwnerRef: GoRule = {
   check(ctx) {
     for (const rec of ctx.reconcilers) {
       if (rec.root.reconciled.size === 0) continue;
+      // A Namespace (or Node, ...) reconciler: what it creates inside goes away with the
+      // namespace anyway, and built-in cluster objects are rarely meant as controllers of it.
+      if (rec.objectType && UNOWNED.has(rec.objectType)) continue;
       for (const fn of rec.funcs) {
         if (OWNER_HINT.test(fn.body.text)) continue;
         for (const cc of fn.clientCalls) {

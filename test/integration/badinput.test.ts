@@ -1,0 +1,144 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:https';
+import YAML from 'yaml';
+import { WIDGET_CRD, ok, serve } from './serve';
+import type { Served } from './serve';
+
+let s: Served;
+let ca: string;
+let token: string;
+before(async () => {
+  s = await serve(['--no-controllers']);
+  await ok(s.kubeconfig, ['apply', '-f', '-'], WIDGET_CRD);
+  const kc = YAML.parse(readFileSync(s.kubeconfig, 'utf8')) as {
+    clusters: Array<{ cluster: { 'certificate-authority-data': string } }>;
+    users: Array<{ user: { token: string } }>;
+  };
+  ca = Buffer.from(kc.clusters[0].cluster['certificate-authority-data'], 'base64').toString();
+  token = kc.users[0].user.token;
+});
+after(async () => {
+  await s?.stop();
+});
+
+function call(
+  method: string,
+  path: string,
+  body?: string,
+  contentType = 'application/json',
+): Promise<{ code: number; json: Record<string, unknown>; text: string }> {
+  return new Promise((res, rej) => {
+    const req = request(
+      `${s.url}${path}`,
+      {
+        method,
+        ca,
+        headers: {
+          Authorization: `Bearer ${token}`,
+          ...(body !== undefined ? { 'Content-Type': contentType } : {}),
+        },
+      },
+      (r) => {
+        let text = '';
+        r.on('data', (d: Buffer) => (text += d.toString()));
+        r.on('end', () => {
+          let json: Record<string, unknown> = {};
+          try {
+            json = JSON.parse(text) as Record<string, unknown>;
+          } catch {
+            /* not JSON */
+          }
+          res({ code: r.statusCode ?? 0, json, text });
+        });
+      },
+    );
+    req.on('error', rej);
+    req.end(body);
+  });
+}
+
+test('malformed JSON is a 400 BadRequest Status, and the server keeps serving', async () => {
+  const r = await call('POST', '/api/v1/namespaces/default/configmaps', '{"metadata": {');
+  assert.equal(r.code, 400);
+  assert.equal(r.json.kind, 'Status');
+  assert.equal(r.json.reason, 'BadRequest');
+  assert.equal((await call('GET', '/version')).code, 200);
+});
+
+test('unknown resources are 404 with the apiserver message', async () => {
+  const r = await call('GET', '/apis/nope.example.com/v1/things');
+  assert.equal(r.code, 404);
+  assert.equal(r.json.message, 'the server could not find the requested resource');
+});
+
+test('a bad label selector is a 400', async () => {
+  const r = await call(
+    'GET',
+    `/api/v1/namespaces/default/configmaps?labelSelector=${encodeURIComponent('a in b')}`,
+  );
+  assert.equal(r.code, 400);
+  assert.match(String(r.json.message), /unable to parse requirement/);
+});
+
+test('an invalid name is a 422 Invalid with causes', async () => {
+  const r = await call(
+    'POST',
+    '/api/v1/namespaces/default/configmaps',
+    JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Not_Valid' } }),
+  );
+  assert.equal(r.code, 422);
+  assert.equal(r.json.reason, 'Invalid');
+  assert.equal(
+    (r.json.details as { causes: Array<{ field: string }> }).causes[0].field,
+    'metadata.name',
+  );
+});
+
+test('an unsupported patch content type is 415', async () => {
+  const r = await call('PATCH', '/api/v1/namespaces/default/configmaps/x', '{}', 'text/plain');
+  assert.equal(r.code, 415);
+});
+
+test('strategic merge patch of a custom resource is 415, as on a real apiserver', async () => {
+  await call(
+    'POST',
+    '/apis/example.com/v1/namespaces/default/widgets',
+    JSON.stringify({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'smp' },
+      spec: { size: 1 },
+    }),
+  );
+  const r = await call(
+    'PATCH',
+    '/apis/example.com/v1/namespaces/default/widgets/smp',
+    '{"spec":{"size":2}}',
+    'application/strategic-merge-patch+json',
+  );
+  assert.equal(r.code, 415);
+});
+
+test('discovery lists the CRD group and its resources', async () => {
+  const groups = await call('GET', '/apis');
+  assert.ok((groups.json.groups as Array<{ name: string }>).some((g) => g.name === 'example.com'));
+  const res = await call('GET', '/apis/example.com/v1');
+  const names = (res.json.resources as Array<{ name: string }>).map((r) => r.name);
+  assert.deepEqual(names.sort(), ['widgets', 'widgets/status']);
+});
+
+test('a watch streams with 200 and a watch with a malformed resourceVersion is a 400', async () => {
+  const r = await call(
+    'GET',
+    '/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=1&timeoutSeconds=2',
+  );
+  // The window keeps 10,000 changes; rv 1 is still inside it on a fresh server, so the stream starts normally.
+  assert.equal(r.code, 200);
+  const bad = await call(
+    'GET',
+    '/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=abc',
+  );
+  assert.equal(bad.code, 400);
+});
