@@ -2,6 +2,9 @@
  * The rule registry: ids, default severities and one-line summaries shared by the server (hover,
  * codeDescription), the CLI (SARIF rule metadata) and the docs (docs/rules/<id>.md).
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Severity, SeveritySetting } from './diagnostics';
 
 export interface RuleMeta {
@@ -13,8 +16,15 @@ export interface RuleMeta {
   languages: ('go' | 'typescript')[];
 }
 
-export const DOCS_BASE =
-  'https://github.com/reconcile-studio/reconcile-studio/blob/main/docs/rules/';
+/**
+ * The rule pages (docs/rules/<id>.md) ship inside the VSIX and the npm package, so links point at
+ * the local copy: it is always there, matches the installed version, and needs no network.
+ * Beside dist/ when bundled; two levels up when run from src/analysis.
+ */
+export const RULES_DOCS_DIR: string =
+  [join(__dirname, '..', 'docs', 'rules'), join(__dirname, '..', '..', 'docs', 'rules')].find((d) =>
+    existsSync(d),
+  ) ?? join(__dirname, '..', 'docs', 'rules');
 
 export const RULES: RuleMeta[] = [
   {
@@ -107,7 +117,7 @@ export function ruleMeta(id: string): RuleMeta | undefined {
 }
 
 export function ruleDocsUrl(id: string): string {
-  return `${DOCS_BASE}${id}.md`;
+  return pathToFileURL(join(RULES_DOCS_DIR, `${id}.md`)).toString();
 }
 
 /** Per-rule severity overrides, as in the `reconcileStudio.diagnostics.severity` setting. */

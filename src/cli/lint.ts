@@ -7,10 +7,11 @@
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
 import { Analyzer, TypeIndex } from '../analysis/analyzer';
 import { SEVERITY_RANK, type Finding } from '../analysis/diagnostics';
 import { isGenerated, isVendored, languageOf } from '../analysis/files';
-import { RULES, RULE_IDS, ruleDocsUrl } from '../analysis/rules';
+import { RULES, RULE_IDS, RULES_DOCS_DIR, ruleDocsUrl } from '../analysis/rules';
 import { VERSION } from '../util/version';
 
 const USAGE = `Usage: reconcile-studio lint PATH... [options]
@@ -248,7 +249,7 @@ export function toSarif(findings: Finding[], rel: (f: string) => string = (f) =>
           driver: {
             name: 'reconcile-studio',
             version: VERSION,
-            informationUri: ruleDocsUrl('').replace(/\/docs\/rules\/\.md$/, ''),
+            informationUri: pathToFileURL(join(RULES_DOCS_DIR, 'README.md')).toString(),
             rules: RULES.map((r) => ({
               id: r.id,
               name: r.id.replace(/(^|-)(\w)/g, (_m, _d, c: string) => c.toUpperCase()),

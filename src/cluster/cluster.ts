@@ -766,7 +766,7 @@ export class Cluster {
     const next = clone(old);
     setPath(next, t.scale.specReplicasPath, replicas);
     const key = objectKey(old.metadata.namespace, old.metadata.name!);
-    const out = this.finishUpdate(t, key, old, next, { ...opts, subresource: undefined });
+    const out = this.finishUpdate(t, key, old, next, { ...opts, subresource: 'scale' });
     return scaleOf(t, out);
   }
 

@@ -314,21 +314,19 @@ export function applyPatch(
   const entries = next.metadata.managedFields ?? [];
   const appliedSet = fieldSet(applied as Obj, subresource ?? (live ? '' : undefined));
   if (live) {
+    // Managers are identified by name, operation and subresource, as structured-merge-diff does:
+    // "kubectl" updating through /scale is another manager than "kubectl" applying.
     const conflicts = new Map<string, { manager: string; apiVersion: string; paths: string[] }>();
     for (const e of entries) {
-      if (e.manager === manager) continue;
-      if ((e.subresource ?? '') !== (subresource ?? '')) continue;
+      if (sameEntry(e, manager, 'Apply', subresource)) continue;
+      const who = `"${e.manager ?? ''}"${e.subresource ? ` with subresource "${e.subresource}"` : ''}`;
       for (const p of entrySet(e)) {
         if (!appliedSet.has(p)) continue;
         const segs = p.split(SEP);
         if (deepEqual(valueAt(live, segs), valueAt(applied, segs))) continue;
-        const c = conflicts.get(e.manager ?? '') ?? {
-          manager: e.manager ?? '',
-          apiVersion: e.apiVersion ?? apiVersion,
-          paths: [],
-        };
+        const c = conflicts.get(who) ?? { manager: who, apiVersion: e.apiVersion ?? apiVersion, paths: [] };
         c.paths.push(renderPath(p));
-        conflicts.set(e.manager ?? '', c);
+        conflicts.set(who, c);
       }
     }
     if (conflicts.size && !force) throw conflictError(next, [...conflicts.values()]);
@@ -379,14 +377,14 @@ function conflictError(
   let msg: string;
   if (n === 1) {
     const c = conflicts[0];
-    msg = `Apply failed with 1 conflict: conflict with "${c.manager}" using ${c.apiVersion}: ${c.paths[0]}`;
+    msg = `Apply failed with 1 conflict: conflict with ${c.manager} using ${c.apiVersion}: ${c.paths[0]}`;
   } else {
     msg =
       `Apply failed with ${n} conflicts: ` +
       conflicts
         .map(
           (c) =>
-            `conflicts with "${c.manager}" using ${c.apiVersion}:\n${c.paths.map((p) => `- ${p}`).join('\n')}`,
+            `conflicts with ${c.manager} using ${c.apiVersion}:\n${c.paths.map((p) => `- ${p}`).join('\n')}`,
         )
         .join('\n');
   }
@@ -401,7 +399,7 @@ function conflictError(
       causes: conflicts.flatMap((c) =>
         c.paths.map((p) => ({
           reason: 'FieldManagerConflict',
-          message: `conflict with "${c.manager}" using ${c.apiVersion}`,
+          message: `conflict with ${c.manager} using ${c.apiVersion}`,
           field: p,
         })),
       ),

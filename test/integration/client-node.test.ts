@@ -142,15 +142,25 @@ test('a client-node informer lists then follows changes', async () => {
   );
 });
 
-test('16 concurrent writers over HTTPS: one success per resourceVersion, no lost update', async () => {
+test('16 concurrent writers over HTTPS: one success per resourceVersion, no lost update, every change watched once in order', async () => {
   const core = kc.makeApiClient(k8s.CoreV1Api);
-  await core.createNamespacedConfigMap({
-    namespace: 'default',
-    body: { metadata: { name: 'counter' }, data: { n: '0' } },
-  });
+  await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'counter' }, data: { n: '0' } } });
+  const seen: number[] = [];
+  let allSeen!: () => void;
+  const watched = new Promise<void>((r) => (allSeen = r));
+  const req = await new k8s.Watch(kc).watch(
+    '/api/v1/namespaces/default/configmaps',
+    { fieldSelector: 'metadata.name=counter' },
+    (type: string, obj: { data?: Record<string, string> }) => {
+      if (type !== 'MODIFIED') return;
+      seen.push(Number(obj.data!.n));
+      if (seen.length === 16) allSeen();
+    },
+    () => {},
+  );
   const winners = new Map<string, number>();
   const writer = async () => {
-    for (let done = 0; done < 1;) {
+    for (let done = 0; done < 1; ) {
       const cur = await core.readNamespacedConfigMap({ name: 'counter', namespace: 'default' });
       cur.data = { n: String(Number(cur.data!.n) + 1) };
       try {
@@ -167,4 +177,7 @@ test('16 concurrent writers over HTTPS: one success per resourceVersion, no lost
   const final = await core.readNamespacedConfigMap({ name: 'counter', namespace: 'default' });
   assert.equal(final.data!.n, '16');
   assert.ok([...winners.values()].every((n) => n === 1));
+  await watched;
+  req.abort();
+  assert.deepEqual(seen, Array.from({ length: 16 }, (_, i) => i + 1));
 });
