@@ -288,9 +288,11 @@ export function isBadRequest(err: unknown): boolean {
 }
 
 /**
- * client.IgnoreNotFound: undefined for a NotFound, the error itself otherwise, so a reconciler
- * can write `const e = ignoreNotFound(err); if (e) throw e;` as it would `return client.IgnoreNotFound(err)`.
+ * client.IgnoreNotFound for promises: undefined for a NotFound, the error rethrown otherwise, so
+ * `await client.get(...).catch(ignoreNotFound)` yields the object or undefined, and
+ * `catch (err) { ignoreNotFound(err); return {}; }` swallows only NotFound.
  */
-export function ignoreNotFound(err: unknown): unknown {
-  return isNotFound(err) ? undefined : err;
+export function ignoreNotFound(err: unknown): undefined {
+  if (isNotFound(err)) return undefined;
+  throw err;
 }

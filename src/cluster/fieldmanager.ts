@@ -324,7 +324,11 @@ export function applyPatch(
         if (!appliedSet.has(p)) continue;
         const segs = p.split(SEP);
         if (deepEqual(valueAt(live, segs), valueAt(applied, segs))) continue;
-        const c = conflicts.get(who) ?? { manager: who, apiVersion: e.apiVersion ?? apiVersion, paths: [] };
+        const c = conflicts.get(who) ?? {
+          manager: who,
+          apiVersion: e.apiVersion ?? apiVersion,
+          paths: [],
+        };
         c.paths.push(renderPath(p));
         conflicts.set(who, c);
       }

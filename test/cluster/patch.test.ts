@@ -195,13 +195,25 @@ test('a write through /scale by the same manager name is another manager for ser
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'ssa', namespace: 'default' },
-    spec: { replicas, selector: { matchLabels: { app: 'ssa' } }, template: { metadata: { labels: { app: 'ssa' } }, spec: { containers: [{ name: 'a', image: 'nginx:1' }] } } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: 'ssa' } },
+      template: {
+        metadata: { labels: { app: 'ssa' } },
+        spec: { containers: [{ name: 'a', image: 'nginx:1' }] },
+      },
+    },
   });
   cluster.patch(DEPLOY, key, applied(2), 'apply', { fieldManager: 'kubectl' });
-  cluster.patch(DEPLOY, key, { spec: { replicas: 3 } }, 'merge', { fieldManager: 'kubectl', subresource: 'scale' });
+  cluster.patch(DEPLOY, key, { spec: { replicas: 3 } }, 'merge', {
+    fieldManager: 'kubectl',
+    subresource: 'scale',
+  });
   assert.throws(
     () => cluster.patch(DEPLOY, key, applied(2), 'apply', { fieldManager: 'kubectl' }),
-    (e: unknown) => (e as Error).message === 'Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1: .spec.replicas',
+    (e: unknown) =>
+      (e as Error).message ===
+      'Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1: .spec.replicas',
   );
   cluster.close();
 });

@@ -144,7 +144,10 @@ test('a client-node informer lists then follows changes', async () => {
 
 test('16 concurrent writers over HTTPS: one success per resourceVersion, no lost update, every change watched once in order', async () => {
   const core = kc.makeApiClient(k8s.CoreV1Api);
-  await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'counter' }, data: { n: '0' } } });
+  await core.createNamespacedConfigMap({
+    namespace: 'default',
+    body: { metadata: { name: 'counter' }, data: { n: '0' } },
+  });
   const seen: number[] = [];
   let allSeen!: () => void;
   const watched = new Promise<void>((r) => (allSeen = r));
@@ -160,7 +163,7 @@ test('16 concurrent writers over HTTPS: one success per resourceVersion, no lost
   );
   const winners = new Map<string, number>();
   const writer = async () => {
-    for (let done = 0; done < 1; ) {
+    for (let done = 0; done < 1;) {
       const cur = await core.readNamespacedConfigMap({ name: 'counter', namespace: 'default' });
       cur.data = { n: String(Number(cur.data!.n) + 1) };
       try {
@@ -179,5 +182,8 @@ test('16 concurrent writers over HTTPS: one success per resourceVersion, no lost
   assert.ok([...winners.values()].every((n) => n === 1));
   await watched;
   req.abort();
-  assert.deepEqual(seen, Array.from({ length: 16 }, (_, i) => i + 1));
+  assert.deepEqual(
+    seen,
+    Array.from({ length: 16 }, (_, i) => i + 1),
+  );
 });

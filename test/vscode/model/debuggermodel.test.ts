@@ -1,0 +1,159 @@
+/**
+ * The debugger's view of a real run: the sample reconciler (in-process) on the fake cluster with
+ * its manifests, on a virtual clock. Holds, phases, results and findings as the panel shows them.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { Cluster } from '../../../src/cluster/cluster';
+import { loadManifests } from '../../../src/cluster/manifests';
+import { loadReconciler } from '../../../src/runtime/loader';
+import { Manager } from '../../../src/runtime/manager';
+import type { HeldState } from '../../../src/runtime/stepper';
+import { VirtualClock } from '../../../src/util/clock';
+import { DebuggerModel } from '../../../src/vscode/model/debuggermodel';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const SAMPLE = join(ROOT, 'samples/quota-operator');
+
+async function session() {
+  const clock = new VirtualClock(1_000_000);
+  const cluster = new Cluster({ clock, podReadyDelayMs: 500 });
+  const res = loadManifests(cluster, [
+    join(SAMPLE, 'config/crd/bases'),
+    join(SAMPLE, 'config/samples'),
+  ]);
+  assert.deepEqual(res.errors, []);
+  const loaded = await loadReconciler(join(SAMPLE, 'reconcilers/webapp.reconciler.ts'), {
+    isolate: false,
+  });
+  const manager = new Manager({ api: cluster });
+  manager.addReconciler(loaded.definition, loaded.reconcile);
+  const model = new DebuggerModel(
+    manager,
+    cluster,
+    loaded.definition.for,
+    'reconcilers/webapp.reconciler.ts',
+  );
+  const held: HeldState[] = [];
+  manager.on('held', (h) => {
+    held.push(h);
+    model.onHeld(h);
+  });
+  manager.on('resumed', () => model.onResumed());
+  manager.on('reconcileEnd', (t) => model.onReconcileEnd(t));
+  const close = async () => {
+    await manager.stop();
+    await loaded.dispose();
+    cluster.close();
+  };
+  return { clock, cluster, manager, model, held, close };
+}
+
+async function until(
+  clock: VirtualClock,
+  cond: () => boolean,
+  stepMs = 10,
+  maxMs = 60_000,
+): Promise<void> {
+  for (let t = 0; t < maxMs && !cond(); t += stepMs) await clock.advance(stepMs);
+  assert.ok(cond(), 'condition reached');
+}
+
+describe('DebuggerModel on the sample operator', () => {
+  it('shows the held reconcile at the phase of the breakpoint, with its calls so far', async () => {
+    const s = await session();
+    try {
+      s.model.setBreakpoints(['write'], []);
+      s.manager.start();
+      // A hold freezes the clock, so time is advanced in the background until the hold arrives.
+      const held = new Promise<void>((resolve) => s.manager.on('held', () => resolve()));
+      const running = s.clock.advance(60_000);
+      await held;
+      const st = s.model.state();
+      assert.equal(st.status, 'held');
+      assert.equal(st.current?.heldAt, 'write');
+      assert.match(
+        st.message,
+        /^Held at write of default\/(shop|blog) \(breakpoint, before it runs\)$/,
+      );
+      assert.deepEqual(
+        st.current?.calls.map((c) => [c.verb, c.resource, c.code, c.source]),
+        [
+          ['get', 'webapps', 200, 'cache'],
+          ['get', 'deployments', 404, 'cache'],
+          // The held write is shown before it happens: no status code yet.
+          ['create', 'deployments', 0, 'server'],
+        ],
+      );
+      assert.equal(st.current?.result, null, 'no result while held before the write');
+      assert.equal(st.origin, 1_000_000);
+      s.model.setBreakpoints([], []);
+      s.manager.stepper?.continue();
+      await running;
+    } finally {
+      s.model.setBreakpoints([], []);
+      s.manager.stepper?.continue();
+      await s.close();
+    }
+  });
+
+  it('after the create, says the request comes back exactly 5 s later (requeueAfter)', async () => {
+    const s = await session();
+    try {
+      s.manager.start();
+      await until(s.clock, () => s.manager.traces().some((t) => t.end !== undefined));
+      // The first reconcile of a key creates its Deployment.
+      assert.ok(s.model.inspect(s.manager.traces()[0]!.reconcileID));
+      const st = s.model.state();
+      const r = st.current?.result;
+      assert.equal(r?.returned, '{ requeueAfter: 5s }');
+      assert.equal(r?.next, 'requeue after 5s (requeueAfter)');
+      assert.equal(r?.delayMs, 5_000);
+      assert.equal(r?.nextAt, st.current!.end! + 5_000);
+      assert.ok(
+        st.current?.writes.some(
+          (w) => w.verb === 'create' && w.resource === 'deployments' && w.code === 201,
+        ),
+      );
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('reports the quota conflict of the two WebApps as a finding with the quota numbers', async () => {
+    const s = await session();
+    try {
+      s.manager.start();
+      await s.clock.advance(30_000);
+      const findings = s.model.refreshFindings(30_000);
+      const quota = findings.find((f) => f.kind === 'quota-conflict');
+      assert.ok(quota, `findings: ${findings.map((f) => f.kind).join(', ')}`);
+      assert.match(
+        quota.message,
+        /exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3/,
+      );
+      const shown = s.model.state().findings.find((f) => f.kind === 'quota-conflict');
+      assert.ok(shown && shown.evidence.length > 0);
+      assert.ok(s.model.openFinding(s.model.state().findings.indexOf(shown)));
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('keeps this key\u2019s history and lets the user inspect an earlier reconcile', async () => {
+    const s = await session();
+    try {
+      s.manager.start();
+      await s.clock.advance(20_000);
+      const st = s.model.state();
+      assert.ok(st.history.length >= 2, 'several reconciles of one key');
+      const first = st.history[0]!;
+      assert.ok(s.model.inspect(first.id));
+      assert.equal(s.model.state().current?.id, first.id);
+      assert.equal(s.model.inspect('no-such-id'), false);
+    } finally {
+      await s.close();
+    }
+  });
+});
