@@ -94,6 +94,17 @@ const builds = [
     entryPoints: { debugger: 'webviews/debugger/main.ts' },
     outdir: 'dist/webviews',
   },
+  // The extension-host suite (npm run test:electron) is built only when asked for.
+  ...(process.argv.includes('--tests')
+    ? [
+        {
+          ...node,
+          entryPoints: { index: 'test/extension-host/index.ts' },
+          outdir: 'dist/test/extension-host',
+          external: ['vscode'],
+        },
+      ]
+    : []),
 ].filter((b) => Object.values(b.entryPoints).every((p) => existsSync(join(root, p))));
 
 const assets = [

@@ -1,9 +1,9 @@
 /**
  * The Deployment controller: one ReplicaSet per pod template (named and labelled with the
- * pod-template-hash), the current one scaled to spec.replicas and older ones to zero, revision
- * annotations, ScalingReplicaSet events, and status with the Available and Progressing
- * conditions `kubectl rollout status` reads. Rollouts are immediate (no surge/unavailable
- * stepping): the point is a cluster that reacts, not a rollout simulator.
+ * pod-template-hash), rollouts by RollingUpdate (maxSurge / maxUnavailable, paced by pods becoming
+ * ready) or Recreate, revision annotations, ScalingReplicaSet events, and status with the
+ * Available and Progressing conditions `kubectl rollout status` reads. Not modelled: the
+ * progress deadline (ProgressDeadlineExceeded), revisionHistoryLimit cleanup, rollbacks.
  */
 import type { Cluster } from './cluster';
 import { clone } from './clone';
@@ -143,8 +143,7 @@ export function startDeploymentController(cluster: Cluster): () => void {
       }
     }
     if (newRs && !paused) {
-      scale(d, newRs, desired);
-      for (const rs of old) scale(d, rs, 0);
+      rollout(d, newRs, old, desired);
       const rev = newRs.metadata.annotations?.[REVISION];
       if (rev && d.metadata.annotations?.[REVISION] !== rev) {
         const next = clone(cluster.peek(DEPLOY, { namespace: ns, name })!);
@@ -158,6 +157,62 @@ export function startDeploymentController(cluster: Cluster): () => void {
       }
     }
     writeStatus(key, newRs?.metadata.name);
+  }
+
+  /**
+   * One step of the rollout, as rolling.go / recreate.go do: RollingUpdate surges the new
+   * ReplicaSet up to maxSurge above the desired count and scales old ones down as far as
+   * maxUnavailable allows, so old and new pods overlap until the new ones are ready; Recreate
+   * scales the old ones to zero first. Each ready pod resyncs the Deployment for the next step.
+   */
+  function rollout(d: KubeObject, newRs: KubeObject, old: KubeObject[], desired: number): void {
+    const spec = rec(d.spec);
+    const strategy = rec(spec.strategy);
+    const replicasOf = (rs: KubeObject) =>
+      typeof rec(rs.spec).replicas === 'number' ? (rec(rs.spec).replicas as number) : 0;
+    const availableOf = (rs: KubeObject) =>
+      typeof rec(rs.status).availableReplicas === 'number'
+        ? (rec(rs.status).availableReplicas as number)
+        : 0;
+    const podsOf = (rs: KubeObject) =>
+      typeof rec(rs.status).replicas === 'number' ? (rec(rs.status).replicas as number) : 0;
+    const live = (rs: KubeObject) =>
+      cluster.peek(RS, { namespace: rs.metadata.namespace, name: rs.metadata.name! }) ?? rs;
+    const olds = old.map(live).filter((rs) => replicasOf(rs) > 0 || podsOf(rs) > 0);
+    if (strategy.type === 'Recreate') {
+      for (const rs of olds) scale(d, rs, 0);
+      if (olds.every((rs) => podsOf(live(rs)) === 0)) scale(d, newRs, desired);
+      return;
+    }
+    const ru = rec(strategy.rollingUpdate);
+    const maxSurge = resolveFraction(ru.maxSurge ?? '25%', desired, true);
+    let maxUnavailable = resolveFraction(ru.maxUnavailable ?? '25%', desired, false);
+    if (maxSurge === 0 && maxUnavailable === 0) maxUnavailable = 1;
+    let current = live(newRs);
+    if (!olds.length) {
+      scale(d, current, desired);
+      return;
+    }
+    // Scale up the new ReplicaSet within the surge budget.
+    const total = replicasOf(current) + olds.reduce((n, rs) => n + replicasOf(rs), 0);
+    if (replicasOf(current) < desired) {
+      const room = desired + maxSurge - total;
+      if (room > 0) scale(d, current, Math.min(desired, replicasOf(current) + room));
+    } else if (replicasOf(current) > desired) scale(d, current, desired);
+    current = live(newRs);
+    // Scale down old ReplicaSets, oldest first, as far as availability allows.
+    const allReplicas = replicasOf(current) + olds.reduce((n, rs) => n + replicasOf(rs), 0);
+    const newUnavailable = Math.max(0, replicasOf(current) - availableOf(current));
+    let budget = allReplicas - (desired - maxUnavailable) - newUnavailable;
+    const byAge = [...olds].sort((a, b) =>
+      String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp)),
+    );
+    for (const rs of byAge) {
+      if (budget <= 0) break;
+      const cut = Math.min(replicasOf(rs), budget);
+      scale(d, rs, replicasOf(rs) - cut);
+      budget -= cut;
+    }
   }
 
   function scale(d: KubeObject, rs: KubeObject, replicas: number): void {

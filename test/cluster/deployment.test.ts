@@ -132,3 +132,42 @@ test('ScalingReplicaSet and SuccessfulCreate events are recorded', async () => {
   assert.ok(reasons.includes('SuccessfulCreate'));
   cluster.close();
 });
+
+test('a RollingUpdate surges the new ReplicaSet and drains the old one as new pods become ready', async () => {
+  const { cluster, clock } = newCluster({ podReadyDelayMs: 1000 });
+  cluster.create(deployment('web', 4));
+  await flush(clock);
+  await clock.advance(1000);
+  await flush(clock);
+  const d = cluster.get(DEPLOY, { namespace: 'default', name: 'web' });
+  (
+    (d.spec as Obj).template as { spec: { containers: Array<{ image: string }> } }
+  ).spec.containers[0].image = 'nginx:1.28';
+  cluster.update(d);
+  await flush(clock);
+  const sizes = () =>
+    cluster
+      .list(RS, { namespace: 'default' })
+      .items.sort(
+        (a, b) =>
+          Number(a.metadata.annotations!['deployment.kubernetes.io/revision']) -
+          Number(b.metadata.annotations!['deployment.kubernetes.io/revision']),
+      )
+      .map((r) => (r.spec as { replicas: number }).replicas);
+  // maxSurge 25% of 4 = 1 pod over, maxUnavailable 25% = 1: old 4 -> 3 and new up to 2 (five pods,
+  // three of them available) until new pods become ready.
+  assert.deepEqual(sizes(), [3, 2]);
+  for (let i = 0; i < 10; i++) {
+    await clock.advance(1000);
+    await flush(clock);
+  }
+  assert.deepEqual(sizes(), [0, 4]);
+  const pods = cluster.list(POD, { namespace: 'default' }).items;
+  assert.equal(pods.length, 4);
+  assert.ok(
+    pods.every(
+      (p) => ((p.spec as Obj).containers as Array<{ image: string }>)[0].image === 'nginx:1.28',
+    ),
+  );
+  cluster.close();
+});
