@@ -146,9 +146,14 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
         this.log.warn(
           `hot loop on ${h.key}: ${h.reconciles} reconciles (${h.reason})${h.suspended ? '; paused' : ''}`,
         );
-        void vscode.window.showWarningMessage(
-          `Reconcile Studio: ${h.key} is in a hot loop (${h.reconciles} reconciles caused by its own writes). It was paused; see the Reconcile Debugger.`,
-        );
+        const message = `Reconcile Studio: ${h.key} is in a hot loop (${h.reconciles} reconciles caused by its own writes).${h.suspended ? ' Its processing is paused.' : ''}`;
+        const actions = h.suspended ? ['Show in Debugger', 'Resume'] : ['Show in Debugger'];
+        void vscode.window.showWarningMessage(message, ...actions).then((choice) => {
+          if (choice === 'Resume')
+            manager.controllers.forEach((c) => c.isSuspended(h.key) && c.resume(h.key));
+          if (choice === 'Show in Debugger')
+            void vscode.commands.executeCommand('reconcileStudio.openDebugger');
+        });
       }),
     ];
     r.disposables.push({
