@@ -4,18 +4,9 @@
  * Incoming messages are validated with `parseWebviewMessage` before the host acts on them.
  */
 
-/** The eight phases of one reconcile, in order (seed §3.3). */
-export const PHASES = [
-  'enqueue',
-  'dequeue',
-  'reconcile',
-  'read',
-  'diff',
-  'write',
-  'status',
-  'result',
-] as const;
-export type Phase = (typeof PHASES)[number];
+/** The eight phases of one reconcile, in order (seed §3.3): the runtime's own list. */
+import { PHASES, type Phase } from './runtime/trace';
+export { PHASES, type Phase };
 
 /** Outcomes a breakpoint can stop on. */
 export const OUTCOMES = ['conflict', 'forbidden', 'notFound', 'error', 'requeue'] as const;
