@@ -71,6 +71,12 @@ describe('a new user on the sample operator', { timeout: 400_000 }, () => {
       const calls = debuggerFrame.locator('.calls');
       assert.match((await calls.innerText()) ?? '', /create/);
       await wb.screenshot('debugger');
+      // Reported, never asserted: how long a Step takes from click to the panel showing the next hold.
+      const sorted = [...stepLatencies].sort((a, b) => a - b);
+      const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
+      console.log(
+        `# Step click-to-update: median ${median.toFixed(0)} ms over ${sorted.length} steps (max ${Math.max(...sorted).toFixed(0)} ms)`,
+      );
     });
   });
 
@@ -146,9 +152,12 @@ describe('a new user on the sample operator', { timeout: 400_000 }, () => {
 });
 
 /** Presses Step and waits until the panel shows the next hold (a new reconcile, phase or position). */
+const stepLatencies: number[] = [];
+
 async function stepAndWait(frame: Frame): Promise<void> {
   const app = frame.locator('#app');
   const before = await app.getAttribute('data-hold');
+  const started = performance.now();
   await frame.getByRole('button', { name: 'Step' }).click();
   await frame.waitForFunction(
     (prev) => {
@@ -158,4 +167,5 @@ async function stepAndWait(frame: Frame): Promise<void> {
     before,
     { timeout: 30_000 },
   );
+  stepLatencies.push(performance.now() - started);
 }
