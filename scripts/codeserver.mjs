@@ -117,6 +117,7 @@ export function makeProfile(userDataDir, settings = {}) {
         'workbench.tips.enabled': false,
         'extensions.ignoreRecommendations': true,
         'telemetry.telemetryLevel': 'off',
+        'git.openRepositoryInParentFolders': 'never',
         ...settings,
       },
       null,

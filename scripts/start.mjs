@@ -46,6 +46,15 @@ const stop = async () => {
 };
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
+process.on('SIGHUP', stop);
+// Last resort when this process dies some other way: never leave code-server running behind.
+process.on('exit', () => {
+  try {
+    process.kill(-server.proc.pid, 'SIGTERM');
+  } catch {
+    // already gone
+  }
+});
 server.proc.on('exit', (code) => {
   if (!stopping) {
     console.error(`code-server exited (${code}):\n${server.output().slice(-2000)}`);

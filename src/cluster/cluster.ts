@@ -200,8 +200,18 @@ export class Cluster {
     return t;
   }
 
+  private nowCache = { second: NaN, text: '' };
+
+  /** The clock's time as an RFC 3339 timestamp at second precision, as metav1.Time serializes. */
   now(): string {
-    return new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const second = Math.floor(this.clock.now() / 1000);
+    if (second !== this.nowCache.second) {
+      this.nowCache = {
+        second,
+        text: new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      };
+    }
+    return this.nowCache.text;
   }
 
   private ns(t: ResourceType, namespace: string | undefined): string | undefined {
@@ -490,11 +500,14 @@ export class Cluster {
   }
 
   /** Create of a resolved type (the HTTP layer resolves the type from the URL). */
-  /** `owned`: the caller hands over `input` (freshly decoded), so it need not be copied. */
+  /**
+   * `owned`: the caller hands over `input` (freshly decoded), so it need not be copied.
+   * `returnStored`: return the stored object itself (read-only!) instead of a copy.
+   */
   createAs(
     t: ResourceType,
     input: KubeObject,
-    opts: WriteOptions & { applied?: KubeObject; owned?: boolean } = {},
+    opts: WriteOptions & { applied?: KubeObject; owned?: boolean; returnStored?: boolean } = {},
   ): KubeObject {
     const st = strategyFor(t);
     const obj = this.in(opts.owned ? input : clone(input), t);
@@ -554,6 +567,8 @@ export class Cluster {
     md.resourceVersion = String(this.store.nextRv());
     this.store.commit(t.storageKey, key, 'ADDED', obj);
     this.afterWrite(t, obj);
+    // The HTTP layer only serializes the answer, from the cached JSON: no copy needed.
+    if (opts.returnStored && obj.apiVersion === t.apiVersion) return obj;
     return this.out(obj, t);
   }
 

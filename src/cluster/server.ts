@@ -305,6 +305,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
           fieldManager,
           warnings,
           owned: true,
+          returnStored: true,
           ...(fieldValidation ? { fieldValidation } : {}),
         });
         return sendWritten(201, out);
