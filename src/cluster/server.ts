@@ -379,7 +379,9 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       }
       case 'DELETE': {
         const out = cluster.deleteAs(t, key, deleteOptions(q, body));
-        return send(out.metadata.deletionTimestamp && cluster.peek(type, key) ? 202 : 200, out);
+        // 200 even when finalizers hold the object, as the apiserver answers (202 is kept for the
+        // legacy orphanDependents=false case only).
+        return send(200, out);
       }
       default:
         throw newMethodNotSupported(t.gr, method.toLowerCase());

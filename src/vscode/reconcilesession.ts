@@ -218,8 +218,9 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     return (
       this.idleModel ?? {
         status: 'idle',
-        message:
-          'No reconciler is running. Run "Reconcile Studio: Open Reconcile Debugger" in a workspace with a reconciler module.',
+        message: vscode.workspace.isTrusted
+          ? 'No reconciler is running. Run "Reconcile Studio: Open Reconcile Debugger" in a workspace with a reconciler module.'
+          : 'No reconciler is running: this workspace is not trusted, so its reconcilers do not run. Trust it (Manage Workspace Trust) to step through them.',
         reconciler: null,
         origin: 0,
         now: 0,

@@ -34,6 +34,8 @@ export interface LaunchOptions {
   /** Folder to copy and open; defaults to the bundled sample operator. */
   workspace?: string;
   settings?: Record<string, unknown>;
+  /** Leave Workspace Trust on, so the test can answer the trust prompt itself. */
+  workspaceTrust?: boolean;
 }
 
 export async function launchWorkbench(opts: LaunchOptions = {}): Promise<Workbench> {
@@ -45,13 +47,23 @@ export async function launchWorkbench(opts: LaunchOptions = {}): Promise<Workben
   });
   const extensionsDir = join(scratch, 'extensions');
   const userDataDir = join(scratch, 'user-data');
-  makeProfile(userDataDir, opts.settings);
+  makeProfile(userDataDir, {
+    ...(opts.workspaceTrust ? { 'security.workspace.trust.enabled': true } : {}),
+    ...opts.settings,
+  });
   installExtension(bin, extensionsDir, vsixPath);
   const port = await freePort();
   let server: RunningCodeServer | undefined;
   let browser: Browser | undefined;
   try {
-    server = await startCodeServer({ bin, port, workspace, userDataDir, extensionsDir });
+    server = await startCodeServer({
+      bin,
+      port,
+      workspace,
+      userDataDir,
+      extensionsDir,
+      trust: opts.workspaceTrust,
+    });
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: [

@@ -142,3 +142,62 @@ test('a watch streams with 200 and a watch with a malformed resourceVersion is a
   );
   assert.equal(bad.code, 400);
 });
+
+test('POST with generateName and dryRun=All answers a named object and stores nothing', async () => {
+  const body = JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { generateName: 'dry-' },
+  });
+  const r = await call('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', body);
+  assert.equal(r.code, 201);
+  const name = (r.json.metadata as { name: string }).name;
+  assert.match(name, /^dry-[a-z0-9]{5}$/);
+  assert.equal((await call('GET', `/api/v1/namespaces/default/configmaps/${name}`)).code, 404);
+});
+
+test('DELETE on a collection deletes what the label selector selects', async () => {
+  for (const n of ['dc-1', 'dc-2']) {
+    await call(
+      'POST',
+      '/api/v1/namespaces/default/configmaps',
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: n, labels: { dc: 'yes' } },
+      }),
+    );
+  }
+  const r = await call('DELETE', '/api/v1/namespaces/default/configmaps?labelSelector=dc%3Dyes');
+  assert.equal(r.code, 200);
+  assert.equal((r.json.items as unknown[]).length, 2);
+  const left = await call('GET', '/api/v1/namespaces/default/configmaps?labelSelector=dc%3Dyes');
+  assert.deepEqual(left.json.items, []);
+});
+
+test('GET with a meta.k8s.io Table Accept header answers a Table', async () => {
+  const r = await new Promise<{ json: Record<string, unknown> }>((res, rej) => {
+    const req = request(
+      `${s.url}/api/v1/namespaces`,
+      {
+        ca,
+        headers: {
+          Authorization: `Bearer ${token}`,
+          Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+        },
+      },
+      (resp) => {
+        let text = '';
+        resp.on('data', (d: Buffer) => (text += d.toString()));
+        resp.on('end', () => res({ json: JSON.parse(text) as Record<string, unknown> }));
+      },
+    );
+    req.on('error', rej);
+    req.end();
+  });
+  assert.equal(r.json.kind, 'Table');
+  assert.deepEqual(
+    (r.json.columnDefinitions as Array<{ name: string }>).map((c) => c.name),
+    ['Name', 'Status', 'Age'],
+  );
+});
