@@ -1,7 +1,10 @@
 /**
- * The slice of an API server the runtime needs: the in-process fake Cluster satisfies it as is;
- * a client for a remote API server can be adapted to it. Methods are synchronous and throw
- * StatusError, like the in-process Cluster; watch events arrive asynchronously in commit order.
+ * The slice of an API server the runtime needs: the in-process fake Cluster satisfies it as is
+ * (synchronous calls), RemoteApiServer (remote.ts) adapts any API server reached through a
+ * kubeconfig (calls return promises). Calls throw (or reject with) StatusError; watch events
+ * arrive asynchronously in commit order. Callers handle both shapes without awaiting a plain value,
+ * so the in-process path keeps its exact ordering on the virtual clock (a watch event queued by a
+ * write is never seen before the write's own result).
  */
 import type {
   DeleteOptions,
@@ -21,21 +24,40 @@ export interface WatchHandle {
   stop(): void;
 }
 
+export type MaybePromise<T> = T | Promise<T>;
+
+export function isPromise<T>(v: MaybePromise<T>): v is Promise<T> {
+  return typeof (v as { then?: unknown } | undefined)?.then === 'function';
+}
+
 export interface ApiServer {
   readonly clock?: Clock;
-  get(type: TypeRef, key: ObjectKey): KubeObject;
-  list(type: TypeRef, opts?: ListOptions): { items: KubeObject[]; metadata: ListMeta };
-  create(obj: KubeObject, opts?: { dryRun?: boolean }): KubeObject;
-  update(obj: KubeObject, opts?: { subresource?: 'status' }): KubeObject;
+  get(type: TypeRef, key: ObjectKey): MaybePromise<KubeObject>;
+  list(
+    type: TypeRef,
+    opts?: ListOptions,
+  ): MaybePromise<{ items: KubeObject[]; metadata: ListMeta }>;
+  create(obj: KubeObject, opts?: { dryRun?: boolean }): MaybePromise<KubeObject>;
+  update(obj: KubeObject, opts?: { subresource?: 'status' }): MaybePromise<KubeObject>;
   patch(
     type: TypeRef,
     key: ObjectKey,
     patch: unknown,
     patchType: PatchType,
     opts?: { subresource?: 'status' },
-  ): KubeObject;
+  ): MaybePromise<KubeObject>;
   delete(type: TypeRef, key: ObjectKey, opts?: DeleteOptions): unknown;
-  watch(type: TypeRef, opts: WatchOptions, onEvent: (e: WatchEvent) => void): WatchHandle;
+  /**
+   * `onClose` runs when the watch ends without stop() (server timeout, connection lost, error):
+   * the informer then resumes from its last resourceVersion, or relists when that is gone (410).
+   */
+  watch(
+    type: TypeRef,
+    opts: WatchOptions,
+    onEvent: (e: WatchEvent) => void,
+    onClose?: (err?: unknown) => void,
+  ): WatchHandle;
+  /** Discovery; synchronous (a remote server discovers up front and on refresh). */
   resources?(): ResourceInfo[];
   /** The stored object without a copy (must not be mutated); used for diffs when available. */
   peek?(type: TypeRef, key: ObjectKey): KubeObject | undefined;

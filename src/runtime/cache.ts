@@ -62,6 +62,30 @@ export class Cache {
     return structuredClone(obj);
   }
 
+  /**
+   * undefined when the type's informer has synced (always so in-process), else a promise that
+   * settles when it has (rejects if it stops first). Starts the informer on first use.
+   */
+  waitForSync(type: TypeRef): Promise<void> | undefined {
+    const inf = this.getInformer(type);
+    return inf.hasSynced() ? undefined : inf.waitForSync();
+  }
+
+  /** Resolves when every started informer has synced (mgr.GetCache().WaitForCacheSync). */
+  async waitForCacheSync(): Promise<void> {
+    await Promise.all([...this.informers.values()].map((i) => i.waitForSync()));
+  }
+
+  /**
+   * The stored object without a copy when the type already has a synced informer; null when it
+   * has none (so a caller can ask the server instead of starting an informer as a side effect).
+   */
+  peekIfWatched(type: TypeRef, key: ObjectKey): KubeObject | undefined | null {
+    const inf = this.informers.get(typeKey(type));
+    if (!inf || !inf.hasSynced()) return null;
+    return inf.getByKey(key.namespace ? `${key.namespace}/${key.name}` : key.name);
+  }
+
   /** Whether the cache holds the object (no copy, no error). */
   has(type: TypeRef, key: ObjectKey): boolean {
     const k = key.namespace ? `${key.namespace}/${key.name}` : key.name;

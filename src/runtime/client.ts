@@ -16,7 +16,7 @@ import type {
   ReconcileContext,
   StatusWriter,
 } from './api';
-import type { ApiServer } from './apiserver';
+import { isPromise, type ApiServer, type MaybePromise } from './apiserver';
 import type { Cache } from './cache';
 import type { ApiCall, DiffEntry, Phase, PhaseRecord, ReconcileTrace, Verb } from './trace';
 import { diffObjects } from './trace';
@@ -166,6 +166,10 @@ export class ReconcileRun {
     let result: KubeObject | undefined;
     let error: unknown;
     try {
+      // Like controller-runtime's cache, the first read of a type starts its informer and waits
+      // for it to sync (a remote list); the in-process informer is synced at once.
+      const syncing = this.deps.cache.waitForSync(type);
+      if (syncing) await syncing;
       result = this.deps.cache.get(type, { namespace: key.namespace, name: key.name });
       call.code = 200;
       call.resourceVersion = result.metadata.resourceVersion;
@@ -193,6 +197,8 @@ export class ReconcileRun {
     let result: { items: KubeObject[] } | undefined;
     let error: unknown;
     try {
+      const syncing = this.deps.cache.waitForSync(type);
+      if (syncing) await syncing;
       result = this.deps.cache.list(type, opts);
       call.code = 200;
       call.items = result.items.length;
@@ -207,11 +213,19 @@ export class ReconcileRun {
     return result!;
   }
 
-  /** The object as the server has it now, without recording a call (for the diff phase). */
-  private serverObject(type: TypeRef, key: ObjectKey): KubeObject | undefined {
+  /**
+   * The object as the server has it now, without recording a call (for the diff phase). A remote
+   * server has no peek: the diff is then taken against the informer's copy when the type is
+   * watched (no extra round trip per write), else against a GET.
+   */
+  private serverObject(type: TypeRef, key: ObjectKey): MaybePromise<KubeObject | undefined> {
+    const api = this.deps.api;
     try {
-      const api = this.deps.api;
-      return api.peek ? api.peek(type, key) : api.get(type, key);
+      if (api.peek) return api.peek(type, key);
+      const cached = this.deps.cache.peekIfWatched(type, key);
+      if (cached !== null) return cached;
+      const got = api.get(type, key);
+      return isPromise(got) ? got.catch(() => undefined) : got;
     } catch {
       return undefined;
     }
@@ -231,7 +245,8 @@ export class ReconcileRun {
     const record = this.deps.recordObjects !== false;
     // The stored object is never mutated in place, so diffing against it needs no copy; one copy
     // serves the trace's before/after views when objects are recorded.
-    const live = verb === 'create' ? undefined : this.serverObject(type, key);
+    const peeked = verb === 'create' ? undefined : this.serverObject(type, key);
+    const live = isPromise(peeked) ? await peeked : peeked;
     const before = live && record ? (structuredClone(live) as KubeObject) : live;
 
     // diff: what this write would change, shown before it happens.
@@ -290,24 +305,30 @@ export class ReconcileRun {
     try {
       const body = obj as unknown as KubeObject; // the API server copies its input
       const opts = subresource === 'status' ? { subresource: 'status' as const } : undefined;
+      // A plain value is used as is, never awaited: `await` would defer to a microtask, and the
+      // in-process cluster queues the write's watch event as a microtask — the write's result must
+      // be seen first so that the event is recognised as caused by this write.
+      let pending: MaybePromise<unknown>;
       switch (verb) {
         case 'create':
-          result = api.create(body);
+          pending = api.create(body);
           call.code = 201;
           break;
         case 'update':
-          result = api.update(body, opts);
+          pending = api.update(body, opts);
           call.code = 200;
           break;
         case 'patch':
-          result = api.patch(type, key, patch, patchType, opts);
+          pending = api.patch(type, key, patch, patchType, opts);
           call.code = 200;
           break;
         case 'delete':
-          api.delete(type, key, deleteOpts);
+          pending = api.delete(type, key, deleteOpts);
           call.code = 200;
           break;
       }
+      const done = isPromise(pending) ? await pending : pending;
+      if (verb !== 'delete') result = done as KubeObject;
     } catch (err) {
       error = err;
       Object.assign(call, errorInfo(err));

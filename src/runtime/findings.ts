@@ -12,7 +12,7 @@
  * - bottleneck: workers busy, queue wait p50/p99, API calls per reconcile, rate-limiter delay.
  */
 import type { KubeObject, ObjectKey, TypeRef } from '../cluster/types';
-import type { ApiServer } from './apiserver';
+import { isPromise, type ApiServer } from './apiserver';
 import type { Controller, HotLoopReport } from './controller';
 import { DEFAULT_MAX_DELAY_MS } from './ratelimiter';
 import type { Request } from './reconcile';
@@ -240,7 +240,13 @@ function ownerChain(
       return chain;
     let obj: KubeObject;
     try {
-      obj = api.get(type, key);
+      const got = api.get(type, key);
+      // Findings are computed synchronously; a remote server's answer would come too late.
+      if (isPromise(got)) {
+        got.catch(() => {});
+        return undefined;
+      }
+      obj = got;
     } catch {
       return undefined;
     }

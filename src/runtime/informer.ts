@@ -5,9 +5,17 @@
  * each event back on the clock, which makes stale cache reads — and the conflicts they cause —
  * reproducible.
  */
-import type { KubeObject, TypeRef, WatchEvent } from '../cluster/types';
+import { isGone } from '../cluster/errors';
+import type { KubeObject, ListMeta, TypeRef, WatchEvent } from '../cluster/types';
 import type { Clock } from '../util/clock';
-import type { ApiServer, WatchHandle } from './apiserver';
+import { isPromise, type ApiServer, type WatchHandle } from './apiserver';
+
+const RETRY_MS = 1000;
+
+/** 410 from a Status error, or from a watch request refused with HTTP 410. */
+function isGoneError(err: unknown): boolean {
+  return isGone(err) || (err as { statusCode?: unknown } | null)?.statusCode === 410;
+}
 
 export interface ResourceEventHandler {
   onAdd?(obj: KubeObject): void;
@@ -41,6 +49,14 @@ export class Informer {
   private synced = false;
   private stopped = false;
   private lastRV: string | undefined;
+  /** Bumped on every (re)list, so callbacks of a replaced list or watch are ignored. */
+  private generation = 0;
+  private listing = false;
+  private syncWaiter:
+    | { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void }
+    | undefined;
+  /** The last list/watch failure (retried on the clock). */
+  lastError: unknown;
   /** Events seen (for metrics and tests). */
   eventsSeen = 0;
 
@@ -48,15 +64,64 @@ export class Informer {
     this.type = opts.type;
   }
 
-  /** Lists and starts the watch. The in-process list is synchronous, so this is synced at once. */
+  /**
+   * Lists and starts the watch. An in-process list is synchronous, so the informer is synced when
+   * this returns; a remote one syncs when its list arrives (waitForSync).
+   */
   start(): void {
-    if (this.watchHandle || this.stopped) return;
+    if (this.watchHandle || this.stopped || this.listing) return;
     this.listAndWatch();
+  }
+
+  /** Resolves once the first list has been stored; rejects if the informer stops before. */
+  waitForSync(): Promise<void> {
+    if (this.synced) return Promise.resolve();
+    if (this.stopped) return Promise.reject(new Error(`informer for ${this.type.kind} stopped`));
+    if (!this.syncWaiter) {
+      let resolve!: () => void;
+      let reject!: (e: unknown) => void;
+      const promise = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      promise.catch(() => {}); // a waiter may never come
+      this.syncWaiter = { promise, resolve, reject };
+    }
+    return this.syncWaiter.promise;
   }
 
   private listAndWatch(): void {
     const { api, type, namespace } = this.opts;
-    const list = api.list(type, namespace ? { namespace } : {});
+    const gen = ++this.generation;
+    let list: ReturnType<ApiServer['list']>;
+    try {
+      list = api.list(type, namespace ? { namespace } : {});
+    } catch (err) {
+      this.retryLater(gen, err);
+      return;
+    }
+    if (!isPromise(list)) {
+      this.replace(list);
+      this.watchFrom(gen);
+      return;
+    }
+    this.listing = true;
+    list.then(
+      (l) => {
+        this.listing = false;
+        if (this.stopped || gen !== this.generation) return;
+        this.replace(l);
+        this.watchFrom(gen);
+      },
+      (err: unknown) => {
+        this.listing = false;
+        this.retryLater(gen, err);
+      },
+    );
+  }
+
+  /** The reflector's relist: the store becomes the list; differences are dispatched as events. */
+  private replace(list: { items: KubeObject[]; metadata: ListMeta }): void {
     const seen = new Set<string>();
     for (const obj of list.items) {
       const k = objectKey(obj);
@@ -68,23 +133,65 @@ export class Informer {
         this.dispatch((h) => h.onUpdate?.(old, obj));
     }
     // Objects that vanished while we were not watching (relist after 410).
-    for (const [k, old] of [...this.store]) {
-      if (!seen.has(k)) {
-        this.remove(k);
-        this.dispatch((h) => h.onDelete?.(old));
+    if (this.store.size > seen.size) {
+      for (const [k, old] of [...this.store]) {
+        if (!seen.has(k)) {
+          this.remove(k);
+          this.dispatch((h) => h.onDelete?.(old));
+        }
       }
     }
     this.lastRV = list.metadata.resourceVersion;
-    this.synced = true;
-    this.watchHandle = api.watch(
-      type,
-      {
-        ...(namespace ? { namespace } : {}),
-        ...(this.lastRV ? { resourceVersion: this.lastRV } : {}),
-        allowWatchBookmarks: true,
-      },
-      (e) => this.onWatchEvent(e),
-    );
+    if (!this.synced) {
+      this.synced = true;
+      this.syncWaiter?.resolve();
+      this.syncWaiter = undefined;
+    }
+  }
+
+  /** Watches from the last resourceVersion seen; a watch that ends by itself is resumed. */
+  private watchFrom(gen: number): void {
+    if (this.stopped || gen !== this.generation) return;
+    const { api, type, namespace } = this.opts;
+    try {
+      this.watchHandle = api.watch(
+        type,
+        {
+          ...(namespace ? { namespace } : {}),
+          ...(this.lastRV ? { resourceVersion: this.lastRV } : {}),
+          allowWatchBookmarks: true,
+        },
+        (e) => {
+          if (gen === this.generation) this.onWatchEvent(e);
+        },
+        (err) => {
+          if (gen !== this.generation || this.stopped) return;
+          this.watchHandle = undefined;
+          // As the reflector: a closed watch resumes from lastRV; one whose resourceVersion is
+          // gone (410) relists; other failures back off before trying again.
+          if (err === undefined || err === null) this.watchFrom(gen);
+          else if (isGoneError(err)) this.relist();
+          else this.retryLater(gen, err, () => this.watchFrom(gen));
+        },
+      );
+    } catch (err) {
+      this.retryLater(gen, err);
+    }
+  }
+
+  private relist(): void {
+    this.watchHandle?.stop();
+    this.watchHandle = undefined;
+    this.listAndWatch();
+  }
+
+  /** Backs off on the clock (as the reflector's backoff manager, 1 s here) and tries again. */
+  private retryLater(gen: number, err: unknown, retry: () => void = () => this.relist()): void {
+    if (this.stopped || gen !== this.generation) return;
+    this.lastError = err;
+    this.opts.clock.setTimeout(() => {
+      if (!this.stopped && gen === this.generation) retry();
+    }, RETRY_MS);
   }
 
   private onWatchEvent(e: WatchEvent): void {
@@ -99,9 +206,7 @@ export class Informer {
     const obj = e.object;
     if (e.type === 'ERROR') {
       // 410 Gone: our resourceVersion is too old; relist and watch again.
-      this.watchHandle?.stop();
-      this.watchHandle = undefined;
-      this.listAndWatch();
+      this.relist();
       return;
     }
     if (obj?.metadata?.resourceVersion) this.lastRV = obj.metadata.resourceVersion;
@@ -161,6 +266,9 @@ export class Informer {
 
   stop(): void {
     this.stopped = true;
+    this.generation++;
+    this.syncWaiter?.reject(new Error(`informer for ${this.type.kind} stopped`));
+    this.syncWaiter = undefined;
     this.watchHandle?.stop();
     this.watchHandle = undefined;
   }
