@@ -104,6 +104,29 @@ function podStatus(o: KubeObject): string {
   return String(st.reason ?? st.phase ?? 'Unknown');
 }
 
+/** The -o wide columns kubectl shows for every pod-template workload (Deployment, ReplicaSet). */
+const WORKLOAD_WIDE: Column[] = [
+  col(
+    'Containers',
+    (o) =>
+      containers(o)
+        .map((c) => c.name)
+        .join(','),
+    'string',
+    1,
+  ),
+  col(
+    'Images',
+    (o) =>
+      containers(o)
+        .map((c) => c.image)
+        .join(','),
+    'string',
+    1,
+  ),
+  col('Selector', (o) => selector(o), 'string', 1),
+];
+
 const BUILTIN_COLUMNS: Record<string, Column[]> = {
   '/Pod': [
     NAME,
@@ -127,25 +150,7 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
     col('Up-to-date', (o) => num(rec(o.status).updatedReplicas), 'integer'),
     col('Available', (o) => num(rec(o.status).availableReplicas), 'integer'),
     AGE,
-    col(
-      'Containers',
-      (o) =>
-        containers(o)
-          .map((c) => c.name)
-          .join(','),
-      'string',
-      1,
-    ),
-    col(
-      'Images',
-      (o) =>
-        containers(o)
-          .map((c) => c.image)
-          .join(','),
-      'string',
-      1,
-    ),
-    col('Selector', (o) => selector(o), 'string', 1),
+    ...WORKLOAD_WIDE,
   ],
   'apps/ReplicaSet': [
     NAME,
@@ -153,25 +158,7 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
     col('Current', (o) => num(rec(o.status).replicas), 'integer'),
     col('Ready', (o) => num(rec(o.status).readyReplicas), 'integer'),
     AGE,
-    col(
-      'Containers',
-      (o) =>
-        containers(o)
-          .map((c) => c.name)
-          .join(','),
-      'string',
-      1,
-    ),
-    col(
-      'Images',
-      (o) =>
-        containers(o)
-          .map((c) => c.image)
-          .join(','),
-      'string',
-      1,
-    ),
-    col('Selector', (o) => selector(o), 'string', 1),
+    ...WORKLOAD_WIDE,
   ],
   '/Node': [
     NAME,

@@ -154,6 +154,9 @@ export class Controller extends Emitter<ControllerEvents> {
   private readonly resourceNames = new Map<string, string>();
   private readonly labels: { controller: string };
   private inFlight = 0;
+  private stopRequested: () => void = () => {};
+  /** Resolves (false) when stop() is called: workers still waiting for the caches give up. */
+  private readonly stopping = new Promise<false>((r) => (this.stopRequested = () => r(false)));
   private busyThaw: (() => void) | undefined;
   private idleWaiters: Array<() => void> = [];
 
@@ -202,12 +205,28 @@ export class Controller extends Emitter<ControllerEvents> {
     if (this.started) return;
     this.started = true;
     for (const w of this.watches) this.startWatch(w);
-    for (let i = 0; i < this.maxConcurrentReconciles; i++) this.workers.push(this.worker(i + 1));
+    // As controller-runtime, workers start once every source has synced: at once in-process, after
+    // the first lists against a remote server (or never, if the controller stops first).
+    const syncing = this.watches
+      .map((w) => this.opts.cache.waitForSync(w.type))
+      .filter((p): p is Promise<void> => p !== undefined);
+    for (let i = 0; i < this.maxConcurrentReconciles; i++) {
+      const id = i + 1;
+      this.workers.push(
+        syncing.length
+          ? Promise.race([Promise.all(syncing).then(() => true), this.stopping]).then(
+              (synced) => (synced && !this.queue.shuttingDown() ? this.worker(id) : undefined),
+              () => undefined,
+            )
+          : this.worker(id),
+      );
+    }
     this.updateBusy();
   }
 
   /** Shuts the queue down and waits for in-flight reconciles (ShutDownWithDrain). */
   async stop(): Promise<void> {
+    this.stopRequested();
     await this.queue.shutDownWithDrain();
     await Promise.all(this.workers);
     this.updateBusy();
