@@ -364,15 +364,16 @@ export class RemoteApiServer implements ApiServer {
     contentType = 'application/json',
   ): Promise<unknown> {
     const url = new URL(this.server + path);
+    const payload = body !== undefined ? Buffer.from(JSON.stringify(body)) : undefined;
     const options: https.RequestOptions = {
       method,
       headers: {
         Accept: 'application/json',
-        ...(body !== undefined ? { 'Content-Type': contentType } : {}),
+        // Node frames a DELETE body only when its length is given.
+        ...(payload ? { 'Content-Type': contentType, 'Content-Length': payload.length } : {}),
       },
     };
     await this.kubeConfig.applyToHTTPSOptions(options);
-    const payload = body !== undefined ? JSON.stringify(body) : undefined;
     const timeout = this.opts.requestTimeoutMs ?? 30_000;
     const { status, text } = await new Promise<{ status: number; text: string }>((res, rej) => {
       const send = url.protocol === 'http:' ? http.request : https.request;

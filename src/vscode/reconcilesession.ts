@@ -127,6 +127,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
         );
         this.publish();
       }),
+      manager.on('reconcileStart', (t) => model.onReconcileStart(t)),
       manager.on('phase', () => this.publish()),
       manager.on('reconcileEnd', (t) => {
         model.onReconcileEnd(t);

@@ -37,6 +37,13 @@ export class DebuggerModel {
   private focusKey: string | undefined;
   private readonly depth: Array<[number, number]> = [];
   private readonly latency: Array<[number, number]> = [];
+  /**
+   * Wall-clock time each running reconcile has used, holds excluded. On the virtual clock every
+   * in-process call takes no time, so the latency chart measures what the reconciler really costs
+   * (its worker round trips and the API calls), not how long the user looked at a held phase.
+   */
+  private readonly wall = new Map<number, { started: number; held: number }>();
+  private heldSince: number | undefined;
   private findings: FindingView[] = [];
   /** The first trace each shown finding points at, so the banner can open its evidence. */
   private findingTraces: Array<number | undefined> = [];
@@ -48,6 +55,7 @@ export class DebuggerModel {
     private readonly forType: TypeRef,
     readonly reconciler: string,
     private readonly origin = manager.clock.now(),
+    private readonly wallNow: () => number = () => performance.now(),
   ) {}
 
   setBreakpoints(phases: Phase[], outcomes: Outcome[]): void {
@@ -58,7 +66,12 @@ export class DebuggerModel {
     });
   }
 
+  onReconcileStart(t: ReconcileTrace): void {
+    this.wall.set(t.id, { started: this.wallNow(), held: 0 });
+  }
+
   onHeld(h: HeldState): void {
+    this.heldSince ??= this.wallNow();
     this.held = h;
     this.focusKey = h.trace.key;
     this.inspected = undefined;
@@ -68,6 +81,11 @@ export class DebuggerModel {
   }
 
   onResumed(): void {
+    if (this.heldSince !== undefined) {
+      const pause = this.wallNow() - this.heldSince;
+      for (const w of this.wall.values()) w.held += pause;
+      this.heldSince = undefined;
+    }
     this.held = undefined;
     this.status = 'running';
     this.message = 'Running';
@@ -78,7 +96,10 @@ export class DebuggerModel {
   }
 
   onReconcileEnd(t: ReconcileTrace): void {
-    if (t.end !== undefined) push(this.latency, [t.end, t.end - t.start]);
+    const w = this.wall.get(t.id);
+    this.wall.delete(t.id);
+    if (t.end !== undefined && w)
+      push(this.latency, [t.end, Math.max(0, this.wallNow() - w.started - w.held)]);
     this.focusKey ??= t.key;
   }
 

@@ -157,3 +157,35 @@ describe('DebuggerModel on the sample operator', () => {
     }
   });
 });
+
+describe('DebuggerModel latency chart', () => {
+  it('charts wall-clock reconcile time without the time spent held at a breakpoint', async () => {
+    const clock = new VirtualClock(0);
+    const cluster = new Cluster({ clock, controllers: false });
+    const manager = new Manager({ api: cluster });
+    let wall = 0;
+    const model = new DebuggerModel(
+      manager,
+      cluster,
+      { apiVersion: 'v1', kind: 'ConfigMap' },
+      'x',
+      0,
+      () => wall,
+    );
+    const trace = { id: 1, start: 0, end: 0 } as Parameters<DebuggerModel['onReconcileEnd']>[0];
+    model.onReconcileStart(trace);
+    wall = 5;
+    model.onHeld({
+      trace: { key: 'default/a' },
+      phase: { phase: 'read' },
+      reason: 'step',
+      when: 'enter',
+    } as HeldState);
+    wall = 10_005; // ten seconds looking at the held phase
+    model.onResumed();
+    wall = 10_008;
+    model.onReconcileEnd(trace);
+    assert.deepEqual(model.state().charts.latencyMs, [[0, 8]]);
+    cluster.close();
+  });
+});
