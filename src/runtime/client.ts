@@ -20,6 +20,7 @@ import { isPromise, type ApiServer, type MaybePromise } from './apiserver';
 import type { Cache } from './cache';
 import type { ApiCall, DiffEntry, Phase, PhaseRecord, ReconcileTrace, Verb } from './trace';
 import { diffObjects } from './trace';
+import { clone } from '../cluster/clone';
 
 /** What a ReconcileRun needs from its controller. */
 export interface RunDeps {
@@ -243,11 +244,10 @@ export class ReconcileRun {
     const key = keyOf(obj);
     const phase: Phase = subresource === 'status' ? 'status' : 'write';
     const record = this.deps.recordObjects !== false;
-    // The stored object is never mutated in place, so diffing against it needs no copy; one copy
-    // serves the trace's before/after views when objects are recorded.
+    // The stored object (the fake cluster's, or the informer's) is never mutated in place — a write
+    // replaces it — so the diff and the trace's `before` can share it without a copy.
     const peeked = verb === 'create' ? undefined : this.serverObject(type, key);
-    const live = isPromise(peeked) ? await peeked : peeked;
-    const before = live && record ? (structuredClone(live) as KubeObject) : live;
+    const before = isPromise(peeked) ? await peeked : peeked;
 
     // diff: what this write would change, shown before it happens.
     let intended: DiffEntry[];
@@ -340,7 +340,8 @@ export class ReconcileRun {
       }
       if (record) {
         rec.before = before;
-        rec.after = structuredClone(result);
+        // The result becomes the caller's object below, which it may mutate: the trace keeps a copy.
+        rec.after = clone(result);
       }
       rec.diff = diffObjects(before, result);
     }

@@ -17,7 +17,7 @@ import type { Clock } from '../util/clock';
 import type { Logger, ObjectLike, ReconcileContext } from './api';
 import { resourceName, type ApiServer } from './apiserver';
 import type { Cache } from './cache';
-import { ReconcileRun } from './client';
+import { ReconcileRun, type RunDeps } from './client';
 import type { WaitReason } from './delayingqueue';
 import { Emitter } from './events';
 import type { EventHandler } from './handler';
@@ -390,6 +390,29 @@ export class Controller extends Emitter<ControllerEvents> {
     return n;
   }
 
+  /** What every ReconcileRun shares, built once (closures per reconcile add up in bulk runs). */
+  private sharedDeps: Omit<RunDeps, 'log'> | undefined;
+  private runDeps(): Omit<RunDeps, 'log'> {
+    if (this.sharedDeps) return this.sharedDeps;
+    const stepper = this.opts.stepper;
+    this.sharedDeps = {
+      api: this.opts.api,
+      cache: this.opts.cache,
+      clock: this.opts.clock,
+      resourceName: (t) => this.resourceName(t),
+      onPhase: (t, rec) => {
+        if (this.has('phase')) this.emit('phase', { trace: t, phase: rec });
+      },
+      gate: stepper
+        ? (t, rec, when) => (stepper.active ? stepper.gate(t, rec, when) : Promise.resolve())
+        : undefined,
+      onWrite: (t, call) => this.noteWrite(t, call),
+      recordObjects: this.opts.recordObjects,
+      recordEvent: this.opts.recordEvent,
+    };
+    return this.sharedDeps;
+  }
+
   private async reconcileHandler(key: string, worker: number): Promise<void> {
     const clock = this.opts.clock;
     const thaw = (clock as { freeze?: () => () => void }).freeze?.();
@@ -416,24 +439,8 @@ export class Controller extends Emitter<ControllerEvents> {
     this.traces.push(trace);
     if (this.opts.maxTraces && this.traces.length > this.opts.maxTraces) this.traces.shift();
 
-    const stepper = this.opts.stepper;
     const log = this.logger(trace.reconcileID);
-    const run = new ReconcileRun(trace, {
-      api: this.opts.api,
-      cache: this.opts.cache,
-      clock,
-      resourceName: (t) => this.resourceName(t),
-      onPhase: (t, rec) => {
-        if (this.has('phase')) this.emit('phase', { trace: t, phase: rec });
-      },
-      gate: stepper
-        ? (t, rec, when) => (stepper.active ? stepper.gate(t, rec, when) : Promise.resolve())
-        : undefined,
-      onWrite: (t, call) => this.noteWrite(t, call),
-      log,
-      recordObjects: this.opts.recordObjects,
-      recordEvent: this.opts.recordEvent,
-    });
+    const run = new ReconcileRun(trace, { ...this.runDeps(), log });
     this.emit('reconcileStart', trace);
 
     try {

@@ -53,8 +53,7 @@ export class Informer {
   private generation = 0;
   private listing = false;
   private syncWaiter:
-    | { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void }
-    | undefined;
+    { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
   /** The last list/watch failure (retried on the clock). */
   lastError: unknown;
   /** Events seen (for metrics and tests). */

@@ -190,7 +190,9 @@ export class RemoteApiServer implements ApiServer {
   private async resourceFor(type: TypeRef): Promise<ResourceInfo> {
     const { group, version } = splitApiVersion(type.apiVersion);
     const find = () =>
-      this.discovered.find((r) => r.kind === type.kind && r.group === group && r.version === version);
+      this.discovered.find(
+        (r) => r.kind === type.kind && r.group === group && r.version === version,
+      );
     let r = find();
     if (!r) {
       await this.refreshDiscovery();
@@ -229,7 +231,10 @@ export class RemoteApiServer implements ApiServer {
   }
 
   async get(type: TypeRef, key: ObjectKey): Promise<KubeObject> {
-    const obj = (await this.request('GET', await this.path(type, key.namespace, key.name))) as KubeObject;
+    const obj = (await this.request(
+      'GET',
+      await this.path(type, key.namespace, key.name),
+    )) as KubeObject;
     return withType(obj, type);
   }
 
@@ -272,7 +277,10 @@ export class RemoteApiServer implements ApiServer {
   async update(obj: KubeObject, opts: { subresource?: 'status' } = {}): Promise<KubeObject> {
     const type = typeOf(obj);
     const path = await this.path(type, obj.metadata.namespace, obj.metadata.name, opts.subresource);
-    return withType((await this.request('PUT', path + this.withManager(), obj)) as KubeObject, type);
+    return withType(
+      (await this.request('PUT', path + this.withManager(), obj)) as KubeObject,
+      type,
+    );
   }
 
   async patch(

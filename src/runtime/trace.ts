@@ -160,14 +160,18 @@ function walk(a: unknown, b: unknown, path: string, out: DiffEntry[], ignore: Se
   }
   const ao = isPlainObject(a);
   const bo = isPlainObject(b);
+  // Identical members (shared references, equal scalars) are skipped before their path is built:
+  // most of an object is unchanged by a write.
   if (ao && bo) {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    for (const k of keys) walk(a[k], b[k], `${path}.${k}`, out, ignore);
+    for (const k in a) if (a[k] !== b[k]) walk(a[k], b[k], `${path}.${k}`, out, ignore);
+    for (const k in b)
+      if (!(k in a) && b[k] !== undefined) walk(undefined, b[k], `${path}.${k}`, out, ignore);
     return;
   }
   if (Array.isArray(a) && Array.isArray(b)) {
     if (a.length === b.length) {
-      for (let i = 0; i < a.length; i++) walk(a[i], b[i], `${path}[${i}]`, out, ignore);
+      for (let i = 0; i < a.length; i++)
+        if (a[i] !== b[i]) walk(a[i], b[i], `${path}[${i}]`, out, ignore);
       return;
     }
   }

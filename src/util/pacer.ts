@@ -10,6 +10,8 @@ export class ClockPacer {
   private timer: NodeJS.Timeout | undefined;
   private last = 0;
   private busy = false;
+  /** Sub-millisecond wall time not yet given to the clock: virtual time moves in whole ms. */
+  private carry = 0;
 
   constructor(
     readonly clock: VirtualClock,
@@ -30,11 +32,14 @@ export class ClockPacer {
     const elapsed = now - this.last;
     this.last = now;
     if (this.busy || this.clock.frozen) return;
+    const step = Math.min(elapsed + this.carry, 1000);
+    const whole = Math.floor(step);
+    this.carry = step - whole;
     this.busy = true;
     try {
       // A long pause of the host (a breakpoint in the extension host, a suspended laptop) is not
       // replayed as a burst of controller time.
-      await this.clock.advance(Math.min(elapsed, 1000));
+      await this.clock.advance(whole);
     } finally {
       this.busy = false;
     }

@@ -37,7 +37,12 @@ declare function acquireVsCodeApi(): VsCodeApi;
 const vscode = acquireVsCodeApi();
 let state: DebuggerState = emptyDebuggerState();
 
-const post = (msg: WebviewMessage) => vscode.postMessage(msg);
+/** When the user last pressed Step: the panel measures click-to-update itself (see render()). */
+let stepPressedAt: number | undefined;
+const post = (msg: WebviewMessage) => {
+  if (msg.type === 'step') stepPressedAt = performance.now();
+  vscode.postMessage(msg);
+};
 /** Times are shown from the session's start: t+5.214s reads better than an epoch. */
 const rel = (ms: number) => `t+${formatClock(ms - state.origin)}`;
 
@@ -346,7 +351,12 @@ function chartsPane(): HTMLElement {
 function render(): void {
   const cur = state.current;
   // Tells a reader (and the end-to-end tests) that a new hold arrived, even at the same phase.
-  root.dataset.hold = cur?.heldAt ? `${cur.id}:${cur.phases.length}:${cur.heldAt}` : '';
+  const hold = cur?.heldAt ? `${cur.id}:${cur.phases.length}:${cur.heldAt}` : '';
+  if (stepPressedAt !== undefined && hold && hold !== root.dataset.hold) {
+    root.dataset.stepMs = String(Math.round(performance.now() - stepPressedAt));
+    stepPressedAt = undefined;
+  }
+  root.dataset.hold = hold;
   replaceChildren(
     root,
     toolbar(),

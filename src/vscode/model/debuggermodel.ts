@@ -179,7 +179,9 @@ export class DebuggerModel {
       reconciler: this.reconciler,
       origin: this.origin,
       now: this.manager.clock.now(),
-      current: shown ? toReconcileView(shown, heldAt, this.currentObject(shown)) : null,
+      current: shown
+        ? toReconcileView(shown, heldAt, this.currentObject(shown), this.origin)
+        : null,
       history: forKey.slice(-50).map((t) => ({
         id: t.reconcileID,
         start: t.start,

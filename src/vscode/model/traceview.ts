@@ -116,6 +116,7 @@ export function toReconcileView(
   trace: ReconcileTrace,
   heldAt: Phase | null,
   current?: KubeObject,
+  origin = 0,
 ): ReconcileView {
   const calls: ApiCallView[] = [];
   const writes: WriteView[] = [];
@@ -166,7 +167,11 @@ export function toReconcileView(
     reason: describeTrigger(trace.triggers[0]),
     start: trace.start,
     end: trace.end ?? null,
-    phases: trace.phases.map((p) => ({ phase: p.phase, at: p.at, detail: p.summary })),
+    phases: trace.phases.map((p) => ({
+      phase: p.phase,
+      at: p.at,
+      detail: relativeTimes(p.summary, origin),
+    })),
     heldAt,
     calls,
     writes,
@@ -189,4 +194,13 @@ export function summarizeOutcome(trace: ReconcileTrace): string {
   if (trace.end === undefined) return 'running';
   if (trace.error) return `error: ${trace.error.reason ?? trace.error.message}`.slice(0, 80);
   return `${describeReturned(trace)} → ${describeNext(trace.next)}`.slice(0, 100);
+}
+
+/** The runtime's summaries name absolute clock times ("at t=1796032761207"); show them from the session's start. */
+export function relativeTimes(text: string, origin: number): string {
+  if (!origin) return text;
+  return text.replace(
+    /\bt=(\d+(?:\.\d+)?)/g,
+    (_m, n: string) => `t+${((Number(n) - origin) / 1000).toFixed(3)}s`,
+  );
 }
