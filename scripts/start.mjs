@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { START_PACKAGES, ensureNodeModules, ensureSystemPackages } from './bootstrap.mjs';
 import {
   ensureCodeServer,
   freePort,
@@ -15,6 +16,8 @@ import {
 import { vsixPath } from './package.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+ensureNodeModules();
+ensureSystemPackages(START_PACKAGES);
 execFileSync(process.execPath, [join(root, 'scripts/package.mjs')], {
   stdio: 'inherit',
   cwd: root,

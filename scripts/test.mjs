@@ -6,6 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { E2E_PACKAGES, ensureNodeModules, ensureSystemPackages } from './bootstrap.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values, positionals } = parseArgs({
@@ -51,13 +52,14 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-const needsBuild =
-  suites.includes('integration') ||
-  suites.includes('e2e') ||
-  positionals.some((p) => !p.includes('/unit'));
+ensureNodeModules();
+const needsBuild = files.some(
+  (f) => f.includes(join('test', 'integration')) || f.includes(join('test', 'e2e')),
+);
 const needsE2e = files.some((f) => f.includes(join('test', 'e2e')));
 const run = (script, ...args) =>
   execFileSync(process.execPath, [join(root, script), ...args], { stdio: 'inherit', cwd: root });
+if (needsE2e) ensureSystemPackages(E2E_PACKAGES);
 if (needsE2e) run('scripts/package.mjs');
 else if (needsBuild) run('scripts/build.mjs');
 if (needsE2e) {

@@ -1,0 +1,48 @@
+// Makes a fresh clone runnable before anything else: `npm start` and `npm test` call this first.
+// Only Node built-ins here — nothing from node_modules can be imported before it exists.
+import { execFileSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Installs the npm dependencies when node_modules is missing or older than package-lock.json. */
+export function ensureNodeModules() {
+  const marker = join(root, 'node_modules', '.package-lock.json');
+  const lock = join(root, 'package-lock.json');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  console.error('[bootstrap] installing npm dependencies (npm ci)');
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+}
+
+/**
+ * Debian packages the end-to-end tests and the code-server install need. As root (as on CI and
+ * these machines) they are installed with apt-get; otherwise the user is told what to install.
+ */
+export function ensureSystemPackages(packages) {
+  const missing = packages.filter((p) => {
+    try {
+      execFileSync('dpkg', ['-s', p], { stdio: 'ignore' });
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (missing.length === 0) return;
+  if (process.getuid?.() !== 0) {
+    throw new Error(
+      `missing Debian packages: ${missing.join(' ')} (sudo apt-get install -y ${missing.join(' ')})`,
+    );
+  }
+  console.error(`[bootstrap] installing Debian packages: ${missing.join(' ')}`);
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+  execFileSync('apt-get', ['install', '-y', '-qq', ...missing], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+}
+
+/** What code-server's install needs (ripgrep stands in for a download) and what drives it (chromium). */
+export const E2E_PACKAGES = ['chromium', 'ripgrep', 'libkrb5-dev'];
+export const START_PACKAGES = ['ripgrep', 'libkrb5-dev'];
