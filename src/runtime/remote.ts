@@ -311,6 +311,51 @@ export class RemoteApiServer implements ApiServer {
   }
 
   /**
+   * ctx.recorder's events as core/v1 Events, the way client-go's recorder writes them (one Event
+   * per call here, without its aggregation). Best effort: a failure is only logged, never thrown
+   * into the reconcile.
+   */
+  recordEvent(
+    involved: KubeObject,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+    source?: string,
+  ): void {
+    const now = new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, 'Z');
+    const ns = involved.metadata.namespace || 'default';
+    const event: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: {
+        name: `${involved.metadata.name}.${(this.clock.now() * 1000 + this.eventSeq++).toString(16)}`,
+        namespace: ns,
+      },
+      involvedObject: {
+        apiVersion: involved.apiVersion,
+        kind: involved.kind,
+        namespace: involved.metadata.namespace,
+        name: involved.metadata.name,
+        uid: involved.metadata.uid,
+        resourceVersion: involved.metadata.resourceVersion,
+      },
+      type,
+      reason,
+      message,
+      source: { component: source ?? 'reconcile-studio' },
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+      reportingComponent: source ?? 'reconcile-studio',
+    };
+    this.create(event).catch((err: unknown) =>
+      console.error(`could not record event ${reason}: ${(err as Error).message}`),
+    );
+  }
+
+  private eventSeq = 0;
+
+  /**
    * A watch through client-node's Watch. Events are delivered as they are read; `onClose` gets
    * the failure (an HTTP 410 carries statusCode 410) or nothing when the server ended the watch.
    */
@@ -338,7 +383,10 @@ export class RemoteApiServer implements ApiServer {
             ...(opts.allowWatchBookmarks ? { allowWatchBookmarks: true } : {}),
             ...(opts.labelSelector ? { labelSelector: opts.labelSelector } : {}),
             ...(opts.fieldSelector ? { fieldSelector: opts.fieldSelector } : {}),
-            ...(opts.timeoutSeconds ? { timeoutSeconds: opts.timeoutSeconds } : {}),
+            // client-node's Watch gives up on a request after 30 s: ask the server to end the
+            // watch before that, so it closes cleanly and is resumed at once (client-go's
+            // reflector asks for 5-10 minutes for the same reason with its own limits).
+            timeoutSeconds: opts.timeoutSeconds ?? WATCH_TIMEOUT_SECONDS,
           },
           (evType: string, obj: unknown) => {
             if (stopped) return;
@@ -349,7 +397,7 @@ export class RemoteApiServer implements ApiServer {
             }
             onEvent({ type: e.type, object: withType(e.object, type) });
           },
-          (err: unknown) => close(err),
+          (err: unknown) => close(isTimeout(err) ? undefined : err),
         );
         if (stopped) abort.abort();
       } catch (err) {
@@ -400,6 +448,14 @@ export class RemoteApiServer implements ApiServer {
     if (status < 200 || status >= 300) throw statusErrorFrom(status, text);
     return text ? (JSON.parse(text) as unknown) : {};
   }
+}
+
+const WATCH_TIMEOUT_SECONDS = 25;
+
+/** node-fetch's own timeout ends a watch that was merely quiet: a clean close, not a failure. */
+function isTimeout(err: unknown): boolean {
+  const t = (err as { type?: unknown } | null)?.type;
+  return t === 'request-timeout' || t === 'body-timeout';
 }
 
 function typeOf(obj: KubeObject): TypeRef {

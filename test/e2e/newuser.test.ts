@@ -5,6 +5,9 @@
  * Queue, and open the Go controller to see its diagnostics. Assertions are on what a person sees.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Frame } from 'playwright-core';
 import { launchWorkbench, withScreenshotOnFailure, type Workbench } from './workbench';
@@ -36,6 +39,27 @@ describe('a new user on the sample operator', { timeout: 400_000 }, () => {
       const shopRow = tree.locator('.monaco-list-row', { hasText: 'shop' }).first();
       assert.match((await shopRow.textContent()) ?? '', /no status yet|Running|QuotaExceeded/);
     });
+  });
+
+  it('serves the same cluster to kubectl through the kubeconfig it writes', async () => {
+    const kubeconfig = join(
+      wb.userDataDir,
+      'User',
+      'globalStorage',
+      'reconcile-studio.reconcile-studio',
+      'fake-cluster.kubeconfig',
+    );
+    for (let i = 0; i < 100 && !existsSync(kubeconfig); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    const out = execFileSync(
+      'kubectl',
+      ['--kubeconfig', kubeconfig, 'get', 'webapps', '-n', 'default', '-o', 'name'],
+      { encoding: 'utf8' },
+    );
+    assert.deepEqual(out.trim().split('\n').sort(), [
+      'webapp.apps.example.com/blog',
+      'webapp.apps.example.com/shop',
+    ]);
   });
 
   it('opens the Reconcile Debugger held at the first phase of the first request', async () => {

@@ -23,6 +23,8 @@ export const resultsDir = join(repoRoot, 'test-results');
 export interface Workbench {
   page: Page;
   workspace: string;
+  /** The throw-away profile (globalStorage lives below it). */
+  userDataDir: string;
   screenshot(name: string): Promise<string>;
   runCommand(title: string): Promise<void>;
   openView(containerTitle: string): Promise<void>;
@@ -79,7 +81,7 @@ export async function launchWorkbench(opts: LaunchOptions = {}): Promise<Workben
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(server.url);
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
-    return makeWorkbench(page, workspace, browser, server, scratch);
+    return makeWorkbench(page, workspace, userDataDir, browser, server, scratch);
   } catch (err) {
     await browser?.close();
     await server?.stop();
@@ -90,6 +92,7 @@ export async function launchWorkbench(opts: LaunchOptions = {}): Promise<Workben
 function makeWorkbench(
   page: Page,
   workspace: string,
+  userDataDir: string,
   browser: Browser,
   server: RunningCodeServer,
   scratch: string,
@@ -97,6 +100,7 @@ function makeWorkbench(
   return {
     page,
     workspace,
+    userDataDir,
     async screenshot(name) {
       mkdirSync(resultsDir, { recursive: true });
       const file = join(resultsDir, `${name}.png`);

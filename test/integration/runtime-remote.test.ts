@@ -226,6 +226,19 @@ test('a watch from the list resourceVersion delivers the later changes', async (
   assert.equal(events[0], 'ADDED');
 });
 
+test('a watch the server ends (timeoutSeconds) closes cleanly, so an informer resumes it', async () => {
+  const closed = await new Promise<unknown>((res) => {
+    api.watch(
+      CM,
+      { namespace: 'default', timeoutSeconds: 1 },
+      () => {},
+      (err) => res(err ?? 'clean'),
+    );
+    setTimeout(() => res('still open after 15 s'), 15_000).unref();
+  });
+  assert.equal(closed, 'clean');
+});
+
 test('a Manager reconciles through the remote server: owned child, status, annotation', async () => {
   const mgr = new Manager({ api, stepper: false });
   assert.equal(mgr.isNamespaced(GADGET), true);
@@ -263,6 +276,7 @@ test('a Manager reconciles through the remote server: owned child, status, annot
         });
       }
       if ((gadget.status as { phase?: string } | undefined)?.phase !== 'Ready') {
+        ctx.recorder.event(gadget, 'Normal', 'Ready', `child ${childName} in place`);
         gadget.status = { phase: 'Ready', children: 1 };
         await ctx.client.status().update(gadget);
       }
@@ -335,6 +349,14 @@ test('a Manager reconciles through the remote server: owned child, status, annot
     // The diff phase for the status write shows what it changed, before it happened.
     const diff = first.phases.find((p) => p.phase === 'diff' && /status/.test(p.summary));
     assert.ok(diff?.diff?.some((d) => d.path.startsWith('.status')));
+
+    // ctx.recorder wrote a core/v1 Event about the Gadget.
+    const event = await until('the Ready event', async () => {
+      const evs = await api.list({ apiVersion: 'v1', kind: 'Event' }, { namespace: 'default' });
+      return evs.items.find((e) => e.reason === 'Ready');
+    });
+    assert.equal((event.involvedObject as { name?: string }).name, 'g1');
+    assert.equal(event.message, 'child g1-child in place');
 
     // Deleting the owner: the informer sees it; the reconcile reads NotFound and returns.
     const before = mgr.traces().length;
