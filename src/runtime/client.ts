@@ -59,7 +59,10 @@ function keyOf(obj: ObjectLike): ObjectKey {
 
 /** Go's client decodes the response into the object passed; do the same. */
 function assignInPlace(target: object, source: object): void {
-  for (const k of Object.keys(target)) delete (target as Record<string, unknown>)[k];
+  // Only keys the answer lacks are deleted: deleting every key first would turn the object into a
+  // slow dictionary-mode object.
+  const t = target as Record<string, unknown>;
+  for (const k of Object.keys(t)) if (!Object.prototype.hasOwnProperty.call(source, k)) delete t[k];
   Object.assign(target, source);
 }
 
@@ -232,6 +235,21 @@ export class ReconcileRun {
     }
   }
 
+  /** The server's own stored object, if it is exactly `result` (same version and form). */
+  private storedCopy(type: TypeRef, key: ObjectKey, result: KubeObject): KubeObject | undefined {
+    const api = this.deps.api;
+    if (!api.peek) return undefined;
+    const stored = api.peek(type, {
+      namespace: result.metadata.namespace ?? key.namespace,
+      name: result.metadata.name ?? key.name,
+    });
+    return stored &&
+      stored.apiVersion === result.apiVersion &&
+      stored.metadata.resourceVersion === result.metadata.resourceVersion
+      ? stored
+      : undefined;
+  }
+
   private async write<T extends ObjectLike>(
     verb: 'create' | 'update' | 'patch' | 'delete',
     obj: T,
@@ -340,8 +358,9 @@ export class ReconcileRun {
       }
       if (record) {
         rec.before = before;
-        // The result becomes the caller's object below, which it may mutate: the trace keeps a copy.
-        rec.after = clone(result);
+        // The result becomes the caller's object below, which it may mutate: the trace keeps the
+        // server's stored object when it can (never mutated, so no copy), else a copy.
+        rec.after = this.storedCopy(type, key, result) ?? clone(result);
       }
       rec.diff = diffObjects(before, result);
     }
