@@ -830,6 +830,11 @@ export class Cluster {
           applied,
         });
       }
+      // As the apiserver: a resourceVersion in the applied configuration is a precondition.
+      const wanted = applied.metadata?.resourceVersion;
+      if (wanted && wanted !== old.metadata.resourceVersion) {
+        throw newConflict(t.gr, key.name, OBJECT_MODIFIED);
+      }
       const current = this.out(old, t);
       const next = clone(current);
       applyPatch(

@@ -1,8 +1,12 @@
 /** The embedded fake cluster as a ResourceSource: in-process list+watch, writes always allowed. */
 import type { Cluster } from '../cluster/cluster';
 import type { KubeObject, TypeRef, WatchEvent } from '../cluster/types';
-import { isNotFound } from '../cluster/errors';
-import { kindsFromCrds, type ResourceSource } from './model/source';
+import {
+  FIELD_MANAGER,
+  kindsFromCrds,
+  withoutManagedFields,
+  type ResourceSource,
+} from './model/source';
 import type { CustomResourceKind } from './model/resourcetree';
 
 export const CRD_TYPE: TypeRef = {
@@ -47,13 +51,13 @@ export class EmbeddedSource implements ResourceSource {
     return this.cluster.get(type, { namespace, name });
   }
 
+  /** Server-side apply, as `kubectl apply --server-side --force-conflicts`: creates or updates. */
   async apply(obj: KubeObject): Promise<KubeObject> {
-    try {
-      return this.cluster.update(obj);
-    } catch (err) {
-      if (isNotFound(err)) return this.cluster.create(obj);
-      throw err;
-    }
+    const key = { namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' };
+    return this.cluster.patch(obj, key, withoutManagedFields(obj), 'apply', {
+      fieldManager: FIELD_MANAGER,
+      force: true,
+    });
   }
 
   async delete(type: TypeRef, namespace: string | undefined, name: string): Promise<void> {

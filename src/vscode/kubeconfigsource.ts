@@ -5,7 +5,12 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import type { KubeObject, TypeRef, WatchEvent } from '../cluster/types';
-import { kindsFromCrds, type ResourceSource } from './model/source';
+import {
+  FIELD_MANAGER,
+  kindsFromCrds,
+  withoutManagedFields,
+  type ResourceSource,
+} from './model/source';
 import type { CustomResourceKind } from './model/resourcetree';
 
 const CRD_TYPE: TypeRef = {
@@ -98,14 +103,17 @@ export class KubeconfigSource implements ResourceSource {
 
   async apply(obj: KubeObject): Promise<KubeObject> {
     this.assertWritable();
-    const spec = obj as k8s.KubernetesObject;
-    try {
-      return (await this.objects.replace(spec)) as KubeObject;
-    } catch (err) {
-      if ((err as { code?: number }).code === 404)
-        return (await this.objects.create(spec)) as KubeObject;
-      throw err;
-    }
+    // Server-side apply, as `kubectl apply --server-side --force-conflicts`: creates or updates,
+    // and a resourceVersion left in the YAML is a precondition (409 when someone changed it since).
+    const spec = withoutManagedFields(obj) as k8s.KubernetesObject;
+    return (await this.objects.patch(
+      spec,
+      undefined,
+      undefined,
+      FIELD_MANAGER,
+      true,
+      k8s.PatchStrategy.ServerSideApply,
+    )) as KubeObject;
   }
 
   async delete(type: TypeRef, namespace: string | undefined, name: string): Promise<void> {

@@ -217,3 +217,19 @@ test('a write through /scale by the same manager name is another manager for ser
   );
   cluster.close();
 });
+
+test('server-side apply: an applied configuration with a stale resourceVersion is a 409 Conflict', () => {
+  const { cluster: c } = newCluster({ controllers: false });
+  const T = { apiVersion: 'v1', kind: 'ConfigMap' };
+  const key = { namespace: 'default', name: 'cm' };
+  const created = c.create({ ...T, metadata: { ...key }, data: { a: '1' } });
+  c.update({ ...created, data: { a: '2' } });
+  const stale = { ...T, metadata: { ...key, resourceVersion: created.metadata.resourceVersion }, data: { a: '3' } };
+  assert.throws(
+    () => c.patch(T, key, stale, 'apply', { fieldManager: 'me', force: true }),
+    (e: unknown) => isConflict(e) && /the object has been modified/.test((e as Error).message),
+  );
+  const fresh = { ...T, metadata: { ...key }, data: { a: '3' } };
+  const applied = c.patch(T, key, fresh, 'apply', { fieldManager: 'me', force: true });
+  assert.equal((applied.data as Record<string, string>).a, '3');
+});

@@ -72,4 +72,25 @@ describe('KubeconfigSource against the served fake cluster', { timeout: 60_000 }
     assert.equal(still.metadata.name, 'shop');
     source.dispose();
   });
+
+  it('applies edited YAML with server-side apply when writes are allowed, and refuses a stale one', async () => {
+    const { current } = kubeconfigContexts(served.kubeconfig);
+    const source = new KubeconfigSource(current, false, served.kubeconfig);
+    try {
+      const T = { apiVersion: 'apps.example.com/v1', kind: 'WebApp' };
+      const live = await source.get(T, 'default', 'blog');
+      const edited = { ...live, spec: { ...(live.spec as object), replicas: 2 } };
+      const saved = await source.apply(edited);
+      assert.equal((saved.spec as { replicas: number }).replicas, 2);
+      assert.ok(saved.metadata.managedFields?.some((m) => m.manager === 'reconcile-studio'));
+      // The same YAML again carries the old resourceVersion: someone (we) changed the object since.
+      await assert.rejects(source.apply(edited), (e: unknown) =>
+        /has been modified/.test(
+          String((e as Error).message ?? e) + JSON.stringify((e as { body?: unknown }).body ?? ''),
+        ),
+      );
+    } finally {
+      source.dispose();
+    }
+  });
 });

@@ -33,6 +33,15 @@ export interface ResourceSource {
   dispose(): void;
 }
 
+/** The field manager of everything the editor applies, as kubectl uses "kubectl". */
+export const FIELD_MANAGER = 'reconcile-studio';
+
+/** An apply configuration never carries managedFields (the server owns them). */
+export function withoutManagedFields(obj: KubeObject): KubeObject {
+  const { managedFields: _managed, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
+
 export function typeOfKind(k: CustomResourceKind): TypeRef {
   return { apiVersion: k.group ? `${k.group}/${k.version}` : k.version, kind: k.kind };
 }
