@@ -224,7 +224,11 @@ test('server-side apply: an applied configuration with a stale resourceVersion i
   const key = { namespace: 'default', name: 'cm' };
   const created = c.create({ ...T, metadata: { ...key }, data: { a: '1' } });
   c.update({ ...created, data: { a: '2' } });
-  const stale = { ...T, metadata: { ...key, resourceVersion: created.metadata.resourceVersion }, data: { a: '3' } };
+  const stale = {
+    ...T,
+    metadata: { ...key, resourceVersion: created.metadata.resourceVersion },
+    data: { a: '3' },
+  };
   assert.throws(
     () => c.patch(T, key, stale, 'apply', { fieldManager: 'me', force: true }),
     (e: unknown) => isConflict(e) && /the object has been modified/.test((e as Error).message),
