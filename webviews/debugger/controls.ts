@@ -1,0 +1,127 @@
+/** The panel's controls: toolbar, findings banner, phase pipeline with breakpoints, outcome breakpoints. */
+import {
+  OUTCOMES,
+  PHASES,
+  type Outcome,
+  type Phase,
+  type ReconcileView,
+  type WebviewMessage,
+} from '../../src/protocol';
+import { h } from './dom';
+import { OUTCOME_LABELS, PHASE_LABELS } from './labels';
+import type { View } from './view';
+
+export function toolbar(v: View): HTMLElement {
+  const held = v.state.status === 'held' || v.state.status === 'paused';
+  const live =
+    v.state.status !== 'idle' && v.state.status !== 'stopped' && v.state.status !== 'error';
+  const button = (
+    label: string,
+    key: string,
+    type: WebviewMessage['type'],
+    enabled: boolean,
+    secondary = false,
+  ) =>
+    h(
+      'vscode-button',
+      {
+        'aria-label': label,
+        title: `${label} (${key})`,
+        disabled: !enabled,
+        secondary,
+        onclick: () => v.post({ type } as WebviewMessage),
+      },
+      label,
+    );
+  return h(
+    'div',
+    { class: 'toolbar', role: 'toolbar', 'aria-label': 'Reconcile Debugger controls' },
+    button('Step', 'F10', 'step', held),
+    button('Continue', 'F5', 'continue', held, true),
+    button('Pause', 'F6', 'pause', live && !held, true),
+    button('Restart', 'Ctrl+Shift+F5', 'restart', v.state.status !== 'starting', true),
+    h(
+      'span',
+      { class: `status status-${v.state.status}`, role: 'status', 'aria-live': 'polite' },
+      v.state.message,
+    ),
+    h('span', { class: 'clock', title: 'Controller time' }, v.state.now ? v.rel(v.state.now) : ''),
+  );
+}
+
+export function findingsBanner(v: View): HTMLElement | null {
+  if (v.state.findings.length === 0) return null;
+  return h(
+    'div',
+    { class: 'findings', role: 'alert' },
+    ...v.state.findings.map((f, i) =>
+      h(
+        'details',
+        { class: `finding finding-${f.kind}` },
+        h('summary', {}, h('strong', {}, f.kind), ' — ', f.message),
+        h('ul', {}, ...f.evidence.map((e) => h('li', {}, e))),
+        h(
+          'vscode-button',
+          { secondary: true, onclick: () => v.post({ type: 'openFinding', index: i }) },
+          'Show the reconcile',
+        ),
+      ),
+    ),
+  );
+}
+
+export function pipeline(v: View, cur: ReconcileView | null): HTMLElement {
+  const reached = new Set(cur?.phases.map((p) => p.phase) ?? []);
+  const bp = new Set(v.state.breakpoints.phases);
+  return h(
+    'ol',
+    { class: 'pipeline', 'aria-label': 'Reconcile phases' },
+    ...PHASES.map((phase) => {
+      const current = cur?.heldAt === phase;
+      const cls = ['phase', current ? 'current' : '', reached.has(phase) ? 'reached' : ''].join(
+        ' ',
+      );
+      return h(
+        'li',
+        { class: cls, 'aria-current': current ? 'step' : undefined, 'data-phase': phase },
+        h(
+          'button',
+          {
+            class: `bp ${bp.has(phase) ? 'on' : ''}`,
+            title: `${bp.has(phase) ? 'Remove' : 'Add'} breakpoint on ${PHASE_LABELS[phase]}`,
+            'aria-label': `Breakpoint on ${PHASE_LABELS[phase]}`,
+            'aria-pressed': bp.has(phase) ? 'true' : 'false',
+            onclick: () => toggleBreakpoint(v, 'phase', phase),
+          },
+          '●',
+        ),
+        h('span', { class: 'label' }, PHASE_LABELS[phase]),
+      );
+    }),
+  );
+}
+
+export function outcomeBreakpoints(v: View): HTMLElement {
+  const on = new Set(v.state.breakpoints.outcomes);
+  return h(
+    'div',
+    { class: 'outcomes' },
+    h('span', {}, 'Break on outcome:'),
+    ...OUTCOMES.map((o) =>
+      h('vscode-checkbox', {
+        label: OUTCOME_LABELS[o],
+        checked: on.has(o),
+        onchange: () => toggleBreakpoint(v, 'outcome', o),
+      }),
+    ),
+  );
+}
+
+function toggleBreakpoint(v: View, kind: 'phase' | 'outcome', value: string): void {
+  const phases = new Set<Phase>(v.state.breakpoints.phases);
+  const outcomes = new Set<Outcome>(v.state.breakpoints.outcomes);
+  const set = (kind === 'phase' ? phases : outcomes) as Set<string>;
+  if (set.has(value)) set.delete(value);
+  else set.add(value);
+  v.post({ type: 'setBreakpoints', phases: [...phases], outcomes: [...outcomes] });
+}
