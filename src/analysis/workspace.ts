@@ -220,7 +220,8 @@ function endPoint(start: Point, text: string): Point {
     : { row: start.row + last.line, column: last.character };
 }
 
-function moduleRoot(dir: string): string | null {
+/** The Go module a directory belongs to: the nearest folder above it with a go.mod. */
+export function moduleRoot(dir: string): string | null {
   let d = dir;
   for (;;) {
     if (existsSync(join(d, 'go.mod'))) return d;

@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { Analyzer, TypeIndex } from '../analysis/analyzer';
 import { SEVERITY_RANK, type Finding } from '../analysis/diagnostics';
 import { isGenerated, isVendored, languageOf } from '../analysis/files';
+import { moduleRoot } from '../analysis/workspace';
 import { RULES, RULE_IDS, RULES_DOCS_DIR, ruleDocsUrl } from '../analysis/rules';
 import { VERSION } from '../util/version';
 
@@ -181,16 +182,6 @@ function indexTypes(analyzer: Analyzer, goPaths: string[]): TypeIndex {
     for (const f of collectFiles([root])) if (f.endsWith('_types.go')) add(f);
   }
   return index;
-}
-
-function moduleRoot(dir: string): string | null {
-  let d = dir;
-  for (;;) {
-    if (existsSync(join(d, 'go.mod'))) return d;
-    const parent = dirname(d);
-    if (parent === d) return null;
-    d = parent;
-  }
 }
 
 export interface JsonFinding {
