@@ -10,4 +10,4 @@ export { loadReconciler } from '../runtime/loader';
 export { Manager } from '../runtime/manager';
 export { simulate } from '../runtime/simulation';
 export { formatReport } from '../cli/simulate';
-export { DebuggerModel } from './model/debuggermodel';
+export { DebuggerModel, NO_EVENTS, eventsOf } from './model/debuggermodel';

@@ -5,6 +5,8 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import type { KubeObject, TypeRef, WatchEvent } from '../cluster/types';
+import type { ApiServer } from '../runtime/apiserver';
+import { RemoteApiServer } from '../runtime/remote';
 import {
   FIELD_MANAGER,
   kindsFromCrds,
@@ -91,6 +93,10 @@ export class KubeconfigSource implements ResourceSource {
       for (const a of this.aborts) a.abort();
       this.aborts.clear();
     };
+  }
+
+  async remoteApi(): Promise<ApiServer> {
+    return RemoteApiServer.connect(this.kc, { fieldManager: FIELD_MANAGER });
   }
 
   async get(type: TypeRef, namespace: string | undefined, name: string): Promise<KubeObject> {

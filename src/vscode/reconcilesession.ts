@@ -5,14 +5,14 @@
  * problem), is re-loaded when saved, and only runs in a trusted workspace.
  */
 import * as vscode from 'vscode';
-import type { Cluster } from '../cluster/cluster';
+import type { ApiServer } from '../runtime/apiserver';
 import type { TypeRef } from '../cluster/types';
 import type { DebuggerState, WebviewMessage } from '../protocol';
 import type { LoadedReconciler } from '../runtime/loader';
 import type { Manager } from '../runtime/manager';
 import type { ClusterSession } from './clustersession';
 import type { DebuggerBackend } from './debuggerpanel';
-import type { DebuggerModel } from './model/debuggermodel';
+import type { DebuggerModel, EventSource } from './model/debuggermodel';
 import type { QueueSnapshot } from './model/queuetree';
 import type { Logger } from './output';
 import type { QueueTreeProvider } from './queuetree';
@@ -59,11 +59,29 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
       );
     }
     await this.stop();
-    const cluster = await this.clusters.startEmbedded();
     const file = uri.fsPath;
     this.log.info(`loading reconciler ${file}`);
     // The runtime is loaded on first use, not at activation.
-    const { loadReconciler, Manager, DebuggerModel } = await import('./engine');
+    const { loadReconciler, Manager, DebuggerModel, eventsOf, NO_EVENTS } =
+      await import('./engine');
+    // Against the cluster the views show: a kubeconfig context the user allowed writes to, or the
+    // embedded fake cluster (started on demand).
+    const source = this.clusters.current;
+    let api: ApiServer;
+    let events: EventSource;
+    if (source?.remoteApi) {
+      if (source.readOnly) {
+        throw new Error(
+          `The context "${source.name}" is read-only in Reconcile Studio, and a reconciler writes. Turn on reconcileStudio.cluster.allowWrites and connect again, or start the fake cluster.`,
+        );
+      }
+      api = await source.remoteApi();
+      events = NO_EVENTS;
+    } else {
+      const cluster = await this.clusters.startEmbedded();
+      api = cluster;
+      events = eventsOf(cluster);
+    }
     let loaded: LoadedReconciler;
     try {
       loaded = await loadReconciler(file, { isolate: true });
@@ -77,15 +95,10 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
       this.stateChanged.fire(this.idleModel);
       throw err;
     }
-    const manager = new Manager({ api: cluster, hangTimeoutMs: 10_000 });
+    const manager = new Manager({ api, hangTimeoutMs: 10_000 });
     const forType = loaded.definition.for;
     manager.addReconciler(loaded.definition, loaded.reconcile);
-    const model = new DebuggerModel(
-      manager,
-      cluster,
-      forType,
-      vscode.workspace.asRelativePath(uri),
-    );
+    const model = new DebuggerModel(manager, events, forType, vscode.workspace.asRelativePath(uri));
     const running: Running = {
       uri,
       loaded,
@@ -96,7 +109,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
       disposables: [],
     };
     this.running = running;
-    this.wire(running, cluster);
+    this.wire(running);
     model.setBreakpoints([], []);
     if (opts.hold && readSettings().breakOnStart) manager.stepper?.pause();
     manager.start();
@@ -109,7 +122,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     );
   }
 
-  private wire(r: Running, cluster: Cluster): void {
+  private wire(r: Running): void {
     const { manager, model } = r;
     const offs = [
       manager.on('held', (h) => {
@@ -167,7 +180,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
         try {
           await r.loaded.reload();
           this.log.info(`reloaded ${doc.uri.fsPath}`);
-          for (const obj of cluster.list(r.forType).items) {
+          for (const obj of manager.cache.list(r.forType).items) {
             manager.controllers[0]?.enqueue({
               namespace: obj.metadata.namespace ?? '',
               name: obj.metadata.name!,

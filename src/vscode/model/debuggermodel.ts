@@ -3,7 +3,6 @@
  * held one, or the one the user picked in the timeline), this key's history, findings, and the
  * queue-depth and latency series for the charts. No vscode import: tested in plain Node.
  */
-import type { Cluster } from '../../cluster/cluster';
 import type { KubeObject, TypeRef } from '../../cluster/types';
 import {
   emptyDebuggerState,
@@ -20,6 +19,21 @@ import type { ReconcileTrace } from '../../runtime/trace';
 import { summarizeOutcome, toReconcileView } from './traceview';
 
 const MAX_POINTS = 300;
+
+/** What the debugger reads of the cluster besides the traces: its Events, for findings. */
+export interface EventSource {
+  clusterEvents(): ClusterEvent[];
+}
+
+/** The in-process cluster's Events. (A remote cluster's Events are not read: findings that need them are in-process only.) */
+export function eventsOf(cluster: { list(type: TypeRef): { items: KubeObject[] } }): EventSource {
+  return {
+    clusterEvents: () =>
+      cluster.list({ apiVersion: 'v1', kind: 'Event' }).items as unknown as ClusterEvent[],
+  };
+}
+
+export const NO_EVENTS: EventSource = { clusterEvents: () => [] };
 const OUTCOME_TO_RUNTIME: Record<Outcome, OutcomeBreak> = {
   conflict: 'Conflict',
   forbidden: 'Forbidden',
@@ -51,7 +65,7 @@ export class DebuggerModel {
 
   constructor(
     private readonly manager: Manager,
-    private readonly cluster: Cluster,
+    private readonly cluster: EventSource,
     private readonly forType: TypeRef,
     readonly reconciler: string,
     private readonly origin = manager.clock.now(),
@@ -136,8 +150,7 @@ export class DebuggerModel {
   refreshFindings(durationMs: number): Finding[] {
     const controller = this.manager.controllers[0];
     if (!controller) return [];
-    const events = this.cluster.list({ apiVersion: 'v1', kind: 'Event' })
-      .items as unknown as ClusterEvent[];
+    const events = this.cluster.clusterEvents();
     const all = analyze({
       controller,
       forType: this.forType,
@@ -194,15 +207,10 @@ export class DebuggerModel {
     };
   }
 
+  /** The reconciled object as the controller's cache holds it now (no API call). */
   private currentObject(t: ReconcileTrace): KubeObject | undefined {
-    try {
-      return this.cluster.get(this.forType, {
-        namespace: t.request.namespace || undefined,
-        name: t.request.name,
-      });
-    } catch {
-      return undefined;
-    }
+    const key = { namespace: t.request.namespace || undefined, name: t.request.name };
+    return this.manager.cache.peekIfWatched(this.forType, key) ?? undefined;
   }
 }
 

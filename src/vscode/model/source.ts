@@ -3,6 +3,7 @@
  * through @kubernetes/client-node. The views only see this interface.
  */
 import type { KubeObject, TypeRef, WatchEvent } from '../../cluster/types';
+import type { ApiServer } from '../../runtime/apiserver';
 import type { CustomResourceKind } from './resourcetree';
 
 /** Built-in kinds an operator typically owns; watched so owned children show under their CR. */
@@ -30,6 +31,12 @@ export interface ResourceSource {
   /** Create or replace from a manifest the user edited. */
   apply(obj: KubeObject): Promise<KubeObject>;
   delete(type: TypeRef, namespace: string | undefined, name: string): Promise<void>;
+  /**
+   * For a real cluster: the API server the runtime runs reconcilers against (informers and writes
+   * through @kubernetes/client-node, real clock). The embedded cluster has none: it is served
+   * in-process.
+   */
+  remoteApi?(): Promise<ApiServer>;
   dispose(): void;
 }
 

@@ -11,7 +11,7 @@ import { loadReconciler } from '../../../src/runtime/loader';
 import { Manager } from '../../../src/runtime/manager';
 import type { HeldState } from '../../../src/runtime/stepper';
 import { VirtualClock } from '../../../src/util/clock';
-import { DebuggerModel } from '../../../src/vscode/model/debuggermodel';
+import { DebuggerModel, eventsOf } from '../../../src/vscode/model/debuggermodel';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const SAMPLE = join(ROOT, 'samples/quota-operator');
@@ -31,7 +31,7 @@ async function session() {
   manager.addReconciler(loaded.definition, loaded.reconcile);
   const model = new DebuggerModel(
     manager,
-    cluster,
+    eventsOf(cluster),
     loaded.definition.for,
     'reconcilers/webapp.reconciler.ts',
   );
@@ -166,7 +166,7 @@ describe('DebuggerModel latency chart', () => {
     let wall = 0;
     const model = new DebuggerModel(
       manager,
-      cluster,
+      eventsOf(cluster),
       { apiVersion: 'v1', kind: 'ConfigMap' },
       'x',
       0,
