@@ -38,6 +38,8 @@ export interface LaunchOptions {
   settings?: Record<string, unknown>;
   /** Leave Workspace Trust on, so the test can answer the trust prompt itself. */
   workspaceTrust?: boolean;
+  /** Extra environment for code-server and its extension host (e.g. KUBECONFIG). */
+  env?: Record<string, string>;
 }
 
 export async function launchWorkbench(opts: LaunchOptions = {}): Promise<Workbench> {
@@ -65,6 +67,7 @@ export async function launchWorkbench(opts: LaunchOptions = {}): Promise<Workben
       userDataDir,
       extensionsDir,
       trust: opts.workspaceTrust,
+      env: opts.env,
     });
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
