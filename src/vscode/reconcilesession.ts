@@ -1,6 +1,6 @@
 /**
- * Runs a workspace reconciler module against the embedded fake cluster with the runtime's Manager,
- * and is the backend of the Reconcile Debugger and the Work Queue view. The module runs in a
+ * Runs a workspace reconciler module with the runtime's Manager — against the embedded fake
+ * cluster, or a kubeconfig context the user allowed writes to — and is the backend of the Reconcile Debugger and the Work Queue view. The module runs in a
  * worker thread (a hang or an endless loop is stopped and reported, never the extension host's
  * problem), is re-loaded when saved, and only runs in a trusted workspace.
  */
@@ -13,7 +13,7 @@ import type { Manager } from '../runtime/manager';
 import type { ClusterSession } from './clustersession';
 import type { DebuggerBackend } from './debuggerpanel';
 import type { DebuggerModel, EventSource } from './model/debuggermodel';
-import type { QueueSnapshot } from './model/queuetree';
+import { adaptSnapshot } from './model/queuetree';
 import type { Logger } from './output';
 import type { QueueTreeProvider } from './queuetree';
 import { readSettings } from './settings';
@@ -51,7 +51,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     return this.running?.uri;
   }
 
-  /** Loads the module and starts it on the embedded cluster; `hold` stops at the first phase. */
+  /** Loads the module and starts it on the current cluster; `hold` stops at the first phase. */
   async run(uri: vscode.Uri, opts: { hold: boolean }): Promise<void> {
     if (!vscode.workspace.isTrusted) {
       throw new Error(
@@ -331,16 +331,4 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     this.stateChanged.dispose();
     this.queueChanged.dispose();
   }
-}
-
-/** The runtime's queue snapshot in the Work Queue view's terms. */
-export function adaptSnapshot(s: import('../runtime/controller').QueueSnapshot): QueueSnapshot {
-  return {
-    controller: s.controller,
-    now: s.at,
-    processing: s.processing.map((p) => ({ key: p.key, since: p.since ?? s.at })),
-    queued: s.queued.map((q) => q.key),
-    waiting: s.waiting.map((w) => ({ key: w.key, readyAt: w.readyAt, reason: w.reason })),
-    retries: Object.fromEntries(s.retries.map((r) => [r.key, r.count])),
-  };
 }

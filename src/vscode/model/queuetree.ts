@@ -2,6 +2,7 @@
  * The Work Queue tree as data: per controller, what is processing (and for how long), queued (in
  * order), and waiting (time left and why: backoff n, requeueAfter, rate limit), with retries.
  */
+import type { QueueSnapshot as RuntimeQueueSnapshot } from '../../runtime/controller';
 
 export interface WaitingItem {
   key: string;
@@ -176,4 +177,16 @@ export class QueueTreeModel {
           );
     }
   }
+}
+
+/** The runtime's queue snapshot in the Work Queue view's terms. */
+export function adaptSnapshot(s: RuntimeQueueSnapshot): QueueSnapshot {
+  return {
+    controller: s.controller,
+    now: s.at,
+    processing: s.processing.map((p) => ({ key: p.key, since: p.since ?? s.at })),
+    queued: s.queued.map((q) => q.key),
+    waiting: s.waiting.map((w) => ({ key: w.key, readyAt: w.readyAt, reason: w.reason })),
+    retries: Object.fromEntries(s.retries.map((r) => [r.key, r.count])),
+  };
 }

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { QueueTreeModel, formatDelay, type QueueNode } from '../../../src/vscode/model/queuetree';
+import {
+  QueueTreeModel,
+  adaptSnapshot,
+  formatDelay,
+  type QueueNode,
+} from '../../../src/vscode/model/queuetree';
 
 const snapshot = {
   controller: 'webapp',
@@ -58,5 +63,23 @@ describe('QueueTreeModel', () => {
     assert.equal(formatDelay(5), '5ms');
     assert.equal(formatDelay(2500), '2.5s');
     assert.equal(formatDelay(16 * 60_000 + 40_000), '16m40s');
+  });
+
+  it("reads the runtime's queue snapshot: order, wait reasons and retries", () => {
+    const s = adaptSnapshot({
+      controller: 'webapp',
+      at: 1_000,
+      queued: [{ key: 'default/a', since: 900 }, { key: 'default/b' }],
+      waiting: [{ key: 'default/c', readyAt: 31_000, reason: { kind: 'requeueAfter' } }],
+      processing: [{ key: 'default/d', worker: 1 }],
+      retries: [{ key: 'default/c', count: 2 }],
+      suspended: [],
+      workers: 1,
+      activeWorkers: 1,
+    });
+    assert.deepEqual(s.queued, ['default/a', 'default/b']);
+    assert.deepEqual(s.processing, [{ key: 'default/d', since: 1_000 }]);
+    assert.deepEqual(s.retries, { 'default/c': 2 });
+    assert.equal(s.waiting[0]!.reason.kind, 'requeueAfter');
   });
 });
