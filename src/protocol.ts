@@ -27,6 +27,7 @@ export interface ApiCallView {
   message?: string;
   /** Reads are answered by the informer cache; writes go to the API server. */
   source: 'cache' | 'server';
+  /** Wall-clock time the call took (0 while it has not happened yet). */
   latencyMs: number;
   phase: Phase;
 }

@@ -7,7 +7,7 @@
  * `v:<value>` for items of set lists, and `.` for an item or map that is itself owned.
  */
 import { StatusError } from './errors';
-import { MERGE_KEYS, deepEqual, isObject } from './patch';
+import { deepEqual, isObject, mergeKeyFor } from './patch';
 import type { KubeObject, ManagedFieldsEntry } from './types';
 
 type Path = string[];
@@ -30,16 +30,6 @@ const SERVER_META = new Set([
   'generateName',
 ]);
 
-function listKey(field: string, items: unknown[]): string | undefined {
-  if (field === 'ports') {
-    const first = items.find(isObject);
-    if (first && 'containerPort' in first) return 'containerPort';
-    if (first && 'port' in first) return 'port';
-    return undefined;
-  }
-  return MERGE_KEYS[field];
-}
-
 /** The leaf paths of a value, as field-set entries. */
 function collect(v: unknown, path: Path, field: string, out: Set<string>): void {
   if (Array.isArray(v)) {
@@ -47,7 +37,7 @@ function collect(v: unknown, path: Path, field: string, out: Set<string>): void 
       for (const x of v) out.add([...path, `v:${JSON.stringify(x)}`].join(SEP));
       return;
     }
-    const key = listKey(field, v);
+    const key = mergeKeyFor(field, v);
     if (key && v.every((x) => isObject(x) && x[key] !== undefined)) {
       for (const x of v as Obj[]) {
         const p = [...path, `k:${JSON.stringify({ [key]: x[key] })}`];
@@ -281,7 +271,7 @@ function mergeApplied(live: unknown, applied: unknown, field: string): unknown {
       for (const x of applied) if (!out.some((y) => deepEqual(x, y))) out.push(x);
       return out;
     }
-    const key = listKey(field, applied);
+    const key = mergeKeyFor(field, applied);
     if (key && Array.isArray(live)) {
       const out = [...live];
       for (const a of applied) {

@@ -67,7 +67,7 @@ export const MERGE_KEYS: Record<string, string> = {
 };
 
 /** `ports` merges on containerPort in containers and on port in services. */
-function mergeKeyFor(field: string, items: unknown[]): string | undefined {
+export function mergeKeyFor(field: string, items: unknown[]): string | undefined {
   if (field === 'ports') {
     const first = items.find(isObject);
     if (first && 'containerPort' in first) return 'containerPort';

@@ -2,6 +2,9 @@
  * A tiny work queue for the built-in controllers: keys are de-duplicated while queued and
  * processed from a microtask (never inside the write that queued them), or after a delay on the
  * cluster's clock. Errors are logged and the key retried with exponential backoff.
+ * The cluster sits below the runtime (as kube-controller-manager's controllers sit beside, not on,
+ * a user's controller-runtime), so it keeps this small synchronous queue rather than depending on
+ * src/runtime/workqueue.ts, whose async worker model the built-in controllers do not need.
  */
 import type { Clock, TimerHandle } from '../util/clock';
 

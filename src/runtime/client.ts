@@ -167,6 +167,7 @@ export class ReconcileRun {
     });
     await this.gate(rec, 'enter');
     call.at = this.deps.clock.now();
+    const started = performance.now();
     let result: KubeObject | undefined;
     let error: unknown;
     try {
@@ -181,6 +182,7 @@ export class ReconcileRun {
       error = err;
       Object.assign(call, errorInfo(err));
     }
+    call.wallMs = performance.now() - started;
     rec.summary += ` → ${call.code}${call.reason ? ` ${call.reason}` : ''}`;
     this.trace.calls.push(call);
     await this.gate(rec, 'exit');
@@ -198,6 +200,7 @@ export class ReconcileRun {
       call,
     });
     await this.gate(rec, 'enter');
+    const started = performance.now();
     let result: { items: KubeObject[] } | undefined;
     let error: unknown;
     try {
@@ -210,6 +213,7 @@ export class ReconcileRun {
       error = err;
       Object.assign(call, errorInfo(err));
     }
+    call.wallMs = performance.now() - started;
     rec.summary += ` → ${call.code}${call.items !== undefined ? ` (${call.items} items)` : ''}`;
     this.trace.calls.push(call);
     await this.gate(rec, 'exit');
@@ -317,6 +321,7 @@ export class ReconcileRun {
     });
     await this.gate(rec, 'enter');
     call.at = this.deps.clock.now();
+    const started = performance.now();
     const api = this.deps.api;
     let result: KubeObject | undefined;
     let error: unknown;
@@ -351,6 +356,7 @@ export class ReconcileRun {
       error = err;
       Object.assign(call, errorInfo(err));
     }
+    call.wallMs = performance.now() - started;
     if (result) {
       call.resourceVersion = result.metadata.resourceVersion;
       if (before && before.metadata.resourceVersion === result.metadata.resourceVersion) {

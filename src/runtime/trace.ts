@@ -37,6 +37,12 @@ export interface ApiCall {
   /** Reads are served by the informer cache; writes go to the API server. */
   source: 'cache' | 'server';
   at: number;
+  /**
+   * Wall-clock ms the call took. On the virtual clock every call takes no controller time, so
+   * this is what the debugger shows as latency (cache reads in microseconds, server round trips
+   * against a real cluster in milliseconds).
+   */
+  wallMs?: number;
   /** resourceVersion the object had after the call (writes) or as read (gets). */
   resourceVersion?: string;
   /** The write changed nothing (same resourceVersion as before): no watch event follows. */

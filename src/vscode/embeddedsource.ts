@@ -3,16 +3,12 @@ import type { Cluster } from '../cluster/cluster';
 import type { KubeObject, TypeRef, WatchEvent } from '../cluster/types';
 import {
   FIELD_MANAGER,
+  CRD_TYPE,
   kindsFromCrds,
   withoutManagedFields,
   type ResourceSource,
 } from './model/source';
 import type { CustomResourceKind } from './model/resourcetree';
-
-export const CRD_TYPE: TypeRef = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-};
 
 export class EmbeddedSource implements ResourceSource {
   readonly name = 'fake cluster';

@@ -9,16 +9,12 @@ import type { ApiServer } from '../runtime/apiserver';
 import { RemoteApiServer } from '../runtime/remote';
 import {
   FIELD_MANAGER,
+  CRD_TYPE,
   kindsFromCrds,
   withoutManagedFields,
   type ResourceSource,
 } from './model/source';
 import type { CustomResourceKind } from './model/resourcetree';
-
-const CRD_TYPE: TypeRef = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-};
 
 /** The contexts a kubeconfig offers, current one first. */
 export function kubeconfigContexts(file?: string): { current: string; contexts: string[] } {

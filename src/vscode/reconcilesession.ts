@@ -25,6 +25,9 @@ interface Running {
   model: DebuggerModel;
   forType: TypeRef;
   startedAt: number;
+  /** A reconcile ended since findings were last computed (they are computed at most once a second). */
+  findingsDirty: boolean;
+  findingsAt: number;
   disposables: vscode.Disposable[];
 }
 
@@ -35,6 +38,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
   readonly onDidChangeQueue = this.queueChanged.event;
   private pushTimer: NodeJS.Timeout | undefined;
   private tickTimer: NodeJS.Timeout | undefined;
+  private findingsTimer: NodeJS.Timeout | undefined;
   private idleModel: DebuggerState | undefined;
 
   constructor(
@@ -106,6 +110,8 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
       model,
       forType,
       startedAt: manager.clock.now(),
+      findingsDirty: false,
+      findingsAt: 0,
       disposables: [],
     };
     this.running = running;
@@ -148,7 +154,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
           this.log.warn(
             `reconcile ${t.key} failed: ${t.error.message}${t.error.location ? ` (${t.error.location})` : ''}`,
           );
-        model.refreshFindings(manager.clock.now() - r.startedAt);
+        r.findingsDirty = true;
         this.publish();
       }),
       manager.on('log', (l) =>
@@ -209,8 +215,29 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
   private flush(): void {
     if (this.pushTimer) clearTimeout(this.pushTimer);
     this.pushTimer = undefined;
+    this.refreshFindings();
     this.stateChanged.fire(this.state());
     this.publishQueue();
+  }
+
+  /**
+   * Findings re-analyze every trace and the cluster's Events: worth it once a second while
+   * reconciles keep ending (a hot loop ends hundreds), not after each one on the extension host.
+   */
+  private refreshFindings(): void {
+    const r = this.running;
+    if (!r?.findingsDirty) return;
+    const wait = r.findingsAt + 1000 - performance.now();
+    if (wait > 0) {
+      this.findingsTimer ??= setTimeout(() => {
+        this.findingsTimer = undefined;
+        this.flush();
+      }, wait);
+      return;
+    }
+    r.findingsDirty = false;
+    r.findingsAt = performance.now();
+    r.model.refreshFindings(r.manager.clock.now() - r.startedAt);
   }
 
   private publishQueue(): void {
@@ -317,6 +344,8 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     if (!r) return;
     this.running = undefined;
     if (this.tickTimer) clearInterval(this.tickTimer);
+    if (this.findingsTimer) clearTimeout(this.findingsTimer);
+    this.findingsTimer = undefined;
     r.disposables.forEach((d) => d.dispose());
     await r.manager.stop();
     await r.loaded.dispose();

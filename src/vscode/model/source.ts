@@ -6,6 +6,11 @@ import type { KubeObject, TypeRef, WatchEvent } from '../../cluster/types';
 import type { ApiServer } from '../../runtime/apiserver';
 import type { CustomResourceKind } from './resourcetree';
 
+export const CRD_TYPE: TypeRef = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+};
+
 /** Built-in kinds an operator typically owns; watched so owned children show under their CR. */
 export const OWNED_KINDS: TypeRef[] = [
   { apiVersion: 'apps/v1', kind: 'Deployment' },

@@ -139,7 +139,7 @@ export function toReconcileView(
         code: c.code,
         message: c.message,
         source: c.source,
-        latencyMs: 0,
+        latencyMs: c.wallMs ?? 0,
         phase: p.phase,
       });
     }
