@@ -2,9 +2,12 @@
  * `reconcile-studio simulate --reconciler FILE [--manifests PATH...] [--duration 10m] [--json]`:
  * runs a reconciler against a fresh fake cluster on the virtual clock from t=0 and reports what
  * happened — as one JSON document (ARCHITECTURE §5) or as a readable report: a timeline of the
- * reconciles, the metrics, the cluster's warning events and the findings.
+ * reconciles, the metrics, the cluster's warning events and the findings. Exit status: 0 ran to
+ * the end, 1 the reconciler could not load, a manifest failed or the reconciler's worker failed
+ * (exit, out of memory, crash, hang: the run stops there), 2 usage error.
  */
 import { parseArgs } from 'node:util';
+import { DEFAULT_HANG_TIMEOUT_MS, DEFAULT_MEMORY_LIMIT_MB } from '../runtime/loader';
 import { parseDuration, simulate, type SimulationResult } from '../runtime/simulation';
 import type { ReconcileTrace } from '../runtime/trace';
 
@@ -19,7 +22,9 @@ Options:
   --duration D          virtual time to run, e.g. 90s, 10m, 1h (default 10m)
   --json                print one JSON document instead of the readable report
   --in-process          run the reconciler in this thread (faster; a sync infinite loop cannot be stopped)
-  --hang-timeout MS     wall-clock ms a reconcile may compute without returning (default 5000)
+  --hang-timeout MS     wall-clock ms a reconcile (or the module's top-level code) may compute
+                        without returning; then the run stops with an error (default ${DEFAULT_HANG_TIMEOUT_MS}, 0: never)
+  --memory-limit MB     heap limit of the reconciler's worker thread (default ${DEFAULT_MEMORY_LIMIT_MB})
   --cache-delay MS      delay watch events reach the cache by MS of virtual time (stale reads)
   -h, --help            show this help`;
 
@@ -36,6 +41,7 @@ export async function run(argv: string[]): Promise<number> {
         json: { type: 'boolean' },
         'in-process': { type: 'boolean' },
         'hang-timeout': { type: 'string' },
+        'memory-limit': { type: 'string' },
         'cache-delay': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -63,19 +69,38 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`simulate: ${(err as Error).message}`);
     return 2;
   }
+  const numbers: Record<string, number> = {};
+  for (const flag of ['hang-timeout', 'memory-limit', 'cache-delay']) {
+    const v = values[flag] as string | undefined;
+    if (v === undefined) continue;
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n) || n < 0) {
+      console.error(`simulate: --${flag} must be a non-negative number, got "${v}"`);
+      return 2;
+    }
+    numbers[flag] = n;
+  }
+  if (numbers['memory-limit'] === 0) {
+    console.error('simulate: --memory-limit must be more than 0');
+    return 2;
+  }
   let result: SimulationResult;
+  const stopOnSignal = onSignals();
   try {
     result = await simulate({
       reconciler,
       manifests,
       durationMs,
       isolate: !values['in-process'],
-      ...(values['hang-timeout'] ? { hangTimeoutMs: Number(values['hang-timeout']) } : {}),
-      ...(values['cache-delay'] ? { propagationDelayMs: Number(values['cache-delay']) } : {}),
+      hangTimeoutMs: numbers['hang-timeout'],
+      memoryLimitMb: numbers['memory-limit'],
+      ...(numbers['cache-delay'] ? { propagationDelayMs: numbers['cache-delay'] } : {}),
     });
   } catch (err) {
-    console.error(`simulate: ${(err as Error).message}`);
+    console.error(`simulate: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
+  } finally {
+    stopOnSignal();
   }
   for (const e of result.manifestErrors) console.error(`${e.file}:${e.line}: ${e.message}`);
   if (values.json) {
@@ -83,7 +108,30 @@ export async function run(argv: string[]): Promise<number> {
   } else {
     console.log(formatReport(result));
   }
-  return result.manifestErrors.length ? 1 : 0;
+  if (result.workerFailure) console.error(`simulate: ${describeWorkerFailure(result)}`);
+  return result.manifestErrors.length || result.workerFailure ? 1 : 0;
+}
+
+/**
+ * Ctrl-C or a termination signal ends the run through process.exit, so the loader's exit hook
+ * removes the bundle folders (a signal's default action would skip it). Returns the uninstaller.
+ */
+function onSignals(): () => void {
+  const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((sig) => {
+    const h = (): void => {
+      console.error(`simulate: ${sig}, stopping`);
+      process.exit(128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1));
+    };
+    process.on(sig, h);
+    return () => process.off(sig, h);
+  });
+  return () => handlers.forEach((off) => off());
+}
+
+function describeWorkerFailure(r: SimulationResult): string {
+  const f = r.workerFailure!;
+  const where = f.error.location ? ` (${f.error.location})` : '';
+  return `the controller stopped at ${secs(f.at)}, reconciling ${f.key}: ${f.error.message}${where}`;
 }
 
 function secs(ms: number): string {
@@ -118,7 +166,8 @@ function traceLine(t: ReconcileTrace): string {
         : 'ok';
   const next =
     t.next?.action === 'rateLimited' ? ` → retry in ${fmtDelay(t.next.delayMs ?? 0)}` : '';
-  return `  ${secs(t.start).padStart(10)}  #${String(t.id).padEnd(4)} ${t.key.padEnd(24)} ${why.padEnd(26)} ${calls || '(no calls)'} → ${res}${next}`;
+  const line = `  ${secs(t.start).padStart(10)}  #${String(t.id).padEnd(4)} ${t.key.padEnd(24)} ${why.padEnd(26)} ${calls || '(no calls)'} → ${res}${next}`;
+  return [line, ...t.warnings.map((w) => `${' '.repeat(14)}warning: ${w}`)].join('\n');
 }
 
 export function formatReport(r: SimulationResult): string {
@@ -127,6 +176,7 @@ export function formatReport(r: SimulationResult): string {
   out.push(
     `Simulated ${fmtDelay(r.durationMs)} of controller "${r.controller}" on a virtual clock (${r.applied} manifest objects applied).`,
   );
+  if (r.workerFailure) out.push(`Stopped early: ${describeWorkerFailure(r)}.`);
   out.push('');
   out.push(`Timeline (${rep.reconciles.length} reconciles):`);
   const max = 200;

@@ -30,6 +30,8 @@ import {
   normalizeResult,
   parseRequestKey,
   requestKey,
+  thrownMessage,
+  validateResult,
   type Request,
   type Result,
 } from './reconcile';
@@ -471,7 +473,14 @@ export class Controller extends Emitter<ControllerEvents> {
       let threw = false;
       try {
         const r = await this.withWatchdog(this.opts.reconcile(run.context(), req));
-        result = normalizeResult(r);
+        result = validateResult(r);
+        const after = (r as Result | undefined)?.requeueAfter;
+        if (after !== undefined && after < 0) {
+          // Go's reconcileHandler only acts on RequeueAfter > 0: a negative one is a plain success.
+          trace.warnings.push(
+            `requeueAfter ${after} ms is negative: controller-runtime treats it as no RequeueAfter`,
+          );
+        }
       } catch (err) {
         error = err;
         threw = true;
@@ -740,7 +749,7 @@ export function toTraceError(err: unknown): TraceError {
       location?: unknown;
     };
     return {
-      message: typeof e.message === 'string' ? e.message : String(err),
+      message: thrownMessage(err),
       ...(typeof e.name === 'string' ? { name: e.name } : {}),
       ...(typeof e.reason === 'string' ? { reason: e.reason } : {}),
       ...(typeof e.code === 'number' ? { code: e.code } : {}),
@@ -749,7 +758,7 @@ export function toTraceError(err: unknown): TraceError {
       ...(typeof e.stack === 'string' ? { stack: e.stack } : {}),
     };
   }
-  return { message: String(err) };
+  return { message: thrownMessage(err) };
 }
 
 function describeTriggers(ts: Trigger[]): string {

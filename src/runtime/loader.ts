@@ -4,8 +4,13 @@
  * (api.ts). By default the bundle runs in a worker_thread (worker.ts): ctx.client calls come back
  * to this thread, and a watchdog terminates the worker when user code computes for longer than
  * `hangTimeoutMs` without returning or calling the client — a synchronous infinite loop or a hang
- * is stopped and reported as that reconcile's error, and a fresh worker takes over. Errors carry
- * the user's `file:line:column` (source-mapped).
+ * is stopped and reported as that reconcile's error, and a fresh worker takes over. The same
+ * time-out bounds the module's top-level code, and the worker's heap is capped (`memoryLimitMb`):
+ * a reconciler that loops at load, allocates without bound or calls process.exit fails with a
+ * named error instead of taking the process down or leaving it waiting forever. While a worker
+ * loads or reconciles it keeps the process alive; idle, it does not. Bundle folders are removed
+ * on dispose and, whatever happens, when the process exits. Errors carry the user's
+ * `file:line:column` (source-mapped).
  */
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,10 +22,12 @@ import type { Reconciler, ReconcileContext, ObjectLike } from './api';
 import type { ReconcileFunc } from './controller';
 import type { Request } from './reconcile';
 import {
+  assertResult,
   deserializeError,
   serializeError,
   type FromWorker,
   type ReconcilerDefinition,
+  type SerializedError,
   type ToWorker,
 } from './workerprotocol';
 import type { PatchType, TypeRef } from '../cluster/types';
@@ -28,9 +35,17 @@ import type { PatchType, TypeRef } from '../cluster/types';
 export interface LoadOptions {
   /** Run in a worker_thread (default true). In-process is faster but cannot stop a sync loop. */
   isolate?: boolean;
-  /** Wall-clock ms user code may compute without returning or calling the client (default 5000). */
+  /**
+   * Wall-clock ms user code may compute without returning or calling the client, and the module's
+   * top-level code may take to load (default 5000; 0 turns both off).
+   */
   hangTimeoutMs?: number;
+  /** Heap limit of the worker thread in MB (default 512): past it the worker is stopped. */
+  memoryLimitMb?: number;
 }
+
+export const DEFAULT_HANG_TIMEOUT_MS = 5000;
+export const DEFAULT_MEMORY_LIMIT_MB = 512;
 
 export interface LoadedReconciler {
   file: string;
@@ -57,6 +72,26 @@ interface Bundle {
   dir: string;
 }
 
+/** Bundle folders of this process, removed at exit even when a run ends abnormally. */
+const liveBundles = new Set<string>();
+
+function removeAllBundles(): void {
+  for (const dir of liveBundles) rmSync(dir, { recursive: true, force: true });
+  liveBundles.clear();
+}
+
+function trackBundle(dir: string): void {
+  if (liveBundles.size === 0) process.once('exit', removeAllBundles);
+  liveBundles.add(dir);
+}
+
+function removeBundle(b: Bundle | undefined): void {
+  if (!b) return;
+  rmSync(b.dir, { recursive: true, force: true });
+  liveBundles.delete(b.dir);
+  if (liveBundles.size === 0) process.off('exit', removeAllBundles);
+}
+
 /** Bundles the module to a temp .cjs with an inline source map. */
 export async function bundleReconciler(file: string): Promise<Bundle> {
   // Required lazily: only loading a reconciler needs esbuild (and its native binary).
@@ -64,6 +99,7 @@ export async function bundleReconciler(file: string): Promise<Bundle> {
   const esbuild = require('esbuild') as typeof import('esbuild');
   const abs = resolve(file);
   const dir = mkdtempSync(join(tmpdir(), 'reconcile-studio-'));
+  trackBundle(dir);
   const out = join(dir, `${basename(abs).replace(/\.[cm]?[jt]s$/, '')}.bundle.cjs`);
   let result;
   try {
@@ -96,7 +132,7 @@ export async function bundleReconciler(file: string): Promise<Bundle> {
       ],
     });
   } catch (err) {
-    rmSync(dir, { recursive: true, force: true });
+    removeBundle({ dir, path: out });
     const e = err as {
       errors?: Array<{ text: string; location?: { file: string; line: number; column: number } }>;
     };
@@ -112,7 +148,12 @@ export async function bundleReconciler(file: string): Promise<Bundle> {
   // esbuild writes source paths relative to the bundle; make them absolute so stacks name the user file.
   let code = result.outputFiles.find((f) => f.path.endsWith('.cjs'))?.text ?? '';
   code = absolutizeInlineSourceMap(code, dir);
-  writeFileSync(out, code);
+  try {
+    writeFileSync(out, code);
+  } catch (err) {
+    removeBundle({ dir, path: out });
+    throw err;
+  }
   return { path: out, dir };
 }
 
@@ -154,7 +195,10 @@ export async function loadReconciler(
   if (!existsSync(abs)) throw new ReconcilerLoadError(`no such file: ${abs}`);
   return opts.isolate === false
     ? loadInProcess(abs)
-    : loadInWorker(abs, opts.hangTimeoutMs ?? 5000);
+    : loadInWorker(abs, {
+        hangTimeoutMs: opts.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS,
+        memoryLimitMb: opts.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB,
+      });
 }
 
 // ---- in-process ----
@@ -171,13 +215,19 @@ async function loadInProcess(file: string): Promise<LoadedReconciler> {
     try {
       mod = req(b.path) as typeof mod;
     } catch (err) {
-      rmSync(b.dir, { recursive: true, force: true });
+      removeBundle(b);
       const s = serializeError(err, file);
       throw new ReconcilerLoadError(s.message, s.location);
     }
     const r = (mod.default ?? mod) as Reconciler;
-    const def = validate(r, file);
-    if (bundle) rmSync(bundle.dir, { recursive: true, force: true });
+    let def: ReconcilerDefinition;
+    try {
+      def = validate(r, file);
+    } catch (err) {
+      removeBundle(b);
+      throw err;
+    }
+    removeBundle(bundle);
     bundle = b;
     reconciler = r;
     return def;
@@ -187,8 +237,11 @@ async function loadInProcess(file: string): Promise<LoadedReconciler> {
     isolated: false,
     definition: await load(),
     reconcile: async (ctx, req) => {
+      const r = reconciler!;
+      const b = bundle!;
+      let result: unknown;
       try {
-        return await reconciler!.reconcile(ctx, req);
+        result = await r.reconcile(ctx, req);
       } catch (err) {
         if (err && typeof err === 'object') {
           const loc = serializeError(err, file).location;
@@ -196,12 +249,15 @@ async function loadInProcess(file: string): Promise<LoadedReconciler> {
         }
         throw err;
       }
+      assertResult(result, r.reconcile, b.path, file);
+      return result as Awaited<ReturnType<Reconciler['reconcile']>>;
     },
     reload: async () => {
       loaded.definition = await load();
     },
     dispose: async () => {
-      if (bundle) rmSync(bundle.dir, { recursive: true, force: true });
+      removeBundle(bundle);
+      bundle = undefined;
     },
   };
   return loaded;
@@ -210,7 +266,7 @@ async function loadInProcess(file: string): Promise<LoadedReconciler> {
 // ---- worker ----
 
 /** The worker script: the bundled dist/reconciler-worker.js, or worker.ts when running from source. */
-function newWorker(): Worker {
+function newWorker(memoryLimitMb: number): Worker {
   const here = __dirname;
   const bundled = [
     join(here, 'reconciler-worker.js'),
@@ -218,15 +274,16 @@ function newWorker(): Worker {
   ];
   const source = join(here, 'worker.ts');
   const execArgv = ['--enable-source-maps'];
+  const resourceLimits = { maxOldGenerationSizeMb: memoryLimitMb };
   if (existsSync(source)) {
     // From source (tests, tsx): register tsx's require hook inside the worker, then load worker.ts.
     const boot = `require('tsx/cjs'); require(${JSON.stringify(source)});`;
-    return new Worker(boot, { eval: true, execArgv });
+    return new Worker(boot, { eval: true, execArgv, resourceLimits });
   }
   const file = bundled.find((c) => existsSync(c));
   if (!file)
     throw new Error('reconciler worker script not found (build dist/reconciler-worker.js)');
-  return new Worker(file, { execArgv });
+  return new Worker(file, { execArgv, resourceLimits });
 }
 
 interface InFlight {
@@ -238,16 +295,38 @@ interface InFlight {
   timer?: NodeJS.Timeout;
 }
 
+interface WorkerLimits {
+  hangTimeoutMs: number;
+  memoryLimitMb: number;
+}
+
+/** What a worker's 'error' event means for the user: out of memory, or a crash outside reconcile. */
+function workerError(err: unknown, file: string, memoryLimitMb: number): SerializedError {
+  if ((err as { code?: unknown } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return {
+      name: 'ReconcilerOutOfMemoryError',
+      message: `the reconciler worker ran out of memory (heap limit ${memoryLimitMb} MB) and was stopped`,
+    };
+  }
+  const s = serializeError(err, file);
+  return {
+    ...s,
+    name: 'ReconcilerCrashError',
+    message: `the reconciler worker crashed: ${s.message}`,
+  };
+}
+
 class WorkerHost {
   private worker: Worker | undefined;
   private bundle: Bundle | undefined;
   private nextId = 1;
   private readonly inflight = new Map<number, InFlight>();
+  private restarting: Promise<void> | undefined;
   definition!: ReconcilerDefinition;
 
   constructor(
     private readonly file: string,
-    private readonly hangTimeoutMs: number,
+    private readonly limits: WorkerLimits,
   ) {}
 
   async start(): Promise<void> {
@@ -255,42 +334,84 @@ class WorkerHost {
     try {
       this.definition = await this.spawn(b);
     } catch (err) {
-      rmSync(b.dir, { recursive: true, force: true });
+      removeBundle(b);
       throw err;
     }
-    if (this.bundle) rmSync(this.bundle.dir, { recursive: true, force: true });
+    removeBundle(this.bundle);
     this.bundle = b;
   }
 
+  /**
+   * Starts a worker on the bundle. It stays referenced (keeps the process alive) while it loads;
+   * loading fails if the worker exits, crashes, runs out of memory or takes longer than the hang
+   * time-out to run the module's top-level code.
+   */
   private spawn(b: Bundle): Promise<ReconcilerDefinition> {
-    const w = newWorker();
-    w.unref();
+    const w = newWorker(this.limits.memoryLimitMb);
+    const ms = this.limits.hangTimeoutMs;
     return new Promise((resolveDef, rejectDef) => {
       let ready = false;
+      let settled = false;
+      let loadTimer: NodeJS.Timeout | undefined;
+      const failLoad = (message: string, location: string = this.file): void => {
+        clearTimeout(loadTimer);
+        if (settled) return;
+        settled = true;
+        void w.terminate();
+        rejectDef(new ReconcilerLoadError(message, location));
+      };
       w.on('message', (m: FromWorker) => {
-        if (m.type === 'ready') {
-          ready = true;
+        if (m.type === 'loading') {
+          if (!ms) return;
+          loadTimer = setTimeout(
+            () =>
+              failLoad(
+                `the module did not finish loading within ${ms} ms (an infinite loop in its top-level code?); the reconciler worker was terminated`,
+              ),
+            ms,
+          );
+        } else if (m.type === 'ready') {
+          clearTimeout(loadTimer);
+          if (settled) return;
+          settled = ready = true;
           const old = this.worker;
           this.worker = w;
+          this.updateRef();
           if (old) void old.terminate();
           resolveDef(m.definition);
         } else if (m.type === 'loadError') {
-          void w.terminate();
-          rejectDef(new ReconcilerLoadError(m.error.message, m.error.location));
+          failLoad(m.error.message, m.error.location);
         } else if (w === this.worker) this.onMessage(m);
       });
       w.on('error', (err) => {
-        if (!ready) rejectDef(err);
-        else if (w === this.worker) this.failAll(serializeError(err, this.file), true);
-      });
-      w.on('exit', () => {
-        if (w === this.worker) {
+        const e = workerError(err, this.file, this.limits.memoryLimitMb);
+        if (!ready) failLoad(`${e.message} while loading the module`, e.location);
+        else if (w === this.worker) {
           this.worker = undefined;
-          this.failAll({ message: 'reconciler worker exited' }, false);
+          this.failAll(e);
+        }
+      });
+      w.on('exit', (code) => {
+        if (!ready) {
+          failLoad(
+            `the reconciler worker exited with code ${code} while loading the module (the module called process.exit?)`,
+          );
+        } else if (w === this.worker) {
+          this.worker = undefined;
+          this.failAll({
+            name: 'ReconcilerExitError',
+            message: `the reconciler worker exited with code ${code} (the reconciler called process.exit?)`,
+          });
         }
       });
       w.postMessage({ type: 'init', bundlePath: b.path, sourceFile: this.file } satisfies ToWorker);
     });
+  }
+
+  /** A worker with reconciles in flight keeps the process alive (the CLI waits for it); idle, it does not. */
+  private updateRef(): void {
+    if (this.inflight.size) this.worker?.ref();
+    else this.worker?.unref();
   }
 
   private post(m: ToWorker): void {
@@ -299,13 +420,13 @@ class WorkerHost {
 
   private arm(id: number, f: InFlight): void {
     clearTimeout(f.timer);
-    if (!this.hangTimeoutMs || f.outstanding > 0) return;
-    f.timer = setTimeout(() => this.onHang(id), this.hangTimeoutMs);
+    if (!this.limits.hangTimeoutMs || f.outstanding > 0) return;
+    f.timer = setTimeout(() => this.onHang(id), this.limits.hangTimeoutMs);
     f.timer.unref?.();
   }
 
   private onHang(id: number): void {
-    const ms = this.hangTimeoutMs;
+    const ms = this.limits.hangTimeoutMs;
     const w = this.worker;
     this.worker = undefined;
     const f = this.inflight.get(id);
@@ -316,10 +437,7 @@ class WorkerHost {
         message: `reconcile did not return within ${ms} ms of computation (synchronous infinite loop or hang); the reconciler worker was terminated and restarted`,
       }),
     );
-    this.failAll(
-      { message: 'reconciler worker restarted after a hang in another reconcile' },
-      false,
-    );
+    this.failAll({ message: 'reconciler worker restarted after a hang in another reconcile' });
     void w?.terminate();
     // A fresh worker for the next reconciles (the bundle is still on disk).
     if (this.bundle) {
@@ -330,14 +448,13 @@ class WorkerHost {
     }
   }
 
-  private restarting: Promise<void> | undefined;
-
-  private failAll(error: { message: string }, _crash: boolean): void {
+  private failAll(error: SerializedError): void {
     for (const [id, f] of this.inflight) {
       clearTimeout(f.timer);
       f.reject(deserializeError(error));
       this.inflight.delete(id);
     }
+    this.updateRef();
   }
 
   async reconcile(ctx: ReconcileContext, req: Request): Promise<unknown> {
@@ -353,6 +470,7 @@ class WorkerHost {
     return new Promise((resolveR, rejectR) => {
       const f: InFlight = { ctx, resolve: resolveR, reject: rejectR, outstanding: 0 };
       this.inflight.set(id, f);
+      this.updateRef();
       this.arm(id, f);
       this.post({ type: 'reconcile', id, req, reconcileID: ctx.reconcileID, now: ctx.now() });
     });
@@ -364,6 +482,7 @@ class WorkerHost {
       if (!f) return;
       clearTimeout(f.timer);
       this.inflight.delete(m.id);
+      this.updateRef();
       if (m.type === 'done') f.resolve(m.result);
       else f.reject(deserializeError(m.error));
       return;
@@ -433,17 +552,17 @@ class WorkerHost {
   }
 
   async dispose(): Promise<void> {
-    this.failAll({ message: 'reconciler unloaded' }, false);
+    this.failAll({ message: 'reconciler unloaded' });
     const w = this.worker;
     this.worker = undefined;
     await w?.terminate();
-    if (this.bundle) rmSync(this.bundle.dir, { recursive: true, force: true });
+    removeBundle(this.bundle);
     this.bundle = undefined;
   }
 }
 
-async function loadInWorker(file: string, hangTimeoutMs: number): Promise<LoadedReconciler> {
-  const host = new WorkerHost(file, hangTimeoutMs);
+async function loadInWorker(file: string, limits: WorkerLimits): Promise<LoadedReconciler> {
+  const host = new WorkerHost(file, limits);
   await host.start();
   const loaded: LoadedReconciler = {
     file,

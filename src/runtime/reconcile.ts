@@ -3,6 +3,8 @@
  * reconciler must read the object itself), the Result it returns, and TerminalError, which means
  * "this will never succeed by retrying" and stops the rate-limited requeue.
  */
+import { inspect } from 'node:util';
+
 export interface Request {
   namespace: string;
   name: string;
@@ -54,7 +56,7 @@ export function parseRequestKey(key: string): Request {
     : { namespace: key.slice(0, i), name: key.slice(i + 1) };
 }
 
-/** Normalises whatever a reconciler returned (undefined, {}, partial results) into a Result. */
+/** Normalises a Result (or the partial Result an error carried) into the fields the controller reads. */
 export function normalizeResult(r: unknown): Result {
   if (!r || typeof r !== 'object') return {};
   const o = r as Result;
@@ -62,4 +64,61 @@ export function normalizeResult(r: unknown): Result {
   if (o.requeue) out.requeue = true;
   if (typeof o.requeueAfter === 'number' && o.requeueAfter > 0) out.requeueAfter = o.requeueAfter;
   return out;
+}
+
+/** A reconcile returned something Go's type system would never let through as a reconcile.Result. */
+export class InvalidResultError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidResultError';
+  }
+}
+
+const RESULT_SHAPE = 'a Result { requeue?: boolean, requeueAfter?: number (ms) }';
+
+/**
+ * Why `r` cannot be a reconcile.Result, or undefined when it can. `undefined` (no return) is Go's
+ * zero Result. Where Go has an equivalent the value passes as Go would treat it: a negative
+ * RequeueAfter is a valid time.Duration that reconcileHandler's `RequeueAfter > 0` simply skips.
+ * Where Go has none (a string, NaN, a non-boolean requeue) the result is refused.
+ */
+export function resultProblem(r: unknown): string | undefined {
+  if (r === undefined) return undefined;
+  if (r === null || typeof r !== 'object' || Array.isArray(r)) {
+    return `reconcile returned ${describeValue(r)}, not ${RESULT_SHAPE}`;
+  }
+  const o = r as Record<string, unknown>;
+  if (o.requeue !== undefined && typeof o.requeue !== 'boolean') {
+    return `reconcile returned requeue: ${describeValue(o.requeue)}; requeue must be a boolean`;
+  }
+  const after = o.requeueAfter;
+  if (after !== undefined && (typeof after !== 'number' || !Number.isFinite(after))) {
+    return `reconcile returned requeueAfter: ${describeValue(after)}; requeueAfter must be a finite number of milliseconds`;
+  }
+  return undefined;
+}
+
+/** The Result a reconcile returned, or InvalidResultError (see resultProblem). */
+export function validateResult(r: unknown): Result {
+  const problem = resultProblem(r);
+  if (problem) throw new InvalidResultError(problem);
+  return normalizeResult(r);
+}
+
+function describeValue(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'function') return 'a function';
+  return String(v);
+}
+
+/**
+ * The message of whatever a reconciler threw. JavaScript lets code throw any value; a non-Error is
+ * shown as Node prints an uncaught one (util.inspect), never as "[object Object]".
+ */
+export function thrownMessage(err: unknown): string {
+  if (typeof err === 'string') return err;
+  const m = err && typeof err === 'object' ? (err as { message?: unknown }).message : undefined;
+  if (typeof m === 'string') return m;
+  return inspect(err, { depth: 4, breakLength: Infinity });
 }

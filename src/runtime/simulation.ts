@@ -2,7 +2,9 @@
  * A whole simulation, as `reconcile-studio simulate` runs it: a fresh fake cluster (built-in
  * controllers on) on a virtual clock from t=0, the manifests applied, the reconciler loaded and
  * started, the clock run to the end of the duration; then the report of ARCHITECTURE §5 —
- * reconciles with their API calls, metrics, the cluster's Events and the findings.
+ * reconciles with their API calls, metrics, the cluster's Events and the findings. When the
+ * reconciler's worker fails (process.exit, out of memory, a crash, a hang) the controller stops
+ * there, as a Go operator that died or wedged would, and the result says where.
  */
 import { Cluster } from '../cluster/cluster';
 import { loadManifests } from '../cluster/manifests';
@@ -12,7 +14,8 @@ import { analyze, type ClusterEvent, type Finding } from './findings';
 import { loadReconciler, type LoadOptions } from './loader';
 import { Manager } from './manager';
 import type { Request } from './reconcile';
-import type { ReconcileTrace } from './trace';
+import type { ReconcileTrace, TraceError } from './trace';
+import { WORKER_FAILURES } from './workerprotocol';
 
 export interface SimulationOptions {
   reconciler: string;
@@ -21,6 +24,7 @@ export interface SimulationOptions {
   /** Run the reconciler in a worker thread (default true). */
   isolate?: boolean;
   hangTimeoutMs?: LoadOptions['hangTimeoutMs'];
+  memoryLimitMb?: LoadOptions['memoryLimitMb'];
   podReadyDelayMs?: number;
   /** Delay of watch events reaching the informer cache (ms of virtual time). */
   propagationDelayMs?: number;
@@ -84,6 +88,8 @@ export interface SimulationResult {
   controller: string;
   durationMs: number;
   prometheus: string;
+  /** The reconcile whose worker failed; the controller stopped after it. */
+  workerFailure?: { at: number; key: string; error: TraceError };
 }
 
 export async function simulate(opts: SimulationOptions): Promise<SimulationResult> {
@@ -96,6 +102,7 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
   const loaded = await loadReconciler(opts.reconciler, {
     isolate: opts.isolate ?? true,
     hangTimeoutMs: opts.hangTimeoutMs,
+    memoryLimitMb: opts.memoryLimitMb,
   });
   const mgr = new Manager({
     api: cluster,
@@ -109,9 +116,16 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
       : { applied: [], errors: [] };
     await clock.advance(0); // let the CRDs become servable before the informers list
     const ctrl = mgr.addReconciler(loaded.definition, loaded.reconcile);
+    let workerFailure: SimulationResult['workerFailure'];
+    let stopping: Promise<void> | undefined;
+    ctrl.on('reconcileEnd', (t) => {
+      if (workerFailure || !t.error?.name || !WORKER_FAILURES.has(t.error.name)) return;
+      workerFailure = { at: t.end ?? t.start, key: t.key, error: t.error };
+      stopping = mgr.stop();
+    });
     mgr.start();
     await clock.runUntil(opts.durationMs);
-    await mgr.stop();
+    await (stopping ?? mgr.stop());
     const events = (cluster.list({ apiVersion: 'v1', kind: 'Event' }).items as ClusterEvent[]).map(
       (e) => e,
     );
@@ -131,6 +145,7 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
       controller: ctrl.name,
       durationMs: opts.durationMs,
       prometheus: mgr.metricsText(),
+      ...(workerFailure ? { workerFailure } : {}),
     };
   } finally {
     await loaded.dispose();

@@ -8,6 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import * as api from './api';
 import {
+  assertResult,
   deserializeError,
   serializeError,
   type ClientMethod,
@@ -25,6 +26,7 @@ process.setSourceMapsEnabled?.(true);
 
 let reconciler: Reconciler | undefined;
 let sourceFile = '';
+let bundlePath = '';
 let nextCallId = 1;
 const pendingCalls = new Map<
   number,
@@ -87,6 +89,8 @@ port.on('message', (msg: ToWorker) => {
   switch (msg.type) {
     case 'init': {
       sourceFile = msg.sourceFile;
+      bundlePath = msg.bundlePath;
+      send({ type: 'loading' });
       try {
         const req = createRequire(msg.bundlePath);
         const mod = req(msg.bundlePath) as { default?: Reconciler } & Reconciler;
@@ -125,6 +129,10 @@ port.on('message', (msg: ToWorker) => {
       const { id, req, reconcileID, now } = msg;
       Promise.resolve()
         .then(() => reconciler!.reconcile(contextFor(id, reconcileID, now), req))
+        .then((result) => {
+          assertResult(result, reconciler!.reconcile, bundlePath, sourceFile);
+          return result;
+        })
         .then(
           (result) => send({ type: 'done', id, result: JSON.parse(JSON.stringify(result ?? {})) }),
           (err) => send({ type: 'failed', id, error: serializeError(err, sourceFile) }),

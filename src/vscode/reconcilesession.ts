@@ -88,7 +88,10 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     }
     let loaded: LoadedReconciler;
     try {
-      loaded = await loadReconciler(file, { isolate: true });
+      loaded = await loadReconciler(file, {
+        isolate: true,
+        hangTimeoutMs: readSettings().hangTimeoutMs,
+      });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       this.idleModel = {

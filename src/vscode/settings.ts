@@ -8,6 +8,7 @@ export interface Settings {
   manifests: string[];
   allowWrites: boolean;
   breakOnStart: boolean;
+  hangTimeoutMs: number;
 }
 
 export function readSettings(): Settings {
@@ -19,5 +20,6 @@ export function readSettings(): Settings {
     manifests: c.get('cluster.manifests', ['config/crd/bases', 'config/samples']),
     allowWrites: c.get('cluster.allowWrites', false),
     breakOnStart: c.get('debugger.breakOnStart', true),
+    hangTimeoutMs: c.get('reconciler.hangTimeoutMs', 5000),
   };
 }

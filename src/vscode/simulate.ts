@@ -28,6 +28,7 @@ export async function runSimulation(
         manifests,
         durationMs,
         podReadyDelayMs: readSettings().podReadyDelayMs,
+        hangTimeoutMs: readSettings().hangTimeoutMs,
       }),
   );
   log.info(

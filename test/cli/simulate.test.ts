@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { run } from '../../src/cli/simulate';
 import { parseDuration } from '../../src/runtime/simulation';
@@ -128,4 +130,135 @@ test('simulate without --reconciler is a usage error', async () => {
   const { code, err } = await capture(['--duration', '1m']);
   assert.equal(code, 2);
   assert.match(err, /--reconciler is required/);
+});
+
+const CM_MANIFEST = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default}\n';
+
+/** The loader's bundle folders in `tmp` (tsx keeps its own cache there too). */
+function bundleDirs(tmp: string): string[] {
+  return readdirSync(tmp).filter((d) => d.startsWith('reconcile-studio-'));
+}
+
+/**
+ * `reconcile-studio simulate` as a child process (the CLI from source), with TMPDIR pointing at a
+ * private folder so the test can see the bundle folders the run leaves behind.
+ */
+function simulateChild(
+  reconcilerSource: string,
+  name: string,
+  extra: string[] = [],
+): {
+  child: ReturnType<typeof spawn>;
+  tmp: string;
+  done: Promise<{ code: number | null; signal: string | null; out: string; err: string }>;
+} {
+  const dir = mkdtempSync(join(tmpdir(), 'rs-sim-child-'));
+  const tmp = join(dir, 'tmp');
+  mkdirSync(tmp);
+  const file = join(dir, name);
+  writeFileSync(file, reconcilerSource);
+  writeFileSync(join(dir, 'cm.yaml'), CM_MANIFEST);
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(ROOT, 'src/cli/main.ts'),
+      'simulate',
+      '--reconciler',
+      file,
+      '--manifests',
+      join(dir, 'cm.yaml'),
+      '--duration',
+      '1m',
+      ...extra,
+    ],
+    { cwd: ROOT, env: { ...process.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp } },
+  );
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  const done = once(child, 'exit').then(([code, signal]) => ({ code, signal, out, err }));
+  return { child, tmp, done };
+}
+
+test('simulate with a reconciler that calls process.exit(1) reports it, stops, exits 1 and leaves no bundle folder', async () => {
+  const run = simulateChild(
+    `module.exports = { for: { apiVersion: 'v1', kind: 'ConfigMap' }, async reconcile() { process.exit(1); } };`,
+    'exit.reconciler.js',
+  );
+  const { code, out, err } = await run.done;
+  assert.equal(code, 1, err);
+  assert.match(
+    out,
+    /Stopped early: the controller stopped at 0\.000s, reconciling default\/a: the reconciler worker exited with code 1/,
+  );
+  assert.match(out, /Timeline \(1 reconciles\)/);
+  assert.match(
+    err,
+    /simulate: the controller stopped at 0\.000s, reconciling default\/a: .*process\.exit/,
+  );
+  assert.deepEqual(bundleDirs(run.tmp), []);
+  rmSync(join(run.tmp, '..'), { recursive: true, force: true });
+});
+
+test('simulate with a module that loops at load fails after --hang-timeout with exit 1 and no bundle folder', async () => {
+  const run = simulateChild(
+    `for (;;) {}\nmodule.exports = { for: { apiVersion: 'v1', kind: 'ConfigMap' }, async reconcile() {} };`,
+    'loadloop.reconciler.js',
+    ['--hang-timeout', '500'],
+  );
+  const { code, err } = await run.done;
+  assert.equal(code, 1, err);
+  assert.match(err, /loadloop\.reconciler\.js: the module did not finish loading within 500 ms/);
+  assert.deepEqual(bundleDirs(run.tmp), []);
+  rmSync(join(run.tmp, '..'), { recursive: true, force: true });
+});
+
+test('SIGTERM during a hung load ends simulate with 143 and removes the bundle folder', async () => {
+  const run = simulateChild(
+    `for (;;) {}\nmodule.exports = { for: { apiVersion: 'v1', kind: 'ConfigMap' }, async reconcile() {} };`,
+    'loadloop.reconciler.js',
+    ['--hang-timeout', '0'],
+  );
+  // The bundle folder appears once the module is bundled and its worker starts loading it.
+  while (bundleDirs(run.tmp).length === 0) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  run.child.kill('SIGTERM');
+  const { code, err } = await run.done;
+  assert.equal(code, 143, err);
+  assert.deepEqual(bundleDirs(run.tmp), []);
+  rmSync(join(run.tmp, '..'), { recursive: true, force: true });
+});
+
+test('simulate reports a reconcile returning "x" as an error at the reconciler\'s file:line', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rs-sim-'));
+  const file = join(dir, 'str.reconciler.js');
+  writeFileSync(
+    file,
+    `module.exports = {\n  for: { apiVersion: 'v1', kind: 'ConfigMap' },\n  async reconcile() {\n    return 'x';\n  },\n};\n`,
+  );
+  writeFileSync(join(dir, 'cm.yaml'), CM_MANIFEST);
+  const { code, out } = await capture([
+    '--reconciler',
+    file,
+    '--manifests',
+    join(dir, 'cm.yaml'),
+    '--duration',
+    '1s',
+  ]);
+  rmSync(dir, { recursive: true, force: true });
+  assert.equal(code, 0);
+  assert.match(
+    out,
+    /default\/a .* error: reconcile returned "x", not a Result .*\(.*str\.reconciler\.js:3:\d+\)/,
+  );
+});
+
+test('simulate rejects a non-numeric --hang-timeout as a usage error', async () => {
+  const { code, err } = await capture(['--reconciler', 'x.js', '--hang-timeout', 'soon']);
+  assert.equal(code, 2);
+  assert.match(err, /--hang-timeout must be a non-negative number, got "soon"/);
 });

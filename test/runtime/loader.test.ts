@@ -143,3 +143,134 @@ test('a module without for/reconcile is refused with an explanation', async () =
   await assert.rejects(loadReconciler(fx.file), /default-export \{ for/);
   fx.cleanup();
 });
+
+/** Loads `source` in a worker, reconciles one ConfigMap, and returns that reconcile's trace. */
+async function reconcileOnce(
+  name: string,
+  source: string,
+  opts: Parameters<typeof loadReconciler>[1] = {},
+): Promise<import('../../src/runtime/trace').ReconcileTrace> {
+  const fx = fixture(name, source);
+  const rec = await loadReconciler(fx.file, opts);
+  const e = await env();
+  const ctrl = e.mgr.addReconciler(rec.definition, rec.reconcile);
+  e.cluster.create(configMap('a'));
+  e.mgr.start();
+  await e.clock.advance(0);
+  const t = ctrl.traces[0];
+  await e.close();
+  await rec.dispose();
+  fx.cleanup();
+  return t;
+}
+
+const CM_FOR = `for: { apiVersion: 'v1', kind: 'ConfigMap' }`;
+
+test('a reconciler calling process.exit(1) fails that reconcile with ReconcilerExitError, and the next runs on a new worker', async () => {
+  const fx = fixture(
+    'exit.reconciler.js',
+    `module.exports = { ${CM_FOR}, async reconcile(ctx, req) { if (req.name === 'die') process.exit(1); return {}; } };`,
+  );
+  const rec = await loadReconciler(fx.file);
+  const e = await env();
+  const ctrl = e.mgr.addReconciler(rec.definition, rec.reconcile);
+  e.cluster.create(configMap('die'));
+  e.mgr.start();
+  await e.clock.advance(0);
+  const t = ctrl.traces[0];
+  assert.equal(t.error?.name, 'ReconcilerExitError');
+  assert.match(
+    t.error!.message,
+    /worker exited with code 1 \(the reconciler called process\.exit\?\)/,
+  );
+  ctrl.suspend('default/die');
+  e.cluster.create(configMap('fine'));
+  await e.clock.advance(10);
+  assert.equal(ctrl.traces.find((x) => x.key === 'default/fine')?.outcome, 'success');
+  await e.close();
+  await rec.dispose();
+  fx.cleanup();
+});
+
+test('a reconciler allocating without bound is stopped at the memory limit with ReconcilerOutOfMemoryError', async () => {
+  const t = await reconcileOnce(
+    'oom.reconciler.js',
+    `module.exports = { ${CM_FOR}, async reconcile() { const a = []; for (;;) a.push(new Array(1e6).fill(1)); } };`,
+    { memoryLimitMb: 64, hangTimeoutMs: 0 },
+  );
+  assert.equal(t.error?.name, 'ReconcilerOutOfMemoryError');
+  assert.match(t.error!.message, /ran out of memory \(heap limit 64 MB\)/);
+});
+
+test('a module that loops at load is refused after the hang time-out, naming the file', async () => {
+  const fx = fixture(
+    'loadloop.reconciler.js',
+    `for (;;) {}\nmodule.exports = { ${CM_FOR}, async reconcile() {} };`,
+  );
+  await assert.rejects(loadReconciler(fx.file, { hangTimeoutMs: 300 }), (err: unknown) => {
+    assert.ok(err instanceof ReconcilerLoadError);
+    assert.equal(err.location, fx.file);
+    assert.match(err.message, /did not finish loading within 300 ms/);
+    return true;
+  });
+  fx.cleanup();
+});
+
+test('a module that calls process.exit at load is refused, not waited for', async () => {
+  const fx = fixture(
+    'loadexit.reconciler.js',
+    `process.exit(3);\nmodule.exports = { ${CM_FOR}, async reconcile() {} };`,
+  );
+  await assert.rejects(loadReconciler(fx.file), /exited with code 3 while loading the module/);
+  fx.cleanup();
+});
+
+test('malformed Results are errors located at the reconcile function; a negative requeueAfter is a success with a warning, as in Go', async () => {
+  const cases: Array<[string, string, RegExp | undefined]> = [
+    [`'x'`, 'string', /reconcile returned "x", not a Result/],
+    [`42`, 'number', /reconcile returned 42, not a Result/],
+    [`null`, 'null', /reconcile returned null, not a Result/],
+    [`{ requeueAfter: NaN }`, 'nan', /requeueAfter: NaN; requeueAfter must be a finite number/],
+    [
+      `{ requeueAfter: '5s' }`,
+      'str-after',
+      /requeueAfter: "5s"; requeueAfter must be a finite number/,
+    ],
+    [`{ requeue: 'yes' }`, 'str-requeue', /requeue: "yes"; requeue must be a boolean/],
+    [`{ requeueAfter: -5 }`, 'negative', undefined],
+  ];
+  for (const isolate of [true, false]) {
+    for (const [value, name, expected] of cases) {
+      const t = await reconcileOnce(
+        `${name}.reconciler.ts`,
+        `interface Pad { a: number }\nconst pad: Pad = { a: 1 };\nvoid pad;\nexport default {\n  ${CM_FOR},\n  async reconcile(): Promise<any> {\n    return ${value};\n  },\n};\n`,
+        { isolate },
+      );
+      const label = `${name} (isolate=${isolate})`;
+      if (!expected) {
+        assert.equal(t.outcome, 'success', label);
+        assert.match(t.warnings.join('\n'), /requeueAfter -5 ms is negative/, label);
+        continue;
+      }
+      assert.equal(t.error?.name, 'InvalidResultError', label);
+      assert.match(t.error!.message, expected, label);
+      assert.match(
+        String(t.error!.location),
+        new RegExp(`${name}\\.reconciler\\.ts:6:\\d+$`),
+        label,
+      );
+      assert.equal(t.next?.action, 'rateLimited', label);
+    }
+  }
+});
+
+test('a thrown non-Error is shown as util.inspect shows it, not as [object Object]', async () => {
+  for (const isolate of [true, false]) {
+    const t = await reconcileOnce(
+      'obj.reconciler.js',
+      `module.exports = { ${CM_FOR}, async reconcile() { throw { code: 7, why: 'x' }; } };`,
+      { isolate },
+    );
+    assert.equal(t.error?.message, "{ code: 7, why: 'x' }", `isolate=${isolate}`);
+  }
+});
