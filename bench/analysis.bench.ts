@@ -137,7 +137,7 @@ async function main(): Promise<void> {
     }
     await lintPaths([dir]);
     const t0 = performance.now();
-    const findings = await lintPaths([dir]);
+    const { findings } = await lintPaths([dir]);
     const total = performance.now() - t0;
     const texts = sources.map((s) => s);
     const parseAll = time(() => {

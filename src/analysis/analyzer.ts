@@ -40,7 +40,14 @@ export class Analyzer {
     copier: TreeCopier = new TreeCopier(),
   ): GoFile {
     const tree = parseGo(this.parser, text, old);
-    return { path, text, tree, root: copier.copy(tree, text), lines: new LineIndex(text) };
+    try {
+      return { path, text, tree, root: copier.copy(tree, text), lines: new LineIndex(text) };
+    } catch (err) {
+      // The copy recurses per nesting level: a pathological file overflows the stack. The caller
+      // never gets the tree, so free its wasm memory here.
+      tree.delete();
+      throw err;
+    }
   }
 
   /**

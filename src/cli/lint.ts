@@ -2,18 +2,28 @@
  * `reconcile-studio lint PATH... [--format text|json|sarif] [--rule ID]... [--disable ID]...`
  * Runs the editor's analyzers headless. Go files are analyzed one package (directory) at a time so
  * helpers in sibling files are followed; API types found anywhere under the Go module feed the
- * rules that need them. Exit 1 when anything at warning or above is found, 2 on usage errors.
+ * rules that need them. A file that cannot be analyzed (not a regular file, too large, binary, or
+ * one an analyzer fails on) is reported and the others still are. Exit 0 clean, 1 findings at
+ * warning or above, 2 usage or internal error (an analyzer failed on some file).
  */
-import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { readdirSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { Analyzer, TypeIndex } from '../analysis/analyzer';
 import { SEVERITY_RANK, type Finding } from '../analysis/diagnostics';
+import type { GoFile } from '../analysis/go/package';
 import { isGenerated, isVendored, languageOf } from '../analysis/files';
 import { moduleRoot } from '../analysis/workspace';
 import { RULES, RULE_IDS, RULES_DOCS_DIR, ruleDocsUrl } from '../analysis/rules';
 import { VERSION } from '../util/version';
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  formatSize,
+  parseSize,
+  readSource,
+  type LintNotification,
+} from './lintinput';
 
 const USAGE = `Usage: reconcile-studio lint PATH... [options]
 
@@ -23,10 +33,15 @@ Options:
   --format text|json|sarif  output format (default: text)
   --rule ID                 run only this rule (repeatable)
   --disable ID              do not run this rule (repeatable)
+  --max-file-size SIZE      skip files larger than this, e.g. 4MiB (default ${formatSize(DEFAULT_MAX_FILE_BYTES)})
   -h, --help                show this help
 
+Skipped files (not regular files, too large, binary) are reported as notes; a file an analyzer
+fails on is reported as an error and the other files are still analyzed.
+
 Rules: ${RULE_IDS.join(', ')}
-Exit status: 0 clean (or only information/hints), 1 findings at warning or above, 2 usage error.`;
+Exit status: 0 clean (or only information/hints), 1 findings at warning or above, 2 usage error
+or internal error (an analyzer failed on a file; the other files' findings are still printed).`;
 
 /** Directories never worth walking into. */
 const SKIP_DIRS = new Set(['vendor', 'node_modules', '.git', 'dist', 'testdata', '.e2e']);
@@ -34,7 +49,13 @@ const SKIP_DIRS = new Set(['vendor', 'node_modules', '.git', 'dist', 'testdata',
 const MAX_TYPE_FILES = 2000;
 
 export async function run(argv: string[]): Promise<number> {
-  let values: { format?: string; rule?: string[]; disable?: string[]; help?: boolean };
+  let values: {
+    format?: string;
+    rule?: string[];
+    disable?: string[];
+    'max-file-size'?: string;
+    help?: boolean;
+  };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
@@ -43,6 +64,7 @@ export async function run(argv: string[]): Promise<number> {
         format: { type: 'string' },
         rule: { type: 'string', multiple: true },
         disable: { type: 'string', multiple: true },
+        'max-file-size': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: true,
@@ -70,6 +92,16 @@ export async function run(argv: string[]): Promise<number> {
     );
     return 2;
   }
+  const maxFileBytes =
+    values['max-file-size'] === undefined
+      ? DEFAULT_MAX_FILE_BYTES
+      : parseSize(values['max-file-size']);
+  if (maxFileBytes === undefined) {
+    console.error(
+      `reconcile-studio lint: --max-file-size "${values['max-file-size']}" is not a size (e.g. 2097152, 512KiB, 4MiB)`,
+    );
+    return 2;
+  }
   const paths = positionals.length ? positionals : ['.'];
   for (const p of paths) {
     if (!existsSync(p)) {
@@ -78,16 +110,28 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
 
-  const findings = await lintPaths(paths, {
-    only: new Set((values.rule ?? []).flatMap((r) => r.split(','))),
-    disable: new Set((values.disable ?? []).flatMap((r) => r.split(','))),
-  });
+  const { findings, notifications } = await lintPaths(
+    paths,
+    {
+      only: new Set((values.rule ?? []).flatMap((r) => r.split(','))),
+      disable: new Set((values.disable ?? []).flatMap((r) => r.split(','))),
+    },
+    { maxFileBytes },
+  );
   const cwd = process.cwd();
   const rel = (f: string): string => relative(cwd, f).split(sep).join('/') || f;
+  // Notes go to stderr in every format, so stdout stays the findings (text, a JSON array, SARIF).
+  for (const n of notifications) console.error(notificationLine(n, rel));
   if (format === 'json') console.log(JSON.stringify(toJson(findings, rel), null, 2));
-  else if (format === 'sarif') console.log(JSON.stringify(toSarif(findings, rel), null, 2));
+  else if (format === 'sarif')
+    console.log(JSON.stringify(toSarif(findings, rel, notifications), null, 2));
   else printText(findings, rel);
+  if (notifications.some((n) => n.level === 'error')) return 2;
   return findings.some((f) => SEVERITY_RANK[f.severity] >= SEVERITY_RANK.warning) ? 1 : 0;
+}
+
+function notificationLine(n: LintNotification, rel: (f: string) => string): string {
+  return `reconcile-studio lint: ${rel(n.file)}: ${n.level === 'note' ? 'skipped' : 'error'}: ${n.message}`;
 }
 
 /** Every analyzable file under `paths` (files given explicitly are taken even if generated). */
@@ -117,18 +161,40 @@ export function collectFiles(paths: string[]): string[] {
   return [...out].sort();
 }
 
+export interface LintResult {
+  findings: Finding[];
+  /** Files skipped (notes) and files an analyzer failed on (errors). */
+  notifications: LintNotification[];
+}
+
 export async function lintPaths(
   paths: string[],
   selection: { only?: ReadonlySet<string>; disable?: ReadonlySet<string> } = {},
-): Promise<Finding[]> {
+  limits: { maxFileBytes?: number } = {},
+): Promise<LintResult> {
+  const maxBytes = limits.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const analyzer = await Analyzer.create();
-  const files = collectFiles(paths)
-    .map((path) => ({ path, text: readFileSync(path, 'utf8') }))
-    .filter((f) => !isGenerated(f.text));
+  const notifications: LintNotification[] = [];
+  const failed = (file: string, err: unknown): void => {
+    const e = err instanceof Error ? err : new Error(String(err));
+    notifications.push({
+      file,
+      level: 'error',
+      message: `analysis failed: ${e.message}`,
+      exception: { kind: e.name, message: e.message },
+    });
+  };
+  const files: Array<{ path: string; text: string }> = [];
+  for (const path of collectFiles(paths)) {
+    const read = readSource(path, maxBytes);
+    if ('skipped' in read) notifications.push({ file: path, level: 'note', message: read.skipped });
+    else if (!isGenerated(read.text)) files.push({ path, text: read.text });
+  }
   const goFiles = files.filter((f) => f.path.endsWith('.go'));
   const types = indexTypes(
     analyzer,
     goFiles.map((f) => f.path),
+    maxBytes,
   );
   const findings: Finding[] = [];
 
@@ -138,37 +204,88 @@ export async function lintPaths(
     packages.set(dir, [...(packages.get(dir) ?? []), f]);
   }
   for (const group of packages.values()) {
-    const parsed = group.map((f) => analyzer.parseGo(f.path, f.text));
+    const parsed: GoFile[] = [];
+    for (const f of group) {
+      try {
+        parsed.push(analyzer.parseGo(f.path, f.text));
+      } catch (err) {
+        failed(f.path, err);
+      }
+    }
     try {
-      findings.push(...analyzer.analyzeGo(parsed, { ...selection, types }));
+      findings.push(...analyzePackage(analyzer, parsed, { ...selection, types }, failed));
     } finally {
       for (const p of parsed) p.tree.delete();
     }
   }
   for (const f of files.filter((x) => languageOf(x.path) === 'typescript')) {
-    findings.push(...analyzer.analyzeTypeScript(f.path, f.text, selection));
+    try {
+      findings.push(...analyzer.analyzeTypeScript(f.path, f.text, selection));
+    } catch (err) {
+      failed(f.path, err);
+    }
   }
-  return findings;
+  notifications.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  return { findings, notifications };
+}
+
+/**
+ * A package's findings. When the analysis of the whole package fails, each file is tried alone
+ * to find the ones that fail; the package is then analyzed again without them, so one bad file
+ * costs only its own findings.
+ */
+function analyzePackage(
+  analyzer: Analyzer,
+  parsed: GoFile[],
+  options: Parameters<Analyzer['analyzeGo']>[1],
+  failed: (file: string, err: unknown) => void,
+): Finding[] {
+  if (!parsed.length) return [];
+  try {
+    return analyzer.analyzeGo(parsed, options);
+  } catch (packageErr) {
+    const bad = new Set<GoFile>();
+    for (const p of parsed) {
+      try {
+        analyzer.analyzeGo([p], options);
+      } catch (err) {
+        failed(p.path, err);
+        bad.add(p);
+      }
+    }
+    const rest = parsed.filter((p) => !bad.has(p));
+    if (!rest.length) return [];
+    try {
+      return analyzer.analyzeGo(rest, options);
+    } catch {
+      // Each file is fine alone, together they fail: report the package's files.
+      for (const p of rest) failed(p.path, packageErr);
+      return [];
+    }
+  }
 }
 
 /**
  * API struct types: every `*_types.go` under the Go modules of the files being linted, so linting
  * only internal/controller still sees api/v1's status fields.
  */
-function indexTypes(analyzer: Analyzer, goPaths: string[]): TypeIndex {
+function indexTypes(analyzer: Analyzer, goPaths: string[], maxBytes: number): TypeIndex {
   const index = new TypeIndex();
   const seen = new Set<string>();
   const add = (path: string): void => {
     if (seen.has(path) || seen.size >= MAX_TYPE_FILES) return;
     seen.add(path);
+    const read = readSource(path, maxBytes);
+    // Skipped files are reported where they are linted; here they contribute no types.
+    if ('skipped' in read || !read.text.includes('struct')) return;
+    let file: GoFile | undefined;
     try {
-      const text = readFileSync(path, 'utf8');
-      if (!text.includes('struct')) return;
-      const file = analyzer.parseGo(path, text);
+      file = analyzer.parseGo(path, read.text);
       index.addFile(file.root, path.endsWith('_types.go'));
-      file.tree.delete();
     } catch {
-      // unreadable files contribute nothing
+      // a file the analyzer fails on contributes nothing (its failure is reported when linted)
+    } finally {
+      file?.tree.delete();
     }
   };
   // The package being analyzed contributes its own types; here we only need the API types.
@@ -229,7 +346,11 @@ const SARIF_LEVEL: Record<string, string> = {
   hint: 'note',
 };
 
-export function toSarif(findings: Finding[], rel: (f: string) => string = (f) => f): object {
+export function toSarif(
+  findings: Finding[],
+  rel: (f: string) => string = (f) => f,
+  notifications: LintNotification[] = [],
+): object {
   const ruleIndex = new Map(RULES.map((r, i) => [r.id, i]));
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
@@ -251,6 +372,24 @@ export function toSarif(findings: Finding[], rel: (f: string) => string = (f) =>
             })),
           },
         },
+        invocations: [
+          {
+            executionSuccessful: !notifications.some((n) => n.level === 'error'),
+            toolExecutionNotifications: notifications.map((n) => ({
+              level: n.level,
+              message: { text: n.message },
+              descriptor: { id: n.level === 'error' ? 'analysis-failed' : 'file-skipped' },
+              locations: [
+                {
+                  physicalLocation: {
+                    artifactLocation: { uri: rel(n.file), uriBaseId: '%SRCROOT%' },
+                  },
+                },
+              ],
+              ...(n.exception ? { exception: n.exception } : {}),
+            })),
+          },
+        ],
         columnKind: 'utf16CodeUnits',
         results: findings.map((f) => ({
           ruleId: f.rule,

@@ -58,8 +58,9 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (err: unknown) => {
+      // An internal error, not a finding: 2, as for usage errors (1 means "findings" to lint).
       console.error(`reconcile-studio: ${err instanceof Error ? err.message : String(err)}`);
-      process.exitCode = 1;
+      process.exitCode = 2;
     },
   );
 }

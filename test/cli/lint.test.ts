@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -145,5 +146,112 @@ describe('reconcile-studio lint', () => {
   it('rejects an unknown rule or format with exit 2', async () => {
     assert.equal((await lint('--rule', 'no-such-rule', FIXTURES)).code, 2);
     assert.equal((await lint('--format', 'xml', FIXTURES)).code, 2);
+  });
+
+  describe('hostile input', () => {
+    const seed = (): string => readFileSync(join(FIXTURES, 'seed_controller.go'), 'utf8');
+    /** A Go file nested far deeper than the analyzer's recursion can follow. */
+    const deep = (): string => {
+      const depth = 50_000;
+      return `package p\n\nfunc f() int {\n\treturn ${'('.repeat(depth)}1${')'.repeat(depth)}\n}\n`;
+    };
+
+    it('a deeply nested file is reported as an error notification, the other files keep their findings, exit 2', async () => {
+      const dir = join(tmp, 'deep');
+      mkdirSync(join(dir, 'a'), { recursive: true });
+      mkdirSync(join(dir, 'b'), { recursive: true });
+      writeFileSync(join(dir, 'a', 'deep.go'), deep());
+      writeFileSync(join(dir, 'a', 'seed_controller.go'), seed());
+      writeFileSync(join(dir, 'b', 'seed_controller.go'), seed());
+
+      const sarif = await lint(dir, '--format', 'sarif');
+      assert.equal(sarif.code, 2);
+      const run0 = JSON.parse(sarif.out).runs[0];
+      const files = run0.results.map(
+        (r: { locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }) =>
+          r.locations[0].physicalLocation.artifactLocation.uri.split('/').slice(-2).join('/'),
+      );
+      assert.ok(files.includes('a/seed_controller.go'), files.join(','));
+      assert.ok(files.includes('b/seed_controller.go'), files.join(','));
+      assert.equal(run0.invocations[0].executionSuccessful, false);
+      const [n] = run0.invocations[0].toolExecutionNotifications;
+      assert.equal(n.level, 'error');
+      assert.match(n.locations[0].physicalLocation.artifactLocation.uri, /a\/deep\.go$/);
+      assert.match(n.message.text, /analysis failed: Maximum call stack size exceeded/);
+      assert.equal(n.exception.kind, 'RangeError');
+      assert.match(sarif.err, /deep\.go: error: analysis failed/);
+
+      const json = await lint(dir, '--format', 'json');
+      assert.equal(json.code, 2);
+      assert.equal(JSON.parse(json.out).length, JSON.parse(sarif.out).runs[0].results.length);
+      assert.match(json.err, /deep\.go: error: analysis failed/);
+    });
+
+    it('a 5 MB binary named .go and a 50 MB Go file are skipped over the size bound, with a note', async () => {
+      const dir = join(tmp, 'big');
+      mkdirSync(dir, { recursive: true });
+      const random = Buffer.alloc(5 * 1024 * 1024);
+      for (let i = 0; i < random.length; i++) random[i] = (i * 2654435761) >>> 24;
+      writeFileSync(join(dir, 'blob.go'), random);
+      writeFileSync(
+        join(dir, 'huge.go'),
+        `package p\n${'// padding\n'.repeat((50 * 1024 * 1024) / 11)}`,
+      );
+      writeFileSync(join(dir, 'seed_controller.go'), seed());
+      const { code, out, err } = await lint(dir, '--format', 'sarif');
+      assert.equal(code, 1, 'the seed controller still has findings');
+      const inv = JSON.parse(out).runs[0].invocations[0];
+      assert.equal(inv.executionSuccessful, true);
+      assert.deepEqual(
+        inv.toolExecutionNotifications.map((n: { level: string; message: { text: string } }) => [
+          n.level,
+          n.message.text,
+        ]),
+        [
+          ['note', '5 MiB is over the 2 MiB limit (--max-file-size)'],
+          ['note', '50 MiB is over the 2 MiB limit (--max-file-size)'],
+        ],
+      );
+      assert.match(err, /blob\.go: skipped: 5 MiB is over the 2 MiB limit/);
+    });
+
+    it('binary files under the bound are skipped: NUL bytes, or bytes that are not UTF-8', async () => {
+      const dir = join(tmp, 'binary');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(
+        join(dir, 'nul.go'),
+        Buffer.from('package p\n\x00\x01\x02 func f() {}\n', 'latin1'),
+      );
+      writeFileSync(join(dir, 'latin1.go'), Buffer.from('package p\n// caf\xe9\n', 'latin1'));
+      const { code, err } = await lint(dir, '--format', 'json');
+      assert.equal(code, 0);
+      assert.match(err, /latin1\.go: skipped: binary file \(not valid UTF-8\)/);
+      assert.match(err, /nul\.go: skipped: binary file \(contains NUL bytes\)/);
+    });
+
+    it(
+      'a FIFO named x.go is skipped without being opened',
+      { skip: process.platform === 'win32', timeout: 60_000 },
+      async () => {
+        const dir = join(tmp, 'fifo');
+        mkdirSync(dir, { recursive: true });
+        execFileSync('mkfifo', [join(dir, 'x.go')]);
+        const { code, out, err } = await lint(join(dir, 'x.go'), '--format', 'json');
+        assert.equal(code, 0);
+        assert.deepEqual(JSON.parse(out), []);
+        assert.match(err, /x\.go: skipped: not a regular file \(a FIFO\)/);
+      },
+    );
+
+    it('--max-file-size moves the bound; a value that is not a size is a usage error', async () => {
+      const file = join(FIXTURES, 'seed_controller.go');
+      const small = await lint(file, '--format', 'json', '--max-file-size', '1KiB');
+      assert.equal(small.code, 0);
+      assert.match(small.err, /seed_controller\.go: skipped: .* over the 1 KiB limit/);
+      const enough = await lint(file, '--format', 'json', '--max-file-size', '64k');
+      assert.equal(enough.code, 1);
+      assert.equal(enough.err, '');
+      assert.equal((await lint(file, '--max-file-size', 'lots')).code, 2);
+    });
   });
 });
