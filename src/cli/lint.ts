@@ -234,7 +234,7 @@ export async function lintPaths(
  * to find the ones that fail; the package is then analyzed again without them, so one bad file
  * costs only its own findings.
  */
-function analyzePackage(
+export function analyzePackage(
   analyzer: Analyzer,
   parsed: GoFile[],
   options: Parameters<Analyzer['analyzeGo']>[1],

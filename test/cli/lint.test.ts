@@ -4,7 +4,8 @@ import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { run } from '../../src/cli/lint';
+import { Analyzer } from '../../src/analysis/analyzer';
+import { analyzePackage, run } from '../../src/cli/lint';
 
 const ROOT = join(__dirname, '..', '..');
 const SAMPLE = join(ROOT, 'samples', 'quota-operator');
@@ -253,5 +254,30 @@ describe('reconcile-studio lint', () => {
       assert.equal(enough.err, '');
       assert.equal((await lint(file, '--max-file-size', 'lots')).code, 2);
     });
+  });
+
+  it('a package whose analysis fails is re-analyzed without the failing file, keeping the rest', async () => {
+    const real = await Analyzer.create();
+    // The real analyzer, except that any package containing bad.go throws as a stack overflow would.
+    const analyzer = Object.create(real) as Analyzer;
+    analyzer.analyzeGo = (files, options) => {
+      if (files.some((f) => f.path.endsWith('bad.go'))) throw new RangeError('boom');
+      return real.analyzeGo(files, options);
+    };
+    const seed = readFileSync(join(FIXTURES, 'seed_controller.go'), 'utf8');
+    const good = real.parseGo('/p/seed_controller.go', seed);
+    const bad = real.parseGo('/p/bad.go', 'package p\n');
+    const failures: Array<[string, string]> = [];
+    const found = analyzePackage(analyzer, [good, bad], {}, (file, err) =>
+      failures.push([file, (err as Error).message]),
+    );
+    assert.deepEqual(failures, [['/p/bad.go', 'boom']]);
+    assert.deepEqual(
+      found.map((f) => f.rule),
+      real.analyzeGo([good]).map((f) => f.rule),
+    );
+    assert.ok(found.length > 0);
+    good.tree.delete();
+    bad.tree.delete();
   });
 });
