@@ -20,6 +20,6 @@ export function readSettings(): Settings {
     manifests: c.get('cluster.manifests', ['config/crd/bases', 'config/samples']),
     allowWrites: c.get('cluster.allowWrites', false),
     breakOnStart: c.get('debugger.breakOnStart', true),
-    hangTimeoutMs: c.get('reconciler.hangTimeoutMs', 5000),
+    hangTimeoutMs: c.get('runtime.hangTimeoutMs', 5000),
   };
 }
