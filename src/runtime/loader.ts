@@ -388,7 +388,7 @@ class WorkerHost {
         if (!ready) failLoad(`${e.message} while loading the module`, e.location);
         else if (w === this.worker) {
           this.worker = undefined;
-          this.failAll(e);
+          this.workerDied(e);
         }
       });
       w.on('exit', (code) => {
@@ -398,7 +398,7 @@ class WorkerHost {
           );
         } else if (w === this.worker) {
           this.worker = undefined;
-          this.failAll({
+          this.workerDied({
             name: 'ReconcilerExitError',
             message: `the reconciler worker exited with code ${code} (the reconciler called process.exit?)`,
           });
@@ -448,6 +448,18 @@ class WorkerHost {
     }
   }
 
+  /**
+   * The worker exited, crashed or ran out of memory. The reconciles in flight fail with that error;
+   * with none in flight (a timer or a stray promise of user code, between reconciles) the next
+   * reconcile fails with it instead, so the failure is never lost.
+   */
+  private workerDied(error: SerializedError): void {
+    if (this.inflight.size) this.failAll(error);
+    else this.diedIdle = { ...error, message: `${error.message}, between reconciles` };
+  }
+
+  private diedIdle: SerializedError | undefined;
+
   private failAll(error: SerializedError): void {
     for (const [id, f] of this.inflight) {
       clearTimeout(f.timer);
@@ -458,6 +470,9 @@ class WorkerHost {
   }
 
   async reconcile(ctx: ReconcileContext, req: Request): Promise<unknown> {
+    const died = this.diedIdle;
+    this.diedIdle = undefined;
+    if (died) throw deserializeError(died);
     if (this.restarting) {
       await this.restarting;
       this.restarting = undefined;

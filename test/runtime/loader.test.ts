@@ -274,3 +274,39 @@ test('a thrown non-Error is shown as util.inspect shows it, not as [object Objec
     assert.equal(t.error?.message, "{ code: 7, why: 'x' }", `isolate=${isolate}`);
   }
 });
+
+test('a worker crashing outside a reconcile fails the next reconcile with ReconcilerCrashError, then recovers', async () => {
+  const fx = fixture(
+    'late.reconciler.js',
+    `module.exports = { ${CM_FOR}, async reconcile(ctx, req) {
+  if (req.name === 'first') setTimeout(() => { throw new Error('thrown from a timer'); }, 0);
+  return {};
+} };`,
+  );
+  const rec = await loadReconciler(fx.file);
+  const e = await env();
+  const ctrl = e.mgr.addReconciler(rec.definition, rec.reconcile);
+  e.cluster.create(configMap('first'));
+  e.mgr.start();
+  await e.clock.advance(0);
+  assert.equal(ctrl.traces[0].outcome, 'success');
+  // Wait (on the real clock) until the timer has crashed the worker: the next reconcile reports it.
+  let crashed: import('../../src/runtime/trace').ReconcileTrace | undefined;
+  for (let i = 0; !crashed; i++) {
+    assert.ok(i < 500, 'the crash was never reported');
+    e.cluster.create(configMap(`next-${i}`));
+    await e.clock.advance(1);
+    crashed = ctrl.traces.find((t) => t.error);
+    if (!crashed) await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.equal(crashed.error?.name, 'ReconcilerCrashError');
+  // Between reconciles (reported by the next) or during one (reported by it): never lost.
+  assert.match(crashed.error!.message, /worker crashed: thrown from a timer/);
+  assert.match(String(crashed.error!.location), /late\.reconciler\.js:2:\d+$/);
+  e.cluster.create(configMap('after'));
+  await e.clock.advance(10);
+  assert.equal(ctrl.traces.find((t) => t.key === 'default/after')?.outcome, 'success');
+  await e.close();
+  await rec.dispose();
+  fx.cleanup();
+});
