@@ -1,0 +1,225 @@
+/**
+ * Decoding of request bodies, as the apiserver's serializers do it (runtime/serializer/json and
+ * the patch handler): JSON, YAML or protobuf into an object, with its kind checked against the URL
+ * and its nesting bounded. Go's decoder refuses input nested deeper than 10000 levels with
+ * "exceeded max depth"; here the bound is lower (MAX_DEPTH), because the JavaScript engine's own
+ * JSON serializer and the recursive merges and validators overflow the call stack a few thousand
+ * levels deep, and a value that cannot be serialized must never reach the store.
+ */
+import YAML from 'yaml';
+import { goTypeOf } from './apitypes';
+import { fieldInvalid, newBadRequest, newInvalid, newUnsupportedMediaType } from './errors';
+import type { GoTypeError } from './gotypes';
+import { goTypeErrorMessage, jsonKind, typedDecode } from './gotypes';
+import { isObject } from './patch';
+import { decodeProtobufObject } from './protobuf';
+import type { ResourceType } from './registry';
+import type { DeleteOptions, KubeObject, PatchType } from './types';
+
+/** The deepest nesting of objects and arrays a request may carry (the top-level value is depth 1). */
+export const MAX_DEPTH = 1000;
+
+export const MAX_DEPTH_MESSAGE = 'exceeded max depth';
+
+/** Whether a decoded value nests deeper than `max`; iterative, so any depth is safe to measure. */
+export function exceedsDepth(value: unknown, max = MAX_DEPTH): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (d > max) return true;
+    for (const x of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof x === 'object' && x !== null) stack.push([x, d + 1]);
+    }
+  }
+  return false;
+}
+
+/**
+ * Parses JSON or YAML text. A parser that runs out of stack on deep input reports it the way
+ * the depth bound does, so the answer does not depend on which limit was hit first.
+ */
+function parse(text: string, yaml: boolean): unknown {
+  let v: unknown;
+  try {
+    v = yaml ? YAML.parse(text) : JSON.parse(text);
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    if (err instanceof RangeError || /Maximum call stack size exceeded/.test(msg))
+      throw new SyntaxError(MAX_DEPTH_MESSAGE);
+    throw err;
+  }
+  if (exceedsDepth(v)) throw new SyntaxError(MAX_DEPTH_MESSAGE);
+  return v;
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** A create or update body: an object with a metadata object, or a 400/415. */
+export function decodeObject(
+  body: Buffer | undefined,
+  contentType: string | undefined,
+): KubeObject {
+  let obj: unknown;
+  if (/protobuf/.test(contentType ?? '')) {
+    obj = decodeProtobufObject(body ?? new Uint8Array());
+    if (exceedsDepth(obj))
+      throw newBadRequest(`couldn't get version/kind; json parse error: ${MAX_DEPTH_MESSAGE}`);
+  } else {
+    if (/cbor/.test(contentType ?? '')) throw newUnsupportedMediaType(contentType ?? '');
+    try {
+      obj = parse(body?.toString('utf8') ?? '', /yaml/.test(contentType ?? ''));
+    } catch (err) {
+      throw newBadRequest(`couldn't get version/kind; json parse error: ${message(err)}`);
+    }
+  }
+  if (obj === null) throw newBadRequest("Object 'Kind' is missing in 'null'");
+  if (!isObject(obj))
+    throw newBadRequest(
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(obj)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+    );
+  if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
+  return obj as KubeObject;
+}
+
+/** The kind and version of a body must be the URL's (built-ins may omit both). */
+export function checkKind(obj: KubeObject, t: ResourceType): void {
+  // Built-in types decode into their Go type, which supplies a missing kind/apiVersion;
+  // custom resources decode as unstructured and need both.
+  if (!t.crd && !obj.kind && !obj.apiVersion) {
+    obj.kind = t.info.kind;
+    obj.apiVersion = t.apiVersion;
+  }
+  if (!obj.kind)
+    throw newBadRequest(`Object 'Kind' is missing in '${JSON.stringify(obj).slice(0, 200)}'`);
+  if (obj.kind !== t.info.kind) {
+    throw newBadRequest(
+      `the kind of the object (${String(obj.kind)}) does not match the kind of the resource on the URL (${t.info.kind})`,
+    );
+  }
+  if (obj.apiVersion && obj.apiVersion !== t.apiVersion) {
+    throw newBadRequest(
+      `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${t.apiVersion})`,
+    );
+  }
+}
+
+export function decodePatch(body: Buffer | undefined, type: PatchType): unknown {
+  try {
+    return parse(body?.toString('utf8') ?? '', type === 'apply');
+  } catch (err) {
+    throw newBadRequest(`error decoding patch: ${message(err)}`);
+  }
+}
+
+/** DeleteOptions from the query and the (optional) body. */
+export function decodeDeleteOptions(q: URLSearchParams, body: Buffer | undefined): DeleteOptions {
+  let fromBody: Record<string, unknown> = {};
+  if (body && body.length) {
+    let parsed: unknown;
+    try {
+      parsed = parse(body.toString('utf8'), false);
+    } catch {
+      throw newBadRequest('the body of the delete request could not be decoded as DeleteOptions');
+    }
+    if (isObject(parsed)) fromBody = parsed;
+  }
+  const policy = (q.get('propagationPolicy') ?? fromBody.propagationPolicy) as
+    DeleteOptions['propagationPolicy'] | undefined;
+  const orphan = q.get('orphanDependents') ?? fromBody.orphanDependents;
+  const pre = isObject(fromBody.preconditions)
+    ? (fromBody.preconditions as DeleteOptions['preconditions'])
+    : undefined;
+  const dryRun =
+    q.getAll('dryRun').includes('All') ||
+    (Array.isArray(fromBody.dryRun) && fromBody.dryRun.includes('All'));
+  if (policy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(policy)) {
+    throw newBadRequest(
+      `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`,
+    );
+  }
+  return {
+    ...(policy
+      ? { propagationPolicy: policy }
+      : orphan === true || orphan === 'true'
+        ? { propagationPolicy: 'Orphan' as const }
+        : {}),
+    ...(pre ? { preconditions: pre } : {}),
+    ...(dryRun ? { dryRun } : {}),
+  };
+}
+
+/** An object a caller hands over (in-process writes skip decodeObject): bounded as a body is. */
+export function checkDepth(obj: unknown): void {
+  if (exceedsDepth(obj))
+    throw newBadRequest(`couldn't get version/kind; json parse error: ${MAX_DEPTH_MESSAGE}`);
+}
+
+function typeErrorOf(t: ResourceType, obj: unknown, prune: boolean) {
+  return typedDecode(obj, goTypeOf(t.info.group, t.info.kind, !!t.crd), prune);
+}
+
+/**
+ * Decodes a create or update object into its Go type: a value of the wrong JSON kind is the
+ * decoder's 400 (`ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot
+ * unmarshal ...`); fields the type does not declare are dropped and returned (unknown fields).
+ */
+export function decodeTyped(t: ResourceType, obj: unknown, prune = true): string[] {
+  const { error, unknown } = typeErrorOf(t, obj, prune);
+  if (error)
+    throw newBadRequest(
+      `${t.info.kind} in version "${t.info.version}" cannot be handled as a ${t.info.kind}: ${goTypeErrorMessage(error)}`,
+    );
+  return unknown;
+}
+
+/**
+ * A JSON, merge or strategic patch whose result does not decode into the Go type: the patch
+ * handler's 422 on the field "patch", with the patched object as the value.
+ */
+export function checkPatchedTyped(t: ResourceType, patched: unknown): void {
+  const { error } = typeErrorOf(t, patched, false);
+  if (error)
+    throw newInvalid({ group: '', kind: '' }, '', [
+      fieldInvalid('patch', JSON.stringify(patched), goTypeErrorMessage(error)),
+    ]);
+}
+
+/**
+ * An apply configuration that does not fit the type: structured-merge-diff's typed conversion
+ * error (`.metadata.name: expected string, got &value.valueUnstructured{Value:42}`), as a 400.
+ */
+export function checkAppliedTyped(t: ResourceType, applied: unknown, key: string): void {
+  const { error } = typeErrorOf(t, applied, false);
+  if (error) {
+    const gvk = `${t.info.group}/${t.info.version}, Kind=${t.info.kind}`;
+    throw newBadRequest(
+      `failed to create typed patch object (${gvk}; ${key}): ${smdMessage(error)}`,
+    );
+  }
+}
+
+const SMD_KIND: Partial<Record<GoTypeError['want'], string>> = {
+  bool: 'boolean',
+  int: 'numeric (int or float)',
+  float: 'numeric (int or float)',
+  map: 'map',
+  struct: 'map',
+  slice: 'list',
+};
+
+/** Go's %T of a decoded JSON value. */
+function goValueType(v: unknown): string {
+  if (Array.isArray(v)) return '[]interface {}';
+  if (typeof v === 'object' && v !== null) return 'map[string]interface {}';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  if (typeof v === 'boolean') return 'bool';
+  return typeof v;
+}
+
+function smdMessage(e: GoTypeError): string {
+  if (e.message) return `${e.path}: ${e.message}`;
+  return `${e.path}: expected ${SMD_KIND[e.want] ?? 'string'}, got ${goValueType(e.found)}`;
+}
