@@ -113,6 +113,8 @@ function smpObject(target: JsonObject, patch: JsonObject): JsonObject {
       continue;
     }
     const cur = out[k];
+    // Deleting what is not there leaves it absent (not an empty map in its place).
+    if (isObject(v) && v['$patch'] === 'delete' && cur === undefined) continue;
     if (Array.isArray(v)) {
       out[k] = smpList(k, Array.isArray(cur) ? cur : [], v, patch[`$setElementOrder/${k}`]);
     } else if (isObject(v)) {
