@@ -28,7 +28,7 @@ import {
   newMethodNotSupported,
   newNotFound,
 } from './errors';
-import { checkAppliedTyped, checkDepth, checkPatchedTyped, decodeTyped } from './decode';
+import { checkAppliedTyped, checkDecodable, checkPatchedTyped, decodeTyped } from './decode';
 import { generateName } from './names';
 import { deepEqual, isObject, jsonPatch, mergePatch, strategicMergePatch } from './patch';
 import { Registry } from './registry';
@@ -511,7 +511,7 @@ export class Cluster {
     opts: WriteOptions & { applied?: KubeObject; owned?: boolean; returnStored?: boolean } = {},
   ): KubeObject {
     const st = strategyFor(t);
-    if (!opts.owned) checkDepth(input);
+    if (!opts.owned) checkDecodable(input);
     const decoded = opts.owned ? input : clone(input);
     checkUnknownFields(t, decodeTyped(t, decoded), opts);
     const obj = this.in(decoded, t);
@@ -639,7 +639,7 @@ export class Cluster {
     // (a Scale is checked by the scale update itself).
     let decoded = input;
     if (opts.subresource !== 'scale') {
-      checkDepth(input);
+      checkDecodable(input);
       decoded = clone(input);
       checkUnknownFields(t, decodeTyped(t, decoded), opts);
     }
@@ -889,7 +889,7 @@ export class Cluster {
       ) as KubeObject;
       return this.updateScale(t, old, patched, opts);
     }
-    checkDepth(patch);
+    checkDecodable(patch);
     const current = this.out(old, t);
     const patched = applyPatchType(current, patch, patchType, t);
     checkPatchedTyped(t, patched);
@@ -1079,7 +1079,7 @@ function checkApplyTarget(
   namespace: string | undefined,
   name: string,
 ): void {
-  checkDepth(applied);
+  checkDecodable(applied);
   if (applied.apiVersion !== t.apiVersion) {
     throw newBadRequest(
       `Incorrect version specified in apply patch. Specified patch version: ${String(applied.apiVersion ?? '')}, expected: ${t.apiVersion}`,

@@ -21,18 +21,38 @@ export const MAX_DEPTH = 1000;
 
 export const MAX_DEPTH_MESSAGE = 'exceeded max depth';
 
-/** Whether a decoded value nests deeper than `max`; iterative, so any depth is safe to measure. */
-export function exceedsDepth(value: unknown, max = MAX_DEPTH): boolean {
+/** Go's error for a number float64 cannot hold. */
+const NON_FINITE_MESSAGE = 'json: cannot unmarshal number into Go value of type float64';
+
+/**
+ * metadata.managedFields mirror the object's own fields, a few levels down (managedFields, an
+ * entry, fieldsV1, and `{}` for a leaf): they may be that much deeper than the bound, so that an
+ * object as deep as the bound can be read and written back with them.
+ */
+const MANAGED_FIELDS_ENVELOPE = 8;
+
+/**
+ * Why a decoded value cannot be stored, if it cannot: nesting deeper than `max`, a number JSON
+ * cannot carry (an overflowing literal, YAML's .inf/.nan, which would silently turn into null),
+ * or a value that is not JSON at all (in-process callers). Iterative, so any depth is safe to
+ * measure, and depth-first, so a cycle is caught by the bound.
+ */
+export function undecodable(value: unknown, max = MAX_DEPTH): string | undefined {
+  const md = isObject(value) && isObject(value.metadata) ? value.metadata : undefined;
+  const managed = md?.managedFields;
   const stack: Array<[unknown, number]> = [[value, 1]];
   while (stack.length) {
     const [v, d] = stack.pop()!;
+    if (typeof v === 'number' && !Number.isFinite(v)) return NON_FINITE_MESSAGE;
+    if (typeof v === 'bigint' || typeof v === 'function' || typeof v === 'symbol')
+      return `json: unsupported type: ${typeof v}`;
     if (typeof v !== 'object' || v === null) continue;
-    if (d > max) return true;
+    if (d > max) return MAX_DEPTH_MESSAGE;
     for (const x of Array.isArray(v) ? v : Object.values(v)) {
-      if (typeof x === 'object' && x !== null) stack.push([x, d + 1]);
+      stack.push([x, v === md && x === managed ? d + 1 - MANAGED_FIELDS_ENVELOPE : d + 1]);
     }
   }
-  return false;
+  return undefined;
 }
 
 /**
@@ -49,7 +69,8 @@ function parse(text: string, yaml: boolean): unknown {
       throw new SyntaxError(MAX_DEPTH_MESSAGE);
     throw err;
   }
-  if (exceedsDepth(v)) throw new SyntaxError(MAX_DEPTH_MESSAGE);
+  const why = undecodable(v);
+  if (why) throw new SyntaxError(why);
   return v;
 }
 
@@ -57,20 +78,29 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** What a create or update body may be, as the apiserver's serializers accept. */
+const OBJECT_MEDIA_TYPES = [
+  'application/json',
+  'application/yaml',
+  'application/vnd.kubernetes.protobuf',
+];
+
 /** A create or update body: an object with a metadata object, or a 400/415. */
 export function decodeObject(
   body: Buffer | undefined,
   contentType: string | undefined,
 ): KubeObject {
   let obj: unknown;
-  if (/protobuf/.test(contentType ?? '')) {
+  // NegotiateInputSerializer: no Content-Type means JSON; one the API does not speak is a 415.
+  const mediaType = (contentType ?? '').split(';')[0].trim().toLowerCase() || 'application/json';
+  if (!OBJECT_MEDIA_TYPES.includes(mediaType))
+    throw newUnsupportedMediaType(contentType ?? '', OBJECT_MEDIA_TYPES);
+  if (mediaType === 'application/vnd.kubernetes.protobuf') {
     obj = decodeProtobufObject(body ?? new Uint8Array());
-    if (exceedsDepth(obj))
-      throw newBadRequest(`couldn't get version/kind; json parse error: ${MAX_DEPTH_MESSAGE}`);
+    checkDecodable(obj);
   } else {
-    if (/cbor/.test(contentType ?? '')) throw newUnsupportedMediaType(contentType ?? '');
     try {
-      obj = parse(body?.toString('utf8') ?? '', /yaml/.test(contentType ?? ''));
+      obj = parse(body?.toString('utf8') ?? '', mediaType === 'application/yaml');
     } catch (err) {
       throw newBadRequest(`couldn't get version/kind; json parse error: ${message(err)}`);
     }
@@ -125,6 +155,8 @@ export function decodeDeleteOptions(q: URLSearchParams, body: Buffer | undefined
       throw newBadRequest('the body of the delete request could not be decoded as DeleteOptions');
     }
     if (isObject(parsed)) fromBody = parsed;
+    else if (parsed !== null)
+      throw newBadRequest('the body of the delete request could not be decoded as DeleteOptions');
   }
   const policy = (q.get('propagationPolicy') ?? fromBody.propagationPolicy) as
     DeleteOptions['propagationPolicy'] | undefined;
@@ -152,9 +184,9 @@ export function decodeDeleteOptions(q: URLSearchParams, body: Buffer | undefined
 }
 
 /** An object a caller hands over (in-process writes skip decodeObject): bounded as a body is. */
-export function checkDepth(obj: unknown): void {
-  if (exceedsDepth(obj))
-    throw newBadRequest(`couldn't get version/kind; json parse error: ${MAX_DEPTH_MESSAGE}`);
+export function checkDecodable(obj: unknown): void {
+  const why = undecodable(obj);
+  if (why) throw newBadRequest(`couldn't get version/kind; json parse error: ${why}`);
 }
 
 function typeErrorOf(t: ResourceType, obj: unknown, prune: boolean) {

@@ -282,12 +282,23 @@ test('non-object, null and wrong-type bodies are 400s; undeclared fields are dro
     'BadRequest',
     /cannot unmarshal string into Go struct field ConfigMap\.metadata of type v1\.ObjectMeta/,
   );
-  // A body whose content type is not one of the API's is decoded as JSON (as the apiserver
-  // falls back to its default serializer); a protobuf content type with JSON in it is a 400.
-  assert.equal((await call('POST', CMS, cm('plain'), 'text/plain')).code, 201);
+  // A content type the API does not speak is a 415 (none at all means JSON).
+  assertStatus(
+    await call('POST', CMS, cm('plain'), 'text/plain'),
+    415,
+    'UnsupportedMediaType',
+    /^the body of the request was in an unknown format - accepted media types include: application\/json, application\/yaml, application\/vnd\.kubernetes\.protobuf/,
+  );
   assert.equal(
     (await call('POST', CMS, cm('pb'), 'application/vnd.kubernetes.protobuf')).code,
     400,
+  );
+  // A name with a slash is not a valid object name.
+  assertStatus(
+    await call('POST', CMS, cm('a/b')),
+    422,
+    'Invalid',
+    /^ConfigMap "a\/b" is invalid: metadata\.name: Invalid value: "a\/b"/,
   );
   // Many keys are fine; a key the type does not declare is dropped.
   const data: Record<string, string> = {};
