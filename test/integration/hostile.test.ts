@@ -115,62 +115,6 @@ test('a malformed escape is a 400, not a 500', async () => {
 test('ill-typed objects are refused with the decoder messages and never stored', async () => {
   const cannot = (kind: string, err: string) =>
     `${kind} in version "v1" cannot be handled as a ${kind}: json: cannot unmarshal ${err}`;
-  assertStatus(
-    await call(
-      'POST',
-      CMS,
-      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 42 } }),
-    ),
-    400,
-    'BadRequest',
-    cannot('ConfigMap', 'number into Go struct field ObjectMeta.metadata.name of type string'),
-  );
-  assertStatus(
-    await call(
-      'POST',
-      CMS,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: 'l', labels: ['a'] },
-      }),
-    ),
-    400,
-    'BadRequest',
-    cannot(
-      'ConfigMap',
-      'array into Go struct field ObjectMeta.metadata.labels of type map[string]string',
-    ),
-  );
-  assertStatus(
-    await call('POST', CMS, cm('d1', { data: { a: ['x'] } })),
-    400,
-    'BadRequest',
-    cannot('ConfigMap', 'array into Go struct field ConfigMap.data of type string'),
-  );
-  assertStatus(
-    await call('POST', CMS, cm('d2', { data: { a: 1 } })),
-    400,
-    'BadRequest',
-    cannot('ConfigMap', 'number into Go struct field ConfigMap.data of type string'),
-  );
-  assertStatus(
-    await call(
-      'POST',
-      CMS,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: 'f', finalizers: 'x' },
-      }),
-    ),
-    400,
-    'BadRequest',
-    cannot(
-      'ConfigMap',
-      'string into Go struct field ObjectMeta.metadata.finalizers of type []string',
-    ),
-  );
   const deploy = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -184,12 +128,51 @@ test('ill-typed objects are refused with the decoder messages and never stored',
       },
     },
   };
-  assertStatus(
-    await call('POST', '/apis/apps/v1/namespaces/default/deployments', JSON.stringify(deploy)),
-    400,
-    'BadRequest',
-    cannot('Deployment', 'string into Go struct field DeploymentSpec.spec.replicas of type int32'),
-  );
+  const cmMeta = (metadata: Record<string, unknown>) =>
+    JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata });
+  const refused: Array<[string, string, string]> = [
+    [
+      CMS,
+      cmMeta({ name: 42 }),
+      cannot('ConfigMap', 'number into Go struct field ObjectMeta.metadata.name of type string'),
+    ],
+    [
+      CMS,
+      cmMeta({ name: 'l', labels: ['a'] }),
+      cannot(
+        'ConfigMap',
+        'array into Go struct field ObjectMeta.metadata.labels of type map[string]string',
+      ),
+    ],
+    [
+      CMS,
+      cm('d1', { data: { a: ['x'] } }),
+      cannot('ConfigMap', 'array into Go struct field ConfigMap.data of type string'),
+    ],
+    [
+      CMS,
+      cm('d2', { data: { a: 1 } }),
+      cannot('ConfigMap', 'number into Go struct field ConfigMap.data of type string'),
+    ],
+    [
+      CMS,
+      cmMeta({ name: 'f', finalizers: 'x' }),
+      cannot(
+        'ConfigMap',
+        'string into Go struct field ObjectMeta.metadata.finalizers of type []string',
+      ),
+    ],
+    [
+      '/apis/apps/v1/namespaces/default/deployments',
+      JSON.stringify(deploy),
+      cannot(
+        'Deployment',
+        'string into Go struct field DeploymentSpec.spec.replicas of type int32',
+      ),
+    ],
+  ];
+  for (const [path, body, message] of refused)
+    assertStatus(await call('POST', path, body), 400, 'BadRequest', message);
   assert.equal((await call('GET', '/apis/apps/v1/namespaces/default/deployments/d')).code, 404);
 
   // Patches: the patch handler's 422 on "patch".
