@@ -109,12 +109,6 @@ export interface TypedDecodeResult {
   unknown: string[];
 }
 
-interface Ctx {
-  struct?: string;
-  fields: string[];
-  path: string;
-}
-
 const INT_RANGE = { int32: [-(2 ** 31), 2 ** 31 - 1], int64: [-(2 ** 63), 2 ** 63 - 1] };
 
 const QUANTITY_MESSAGE =
@@ -122,125 +116,145 @@ const QUANTITY_MESSAGE =
 
 /**
  * Checks `value` against `type`; with `prune`, deletes the fields closed structs do not declare.
- * Stops at the first type error. Iteration is bounded by the request's depth limit.
+ * Stops at the first type error. Recursion is bounded by the request's depth limit.
  */
 export function typedDecode(value: unknown, type: GoType, prune: boolean): TypedDecodeResult {
-  const unknown: string[] = [];
-  const error = walk(value, type, { fields: [], path: '' }, prune, unknown);
-  return { ...(error ? { error } : {}), unknown };
+  const w = new Walker(prune);
+  const error = w.walk(value, type);
+  return { ...(error ? { error } : {}), unknown: w.unknown };
 }
 
-function walk(
-  v: unknown,
-  t: GoType,
-  ctx: Ctx,
-  prune: boolean,
-  unknown: string[],
-): GoTypeError | undefined {
-  // null leaves any Go value as it is.
-  if (v === null || t.k === 'any') return undefined;
-  const fail = (value = jsonKind(v), message?: string): GoTypeError => ({
-    value,
-    type: goTypeName(t),
-    ...(ctx.struct !== undefined ? { struct: ctx.struct } : {}),
-    field: ctx.fields.join('.'),
-    path: ctx.path,
-    ...(message ? { message } : {}),
-    want: t.k,
-    found: v,
-  });
-  switch (t.k) {
-    case 'string':
-    case 'time':
-      return typeof v === 'string' ? undefined : fail();
-    case 'bool':
-      return typeof v === 'boolean' ? undefined : fail();
-    case 'float':
-      return typeof v === 'number' ? undefined : fail();
-    case 'int': {
-      if (typeof v !== 'number') return fail();
-      const [lo, hi] = INT_RANGE[t.name];
-      return Number.isInteger(v) && v >= lo && v <= hi ? undefined : fail(`number ${v}`);
-    }
-    case 'bytes':
-      if (typeof v !== 'string') return fail();
-      return base64Error(v, ctx);
-    case 'quantity':
-      return typeof v === 'string' || typeof v === 'number'
-        ? undefined
-        : fail(undefined, QUANTITY_MESSAGE);
-    case 'intstr':
-      if (typeof v === 'string') return undefined;
-      // IntOrString.UnmarshalJSON decodes a non-string into an int32, without field context.
-      if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 2 ** 31) return undefined;
-      return {
-        value: typeof v === 'number' ? `number ${v}` : jsonKind(v),
-        type: 'int32',
-        field: '',
-        path: ctx.path,
-        want: 'int',
-        found: v,
-      };
-    case 'map': {
-      if (typeof v !== 'object' || Array.isArray(v)) return fail();
-      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-        const e = walk(x, t.elem, { ...ctx, path: `${ctx.path}.${k}` }, prune, unknown);
-        if (e) return e;
+/**
+ * The decoder's position, kept in mutable stacks (this runs on every write, so it allocates
+ * nothing per value unless it reports something).
+ */
+class Walker {
+  readonly unknown: string[] = [];
+  /** The innermost struct's bare name. */
+  private struct: string | undefined;
+  /** JSON names of the struct fields on the way (Go's FieldStack). */
+  private readonly fields: string[] = [];
+  /** Every step on the way: field names, map keys (strings) and list indices (numbers). */
+  private readonly steps: Array<string | number> = [];
+
+  constructor(private readonly prune: boolean) {}
+
+  private path(): string {
+    return this.steps.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('');
+  }
+
+  private fail(v: unknown, t: GoType, value = jsonKind(v), message?: string): GoTypeError {
+    return {
+      value,
+      type: goTypeName(t),
+      ...(this.struct !== undefined ? { struct: this.struct } : {}),
+      field: this.fields.join('.'),
+      path: this.path(),
+      ...(message ? { message } : {}),
+      want: t.k,
+      found: v,
+    };
+  }
+
+  walk(v: unknown, t: GoType): GoTypeError | undefined {
+    // null leaves any Go value as it is.
+    if (v === null || t.k === 'any') return undefined;
+    switch (t.k) {
+      case 'string':
+      case 'time':
+        return typeof v === 'string' ? undefined : this.fail(v, t);
+      case 'bool':
+        return typeof v === 'boolean' ? undefined : this.fail(v, t);
+      case 'float':
+        return typeof v === 'number' ? undefined : this.fail(v, t);
+      case 'int': {
+        if (typeof v !== 'number') return this.fail(v, t);
+        const [lo, hi] = INT_RANGE[t.name];
+        return Number.isInteger(v) && v >= lo && v <= hi
+          ? undefined
+          : this.fail(v, t, `number ${v}`);
       }
-      return undefined;
-    }
-    case 'slice': {
-      if (!Array.isArray(v)) return fail();
-      for (let i = 0; i < v.length; i++) {
-        const e = walk(v[i], t.elem, { ...ctx, path: `${ctx.path}[${i}]` }, prune, unknown);
-        if (e) return e;
+      case 'bytes': {
+        if (typeof v !== 'string') return this.fail(v, t);
+        const at = base64ErrorOffset(v);
+        return at === undefined
+          ? undefined
+          : this.fail(v, t, 'string', `illegal base64 data at input byte ${at}`);
       }
-      return undefined;
-    }
-    case 'struct': {
-      if (typeof v !== 'object' || Array.isArray(v)) return fail();
-      const o = v as Record<string, unknown>;
-      const bare = t.name.slice(t.name.lastIndexOf('.') + 1);
-      for (const k of Object.keys(o)) {
-        const f = t.fields[k];
-        const path = `${ctx.path}.${k}`;
-        if (!f) {
-          if (t.open) continue;
-          unknown.push(path.slice(1));
-          if (prune) delete o[k];
-          continue;
+      case 'quantity':
+        return typeof v === 'string' || typeof v === 'number'
+          ? undefined
+          : this.fail(v, t, undefined, QUANTITY_MESSAGE);
+      case 'intstr':
+        if (typeof v === 'string') return undefined;
+        if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 2 ** 31) return undefined;
+        // IntOrString.UnmarshalJSON decodes a non-string into an int32, without field context.
+        return {
+          value: typeof v === 'number' ? `number ${v}` : jsonKind(v),
+          type: 'int32',
+          field: '',
+          path: this.path(),
+          want: 'int',
+          found: v,
+        };
+      case 'map': {
+        if (typeof v !== 'object' || Array.isArray(v)) return this.fail(v, t);
+        for (const k in v) {
+          this.steps.push(k);
+          const e = this.walk((v as Record<string, unknown>)[k], t.elem);
+          this.steps.pop();
+          if (e) return e;
         }
-        const ft = typeof f === 'function' ? f() : f;
-        const e = walk(
-          o[k],
-          ft,
-          { struct: bare, fields: [...ctx.fields, k], path },
-          prune,
-          unknown,
-        );
-        if (e) return e;
+        return undefined;
       }
-      return undefined;
+      case 'slice': {
+        if (!Array.isArray(v)) return this.fail(v, t);
+        for (let i = 0; i < v.length; i++) {
+          this.steps.push(i);
+          const e = this.walk(v[i], t.elem);
+          this.steps.pop();
+          if (e) return e;
+        }
+        return undefined;
+      }
+      case 'struct':
+        if (typeof v !== 'object' || Array.isArray(v)) return this.fail(v, t);
+        return this.fields_(v as Record<string, unknown>, t);
     }
+  }
+
+  private fields_(o: Record<string, unknown>, t: GoStruct): GoTypeError | undefined {
+    const outer = this.struct;
+    const bare = t.name.slice(t.name.lastIndexOf('.') + 1);
+    for (const k of Object.keys(o)) {
+      const f = t.fields[k];
+      if (!f) {
+        if (t.open) continue;
+        this.steps.push(k);
+        this.unknown.push(this.path().slice(1));
+        this.steps.pop();
+        if (this.prune) delete o[k];
+        continue;
+      }
+      this.struct = bare;
+      this.fields.push(k);
+      this.steps.push(k);
+      const e = this.walk(o[k], typeof f === 'function' ? f() : f);
+      this.steps.pop();
+      this.fields.pop();
+      this.struct = outer;
+      if (e) return e;
+    }
+    return undefined;
   }
 }
 
 const B64 = /^[A-Za-z0-9+/]*$/;
 
 /** base64.StdEncoding's CorruptInputError: the offset of the first byte that cannot be decoded. */
-function base64Error(s: string, ctx: Ctx): GoTypeError | undefined {
+function base64ErrorOffset(s: string): number | undefined {
   const body = s.replace(/={1,2}$/, '');
-  const bad = B64.test(body) ? -1 : [...body].findIndex((c) => !/[A-Za-z0-9+/]/.test(c));
-  let at = bad;
-  if (at < 0 && (s.length % 4 !== 0 || body.length % 4 === 1)) at = s.length - (s.length % 4 || 4);
-  if (at < 0) return undefined;
-  return {
-    value: 'string',
-    type: '[]uint8',
-    field: ctx.fields.join('.'),
-    path: ctx.path,
-    message: `illegal base64 data at input byte ${at}`,
-    want: 'bytes',
-    found: s,
-  };
+  if (!B64.test(body)) return [...body].findIndex((c) => !/[A-Za-z0-9+/]/.test(c));
+  if (s.length % 4 !== 0 || body.length % 4 === 1) return s.length - (s.length % 4 || 4);
+  return undefined;
 }
