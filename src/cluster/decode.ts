@@ -136,6 +136,24 @@ export function checkKind(obj: KubeObject, t: ResourceType): void {
   }
 }
 
+/**
+ * EnsureObjectNamespaceMatchesRequestNamespace of the create and update handlers: a namespaced
+ * object takes the URL's namespace, and may not name another one.
+ */
+export function adoptRequestNamespace(
+  obj: KubeObject,
+  t: ResourceType,
+  namespace: string | undefined,
+): void {
+  if (!t.info.namespaced) return;
+  if (obj.metadata.namespace && obj.metadata.namespace !== namespace) {
+    throw newBadRequest(
+      'the namespace of the provided object does not match the namespace sent on the request',
+    );
+  }
+  obj.metadata.namespace = namespace;
+}
+
 export function decodePatch(body: Buffer | undefined, type: PatchType): unknown {
   try {
     return parse(body?.toString('utf8') ?? '', type === 'apply');

@@ -24,7 +24,14 @@ import {
 } from './errors';
 import { renderKubeconfig } from './kubeconfig';
 import { openapiV2, openapiV3, openapiV3Index } from './openapi';
-import { checkKind, decodeDeleteOptions, decodeObject, decodePatch, decodeTyped } from './decode';
+import {
+  adoptRequestNamespace,
+  checkKind,
+  decodeDeleteOptions,
+  decodeObject,
+  decodePatch,
+  decodeTyped,
+} from './decode';
 import type { ResourceType } from './registry';
 import { parseRequestTarget, resolveResource } from './requestinfo';
 import type { ResourceRoute } from './requestinfo';
@@ -253,14 +260,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         const obj = decodeObject(body, req.headers['content-type']);
         checkKind(obj, t);
         decodeTyped(t, obj, false);
-        if (t.info.namespaced) {
-          if (obj.metadata.namespace && obj.metadata.namespace !== namespace) {
-            throw newBadRequest(
-              'the namespace of the provided object does not match the namespace sent on the request',
-            );
-          }
-          obj.metadata.namespace = namespace;
-        }
+        adoptRequestNamespace(obj, t, namespace);
         const out = cluster.createAs(t, obj, {
           dryRun,
           fieldManager,
@@ -308,7 +308,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
           );
         }
         obj.metadata.name = name;
-        if (t.info.namespaced) obj.metadata.namespace = namespace;
+        adoptRequestNamespace(obj, t, namespace);
         if (subresource === 'finalize') {
           const finalizers = (obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
           const cur = cluster.get(type, key);

@@ -101,6 +101,23 @@ test('dot segments never reach another object', async () => {
   assert.equal((await call('GET', '/api/v1/namespaces/victim/configmaps/a%2Fb')).code, 404);
   const pct = await call('GET', '/api/v1/namespaces/victim/configmaps/a%25b');
   assertStatus(pct, 400, 'BadRequest', 'Name parameter invalid: "a%b": may not contain \'%\'');
+  // A body naming another namespace than its URL is refused, not moved.
+  const moved = await call(
+    'PUT',
+    '/api/v1/namespaces/other/configmaps/c2',
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c2', namespace: 'victim' },
+      data: { a: 'b' },
+    }),
+  );
+  assertStatus(
+    moved,
+    400,
+    'BadRequest',
+    'the namespace of the provided object does not match the namespace sent on the request',
+  );
   assert.deepEqual(await names('/api/v1/namespaces/victim/configmaps'), ['c1']);
   assert.deepEqual(await names('/api/v1/namespaces/other/configmaps'), ['c2']);
 });
