@@ -162,6 +162,18 @@ export function decodePatch(body: Buffer | undefined, type: PatchType): unknown 
   }
 }
 
+/**
+ * An integer query parameter (limit, timeoutSeconds) as the parameter codec converts it:
+ * strconv.ParseInt's error is the 400.
+ */
+export function int64Param(q: URLSearchParams, name: string): number | undefined {
+  const v = q.get(name);
+  if (v === null || v === '') return undefined;
+  if (!/^[+-]?\d+$/.test(v) || !Number.isSafeInteger(Number(v)))
+    throw newBadRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  return Number(v);
+}
+
 /** DeleteOptions from the query and the (optional) body. */
 export function decodeDeleteOptions(q: URLSearchParams, body: Buffer | undefined): DeleteOptions {
   let fromBody: Record<string, unknown> = {};

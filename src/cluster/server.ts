@@ -31,6 +31,7 @@ import {
   decodeObject,
   decodePatch,
   decodeTyped,
+  int64Param,
 } from './decode';
 import type { ResourceType } from './registry';
 import { parseRequestTarget, resolveResource } from './requestinfo';
@@ -225,7 +226,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         ...(namespace !== undefined ? { namespace } : {}),
         ...(q.get('labelSelector') ? { labelSelector: q.get('labelSelector')! } : {}),
         ...(q.get('fieldSelector') ? { fieldSelector: q.get('fieldSelector')! } : {}),
-        ...(q.get('limit') ? { limit: Number(q.get('limit')) } : {}),
+        ...(q.get('limit') ? { limit: int64Param(q, 'limit') } : {}),
         ...(q.get('continue') ? { continue: q.get('continue')! } : {}),
         ...(q.get('resourceVersion') ? { resourceVersion: q.get('resourceVersion')! } : {}),
       };
@@ -385,7 +386,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       res.write(JSON.stringify({ type: ev.type, object }) + '\n');
       if (ev.type === 'ERROR') end();
     };
-    const timeout = q.get('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined;
+    const timeout = q.get('timeoutSeconds') ? int64Param(q, 'timeoutSeconds') : undefined;
     const w: { stop(): void } = cluster.watch(
       type,
       {

@@ -5,6 +5,7 @@ import {
   decodeDeleteOptions,
   decodeObject,
   decodePatch,
+  int64Param,
   undecodable,
 } from '../../src/cluster/decode';
 
@@ -94,4 +95,15 @@ test('a DeleteOptions body that is not an object is a 400', () => {
   assert.deepEqual(decodeDeleteOptions(q, Buffer.from('{"propagationPolicy":"Orphan"}')), {
     propagationPolicy: 'Orphan',
   });
+});
+
+test('integer query parameters are parsed as the parameter codec does', () => {
+  const q = new URLSearchParams('limit=500&timeoutSeconds=abc&x=1.5');
+  assert.equal(int64Param(q, 'limit'), 500);
+  assert.equal(int64Param(q, 'missing'), undefined);
+  assert.throws(() => int64Param(q, 'timeoutSeconds'), {
+    code: 400,
+    message: 'strconv.ParseInt: parsing "abc": invalid syntax',
+  });
+  assert.throws(() => int64Param(q, 'x'), { code: 400 });
 });

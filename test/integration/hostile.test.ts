@@ -122,10 +122,16 @@ test('dot segments never reach another object', async () => {
   assert.deepEqual(await names('/api/v1/namespaces/other/configmaps'), ['c2']);
 });
 
-test('a malformed escape is a 400, not a 500', async () => {
+test('a malformed escape or integer parameter is a 400, not a 500', async () => {
   const r = await call('GET', '/api/v1/namespaces/default/configmaps/%zz');
   assertStatus(r, 400, 'BadRequest', 'invalid URL escape "%zz"');
   assert.equal((await call('GET', '/api/v1/namespaces/default/configmaps/%e2%28')).code, 400);
+  assertStatus(
+    await call('GET', `${CMS}?limit=abc`),
+    400,
+    'BadRequest',
+    'strconv.ParseInt: parsing "abc": invalid syntax',
+  );
   assert.equal((await call('GET', '/version')).code, 200);
 });
 
