@@ -28,6 +28,7 @@ import {
   newMethodNotSupported,
   newNotFound,
 } from './errors';
+import { checkAppliedTyped, checkDecodable, checkPatchedTyped, decodeTyped } from './decode';
 import { generateName } from './names';
 import { deepEqual, isObject, jsonPatch, mergePatch, strategicMergePatch } from './patch';
 import { Registry } from './registry';
@@ -510,7 +511,10 @@ export class Cluster {
     opts: WriteOptions & { applied?: KubeObject; owned?: boolean; returnStored?: boolean } = {},
   ): KubeObject {
     const st = strategyFor(t);
-    const obj = this.in(opts.owned ? input : clone(input), t);
+    if (!opts.owned) checkDecodable(input);
+    const decoded = opts.owned ? input : clone(input);
+    checkUnknownFields(t, decodeTyped(t, decoded), opts);
+    const obj = this.in(decoded, t);
     obj.apiVersion = storedApiVersion(t);
     obj.kind = t.info.kind;
     const md = obj.metadata;
@@ -565,11 +569,26 @@ export class Cluster {
       );
     if (opts.dryRun) return this.out(obj, t);
     md.resourceVersion = String(this.store.nextRv());
+    this.serializable(t, obj);
     this.store.commit(t.storageKey, key, 'ADDED', obj);
     this.afterWrite(t, obj);
     // The HTTP layer only serializes the answer, from the cached JSON: no copy needed.
     if (opts.returnStored && obj.apiVersion === t.apiVersion) return obj;
     return this.out(obj, t);
+  }
+
+  /**
+   * Serializes an object about to be committed (its JSON is cached for the reads), so that a
+   * write is all-or-nothing: what cannot be serialized is refused, never stored half-way.
+   */
+  private serializable(t: ResourceType, obj: KubeObject): void {
+    try {
+      this.jsonOf(obj);
+    } catch (err) {
+      throw newBadRequest(
+        `${t.info.kind} in version "${t.info.version}" cannot be handled as a ${t.info.kind}: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
   }
 
   private refuseIfCrdTerminating(t: ResourceType): void {
@@ -616,13 +635,21 @@ export class Cluster {
     opts: InternalOptions = {},
     allowUnconditional = false,
   ): KubeObject {
-    const name = input.metadata.name;
+    // Decoded into its Go type first, as the apiserver does before anything looks at it
+    // (a Scale is checked by the scale update itself).
+    let decoded = input;
+    if (opts.subresource !== 'scale') {
+      checkDecodable(input);
+      decoded = clone(input);
+      checkUnknownFields(t, decodeTyped(t, decoded), opts);
+    }
+    const name = decoded.metadata.name;
     const qualifiedKind = { group: t.info.group, kind: t.info.kind };
     if (!name)
       throw newInvalid(qualifiedKind, '', [
         fieldRequired('metadata.name', 'name or generateName is required'),
       ]);
-    const ns = this.ns(t, input.metadata.namespace);
+    const ns = this.ns(t, decoded.metadata.namespace);
     const key = objectKey(ns, name);
     const old = this.store.get(t.storageKey, key);
     if (!old) throw newNotFound(t.gr, name);
@@ -630,7 +657,7 @@ export class Cluster {
     if (opts.subresource && !t.info.subresources.includes(opts.subresource))
       throw newNotFound(t.gr, name);
     const st = strategyFor(t);
-    const obj = this.in(clone(input), t);
+    const obj = this.in(decoded, t);
     const rv = obj.metadata.resourceVersion;
     if (rv) {
       if (rv !== old.metadata.resourceVersion) throw newConflict(t.gr, name, OBJECT_MODIFIED);
@@ -736,6 +763,7 @@ export class Cluster {
     });
     if (opts.dryRun) return this.out(next, t);
     next.metadata.resourceVersion = String(this.store.nextRv());
+    this.serializable(t, next);
     if (next.metadata.deletionTimestamp && !hasFinalizers(t, next)) {
       // The last finalizer is gone: the deletion completes now.
       this.store.commit(t.storageKey, key, 'DELETED', next, old);
@@ -814,6 +842,7 @@ export class Cluster {
       if (!isObject(patch))
         throw newBadRequest('error decoding YAML: the applied configuration must be an object');
       const applied = patch as KubeObject;
+      checkApplyTarget(t, applied, ns, key.name);
       if (!old) {
         if (opts.subresource) throw newNotFound(t.gr, key.name);
         const obj = clone(applied);
@@ -860,8 +889,10 @@ export class Cluster {
       ) as KubeObject;
       return this.updateScale(t, old, patched, opts);
     }
+    checkDecodable(patch);
     const current = this.out(old, t);
     const patched = applyPatchType(current, patch, patchType, t);
+    checkPatchedTyped(t, patched);
     if (!isObject(patched) || !isObject(patched.metadata))
       throw newBadRequest('the patched object is not a valid Kubernetes object');
     return this.updateFromPatch(t, skey, old, patched as KubeObject, opts);
@@ -1035,6 +1066,42 @@ function checkUnknownFields(t: ResourceType, unknown: string[] | void, opts: Wri
     );
   }
   if (mode === 'Warn') for (const f of unknown) opts.warnings?.push(`unknown field "${f}"`);
+}
+
+/**
+ * What the apply handler checks of an apply configuration before merging it: its version is the
+ * URL's (fieldmanager), its kind, name and namespace are the URL's (checkName), and it fits the
+ * type (the typed conversion of structured-merge-diff).
+ */
+function checkApplyTarget(
+  t: ResourceType,
+  applied: KubeObject,
+  namespace: string | undefined,
+  name: string,
+): void {
+  checkDecodable(applied);
+  if (applied.apiVersion !== t.apiVersion) {
+    throw newBadRequest(
+      `Incorrect version specified in apply patch. Specified patch version: ${String(applied.apiVersion ?? '')}, expected: ${t.apiVersion}`,
+    );
+  }
+  if (applied.kind !== undefined && applied.kind !== t.info.kind) {
+    throw newBadRequest(
+      `the kind of the object (${String(applied.kind)}) does not match the kind of the resource on the URL (${t.info.kind})`,
+    );
+  }
+  checkAppliedTyped(t, applied, `${namespace ?? ''}/${name}`);
+  const md = isObject(applied.metadata) ? applied.metadata : {};
+  if (md.name !== undefined && md.name !== name) {
+    throw newBadRequest(
+      `the name of the object (${String(md.name)}) does not match the name on the URL (${name})`,
+    );
+  }
+  if (namespace && md.namespace && md.namespace !== namespace) {
+    throw newBadRequest(
+      `the namespace of the object (${String(md.namespace)}) does not match the namespace on the request (${namespace})`,
+    );
+  }
 }
 
 function setOrDelete(o: object, k: string, v: unknown): void {

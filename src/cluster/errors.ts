@@ -207,11 +207,22 @@ export function newRequestEntityTooLarge(message: string): StatusError {
   return status(413, 'RequestEntityTooLarge', `Request entity too large: ${message}`);
 }
 
-export function newUnsupportedMediaType(contentType: string): StatusError {
+const PATCH_MEDIA_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/apply-patch+yaml',
+  'application/strategic-merge-patch+json',
+];
+
+/** 415; `accepted` defaults to the PATCH verb's media types. */
+export function newUnsupportedMediaType(
+  contentType: string,
+  accepted: string[] = PATCH_MEDIA_TYPES,
+): StatusError {
   return status(
     415,
     'UnsupportedMediaType',
-    `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json; got ${contentType}`,
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}; got ${contentType}`,
   );
 }
 

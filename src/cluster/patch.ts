@@ -13,13 +13,27 @@ export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * Sets and reads a key as an own data property: a `__proto__` key from a JSON document is a key
+ * like any other, never the object's prototype.
+ */
+function setKey(o: JsonObject, k: string, v: unknown): void {
+  if (k === '__proto__')
+    Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  else o[k] = v;
+}
+
+function getKey(o: JsonObject, k: string): unknown {
+  return Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined;
+}
+
 /** RFC 7386: objects merge recursively, null deletes, anything else replaces. */
 export function mergePatch(target: Json, patch: Json): Json {
   if (!isObject(patch)) return patch;
   const out: JsonObject = isObject(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
+    else setKey(out, k, mergePatch(getKey(out, k), v));
   }
   return out;
 }
@@ -112,13 +126,15 @@ function smpObject(target: JsonObject, patch: JsonObject): JsonObject {
       delete out[k];
       continue;
     }
-    const cur = out[k];
+    const cur = getKey(out, k);
+    // Deleting what is not there leaves it absent (not an empty map in its place).
+    if (isObject(v) && v['$patch'] === 'delete' && cur === undefined) continue;
     if (Array.isArray(v)) {
-      out[k] = smpList(k, Array.isArray(cur) ? cur : [], v, patch[`$setElementOrder/${k}`]);
+      setKey(out, k, smpList(k, Array.isArray(cur) ? cur : [], v, patch[`$setElementOrder/${k}`]));
     } else if (isObject(v)) {
-      out[k] = smpObject(isObject(cur) ? cur : {}, v);
+      setKey(out, k, smpObject(isObject(cur) ? cur : {}, v));
     } else {
-      out[k] = v;
+      setKey(out, k, v);
     }
   }
   if (retain)
@@ -165,7 +181,8 @@ function stripDirectives(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(stripDirectives);
   if (!isObject(v)) return v;
   const out: JsonObject = {};
-  for (const [k, x] of Object.entries(v)) if (!k.startsWith('$')) out[k] = stripDirectives(x);
+  for (const [k, x] of Object.entries(v))
+    if (!k.startsWith('$')) setKey(out, k, stripDirectives(x));
   return out;
 }
 

@@ -8,7 +8,6 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import YAML from 'yaml';
 import type { Cluster } from './cluster';
 import { generateServingCerts } from './certs';
 import type { ServingCerts } from './certs';
@@ -25,11 +24,20 @@ import {
 } from './errors';
 import { renderKubeconfig } from './kubeconfig';
 import { openapiV2, openapiV3, openapiV3Index } from './openapi';
-import { decodeProtobufObject } from './protobuf';
-import { isObject } from './patch';
+import {
+  adoptRequestNamespace,
+  checkKind,
+  decodeDeleteOptions,
+  decodeObject,
+  decodePatch,
+  decodeTyped,
+  int64Param,
+} from './decode';
 import type { ResourceType } from './registry';
+import { parseRequestTarget, resolveResource } from './requestinfo';
+import type { ResourceRoute } from './requestinfo';
 import { toTable } from './table';
-import type { DeleteOptions, KubeObject, ListOptions, PatchType, WatchEvent } from './types';
+import type { KubeObject, ListOptions, PatchType, WatchEvent } from './types';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
@@ -50,13 +58,6 @@ export interface ServerHandle {
   caPem: string;
   kubeconfig(contextName?: string): string;
   close(): Promise<void>;
-}
-
-interface Route {
-  t: ResourceType;
-  namespace?: string;
-  name?: string;
-  subresource?: string;
 }
 
 export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
@@ -100,15 +101,13 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       req.resume();
       return sendStatus(res, newUnauthorized());
     }
-    const url = new URL(req.url ?? '/', 'https://x');
     const method = req.method ?? 'GET';
     const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req);
-    const segs = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
-    const q = url.searchParams;
+    const { path, segments: segs, query: q } = parseRequestTarget(req.url ?? '/');
     const pretty = q.get('pretty') === 'true';
 
     if (method === 'GET' && segs.length <= 2 && !['api', 'apis'].includes(segs[0] ?? '')) {
-      const p = url.pathname.replace(/\/$/, '');
+      const p = path.replace(/\/+$/, '');
       if (p === '/version') return sendJson(res, 200, SERVER_VERSION);
       if (['/healthz', '/livez', '/readyz'].includes(p)) return sendText(res, 200, 'ok');
       if (p === '/openapi/v2') return sendJson(res, 200, openapiV2(cluster.registry));
@@ -159,46 +158,15 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       const list = apiResourceList(cluster.registry, apiVersion);
       return list ? sendJson(res, 200, list) : sendStatus(res, newNotFoundPath());
     }
-    const route = resolve(apiVersion, rest);
+    const route = resolveResource(cluster.registry, apiVersion, rest);
     if (!route) return sendStatus(res, newNotFoundPath());
     return serveResource(req, res, route, method, q, body, pretty);
-  }
-
-  function resolve(apiVersion: string, rest: string[]): Route | undefined {
-    let namespace: string | undefined;
-    let r = rest;
-    const nsType = cluster.registry.forResource(apiVersion, 'namespaces');
-    if (
-      r[0] === 'namespaces' &&
-      r.length >= 3 &&
-      !(nsType && r.length === 3 && ['status', 'finalize'].includes(r[2]))
-    ) {
-      namespace = r[1];
-      r = r.slice(2);
-    }
-    const [resource, name, subresource, ...extra] = r;
-    if (extra.length) return undefined;
-    const t = cluster.registry.forResource(apiVersion, resource);
-    if (!t) return undefined;
-    if (namespace !== undefined && !t.info.namespaced) return undefined;
-    if (
-      subresource &&
-      !t.info.subresources.includes(subresource) &&
-      !(subresource === 'finalize' && t.info.kind === 'Namespace')
-    )
-      return undefined;
-    return {
-      t,
-      ...(namespace !== undefined ? { namespace } : {}),
-      ...(name !== undefined ? { name } : {}),
-      ...(subresource ? { subresource } : {}),
-    };
   }
 
   async function serveResource(
     req: IncomingMessage,
     res: ServerResponse,
-    route: Route,
+    route: ResourceRoute,
     method: string,
     q: URLSearchParams,
     body: Buffer | undefined,
@@ -258,7 +226,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         ...(namespace !== undefined ? { namespace } : {}),
         ...(q.get('labelSelector') ? { labelSelector: q.get('labelSelector')! } : {}),
         ...(q.get('fieldSelector') ? { fieldSelector: q.get('fieldSelector')! } : {}),
-        ...(q.get('limit') ? { limit: Number(q.get('limit')) } : {}),
+        ...(q.get('limit') ? { limit: int64Param(q, 'limit') } : {}),
         ...(q.get('continue') ? { continue: q.get('continue')! } : {}),
         ...(q.get('resourceVersion') ? { resourceVersion: q.get('resourceVersion')! } : {}),
       };
@@ -292,14 +260,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
           throw newMethodNotSupported(t.gr, 'create');
         const obj = decodeObject(body, req.headers['content-type']);
         checkKind(obj, t);
-        if (t.info.namespaced) {
-          if (obj.metadata.namespace && obj.metadata.namespace !== namespace) {
-            throw newBadRequest(
-              'the namespace of the provided object does not match the namespace sent on the request',
-            );
-          }
-          obj.metadata.namespace = namespace;
-        }
+        decodeTyped(t, obj, false);
+        adoptRequestNamespace(obj, t, namespace);
         const out = cluster.createAs(t, obj, {
           dryRun,
           fieldManager,
@@ -311,7 +273,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         return sendWritten(201, out);
       }
       if (method === 'DELETE') {
-        const dopts = deleteOptions(q, body);
+        const dopts = decodeDeleteOptions(q, body);
         const out = cluster.deleteCollection(type, listOpts, dopts);
         return send(200, out);
       }
@@ -337,14 +299,17 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       }
       case 'PUT': {
         const obj = decodeObject(body, req.headers['content-type']);
-        if (subresource !== 'scale') checkKind(obj, t);
+        if (subresource !== 'scale') {
+          checkKind(obj, t);
+          decodeTyped(t, obj, false);
+        }
         if (obj.metadata.name && obj.metadata.name !== name) {
           throw newBadRequest(
             `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`,
           );
         }
         obj.metadata.name = name;
-        if (t.info.namespaced) obj.metadata.namespace = namespace;
+        adoptRequestNamespace(obj, t, namespace);
         if (subresource === 'finalize') {
           const finalizers = (obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
           const cur = cluster.get(type, key);
@@ -378,7 +343,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         return send(!existed && !dryRun ? 201 : 200, out);
       }
       case 'DELETE': {
-        const out = cluster.deleteAs(t, key, deleteOptions(q, body));
+        const out = cluster.deleteAs(t, key, decodeDeleteOptions(q, body));
         // 200 even when finalizers hold the object, as the apiserver answers (202 is kept for the
         // legacy orphanDependents=false case only).
         return send(200, out);
@@ -421,7 +386,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       res.write(JSON.stringify({ type: ev.type, object }) + '\n');
       if (ev.type === 'ERROR') end();
     };
-    const timeout = q.get('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined;
+    const timeout = q.get('timeoutSeconds') ? int64Param(q, 'timeoutSeconds') : undefined;
     const w: { stop(): void } = cluster.watch(
       type,
       {
@@ -537,97 +502,6 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
     });
     req.on('error', reject);
   });
-}
-
-function decodeObject(body: Buffer | undefined, contentType: string | undefined): KubeObject {
-  if (/protobuf/.test(contentType ?? '')) {
-    const obj = decodeProtobufObject(body ?? new Uint8Array());
-    if (!isObject(obj.metadata)) obj.metadata = {};
-    return obj as KubeObject;
-  }
-  if (/cbor/.test(contentType ?? '')) throw newUnsupportedMediaType(contentType ?? '');
-  const text = body?.toString('utf8') ?? '';
-  let obj: unknown;
-  try {
-    obj = /yaml/.test(contentType ?? '') ? YAML.parse(text) : JSON.parse(text);
-  } catch (err) {
-    throw newBadRequest(
-      `couldn't get version/kind; json parse error: ${err instanceof Error ? err.message : String(err)}`,
-    );
-  }
-  if (!isObject(obj))
-    throw newBadRequest(
-      "couldn't get version/kind; json parse error: json: cannot unmarshal into Go value of type struct",
-    );
-  if (!isObject(obj.metadata)) obj.metadata = {};
-  return obj as KubeObject;
-}
-
-function checkKind(obj: KubeObject, t: ResourceType): void {
-  // Built-in types decode into their Go type, which supplies a missing kind/apiVersion;
-  // custom resources decode as unstructured and need both.
-  if (!t.crd && !obj.kind && !obj.apiVersion) {
-    obj.kind = t.info.kind;
-    obj.apiVersion = t.apiVersion;
-  }
-  if (!obj.kind)
-    throw newBadRequest(`Object 'Kind' is missing in '${JSON.stringify(obj).slice(0, 200)}'`);
-  if (obj.kind !== t.info.kind) {
-    throw newBadRequest(
-      `the kind of the object (${obj.kind}) does not match the kind of the resource on the URL (${t.info.kind})`,
-    );
-  }
-  if (obj.apiVersion && obj.apiVersion !== t.apiVersion) {
-    throw newBadRequest(
-      `the API version in the data (${obj.apiVersion}) does not match the expected API version (${t.apiVersion})`,
-    );
-  }
-}
-
-function decodePatch(body: Buffer | undefined, type: PatchType): unknown {
-  const text = body?.toString('utf8') ?? '';
-  try {
-    return type === 'apply' ? YAML.parse(text) : JSON.parse(text);
-  } catch (err) {
-    throw newBadRequest(
-      `error decoding patch: ${err instanceof Error ? err.message : String(err)}`,
-    );
-  }
-}
-
-function deleteOptions(q: URLSearchParams, body: Buffer | undefined): DeleteOptions {
-  let fromBody: Record<string, unknown> = {};
-  if (body && body.length) {
-    try {
-      const parsed = JSON.parse(body.toString('utf8')) as unknown;
-      if (isObject(parsed)) fromBody = parsed;
-    } catch {
-      throw newBadRequest('the body of the delete request could not be decoded as DeleteOptions');
-    }
-  }
-  const policy = (q.get('propagationPolicy') ?? fromBody.propagationPolicy) as
-    DeleteOptions['propagationPolicy'] | undefined;
-  const orphan = q.get('orphanDependents') ?? fromBody.orphanDependents;
-  const pre = isObject(fromBody.preconditions)
-    ? (fromBody.preconditions as DeleteOptions['preconditions'])
-    : undefined;
-  const dryRun =
-    q.getAll('dryRun').includes('All') ||
-    (Array.isArray(fromBody.dryRun) && fromBody.dryRun.includes('All'));
-  if (policy && !['Foreground', 'Background', 'Orphan'].includes(policy)) {
-    throw newBadRequest(
-      `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
-    );
-  }
-  return {
-    ...(policy
-      ? { propagationPolicy: policy }
-      : orphan === true || orphan === 'true'
-        ? { propagationPolicy: 'Orphan' as const }
-        : {}),
-    ...(pre ? { preconditions: pre } : {}),
-    ...(dryRun ? { dryRun } : {}),
-  };
 }
 
 function sendJson(res: ServerResponse, code: number, obj: unknown, pretty = false): void {

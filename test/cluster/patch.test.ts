@@ -237,3 +237,16 @@ test('server-side apply: an applied configuration with a stale resourceVersion i
   const applied = c.patch(T, key, fresh, 'apply', { fieldManager: 'me', force: true });
   assert.equal((applied.data as Record<string, string>).a, '3');
 });
+
+test('a __proto__ key in a patch is a key like any other, in merge and strategic patches', () => {
+  const target = JSON.parse('{"data":{"__proto__":"a","b":"c"}}') as Obj;
+  const patch = JSON.parse('{"data":{"__proto__":"z"}}') as Obj;
+  for (const out of [mergePatch(target, patch), strategicMergePatch(target, patch)]) {
+    const data = (out as { data: Obj }).data;
+    assert.equal(Object.getPrototypeOf(data), Object.prototype);
+    assert.deepEqual(Object.entries(data), [
+      ['__proto__', 'z'],
+      ['b', 'c'],
+    ]);
+  }
+});

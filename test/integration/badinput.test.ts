@@ -1,63 +1,18 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { request } from 'node:https';
-import YAML from 'yaml';
-import { WIDGET_CRD, ok, serve } from './serve';
+import { WIDGET_CRD, ok, rawClient, serve } from './serve';
 import type { Served } from './serve';
 
 let s: Served;
-let ca: string;
-let token: string;
+let call: ReturnType<typeof rawClient>;
 before(async () => {
   s = await serve(['--no-controllers']);
   await ok(s.kubeconfig, ['apply', '-f', '-'], WIDGET_CRD);
-  const kc = YAML.parse(readFileSync(s.kubeconfig, 'utf8')) as {
-    clusters: Array<{ cluster: { 'certificate-authority-data': string } }>;
-    users: Array<{ user: { token: string } }>;
-  };
-  ca = Buffer.from(kc.clusters[0].cluster['certificate-authority-data'], 'base64').toString();
-  token = kc.users[0].user.token;
+  call = rawClient(s);
 });
 after(async () => {
   await s?.stop();
 });
-
-function call(
-  method: string,
-  path: string,
-  body?: string,
-  contentType = 'application/json',
-): Promise<{ code: number; json: Record<string, unknown>; text: string }> {
-  return new Promise((res, rej) => {
-    const req = request(
-      `${s.url}${path}`,
-      {
-        method,
-        ca,
-        headers: {
-          Authorization: `Bearer ${token}`,
-          ...(body !== undefined ? { 'Content-Type': contentType } : {}),
-        },
-      },
-      (r) => {
-        let text = '';
-        r.on('data', (d: Buffer) => (text += d.toString()));
-        r.on('end', () => {
-          let json: Record<string, unknown> = {};
-          try {
-            json = JSON.parse(text) as Record<string, unknown>;
-          } catch {
-            /* not JSON */
-          }
-          res({ code: r.statusCode ?? 0, json, text });
-        });
-      },
-    );
-    req.on('error', rej);
-    req.end(body);
-  });
-}
 
 test('malformed JSON is a 400 BadRequest Status, and the server keeps serving', async () => {
   const r = await call('POST', '/api/v1/namespaces/default/configmaps', '{"metadata": {');
@@ -176,24 +131,8 @@ test('DELETE on a collection deletes what the label selector selects', async () 
 });
 
 test('GET with a meta.k8s.io Table Accept header answers a Table', async () => {
-  const r = await new Promise<{ json: Record<string, unknown> }>((res, rej) => {
-    const req = request(
-      `${s.url}/api/v1/namespaces`,
-      {
-        ca,
-        headers: {
-          Authorization: `Bearer ${token}`,
-          Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
-        },
-      },
-      (resp) => {
-        let text = '';
-        resp.on('data', (d: Buffer) => (text += d.toString()));
-        resp.on('end', () => res({ json: JSON.parse(text) as Record<string, unknown> }));
-      },
-    );
-    req.on('error', rej);
-    req.end();
+  const r = await call('GET', '/api/v1/namespaces', undefined, undefined, {
+    Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
   });
   assert.equal(r.json.kind, 'Table');
   assert.deepEqual(

@@ -1,12 +1,15 @@
 /**
  * Starts `reconcile-studio serve` as a child process (from the sources, so no build is needed)
- * and hands tests its kubeconfig; helpers run the machine's kubectl against it.
+ * and hands tests its kubeconfig; helpers run the machine's kubectl against it, or send raw
+ * HTTP requests (exactly the bytes a test gives, path included).
  */
 import { spawn, execFile } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import YAML from 'yaml';
 
 export const ROOT = resolve(__dirname, '..', '..');
 
@@ -140,3 +143,62 @@ spec:
             properties:
               phase: {type: string}
 `;
+
+export interface RawResponse {
+  code: number;
+  json: Record<string, unknown>;
+  text: string;
+}
+
+/** A raw-request client for a served cluster: the path is sent as given, never normalized. */
+export function rawClient(
+  s: Served,
+): (
+  method: string,
+  path: string,
+  body?: string,
+  contentType?: string,
+  headers?: Record<string, string>,
+) => Promise<RawResponse> {
+  const kc = YAML.parse(readFileSync(s.kubeconfig, 'utf8')) as {
+    clusters: Array<{ cluster: { 'certificate-authority-data': string } }>;
+    users: Array<{ user: { token: string } }>;
+  };
+  const ca = Buffer.from(kc.clusters[0].cluster['certificate-authority-data'], 'base64').toString();
+  const token = kc.users[0].user.token;
+  return (method, path, body, contentType = 'application/json', headers = {}) =>
+    new Promise((res, rej) => {
+      // Host and port from the URL, the path as given: a URL object would resolve `..` segments.
+      const { hostname, port } = new URL(s.url);
+      const req = request(
+        {
+          hostname,
+          port,
+          path,
+          method,
+          ca,
+          headers: {
+            Authorization: `Bearer ${token}`,
+            ...(body !== undefined ? { 'Content-Type': contentType } : {}),
+            ...headers,
+          },
+        },
+        (r) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (d: Buffer) => chunks.push(d));
+          r.on('end', () => {
+            const text = Buffer.concat(chunks).toString();
+            let json: Record<string, unknown> = {};
+            try {
+              json = JSON.parse(text) as Record<string, unknown>;
+            } catch {
+              /* not JSON */
+            }
+            res({ code: r.statusCode ?? 0, json, text });
+          });
+        },
+      );
+      req.on('error', rej);
+      req.end(body);
+    });
+}

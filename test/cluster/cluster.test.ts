@@ -1,0 +1,94 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MAX_DEPTH } from '../../src/cluster/decode';
+import type { KubeObject, WatchEvent } from '../../src/cluster/types';
+import { CM, WIDGET, flush, newCluster, widget, widgetCrd } from './helpers';
+
+/** `{a:{a:...{a:1}}}` with `levels` objects. */
+function nestedObject(levels: number): Record<string, unknown> {
+  let v: Record<string, unknown> = { a: 1 };
+  for (let i = 1; i < levels; i++) v = { a: v };
+  return v;
+}
+
+test('a write that is not JSON is refused whole: not stored, no event, no resourceVersion', async () => {
+  const { cluster } = newCluster({ controllers: false });
+  const events: WatchEvent[] = [];
+  const w = cluster.watch(CM, { namespace: 'default' }, (e) => events.push(e));
+  await flush();
+  events.length = 0;
+  const before = cluster.list(CM, { namespace: 'default' }).metadata.resourceVersion;
+  const bad = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'big' },
+    data: { a: 1n },
+  } as unknown as KubeObject;
+  assert.throws(() => cluster.create(bad), {
+    code: 400,
+    message: "couldn't get version/kind; json parse error: json: unsupported type: bigint",
+  });
+  assert.throws(() => cluster.get(CM, { namespace: 'default', name: 'big' }), { code: 404 });
+  await flush();
+  assert.deepEqual(events, []);
+  assert.equal(cluster.list(CM, { namespace: 'default' }).metadata.resourceVersion, before);
+  w.stop();
+});
+
+test('an in-process write nested beyond the bound is a 400 and stores nothing', () => {
+  const { cluster } = newCluster({ controllers: false });
+  cluster.create(widgetCrd());
+  const deep = widget('deep', 1, { extra: nestedObject(6000) });
+  assert.throws(() => cluster.create(deep), {
+    code: 400,
+    message: "couldn't get version/kind; json parse error: exceeded max depth",
+  });
+  cluster.create(widget('w'));
+  assert.throws(
+    () =>
+      cluster.patch(
+        WIDGET,
+        { namespace: 'default', name: 'w' },
+        { spec: { extra: nestedObject(6000) } },
+        'merge',
+      ),
+    { code: 400 },
+  );
+  assert.deepEqual(
+    cluster.list(WIDGET, { namespace: 'default' }).items.map((o) => o.metadata.name),
+    ['w'],
+  );
+});
+
+test('an object as deep as the bound goes through every verb and the watch', async () => {
+  const { cluster } = newCluster({ controllers: false });
+  cluster.create(widgetCrd());
+  const events: string[] = [];
+  const w = cluster.watch(WIDGET, { namespace: 'default' }, (e) => events.push(JSON.stringify(e)));
+  // Widget -> spec -> extra: three levels above the nested value.
+  const deep = nestedObject(MAX_DEPTH - 3);
+  cluster.create(widget('deep', 1, { extra: deep }));
+  const key = { namespace: 'default', name: 'deep' };
+  assert.equal(cluster.getJSON(WIDGET, key).length > 0, true);
+  assert.match(cluster.listJSON(WIDGET, { namespace: 'default' }), /"deep"/);
+  cluster.patch(WIDGET, key, { spec: { size: 2 } }, 'merge');
+  cluster.patch(
+    WIDGET,
+    key,
+    {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'deep' },
+      spec: { size: 3, extra: deep },
+    },
+    'apply',
+    { fieldManager: 'deep', force: true },
+  );
+  const got = cluster.get(WIDGET, key);
+  assert.equal((got.spec as { size: number }).size, 3);
+  assert.deepEqual((got.spec as { extra: unknown }).extra, deep);
+  await flush();
+  assert.equal(events.length, 3);
+  cluster.delete(WIDGET, key);
+  w.stop();
+});
