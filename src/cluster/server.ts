@@ -213,7 +213,11 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     const warnings: string[] = [];
     const fv = q.get('fieldValidation');
     const fieldValidation = fv === 'Strict' || fv === 'Ignore' || fv === 'Warn' ? fv : undefined;
-    const sendRaw = (code: number, text: string) => {
+    // A write is answered only once it is durable (with `serve --state`: its log record fsynced),
+    // as kube-apiserver answers once etcd has committed; a write that cannot be made so is a 500.
+    const durable = method !== 'GET' && !dryRun;
+    const sendRaw = async (code: number, text: string) => {
+      if (durable) await cluster.store.sync();
       if (warnings.length)
         res.setHeader(
           'Warning',
@@ -245,7 +249,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       }
       return send(code, out);
     };
-    const send = (code: number, obj: unknown) => {
+    const send = async (code: number, obj: unknown) => {
+      if (durable) await cluster.store.sync();
       if (warnings.length)
         res.setHeader(
           'Warning',
