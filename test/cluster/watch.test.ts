@@ -193,3 +193,35 @@ test('16 writers on one object: exactly one success per resourceVersion, no lost
   w.stop();
   cluster.close();
 });
+
+test('the watch window is bounded by bytes too: a resourceVersion whose changes were too large to keep is 410 Expired', async () => {
+  const cluster = new Cluster({ controllers: false, watchWindowBytes: 1024 * 1024 });
+  const big = 'x'.repeat(300 * 1024);
+  const first = cluster.create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'big' },
+    data: { k: big },
+  });
+  for (let i = 0; i < 10; i++) {
+    const cur = cluster.get(CM, { namespace: 'default', name: 'big' });
+    cluster.update({ ...cur, data: { k: big, i: String(i) } });
+  }
+  // Three of these fit in 1 MiB: the first update's resourceVersion fell out of the window.
+  assert.ok(cluster.store.oldestResumable > Number(first.metadata.resourceVersion));
+  assert.ok(cluster.store.oldestResumable >= cluster.store.resourceVersion - 3);
+  const got: WatchEvent[] = [];
+  cluster.watch(CM, { resourceVersion: first.metadata.resourceVersion! }, (e) => got.push(e));
+  const recent: WatchEvent[] = [];
+  cluster.watch(CM, { resourceVersion: String(cluster.store.resourceVersion - 2) }, (e) =>
+    recent.push(e),
+  );
+  await flush();
+  assert.equal(got[0].type, 'ERROR');
+  assert.equal((got[0].object as unknown as { code: number }).code, 410);
+  assert.deepEqual(
+    recent.map((e) => e.type),
+    ['MODIFIED', 'MODIFIED'],
+  );
+  cluster.close();
+});
