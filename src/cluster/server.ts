@@ -32,6 +32,12 @@ import { toTable } from './table';
 import type { DeleteOptions, KubeObject, ListOptions, PatchType, WatchEvent } from './types';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+/**
+ * Unsent bytes a watch stream may hold beyond its initial events before the watcher is closed as
+ * unresponsive, as kube-apiserver's cacheWatcher is when its buffer stays full: the client sees
+ * the stream end and watches again from its last resourceVersion (or re-lists on 410).
+ */
+export const MAX_WATCH_BACKLOG_BYTES = 16 * 1024 * 1024;
 
 export interface ServerOptions {
   cluster: Cluster;
@@ -41,6 +47,8 @@ export interface ServerOptions {
   token?: string;
   /** Defaults to a freshly generated CA and serving certificate. */
   certs?: ServingCerts;
+  /** Defaults to MAX_WATCH_BACKLOG_BYTES. */
+  watchBacklogBytes?: number;
 }
 
 export interface ServerHandle {
@@ -69,6 +77,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
   const expected = Buffer.from(`Bearer ${token}`);
   const sockets = new Set<Socket>();
   const closers = new Set<() => void>();
+  const backlogLimit = opts.watchBacklogBytes ?? MAX_WATCH_BACKLOG_BYTES;
   let address = '';
 
   const server = createServer(
@@ -425,6 +434,21 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       }
       res.write(JSON.stringify({ type: ev.type, object }) + '\n');
       if (ev.type === 'ERROR') end();
+      else if (backlog !== undefined) dropIfUnresponsive();
+    };
+    // The initial events (a list's worth, or the replay from a resourceVersion) are the backlog a
+    // new watch may start with; live events may add at most `backlogLimit` unsent bytes to what is
+    // left of it. A client that stops reading is cut off instead of buffering without bound.
+    let backlog: number | undefined;
+    const dropIfUnresponsive = () => {
+      const unsent = res.writableLength;
+      backlog = Math.min(backlog!, unsent);
+      if (unsent - backlog <= backlogLimit) return;
+      console.warn(
+        `fake cluster: forcing ${t.info.plural} watcher close due to unresponsiveness: ${unsent} bytes unsent`,
+      );
+      end();
+      res.destroy();
     };
     const timeout = q.get('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined;
     const w: { stop(): void } = cluster.watch(
@@ -438,6 +462,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       write,
       end,
     );
+    // Events are delivered from a microtask queued by watch(): this one runs after the first batch.
+    queueMicrotask(() => (backlog = res.writableLength));
     // Headers go out once the watch is accepted, so a bad request still gets its own status code;
     // events arrive from a microtask, after this.
     res.writeHead(200, {
