@@ -2,7 +2,7 @@
  * `reconcile-studio serve`: the fake cluster over HTTPS with a kubeconfig for kubectl and any
  * client, optional manifests to start with, and an optional state file that survives restarts.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -10,6 +10,8 @@ import { Cluster } from '../cluster/cluster';
 import { loadManifests } from '../cluster/manifests';
 import { startServer } from '../cluster/server';
 import { cleanTempFiles } from '../cluster/atomicfile';
+import { installKubeconfig } from '../cluster/kubeconfig';
+import type { InstalledKubeconfig } from '../cluster/kubeconfig';
 import { persist, readStateFile, replay, walFileOf } from '../cluster/state';
 import type { ClusterState, Persistence } from '../cluster/state';
 import { readWal } from '../cluster/wal';
@@ -21,7 +23,9 @@ Serve the fake Kubernetes cluster over HTTPS on 127.0.0.1 and write a kubeconfig
 Options:
   --port N              port to listen on (default: a free port)
   --host ADDR           address to listen on (default: 127.0.0.1)
-  --kubeconfig FILE     where to write the kubeconfig (default: a file in a new temp folder)
+  --kubeconfig FILE     kubeconfig to add the cluster to (default: a new file in a temp folder);
+                        an existing file is merged into, its current-context kept if it has one,
+                        and the added entries are removed when serve stops
   --context NAME        context/cluster/user name in the kubeconfig (default: reconcile-studio)
   --manifests PATH      YAML file or folder to load at start (repeatable; CRDs and Namespaces first)
   --state FILE          keep the cluster in FILE (and FILE.wal): every acknowledged write is on
@@ -135,13 +139,43 @@ export async function run(argv: string[]): Promise<number> {
     cluster.close();
     return 1;
   }
-  const kubeconfigPath = values.kubeconfig
-    ? resolve(values.kubeconfig)
-    : join(mkdtempSync(join(tmpdir(), 'reconcile-studio-')), 'kubeconfig');
-  writeFileSync(kubeconfigPath, server.kubeconfig(values.context), { mode: 0o600 });
+  const tempDir = values.kubeconfig ? undefined : mkdtempSync(join(tmpdir(), 'reconcile-studio-'));
+  let kubeconfig: InstalledKubeconfig;
+  try {
+    kubeconfig = installKubeconfig(
+      values.kubeconfig ? resolve(values.kubeconfig) : join(tempDir!, 'kubeconfig'),
+      {
+        server: server.url,
+        caPem: server.caPem,
+        token: server.token,
+        ...(values.context ? { contextName: values.context } : {}),
+      },
+    );
+  } catch (err) {
+    console.error(
+      `reconcile-studio serve: cannot write the kubeconfig: ${err instanceof Error ? err.message : String(err)}`,
+    );
+    await server.close();
+    await stopSaving();
+    cluster.close();
+    return 1;
+  }
+  // Taken out again however the process ends short of a kill -9.
+  const removeKubeconfig = () => {
+    kubeconfig.remove();
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  };
+  process.once('exit', removeKubeconfig);
   console.log(`Serving the fake cluster at ${server.url}`);
-  console.log(`Kubeconfig: ${kubeconfigPath}`);
-  console.log(`Try: kubectl --kubeconfig ${kubeconfigPath} get namespaces`);
+  console.log(`Kubeconfig: ${kubeconfig.file}`);
+  if (kubeconfig.keptCurrentContext !== undefined) {
+    console.log(
+      `Added the context "${kubeconfig.name}" to ${kubeconfig.file} and left its current-context ("${kubeconfig.keptCurrentContext}") as it was; the context is removed when serve stops`,
+    );
+    console.log(
+      `Try: kubectl --kubeconfig ${kubeconfig.file} --context ${kubeconfig.name} get namespaces`,
+    );
+  } else console.log(`Try: kubectl --kubeconfig ${kubeconfig.file} get namespaces`);
 
   await new Promise<void>((done) => {
     const stop = () => {
@@ -155,6 +189,8 @@ export async function run(argv: string[]): Promise<number> {
   await server.close();
   await stopSaving();
   cluster.close();
+  process.off('exit', removeKubeconfig);
+  removeKubeconfig();
   return 0;
 }
 
