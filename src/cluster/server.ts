@@ -224,7 +224,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     const fieldValidation = fv === 'Strict' || fv === 'Ignore' || fv === 'Warn' ? fv : undefined;
     // A write is answered only once it is durable (with `serve --state`: its log record fsynced),
     // as kube-apiserver answers once etcd has committed; a write that cannot be made so is a 500.
-    const durable = method !== 'GET' && !dryRun;
+    // A read waits too, so no client sees a change that a crash could still take back.
+    const durable = !dryRun;
     const sendRaw = async (code: number, text: string) => {
       if (durable) await cluster.store.sync();
       if (warnings.length)
@@ -432,9 +433,40 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
           includeObject: includeObject ?? 'Object',
         });
       }
-      res.write(JSON.stringify({ type: ev.type, object }) + '\n');
-      if (ev.type === 'ERROR') end();
+      const text = JSON.stringify({ type: ev.type, object }) + '\n';
+      const last = ev.type === 'ERROR';
+      if (held.length || !cluster.store.durable) {
+        held.push({ text, last });
+        if (!holding) release();
+      } else emit(text, last);
+    };
+    const emit = (text: string, last: boolean) => {
+      res.write(text);
+      if (last) end();
       else if (backlog !== undefined) dropIfUnresponsive();
+    };
+    // As etcd's watchers see only committed revisions, a watch sees a change only once it is
+    // durable (with `serve --state`): events wait, in order, for the log's fsync.
+    let held: Array<{ text: string; last: boolean }> = [];
+    let holding = false;
+    const release = () => {
+      holding = true;
+      const n = held.length;
+      cluster.store.sync().then(
+        () => {
+          holding = false;
+          const ready = held.slice(0, n);
+          held = held.slice(n);
+          for (const h of ready) if (!ended) emit(h.text, h.last);
+          if (initialSent && backlog === undefined) backlog = res.writableLength;
+          if (held.length && !ended) release();
+        },
+        () => {
+          // The storage failed: end the stream; the client's re-watch and writes get the 500.
+          held = [];
+          end();
+        },
+      );
     };
     // The initial events (a list's worth, or the replay from a resourceVersion) are the backlog a
     // new watch may start with; live events may add at most `backlogLimit` unsent bytes to what is
@@ -462,8 +494,13 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       write,
       end,
     );
-    // Events are delivered from a microtask queued by watch(): this one runs after the first batch.
-    queueMicrotask(() => (backlog = res.writableLength));
+    // Events are delivered from a microtask queued by watch(): this one runs after the first batch
+    // (or, if that batch waits to be durable, the backlog is taken once it is written).
+    let initialSent = false;
+    queueMicrotask(() => {
+      initialSent = true;
+      if (!held.length) backlog = res.writableLength;
+    });
     // Headers go out once the watch is accepted, so a bad request still gets its own status code;
     // events arrive from a microtask, after this.
     res.writeHead(200, {

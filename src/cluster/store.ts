@@ -54,6 +54,8 @@ export interface Journal {
   append(c: Change, key: string): void;
   /** Resolves once every change appended so far is durable; rejects if that cannot be. */
   sync(): Promise<void>;
+  /** True when every change appended so far is durable. */
+  readonly idle: boolean;
 }
 
 /** Stands in for a change that left the window until the log array is compacted. */
@@ -106,6 +108,11 @@ export class Store {
    */
   sync(): Promise<void> {
     return this.journal ? this.journal.sync() : Promise.resolve();
+  }
+
+  /** True when every committed change is durable (always, without a journal). */
+  get durable(): boolean {
+    return !this.journal || this.journal.idle;
   }
 
   get resourceVersion(): number {

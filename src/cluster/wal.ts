@@ -154,6 +154,11 @@ export class WriteAheadLog implements Journal {
     if (!this.running) this.running = Promise.resolve().then(() => this.run());
   }
 
+  /** True when every change appended so far is durable (and the log has not failed). */
+  get idle(): boolean {
+    return !this.failure && !this.open.lines.length && !this.inFlight;
+  }
+
   /** Resolves once every change appended so far is durable; rejects if the log failed. */
   sync(): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
