@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { Cluster } from '../src/cluster/cluster';
 import { startServer } from '../src/cluster/server';
 import { persist } from '../src/cluster/state';
+import { lineReader } from './lines';
 
 function line(name: string, ours: string, floor: string, ratio: number, goal: string): void {
   console.log(
@@ -58,22 +59,7 @@ async function startChild(stateDir?: string): Promise<Child> {
     { stdio: 'pipe' },
   );
   p.stderr.pipe(process.stderr);
-  const lines: string[] = [];
-  const waiters: Array<() => void> = [];
-  let buf = '';
-  p.stdout.on('data', (d: Buffer) => {
-    buf += d.toString();
-    let k;
-    while ((k = buf.indexOf('\n')) >= 0) {
-      lines.push(buf.slice(0, k));
-      buf = buf.slice(k + 1);
-      waiters.shift()?.();
-    }
-  });
-  const next = async () => {
-    while (!lines.length) await new Promise<void>((r) => waiters.push(r));
-    return lines.shift()!;
-  };
+  const next = lineReader(p.stdout);
   const info = JSON.parse(await next()) as { url: string; ca: string; token: string };
   const agent = new Agent({ keepAlive: true, maxSockets: 16, ca: info.ca });
   return {
