@@ -101,9 +101,18 @@ export async function persist(
   file: string,
   opts: { compactBytes?: number } = {},
 ): Promise<Persistence> {
-  const snapshot = () => JSON.stringify(cluster.exportState());
-  writeFileAtomic(file, snapshot());
+  // Each stored object's JSON is cached (its writes and reads serialized it): join those.
+  const snapshot = () => {
+    const d = cluster.store.dump();
+    const objects = d.objects.map(
+      (o) => `{"storageKey":${JSON.stringify(o.storageKey)},"object":${cluster.jsonOf(o.object)}}`,
+    );
+    return `{"version":1,"resourceVersion":${d.resourceVersion},"objects":[${objects.join(',')}]}`;
+  };
+  const initial = snapshot();
+  writeFileAtomic(file, initial);
   const wal = await WriteAheadLog.open(walFileOf(file), {
+    snapshotBytes: initial.length,
     serialize: (o) => cluster.jsonOf(o),
     compact: () => {
       const text = snapshot(); // synchronously: it must hold every change appended so far

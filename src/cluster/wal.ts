@@ -98,6 +98,8 @@ export interface WalOptions {
   compact: () => Promise<number>;
   /** Compact once the log is larger than this and than the last snapshot. Default 64 MiB. */
   compactBytes?: number;
+  /** The size of the snapshot the log starts from. */
+  snapshotBytes?: number;
   /** Told once, when the log fails. */
   onFailure?: (err: Error) => void;
 }
@@ -127,6 +129,7 @@ export class WriteAheadLog implements Journal {
     private readonly opts: WalOptions,
   ) {
     this.compactBytes = opts.compactBytes ?? 64 * 1024 * 1024;
+    this.snapshotBytes = opts.snapshotBytes ?? 0;
   }
 
   /** Opens (creating, mode 0600) the log at `file` for appending, emptied: call after replaying it and snapshotting. */
