@@ -225,22 +225,24 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     // A write is answered only once it is durable (with `serve --state`: its log record fsynced),
     // as kube-apiserver answers once etcd has committed; a write that cannot be made so is a 500.
     // A read waits too, so no client sees a change that a crash could still take back.
-    const durable = !dryRun;
-    const sendRaw = async (code: number, text: string) => {
-      if (durable) await cluster.store.sync();
-      if (warnings.length)
-        res.setHeader(
-          'Warning',
-          warnings.map((w) => `299 - ${JSON.stringify(w)}`),
-        );
-      if (pretty) return sendJson(res, code, JSON.parse(text), true);
-      res.writeHead(code, {
-        'Content-Type': 'application/json',
-        'Content-Length': Buffer.byteLength(text),
-        'Cache-Control': 'no-cache, private',
+    // (Synchronously when nothing is waiting for the disk: the common case costs nothing.)
+    const whenDurable = (fn: () => void): void | Promise<void> =>
+      dryRun || cluster.store.durable ? fn() : cluster.store.sync().then(fn);
+    const sendRaw = (code: number, text: string) =>
+      whenDurable(() => {
+        if (warnings.length)
+          res.setHeader(
+            'Warning',
+            warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+          );
+        if (pretty) return sendJson(res, code, JSON.parse(text), true);
+        res.writeHead(code, {
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(text),
+          'Cache-Control': 'no-cache, private',
+        });
+        res.end(text);
       });
-      res.end(text);
-    };
     /** A written object: its stored JSON is already cached, so send that rather than serializing again. */
     const sendWritten = (code: number, out: KubeObject) => {
       const stored = dryRun
@@ -259,15 +261,15 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       }
       return send(code, out);
     };
-    const send = async (code: number, obj: unknown) => {
-      if (durable) await cluster.store.sync();
-      if (warnings.length)
-        res.setHeader(
-          'Warning',
-          warnings.map((w) => `299 - ${JSON.stringify(w)}`),
-        );
-      sendJson(res, code, obj, pretty);
-    };
+    const send = (code: number, obj: unknown) =>
+      whenDurable(() => {
+        if (warnings.length)
+          res.setHeader(
+            'Warning',
+            warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+          );
+        sendJson(res, code, obj, pretty);
+      });
     if (name === undefined) {
       const listOpts: ListOptions = {
         ...(namespace !== undefined ? { namespace } : {}),
