@@ -34,7 +34,8 @@ function modeFor(file: string): number {
   }
 }
 
-function fsyncDir(dir: string): void {
+/** Makes a folder's entries (a created or renamed file) durable. */
+export function fsyncDir(dir: string): void {
   // Opening a directory read-only and fsyncing it works on Linux and macOS; Windows has no
   // directory fsync (EPERM/EISDIR), and there the rename is as durable as it gets.
   let fd: number | undefined;

@@ -181,7 +181,9 @@ export class Store {
     old?: KubeObject,
   ): Change {
     const c: Change = { rv: this.rv + 1, storageKey, type, object, ...(old ? { old } : {}) };
-    // Before anything changes: a journal that cannot take the change fails the write whole.
+    // Before anything changes: an object that cannot be serialized, or a journal that cannot take
+    // the change, fails the write whole.
+    const size = this.sizeOf?.(object) ?? 0;
     this.journal?.append(c, key);
     this.rv++;
     let b = this.buckets.get(storageKey);
@@ -191,7 +193,7 @@ export class Store {
     }
     if (type === 'DELETED') b.delete(key);
     else b.set(key, object);
-    this.remember(c);
+    this.remember(c, size);
     this.pending.push(c);
     if (!this.flushing) {
       this.flushing = true;
@@ -201,8 +203,7 @@ export class Store {
   }
 
   /** Adds a change to the watch window and drops the oldest beyond its count or byte bound. */
-  private remember(c: Change): void {
-    const size = this.sizeOf?.(c.object) ?? 0;
+  private remember(c: Change, size: number): void {
     this.log.push(c);
     this.sizes.push(size);
     this.logBytes += size;

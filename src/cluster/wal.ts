@@ -15,6 +15,8 @@
 import { readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { fsyncDir } from './atomicfile';
 import { newInternal } from './errors';
 import type { StatusError } from './errors';
 import type { Change, Journal } from './store';
@@ -138,6 +140,7 @@ export class WriteAheadLog implements Journal {
     await fh.chmod(0o600);
     await fh.truncate(0);
     await fh.sync();
+    fsyncDir(dirname(file)); // the log's own directory entry, if it was just created
     return new WriteAheadLog(file, fh, opts);
   }
 
