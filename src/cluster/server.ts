@@ -29,14 +29,11 @@ import { decodeProtobufObject } from './protobuf';
 import { isObject } from './patch';
 import type { ResourceType } from './registry';
 import { toTable } from './table';
+import { WatchStream } from './watchstream';
 import type { DeleteOptions, KubeObject, ListOptions, PatchType, WatchEvent } from './types';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
-/**
- * Unsent bytes a watch stream may hold beyond its initial events before the watcher is closed as
- * unresponsive, as kube-apiserver's cacheWatcher is when its buffer stays full: the client sees
- * the stream end and watches again from its last resourceVersion (or re-lists on 410).
- */
+/** Unsent bytes a watch stream may add to its initial events before it is closed (watchstream.ts). */
 export const MAX_WATCH_BACKLOG_BYTES = 16 * 1024 * 1024;
 
 export interface ServerOptions {
@@ -420,6 +417,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     const end = () => {
       if (ended) return;
       ended = true;
+      stream.close();
       w?.stop();
       closers.delete(end);
       res.end();
@@ -435,55 +433,15 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
           includeObject: includeObject ?? 'Object',
         });
       }
-      const text = JSON.stringify({ type: ev.type, object }) + '\n';
-      const last = ev.type === 'ERROR';
-      if (held.length || !cluster.store.durable) {
-        held.push({ text, last });
-        if (!holding) release();
-      } else emit(text, last);
+      stream.send(JSON.stringify({ type: ev.type, object }) + '\n', ev.type === 'ERROR');
     };
-    const emit = (text: string, last: boolean) => {
-      res.write(text);
-      if (last) end();
-      else if (backlog !== undefined) dropIfUnresponsive();
-    };
-    // As etcd's watchers see only committed revisions, a watch sees a change only once it is
-    // durable (with `serve --state`): events wait, in order, for the log's fsync.
-    let held: Array<{ text: string; last: boolean }> = [];
-    let holding = false;
-    const release = () => {
-      holding = true;
-      const n = held.length;
-      cluster.store.sync().then(
-        () => {
-          holding = false;
-          const ready = held.slice(0, n);
-          held = held.slice(n);
-          for (const h of ready) if (!ended) emit(h.text, h.last);
-          if (initialSent && backlog === undefined) backlog = res.writableLength;
-          if (held.length && !ended) release();
-        },
-        () => {
-          // The storage failed: end the stream; the client's re-watch and writes get the 500.
-          held = [];
-          end();
-        },
-      );
-    };
-    // The initial events (a list's worth, or the replay from a resourceVersion) are the backlog a
-    // new watch may start with; live events may add at most `backlogLimit` unsent bytes to what is
-    // left of it. A client that stops reading is cut off instead of buffering without bound.
-    let backlog: number | undefined;
-    const dropIfUnresponsive = () => {
-      const unsent = res.writableLength;
-      backlog = Math.min(backlog!, unsent);
-      if (unsent - backlog <= backlogLimit) return;
-      console.warn(
-        `fake cluster: forcing ${t.info.plural} watcher close due to unresponsiveness: ${unsent} bytes unsent`,
-      );
-      end();
-      res.destroy();
-    };
+    const stream = new WatchStream({
+      res,
+      store: cluster.store,
+      backlogLimit,
+      resource: t.info.plural,
+      end,
+    });
     const timeout = q.get('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined;
     const w: { stop(): void } = cluster.watch(
       type,
@@ -496,13 +454,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       write,
       end,
     );
-    // Events are delivered from a microtask queued by watch(): this one runs after the first batch
-    // (or, if that batch waits to be durable, the backlog is taken once it is written).
-    let initialSent = false;
-    queueMicrotask(() => {
-      initialSent = true;
-      if (!held.length) backlog = res.writableLength;
-    });
+    // Events are delivered from a microtask queued by watch(): this one runs after the first batch.
+    queueMicrotask(() => stream.initialSent());
     // Headers go out once the watch is accepted, so a bad request still gets its own status code;
     // events arrive from a microtask, after this.
     res.writeHead(200, {
