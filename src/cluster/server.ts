@@ -225,13 +225,16 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     // (Synchronously when nothing is waiting for the disk: the common case costs nothing.)
     const whenDurable = (fn: () => void): void | Promise<void> =>
       dryRun || cluster.store.durable ? fn() : cluster.store.sync().then(fn);
+    const setWarnings = () => {
+      if (warnings.length)
+        res.setHeader(
+          'Warning',
+          warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+        );
+    };
     const sendRaw = (code: number, text: string) =>
       whenDurable(() => {
-        if (warnings.length)
-          res.setHeader(
-            'Warning',
-            warnings.map((w) => `299 - ${JSON.stringify(w)}`),
-          );
+        setWarnings();
         if (pretty) return sendJson(res, code, JSON.parse(text), true);
         res.writeHead(code, {
           'Content-Type': 'application/json',
@@ -260,11 +263,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     };
     const send = (code: number, obj: unknown) =>
       whenDurable(() => {
-        if (warnings.length)
-          res.setHeader(
-            'Warning',
-            warnings.map((w) => `299 - ${JSON.stringify(w)}`),
-          );
+        setWarnings();
         sendJson(res, code, obj, pretty);
       });
     if (name === undefined) {

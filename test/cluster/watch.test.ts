@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Cluster } from '../../src/cluster/cluster';
 import type { WatchEvent } from '../../src/cluster/types';
-import { CM, flush, newCluster } from './helpers';
+import { CM, bigConfigMap, flush, newCluster } from './helpers';
 
 test('watch events arrive asynchronously, in commit order, never inside the write', async () => {
   const { cluster } = newCluster();
@@ -196,17 +196,8 @@ test('16 writers on one object: exactly one success per resourceVersion, no lost
 
 test('the watch window is bounded by bytes too: a resourceVersion whose changes were too large to keep is 410 Expired', async () => {
   const cluster = new Cluster({ controllers: false, watchWindowBytes: 1024 * 1024 });
-  const big = 'x'.repeat(300 * 1024);
-  const first = cluster.create({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: 'big' },
-    data: { k: big },
-  });
-  for (let i = 0; i < 10; i++) {
-    const cur = cluster.get(CM, { namespace: 'default', name: 'big' });
-    cluster.update({ ...cur, data: { k: big, i: String(i) } });
-  }
+  const { created: first, update } = bigConfigMap(cluster, 300);
+  for (let i = 0; i < 10; i++) update(i);
   // Three of these fit in 1 MiB: the first update's resourceVersion fell out of the window.
   assert.ok(cluster.store.oldestResumable > Number(first.metadata.resourceVersion));
   assert.ok(cluster.store.oldestResumable >= cluster.store.resourceVersion - 3);

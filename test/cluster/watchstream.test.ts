@@ -4,7 +4,7 @@ import { request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { Cluster } from '../../src/cluster/cluster';
 import { startServer } from '../../src/cluster/server';
-import { CM } from './helpers';
+import { bigConfigMap } from './helpers';
 
 test('a watcher that stops reading is closed once its unsent events pass the limit, not buffered without bound', async () => {
   const cluster = new Cluster({ controllers: false });
@@ -13,13 +13,7 @@ test('a watcher that stops reading is closed once its unsent events pass the lim
   const warnings: string[] = [];
   console.warn = (m: string) => warnings.push(m);
   try {
-    const big = 'x'.repeat(256 * 1024);
-    const base = cluster.create({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'big' },
-      data: { k: big },
-    });
+    const { created: base, update } = bigConfigMap(cluster, 256);
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
       request(
         `${server.url}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${base.metadata.resourceVersion}`,
@@ -33,8 +27,7 @@ test('a watcher that stops reading is closed once its unsent events pass the lim
     res.pause(); // a client that never reads
     const UPDATES = 100; // 25 MiB of events: more than loopback socket buffers and the limit hold
     for (let i = 0; i < UPDATES; i++) {
-      const cur = cluster.get(CM, { namespace: 'default', name: 'big' });
-      cluster.update({ ...cur, data: { k: big, i: String(i) } });
+      update(i);
       await new Promise((r) => setImmediate(r));
     }
     // Now read: the stream ends before all the events (the server cut it), or delivers them all.
