@@ -16,6 +16,7 @@ import { Cluster } from '../src/cluster/cluster';
 import { generateServingCerts } from '../src/cluster/certs';
 import { startServer } from '../src/cluster/server';
 import type { KubeObject } from '../src/cluster/types';
+import { lineReader } from './lines';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
 
@@ -214,22 +215,7 @@ async function https(): Promise<void> {
   const child = spawn(process.execPath, ['--import', 'tsx', __filename, '--serve'], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
-  const lines: string[] = [];
-  let buf = '';
-  const waiters: Array<() => void> = [];
-  child.stdout.on('data', (d: Buffer) => {
-    buf += d.toString();
-    let k;
-    while ((k = buf.indexOf('\n')) >= 0) {
-      lines.push(buf.slice(0, k));
-      buf = buf.slice(k + 1);
-      waiters.shift()?.();
-    }
-  });
-  const nextLine = async () => {
-    while (!lines.length) await new Promise<void>((r) => waiters.push(r));
-    return lines.shift()!;
-  };
+  const nextLine = lineReader(child.stdout);
   const info = JSON.parse(await nextLine()) as {
     url: string;
     bare: string;

@@ -2,15 +2,19 @@
  * `reconcile-studio serve`: the fake cluster over HTTPS with a kubeconfig for kubectl and any
  * client, optional manifests to start with, and an optional state file that survives restarts.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Cluster } from '../cluster/cluster';
 import { loadManifests } from '../cluster/manifests';
 import { startServer } from '../cluster/server';
-import { autosave, readStateFile } from '../cluster/state';
-import type { ClusterState } from '../cluster/state';
+import { cleanTempFiles } from '../cluster/atomicfile';
+import { installKubeconfig } from '../cluster/kubeconfig';
+import type { InstalledKubeconfig } from '../cluster/kubeconfig';
+import { persist, readStateFile, replay, walFileOf } from '../cluster/state';
+import type { ClusterState, Persistence } from '../cluster/state';
+import { readWal } from '../cluster/wal';
 
 const HELP = `Usage: reconcile-studio serve [options]
 
@@ -19,10 +23,13 @@ Serve the fake Kubernetes cluster over HTTPS on 127.0.0.1 and write a kubeconfig
 Options:
   --port N              port to listen on (default: a free port)
   --host ADDR           address to listen on (default: 127.0.0.1)
-  --kubeconfig FILE     where to write the kubeconfig (default: a file in a new temp folder)
+  --kubeconfig FILE     kubeconfig to add the cluster to (default: a new file in a temp folder);
+                        an existing file is merged into, its current-context kept if it has one,
+                        and the added entries are removed when serve stops
   --context NAME        context/cluster/user name in the kubeconfig (default: reconcile-studio)
   --manifests PATH      YAML file or folder to load at start (repeatable; CRDs and Namespaces first)
-  --state FILE          save the cluster to FILE on change and restore it at start
+  --state FILE          keep the cluster in FILE (and FILE.wal): every acknowledged write is on
+                        disk; restored at start (objects restored win over --manifests)
   --pod-ready-delay MS  how long new pods take to become Ready (default: 2000)
   --no-controllers      do not run the Deployment/ReplicaSet/pod controllers
   -h, --help            show this help
@@ -71,15 +78,9 @@ export async function run(argv: string[]): Promise<number> {
   let state: ClusterState | undefined;
   const stateFile = values.state ? resolve(values.state) : undefined;
   if (stateFile) {
-    const r = readStateFile(stateFile);
-    if (r.kind === 'loaded') {
-      state = r.state;
-      console.log(`Restored ${r.state.objects.length} objects from ${stateFile}`);
-    } else if (r.kind === 'corrupt') {
-      console.error(
-        `reconcile-studio serve: the state file ${stateFile} could not be read (${r.error}); moved it to ${r.movedTo} and started empty`,
-      );
-    }
+    const restored = restore(stateFile);
+    if (!restored.ok) return 1;
+    state = restored.state;
   }
 
   const cluster = new Cluster({
@@ -91,13 +92,42 @@ export async function run(argv: string[]): Promise<number> {
     const res = loadManifests(
       cluster,
       values.manifests.map((p) => resolve(p)),
+      { keepStored: state !== undefined },
     );
     for (const e of res.errors) {
       console.error(`${e.file}:${e.line}: ${e.message}`);
     }
     console.log(`Loaded ${res.applied.length} objects from ${values.manifests.join(', ')}`);
+    if (res.kept.length) {
+      // The restored object is the newer one: re-applying the manifest would silently revert it.
+      console.log(
+        `Kept ${res.kept.length} objects as restored from ${stateFile} rather than re-applying them from the manifests (delete them to load the manifests' version): ${res.kept
+          .map((k) => `${k.kind}/${k.namespace ? `${k.namespace}/` : ''}${k.name}`)
+          .join(', ')}`,
+      );
+    }
   }
-  const stopSaving = stateFile ? autosave(cluster, stateFile) : undefined;
+  let persistence: Persistence | undefined;
+  if (stateFile) {
+    try {
+      persistence = await persist(cluster, stateFile);
+    } catch (err) {
+      console.error(
+        `reconcile-studio serve: cannot write the state to ${stateFile}: ${err instanceof Error ? err.message : String(err)}`,
+      );
+      cluster.close();
+      return 1;
+    }
+  }
+  const stopSaving = async () => {
+    try {
+      await persistence?.close();
+    } catch (err) {
+      console.error(
+        `reconcile-studio serve: could not save the state to ${stateFile}: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  };
   let server;
   try {
     server = await startServer({ cluster, port, host: values.host ?? '127.0.0.1' });
@@ -105,17 +135,47 @@ export async function run(argv: string[]): Promise<number> {
     console.error(
       `reconcile-studio serve: cannot listen: ${err instanceof Error ? err.message : String(err)}`,
     );
-    stopSaving?.();
+    await stopSaving();
     cluster.close();
     return 1;
   }
-  const kubeconfigPath = values.kubeconfig
-    ? resolve(values.kubeconfig)
-    : join(mkdtempSync(join(tmpdir(), 'reconcile-studio-')), 'kubeconfig');
-  writeFileSync(kubeconfigPath, server.kubeconfig(values.context), { mode: 0o600 });
+  const tempDir = values.kubeconfig ? undefined : mkdtempSync(join(tmpdir(), 'reconcile-studio-'));
+  let kubeconfig: InstalledKubeconfig;
+  try {
+    kubeconfig = installKubeconfig(
+      values.kubeconfig ? resolve(values.kubeconfig) : join(tempDir!, 'kubeconfig'),
+      {
+        server: server.url,
+        caPem: server.caPem,
+        token: server.token,
+        ...(values.context ? { contextName: values.context } : {}),
+      },
+    );
+  } catch (err) {
+    console.error(
+      `reconcile-studio serve: cannot write the kubeconfig: ${err instanceof Error ? err.message : String(err)}`,
+    );
+    await server.close();
+    await stopSaving();
+    cluster.close();
+    return 1;
+  }
+  // Taken out again however the process ends short of a kill -9.
+  const removeKubeconfig = () => {
+    kubeconfig.remove();
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  };
+  process.once('exit', removeKubeconfig);
   console.log(`Serving the fake cluster at ${server.url}`);
-  console.log(`Kubeconfig: ${kubeconfigPath}`);
-  console.log(`Try: kubectl --kubeconfig ${kubeconfigPath} get namespaces`);
+  console.log(`Kubeconfig: ${kubeconfig.file}`);
+  if (kubeconfig.keptCurrentContext !== undefined) {
+    console.log(
+      `Added the context "${kubeconfig.name}" to ${kubeconfig.file} and left its current-context ("${kubeconfig.keptCurrentContext}") as it was; the context is removed when serve stops`,
+    );
+    console.log(
+      `Try: kubectl --kubeconfig ${kubeconfig.file} --context ${kubeconfig.name} get namespaces`,
+    );
+  } else console.log(`Try: kubectl --kubeconfig ${kubeconfig.file} get namespaces`);
 
   await new Promise<void>((done) => {
     const stop = () => {
@@ -126,8 +186,49 @@ export async function run(argv: string[]): Promise<number> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
-  stopSaving?.();
   await server.close();
+  await stopSaving();
   cluster.close();
+  process.off('exit', removeKubeconfig);
+  removeKubeconfig();
   return 0;
+}
+
+/**
+ * Reads the snapshot and replays the write-ahead log over it, after removing the temp files of
+ * writes a killed process left. A damaged log record before the end stops the start (the file and
+ * byte offset are named): starting without it would silently lose acknowledged writes.
+ */
+function restore(stateFile: string): { ok: true; state?: ClusterState } | { ok: false } {
+  for (const f of cleanTempFiles(stateFile))
+    console.log(`Removed ${f}, left by an interrupted save of ${stateFile}`);
+  let state: ClusterState | undefined;
+  const r = readStateFile(stateFile);
+  if (r.kind === 'loaded') state = r.state;
+  else if (r.kind === 'corrupt') {
+    console.error(
+      `reconcile-studio serve: the state file ${stateFile} could not be read (${r.error}); moved it to ${r.movedTo} and started empty`,
+    );
+  }
+  const walFile = walFileOf(stateFile);
+  let log;
+  try {
+    log = readWal(walFile);
+  } catch (err) {
+    console.error(
+      `reconcile-studio serve: ${err instanceof Error ? err.message : String(err)}; refusing to start (move ${walFile} aside to start from the snapshot alone)`,
+    );
+    return { ok: false };
+  }
+  if (log.torn) {
+    console.error(
+      `reconcile-studio serve: discarded a partial last record of ${walFile} (${log.torn.bytes} bytes at byte ${log.torn.offset}): the server stopped while writing it, before acknowledging it`,
+    );
+  }
+  if (!state && !log.records.length) return { ok: true };
+  state = replay(state, log.records);
+  console.log(
+    `Restored ${state.objects.length} objects from ${stateFile}${log.records.length ? ` (${log.records.length} changes replayed from ${walFile})` : ''}`,
+  );
+  return { ok: true, state };
 }

@@ -68,6 +68,8 @@ export interface ClusterOptions {
   bookmarkIntervalMs?: number;
   /** How many changes watches can resume from. */
   watchWindow?: number;
+  /** How many bytes of changed objects watches can resume from (default 32 MiB). */
+  watchWindowBytes?: number;
   /** Objects to start with (a state file), restored before the controllers start. */
   state?: ClusterState;
 }
@@ -127,7 +129,12 @@ export class Cluster {
     this.clock = opts.clock ?? new RealClock();
     this.podReadyDelayMs = opts.podReadyDelayMs ?? 2000;
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60_000;
-    this.store = new Store(opts.watchWindow);
+    this.store = new Store({
+      ...(opts.watchWindow !== undefined ? { window: opts.watchWindow } : {}),
+      ...(opts.watchWindowBytes !== undefined ? { windowBytes: opts.watchWindowBytes } : {}),
+      // The cached JSON: every write's answer and watch event serializes it anyway.
+      sizeOf: (o) => this.jsonOf(o).length,
+    });
     this.events = new EventRecorder(this);
     if (opts.state) this.importState(opts.state);
     for (const ns of DEFAULT_NAMESPACES) {

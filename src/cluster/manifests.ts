@@ -16,6 +16,16 @@ import type { KubeObject } from './types';
 export interface LoadResult {
   applied: Array<{ kind: string; name: string; namespace?: string }>;
   errors: Array<{ file: string; line: number; message: string }>;
+  /** Objects already stored and left as they were (with `keepStored`). */
+  kept: Array<{ kind: string; name: string; namespace?: string }>;
+}
+
+export interface LoadOptions {
+  /**
+   * Leave objects that already exist as they are stored instead of applying the manifest over
+   * them: after `serve --state` restored them, the stored object is the newer one.
+   */
+  keepStored?: boolean;
 }
 
 interface Doc {
@@ -102,14 +112,27 @@ function rank(o: KubeObject): number {
 }
 
 /** Creates each object, or updates it if it exists (as a plain apply would). */
-export function loadManifests(cluster: Cluster, paths: string[]): LoadResult {
+export function loadManifests(
+  cluster: Cluster,
+  paths: string[],
+  opts: LoadOptions = {},
+): LoadResult {
   const { docs, errors } = readManifests(paths);
   const applied: LoadResult['applied'] = [];
+  const kept: LoadResult['kept'] = [];
   const sorted = docs
-    .map((d, i) => ({ d, i }))
+    .map((d, i) => ({ d, i, stored: opts.keepStored ? storedOf(cluster, d.obj) : undefined }))
     .sort((a, b) => rank(a.d.obj) - rank(b.d.obj) || a.i - b.i);
-  for (const { d } of sorted) {
+  for (const { d, stored } of sorted) {
     try {
+      if (stored) {
+        kept.push({
+          kind: stored.kind,
+          name: stored.metadata.name!,
+          ...(stored.metadata.namespace ? { namespace: stored.metadata.namespace } : {}),
+        });
+        continue;
+      }
       const out = applyOne(cluster, d.obj);
       applied.push({
         kind: out.kind,
@@ -124,7 +147,18 @@ export function loadManifests(cluster: Cluster, paths: string[]): LoadResult {
       });
     }
   }
-  return { applied, errors };
+  return { applied, errors, kept };
+}
+
+function storedOf(cluster: Cluster, obj: KubeObject): KubeObject | undefined {
+  const name = obj.metadata?.name;
+  if (!name || !obj.kind || !obj.apiVersion) return undefined;
+  const t = cluster.registry.forKind(obj);
+  if (!t) return undefined;
+  return cluster.peek(obj, {
+    ...(t.info.namespaced ? { namespace: obj.metadata.namespace || 'default' } : {}),
+    name,
+  });
 }
 
 function applyOne(cluster: Cluster, obj: KubeObject): KubeObject {

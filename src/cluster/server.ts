@@ -37,9 +37,12 @@ import type { ResourceType } from './registry';
 import { parseRequestTarget, resolveResource } from './requestinfo';
 import type { ResourceRoute } from './requestinfo';
 import { toTable } from './table';
+import { WatchStream } from './watchstream';
 import type { KubeObject, ListOptions, PatchType, WatchEvent } from './types';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+/** Unsent bytes a watch stream may add to its initial events before it is closed (watchstream.ts). */
+export const MAX_WATCH_BACKLOG_BYTES = 16 * 1024 * 1024;
 
 export interface ServerOptions {
   cluster: Cluster;
@@ -49,6 +52,8 @@ export interface ServerOptions {
   token?: string;
   /** Defaults to a freshly generated CA and serving certificate. */
   certs?: ServingCerts;
+  /** Defaults to MAX_WATCH_BACKLOG_BYTES. */
+  watchBacklogBytes?: number;
 }
 
 export interface ServerHandle {
@@ -70,6 +75,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
   const expected = Buffer.from(`Bearer ${token}`);
   const sockets = new Set<Socket>();
   const closers = new Set<() => void>();
+  const backlogLimit = opts.watchBacklogBytes ?? MAX_WATCH_BACKLOG_BYTES;
   let address = '';
 
   const server = createServer(
@@ -181,20 +187,30 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     const warnings: string[] = [];
     const fv = q.get('fieldValidation');
     const fieldValidation = fv === 'Strict' || fv === 'Ignore' || fv === 'Warn' ? fv : undefined;
-    const sendRaw = (code: number, text: string) => {
+    // A write is answered only once it is durable (with `serve --state`: its log record fsynced),
+    // as kube-apiserver answers once etcd has committed; a write that cannot be made so is a 500.
+    // A read waits too, so no client sees a change that a crash could still take back.
+    // (Synchronously when nothing is waiting for the disk: the common case costs nothing.)
+    const whenDurable = (fn: () => void): void | Promise<void> =>
+      dryRun || cluster.store.durable ? fn() : cluster.store.sync().then(fn);
+    const setWarnings = () => {
       if (warnings.length)
         res.setHeader(
           'Warning',
           warnings.map((w) => `299 - ${JSON.stringify(w)}`),
         );
-      if (pretty) return sendJson(res, code, JSON.parse(text), true);
-      res.writeHead(code, {
-        'Content-Type': 'application/json',
-        'Content-Length': Buffer.byteLength(text),
-        'Cache-Control': 'no-cache, private',
-      });
-      res.end(text);
     };
+    const sendRaw = (code: number, text: string) =>
+      whenDurable(() => {
+        setWarnings();
+        if (pretty) return sendJson(res, code, JSON.parse(text), true);
+        res.writeHead(code, {
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(text),
+          'Cache-Control': 'no-cache, private',
+        });
+        res.end(text);
+      });
     /** A written object: its stored JSON is already cached, so send that rather than serializing again. */
     const sendWritten = (code: number, out: KubeObject) => {
       const stored = dryRun
@@ -213,14 +229,11 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       }
       return send(code, out);
     };
-    const send = (code: number, obj: unknown) => {
-      if (warnings.length)
-        res.setHeader(
-          'Warning',
-          warnings.map((w) => `299 - ${JSON.stringify(w)}`),
-        );
-      sendJson(res, code, obj, pretty);
-    };
+    const send = (code: number, obj: unknown) =>
+      whenDurable(() => {
+        setWarnings();
+        sendJson(res, code, obj, pretty);
+      });
     if (name === undefined) {
       const listOpts: ListOptions = {
         ...(namespace !== undefined ? { namespace } : {}),
@@ -368,6 +381,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     const end = () => {
       if (ended) return;
       ended = true;
+      stream.close();
       w?.stop();
       closers.delete(end);
       res.end();
@@ -383,9 +397,15 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
           includeObject: includeObject ?? 'Object',
         });
       }
-      res.write(JSON.stringify({ type: ev.type, object }) + '\n');
-      if (ev.type === 'ERROR') end();
+      stream.send(JSON.stringify({ type: ev.type, object }) + '\n', ev.type === 'ERROR');
     };
+    const stream = new WatchStream({
+      res,
+      store: cluster.store,
+      backlogLimit,
+      resource: t.info.plural,
+      end,
+    });
     const timeout = q.get('timeoutSeconds') ? int64Param(q, 'timeoutSeconds') : undefined;
     const w: { stop(): void } = cluster.watch(
       type,
@@ -398,6 +418,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       write,
       end,
     );
+    // Events are delivered from a microtask queued by watch(): this one runs after the first batch.
+    queueMicrotask(() => stream.initialSent());
     // Headers go out once the watch is accepted, so a bad request still gets its own status code;
     // events arrive from a microtask, after this.
     res.writeHead(200, {

@@ -1,7 +1,11 @@
 /**
  * The storage layer, etcd's role: objects keyed by group/resource and namespace/name, one
  * cluster-wide resourceVersion bumped by every write, and a bounded log of recent changes that
- * watches resume from (older resourceVersions are "too old", 410 Gone).
+ * watches resume from (older resourceVersions are "too old", 410 Gone). The log is bounded by count
+ * and by bytes, so a few huge objects cannot hold thousands of their old versions in memory.
+ *
+ * A journal (the write-ahead log of `serve --state`) sees every change before it is applied: if it
+ * refuses one (it cannot make it durable), the write fails and nothing changes.
  *
  * Stored objects are never mutated in place and never handed out: a write replaces the stored
  * object, a read clones it. So the log can keep references instead of copies.
@@ -42,21 +46,73 @@ export function objectKey(namespace: string | undefined, name: string): string {
 
 /** How many changes the watch window keeps, like the watch cache's capacity. */
 export const DEFAULT_WINDOW = 10_000;
+/** How many bytes (of serialized objects) the watch window keeps at most. */
+export const DEFAULT_WINDOW_BYTES = 32 * 1024 * 1024;
+
+/** Sees each change before the store applies it; throwing refuses the write. */
+export interface Journal {
+  append(c: Change, key: string): void;
+  /** Resolves once every change appended so far is durable; rejects if that cannot be. */
+  sync(): Promise<void>;
+  /** True when every change appended so far is durable. */
+  readonly idle: boolean;
+}
+
+/** Stands in for a change that left the window until the log array is compacted. */
+const DROPPED: Change = {
+  rv: 0,
+  storageKey: '',
+  type: 'DELETED',
+  object: { apiVersion: '', kind: '', metadata: {} },
+};
+
+export interface StoreOptions {
+  /** At most this many changes in the watch window. */
+  window?: number;
+  /** At most this many bytes of objects in the watch window (by `sizeOf`); the newest change always stays. */
+  windowBytes?: number;
+  /** The size of a stored object in bytes (its JSON length); without it the window is bounded by count only. */
+  sizeOf?: (o: KubeObject) => number;
+}
 
 export class Store {
-  private rv: number;
+  private rv = 1;
   private readonly buckets = new Map<string, Bucket>();
   private readonly log: Change[] = [];
+  /** Sizes of the log's objects, parallel to `log`. */
+  private readonly sizes: number[] = [];
   private logStart = 0;
+  private logBytes = 0;
   private readonly listeners = new Set<ChangeListener>();
   private pending: Change[] = [];
   private flushing = false;
+  private journal: Journal | undefined;
+  private readonly window: number;
+  private readonly windowBytes: number;
+  private readonly sizeOf: ((o: KubeObject) => number) | undefined;
 
-  constructor(
-    private readonly window = DEFAULT_WINDOW,
-    startRv = 1,
-  ) {
-    this.rv = startRv;
+  constructor(opts: StoreOptions = {}) {
+    this.window = opts.window ?? DEFAULT_WINDOW;
+    this.windowBytes = opts.windowBytes ?? DEFAULT_WINDOW_BYTES;
+    this.sizeOf = opts.sizeOf;
+  }
+
+  /** Routes every later change through `j` before it is applied (undefined detaches it). */
+  setJournal(j: Journal | undefined): void {
+    this.journal = j;
+  }
+
+  /**
+   * Resolves once every change committed so far is durable (at once without a journal); rejects
+   * when the journal cannot make them so. A write is acknowledged only after this.
+   */
+  sync(): Promise<void> {
+    return this.journal ? this.journal.sync() : Promise.resolve();
+  }
+
+  /** True when every committed change is durable (always, without a journal). */
+  get durable(): boolean {
+    return !this.journal || this.journal.idle;
   }
 
   get resourceVersion(): number {
@@ -124,6 +180,11 @@ export class Store {
     object: KubeObject,
     old?: KubeObject,
   ): Change {
+    const c: Change = { rv: this.rv + 1, storageKey, type, object, ...(old ? { old } : {}) };
+    // Before anything changes: an object that cannot be serialized, or a journal that cannot take
+    // the change, fails the write whole.
+    const size = this.sizeOf?.(object) ?? 0;
+    this.journal?.append(c, key);
     this.rv++;
     let b = this.buckets.get(storageKey);
     if (!b) {
@@ -132,22 +193,35 @@ export class Store {
     }
     if (type === 'DELETED') b.delete(key);
     else b.set(key, object);
-    const c: Change = { rv: this.rv, storageKey, type, object, ...(old ? { old } : {}) };
-    this.log.push(c);
-    if (this.log.length - this.logStart > this.window) {
-      this.logStart++;
-      // Compact the array now and then rather than shifting on every write.
-      if (this.logStart > this.window) {
-        this.log.splice(0, this.logStart);
-        this.logStart = 0;
-      }
-    }
+    this.remember(c, size);
     this.pending.push(c);
     if (!this.flushing) {
       this.flushing = true;
       queueMicrotask(() => this.flush());
     }
     return c;
+  }
+
+  /** Adds a change to the watch window and drops the oldest beyond its count or byte bound. */
+  private remember(c: Change, size: number): void {
+    this.log.push(c);
+    this.sizes.push(size);
+    this.logBytes += size;
+    while (
+      this.log.length - this.logStart > 1 &&
+      (this.log.length - this.logStart > this.window || this.logBytes > this.windowBytes)
+    ) {
+      this.logBytes -= this.sizes[this.logStart];
+      // Drop the reference now (it is what frees the old object), compact the arrays later.
+      this.log[this.logStart] = DROPPED;
+      this.logStart++;
+    }
+    // Compact now and then rather than shifting on every write.
+    if (this.logStart > this.window) {
+      this.log.splice(0, this.logStart);
+      this.sizes.splice(0, this.logStart);
+      this.logStart = 0;
+    }
   }
 
   /** Changes after `rv` (exclusive), or undefined when rv is older than the window keeps. */

@@ -4,7 +4,7 @@
  * it) or a kubeconfig context. Owns the source, feeds the Custom Resources view, and says what is
  * running through context keys and the status bar.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Cluster } from '../cluster/cluster';
@@ -122,14 +122,13 @@ export class ClusterSession implements vscode.Disposable {
 
   /** Serves the cluster on 127.0.0.1 and points new terminals' KUBECONFIG at it. */
   private async serve(cluster: Cluster): Promise<void> {
-    const { startServer } = await import('./engine');
+    const { startServer, writeFileAtomic } = await import('./engine');
     this.served = await startServer({ cluster });
     const dir = this.context.globalStorageUri.fsPath;
     mkdirSync(dir, { recursive: true });
     const file = join(dir, 'fake-cluster.kubeconfig');
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, this.served.kubeconfig('reconcile-studio'), { mode: 0o600 });
-    renameSync(tmp, file);
+    // Its own file (never the user's kubeconfig): atomic, 0600 as it holds the bearer token.
+    writeFileAtomic(file, this.served.kubeconfig('reconcile-studio'));
     this.context.environmentVariableCollection.replace('KUBECONFIG', file);
     this.context.environmentVariableCollection.description =
       'Points kubectl at Reconcile Studio\u2019s fake cluster';
@@ -188,7 +187,10 @@ export class ClusterSession implements vscode.Disposable {
 
   async stop(): Promise<void> {
     this.detach();
+    const kubeconfig = this.kubeconfigPath;
     await this.served?.close();
+    // The token is dead with the server: no stale credentials left behind.
+    if (kubeconfig) rmSync(kubeconfig, { force: true });
     this.served = undefined;
     this.embedded?.close();
     this.embedded = undefined;

@@ -3,6 +3,7 @@
  * runtime and the simulator. Bundled as dist/engine.js and loaded on first use (starting the
  * cluster, running a reconciler), so that activating the extension costs milliseconds.
  */
+export { writeFileAtomic } from '../cluster/atomicfile';
 export { Cluster } from '../cluster/cluster';
 export { loadManifests } from '../cluster/manifests';
 export { startServer } from '../cluster/server';

@@ -85,3 +85,24 @@ export async function flush(clock?: VirtualClock): Promise<void> {
     if (clock) await clock.advance(0);
   }
 }
+
+/** Creates the ConfigMap default/big holding `kib` KiB; `update(i)` rewrites it (same size). */
+export function bigConfigMap(
+  cluster: Cluster,
+  kib: number,
+): { created: KubeObject; update(i: number): void } {
+  const big = 'x'.repeat(kib * 1024);
+  const created = cluster.create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'big' },
+    data: { k: big },
+  });
+  return {
+    created,
+    update: (i) => {
+      const cur = cluster.get(CM, { namespace: 'default', name: 'big' });
+      cluster.update({ ...cur, data: { k: big, i: String(i) } });
+    },
+  };
+}

@@ -8,6 +8,7 @@ import {
   isNotFound,
   isBadRequest,
 } from '../../src/cluster/errors';
+import { Store } from '../../src/cluster/store';
 import { CM, WIDGET, flush, newCluster, widget, widgetCrd } from './helpers';
 
 test('every write bumps one cluster-wide resourceVersion', () => {
@@ -467,4 +468,27 @@ test('scale subresource reads and writes a Deployment replicas', () => {
     4,
   );
   cluster.close();
+});
+
+test('a write whose object cannot be serialized fails whole: nothing is stored or watched', async () => {
+  const store = new Store({
+    sizeOf: (o) => {
+      if (o.metadata.name === 'bad') throw new RangeError('Maximum call stack size exceeded');
+      return JSON.stringify(o).length;
+    },
+  });
+  const heard: string[] = [];
+  store.subscribe((c) => heard.push(c.object.metadata.name!));
+  const obj = (name: string) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'default', resourceVersion: String(store.nextRv()) },
+  });
+  store.commit('/configmaps', 'default/good', 'ADDED', obj('good'));
+  assert.throws(() => store.commit('/configmaps', 'default/bad', 'ADDED', obj('bad')), RangeError);
+  await flush();
+  assert.equal(store.get('/configmaps', 'default/bad'), undefined);
+  assert.equal(store.resourceVersion, 2);
+  assert.equal(store.count('/configmaps'), 1);
+  assert.deepEqual(heard, ['good']);
 });

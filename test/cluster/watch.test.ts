@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Cluster } from '../../src/cluster/cluster';
 import type { WatchEvent } from '../../src/cluster/types';
-import { CM, flush, newCluster } from './helpers';
+import { CM, bigConfigMap, flush, newCluster } from './helpers';
 
 test('watch events arrive asynchronously, in commit order, never inside the write', async () => {
   const { cluster } = newCluster();
@@ -191,5 +191,28 @@ test('16 writers on one object: exactly one success per resourceVersion, no lost
     Array.from({ length: 320 }, (_, i) => i + 1),
   );
   w.stop();
+  cluster.close();
+});
+
+test('the watch window is bounded by bytes too: a resourceVersion whose changes were too large to keep is 410 Expired', async () => {
+  const cluster = new Cluster({ controllers: false, watchWindowBytes: 1024 * 1024 });
+  const { created: first, update } = bigConfigMap(cluster, 300);
+  for (let i = 0; i < 10; i++) update(i);
+  // Three of these fit in 1 MiB: the first update's resourceVersion fell out of the window.
+  assert.ok(cluster.store.oldestResumable > Number(first.metadata.resourceVersion));
+  assert.ok(cluster.store.oldestResumable >= cluster.store.resourceVersion - 3);
+  const got: WatchEvent[] = [];
+  cluster.watch(CM, { resourceVersion: first.metadata.resourceVersion! }, (e) => got.push(e));
+  const recent: WatchEvent[] = [];
+  cluster.watch(CM, { resourceVersion: String(cluster.store.resourceVersion - 2) }, (e) =>
+    recent.push(e),
+  );
+  await flush();
+  assert.equal(got[0].type, 'ERROR');
+  assert.equal((got[0].object as unknown as { code: number }).code, 410);
+  assert.deepEqual(
+    recent.map((e) => e.type),
+    ['MODIFIED', 'MODIFIED'],
+  );
   cluster.close();
 });

@@ -6,7 +6,7 @@
 import { spawn, execFile } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:https';
+import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import YAML from 'yaml';
@@ -64,13 +64,63 @@ export async function serve(args: string[] = []): Promise<Served> {
     child,
     output: () => out,
     stop: async () => {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');
         await exited;
       }
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** The answer of one HTTPS request to a served cluster. */
+export interface ApiAnswer {
+  code: number;
+  text: string;
+}
+
+/** An HTTPS client for a served cluster, from its kubeconfig (keep-alive, `maxSockets` in flight). */
+export function apiClient(
+  s: Served,
+  maxSockets = 16,
+): {
+  call(method: string, path: string, body?: unknown): Promise<ApiAnswer>;
+  close(): void;
+} {
+  const kc = YAML.parse(readFileSync(s.kubeconfig, 'utf8')) as {
+    clusters: Array<{ cluster: { 'certificate-authority-data': string } }>;
+    users: Array<{ user: { token: string } }>;
+  };
+  const ca = Buffer.from(kc.clusters[0].cluster['certificate-authority-data'], 'base64');
+  const token = kc.users[0].user.token;
+  const agent = new Agent({ keepAlive: true, maxSockets, ca });
+  return {
+    call: (method, path, body) =>
+      new Promise((res, rej) => {
+        const text = body === undefined ? undefined : JSON.stringify(body);
+        const req = request(
+          `${s.url}${path}`,
+          {
+            method,
+            agent,
+            headers: {
+              Authorization: `Bearer ${token}`,
+              ...(text !== undefined ? { 'Content-Type': 'application/json' } : {}),
+            },
+          },
+          (r) => {
+            let out = '';
+            r.setEncoding('utf8');
+            r.on('data', (d: string) => (out += d));
+            r.on('end', () => res({ code: r.statusCode ?? 0, text: out }));
+            r.on('error', rej);
+          },
+        );
+        req.on('error', rej);
+        req.end(text);
+      }),
+    close: () => agent.destroy(),
   };
 }
 

@@ -1,0 +1,54 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { Cluster } from '../../src/cluster/cluster';
+import { startServer } from '../../src/cluster/server';
+import { bigConfigMap } from './helpers';
+
+test('a watcher that stops reading is closed once its unsent events pass the limit, not buffered without bound', async () => {
+  const cluster = new Cluster({ controllers: false });
+  const server = await startServer({ cluster, watchBacklogBytes: 1024 * 1024 });
+  const warn = console.warn;
+  const warnings: string[] = [];
+  console.warn = (m: string) => warnings.push(m);
+  try {
+    const { created: base, update } = bigConfigMap(cluster, 256);
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      request(
+        `${server.url}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${base.metadata.resourceVersion}`,
+        { ca: server.caPem, headers: { Authorization: `Bearer ${server.token}` } },
+        resolve,
+      )
+        .on('error', reject)
+        .end();
+    });
+    assert.equal(res.statusCode, 200);
+    res.pause(); // a client that never reads
+    const UPDATES = 100; // 25 MiB of events: more than loopback socket buffers and the limit hold
+    for (let i = 0; i < UPDATES; i++) {
+      update(i);
+      await new Promise((r) => setImmediate(r));
+    }
+    // Now read: the stream ends before all the events (the server cut it), or delivers them all.
+    let events = 0;
+    let partial = '';
+    res.setEncoding('utf8');
+    res.on('data', (d: string) => {
+      const lines = (partial + d).split('\n');
+      partial = lines.pop()!;
+      events += lines.length;
+    });
+    res.resume();
+    await new Promise<void>((resolve) => {
+      res.on('close', resolve);
+      res.on('data', () => events === UPDATES && resolve());
+    });
+    assert.ok(events < UPDATES, `the watcher got all ${events} events: it was never closed`);
+    assert.match(warnings.join('\n'), /forcing configmaps watcher close due to unresponsiveness/);
+  } finally {
+    console.warn = warn;
+    await server.close();
+    cluster.close();
+  }
+});
