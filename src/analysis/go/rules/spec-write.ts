@@ -1,26 +1,169 @@
 /**
- * spec-write: Reconcile assigns to `<obj>.Spec...` of the object it reconciles and the path also
- * writes that object back (Update/Patch, not the status subresource). Spec is the user's desired
- * state; each write is a new generation and a new event, so a controller that keeps "fixing" its
- * own spec reconciles forever and fights `kubectl apply`. Keep derived values in status.
+ * spec-write: Reconcile assigns to `<obj>.Spec...` of the object it reconciles and that change
+ * then reaches the API server: a later Update of the object, or a Patch whose base was copied
+ * before the assignment, along some control-flow path of the function or of its callers (the
+ * helpers it is reached through). Spec is the user's desired state; each write is a new
+ * generation and a new event, so a controller that keeps "fixing" its own spec reconciles forever
+ * and fights `kubectl apply`. Keep derived values in status.
+ *
+ * Order matters: an assignment after the last write (an in-memory "effective" default) and one
+ * made before the patch base is copied never reach the server, and are not reported.
  */
 import type { GoRule } from '../rule';
-import { argVar, descendants, field, named, type Node } from '../syntax';
+import { reaches } from '../flow';
+import { paramsOf } from '../package';
+import type { CallEdge, PathFunc, Reconciler } from '../reconcilers';
+import { argVar, callArgs, callee, descendants, field, named, unparen, type Node } from '../syntax';
+
+/** Patch constructors whose first argument is the base the patch is computed against. */
+const MERGE_FROM = new Set(['MergeFrom', 'MergeFromWithOptions', 'StrategicMergeFrom']);
+
+/** A point where an object's in-memory state is sent to the API server. */
+interface Write {
+  node: Node;
+  /** what writes: `Update`, `Patch`, or the helper called */
+  what: string;
+  /**
+   * For a Patch against a copy made in this function: where the copy is made. Changes made
+   * before it are in the base and so not in the patch.
+   */
+  base: Node | null;
+}
+
+/**
+ * Where the base of `client.MergeFrom(base)` was copied from the object, when that is in this
+ * function: `base := obj.DeepCopy()` or the inline `MergeFrom(obj.DeepCopy())`. Null when the base
+ * comes from elsewhere (a parameter), or the patch is not computed against a base.
+ */
+function patchBase(fn: PathFunc, patch: Node, opt: Node | undefined): Node | null | 'none' {
+  const c = unparen(opt ?? null);
+  if (c?.type !== 'call_expression' || !MERGE_FROM.has(callee(c)?.name ?? '')) return 'none';
+  const base = unparen(callArgs(c)[0] ?? null);
+  if (!base) return 'none';
+  if (base.type === 'call_expression' && /DeepCopy/.test(callee(base)?.name ?? '')) return patch;
+  if (base.type !== 'identifier') return null;
+  let def: Node | null = null;
+  for (const d of descendants(fn.body, ['short_var_declaration', 'assignment_statement'])) {
+    if (d.startIndex >= patch.startIndex) break;
+    const left = named(field(d, 'left'));
+    const i = left.findIndex((l) => l.text === base.text);
+    if (i < 0) continue;
+    const value = named(field(d, 'right'))[i];
+    def = value && /DeepCopy/.test(value.text) ? d : null;
+  }
+  return def;
+}
+
+/** Binds a call's arguments to the callee's parameters: caller variable → callee parameter. */
+function bindings(edge: CallEdge): Map<string, { param: string; pointer: boolean }> {
+  const params = paramsOf(edge.callee.node);
+  const out = new Map<string, { param: string; pointer: boolean }>();
+  callArgs(edge.call).forEach((arg, i) => {
+    const v = argVar(arg);
+    const p = params[i];
+    if (!v || !p) return;
+    // `&x` passes x itself; a pointer variable passed on shares the object too.
+    const addr = unparen(arg)?.type === 'unary_expression';
+    out.set(v, { param: p.name, pointer: addr || p.type.type === 'pointer_type' });
+  });
+  return out;
+}
+
+class SpecFlow {
+  private readonly out = new Map<number, CallEdge[]>();
+  private readonly into = new Map<number, CallEdge[]>();
+  private readonly priorWrites = new Map<string, string | null>();
+
+  constructor(rec: Reconciler) {
+    for (const e of rec.edges) {
+      const o = this.out.get(e.caller.node.id) ?? [];
+      o.push(e);
+      this.out.set(e.caller.node.id, o);
+      const i = this.into.get(e.callee.node.id) ?? [];
+      i.push(e);
+      this.into.set(e.callee.node.id, i);
+    }
+  }
+
+  /** The writes of `name` in `fn`: its own client calls and calls of helpers that write it. */
+  writes(fn: PathFunc, name: string): Write[] {
+    const out: Write[] = [];
+    for (const cc of fn.clientCalls) {
+      if (cc.status || (cc.method !== 'Update' && cc.method !== 'Patch')) continue;
+      if (argVar(cc.args[1]) !== name) continue;
+      const base = cc.method === 'Patch' ? patchBase(fn, cc.call, cc.args[2]) : 'none';
+      out.push({ node: cc.call, what: cc.method, base: base === 'none' ? null : base });
+    }
+    for (const e of this.out.get(fn.node.id) ?? []) {
+      const b = bindings(e).get(name);
+      if (!b?.pointer) continue;
+      const what = this.writesPrior(e.callee, b.param, new Set());
+      if (what) out.push({ node: e.call, what: `${e.callee.decl.name} (${what})`, base: null });
+    }
+    return out;
+  }
+
+  /**
+   * Does calling `fn` send to the server changes made to `param` before the call? An Update
+   * does; a Patch against a copy the helper makes itself does not. Returns the write's method.
+   */
+  private writesPrior(fn: PathFunc, param: string, seen: Set<string>): string | null {
+    const key = `${fn.node.id}:${param}`;
+    if (this.priorWrites.has(key)) return this.priorWrites.get(key)!;
+    if (seen.has(key)) return null;
+    seen.add(key);
+    let found: string | null = null;
+    for (const cc of fn.clientCalls) {
+      if (cc.status || (cc.method !== 'Update' && cc.method !== 'Patch')) continue;
+      if (argVar(cc.args[1]) !== param) continue;
+      const base = cc.method === 'Patch' ? patchBase(fn, cc.call, cc.args[2]) : 'none';
+      if (base !== null && base !== 'none') continue; // a copy made here: earlier changes are in it
+      found = cc.method;
+      break;
+    }
+    for (const e of found ? [] : (this.out.get(fn.node.id) ?? [])) {
+      const b = bindings(e).get(param);
+      if (b?.pointer) found = this.writesPrior(e.callee, b.param, seen);
+      if (found) break;
+    }
+    this.priorWrites.set(key, found);
+    return found;
+  }
+
+  /**
+   * The first write that sends a change made to `name` at `at` in `fn` to the server: in `fn`
+   * after it, or — when `name` is a pointer parameter — in a caller after the call.
+   */
+  writtenAfter(fn: PathFunc, name: string, at: Node, seen = new Set<string>()): Write | null {
+    const key = `${fn.node.id}:${name}:${at.id}`;
+    if (seen.has(key)) return null;
+    seen.add(key);
+    for (const w of this.writes(fn, name)) {
+      if (!reaches(fn.body, at, w.node)) continue;
+      // A patch against a copy made after the change does not carry it.
+      if (w.base && w.base.startIndex > at.startIndex) continue;
+      return w;
+    }
+    const param = paramsOf(fn.node).find((p) => p.name === name);
+    if (!param || param.type.type !== 'pointer_type') return null;
+    for (const e of this.into.get(fn.node.id) ?? []) {
+      for (const [v, b] of bindings(e)) {
+        if (b.param !== name) continue;
+        const w = this.writtenAfter(e.caller, v, e.call, seen);
+        if (w) return w;
+      }
+    }
+    return null;
+  }
+}
 
 export const specWrite: GoRule = {
   id: 'spec-write',
   check(ctx) {
     for (const rec of ctx.reconcilers) {
-      const writesBack = rec.funcs.some((fn) =>
-        fn.clientCalls.some(
-          (cc) =>
-            !cc.status &&
-            (cc.method === 'Update' || cc.method === 'Patch') &&
-            fn.reconciled.has(argVar(cc.args[1]) ?? ''),
-        ),
-      );
-      if (!writesBack) continue;
+      const flow = new SpecFlow(rec);
       for (const fn of rec.funcs) {
+        if (fn.reconciled.size === 0) continue;
         for (const a of descendants(fn.body, [
           'assignment_statement',
           'inc_statement',
@@ -34,10 +177,12 @@ export const specWrite: GoRule = {
           });
           if (!hit) continue;
           const v = hit.text.split('.')[0];
+          const w = flow.writtenAfter(fn, v, a);
+          if (!w) continue;
           ctx.report({
             file: fn.file,
             node: a,
-            message: `Reconcile changes ${hit.text} of the object it reconciles and writes ${v} back: spec is the user's desired state and each write triggers another reconcile (an endless loop if it differs each time); keep derived values in status.`,
+            message: `Reconcile changes ${hit.text} of the object it reconciles and the ${w.what} that follows sends it to the API server: spec is the user's desired state and each write triggers another reconcile (an endless loop if it differs each time); keep derived values in status.`,
           });
         }
       }
