@@ -1,23 +1,51 @@
 /**
  * unscoped-list: `List(ctx, &list)` with no option, or only options that do not narrow it
- * (Limit, Continue). A full List on every reconcile costs memory and API-server time that grow
+ * (Limit, Continue, an empty `&client.ListOptions{}` or `client.MatchingLabels{}`,
+ * `client.InNamespace("")`). A full List on every reconcile costs memory and API-server time that grow
  * with the cluster; scope it by namespace, labels or an indexed field.
  */
 import type { GoRule } from '../rule';
-import { callee, unparen, type Node } from '../syntax';
+import { callArgs, callee, field, named, typeName, unparen, type Node } from '../syntax';
 
 /** Options that do not narrow what a List returns. */
 const NOT_NARROWING = new Set(['Limit', 'Continue', 'UnsafeDisableDeepCopy']);
 
+/** ListOptions fields that narrow a List, and values that leave it whole. */
+const NARROWING_FIELDS = new Set(['Namespace', 'LabelSelector', 'FieldSelector']);
+const EVERYTHING = /^(""|nil|labels\.Everything\(\)|fields\.Everything\(\))$/;
+/** Option types that are a selector themselves: narrowing only when not empty. */
+const SELECTOR_LITERALS = new Set(['MatchingLabels', 'MatchingFields', 'HasLabels']);
+
 function narrows(opt: Node): boolean {
-  const o = unparen(opt);
+  let o = unparen(opt);
   if (!o) return true;
+  if (o.type === 'unary_expression' && o.childForFieldName('operator')?.type === '&')
+    o = unparen(field(o, 'operand'));
+  if (!o) return true;
+  if (o.type === 'composite_literal') {
+    const type = typeName(field(o, 'type'));
+    const elements = named(field(o, 'body')).filter((e) => e.type !== 'comment');
+    if (type === 'ListOptions') {
+      // `&client.ListOptions{}` narrows nothing; `{Namespace: ns}` does.
+      return elements.some((e) => {
+        const [key, value] = named(e);
+        return (
+          e.type === 'keyed_element' &&
+          NARROWING_FIELDS.has(key?.text ?? '') &&
+          !EVERYTHING.test(value?.text.trim() ?? '')
+        );
+      });
+    }
+    if (type && SELECTOR_LITERALS.has(type)) return elements.length > 0;
+    return true;
+  }
   if (o.type === 'call_expression') {
     const c = callee(o);
+    if (c?.name === 'InNamespace') return !EVERYTHING.test(callArgs(o)[0]?.text.trim() ?? '');
     return !(c && NOT_NARROWING.has(c.name));
   }
   if (o.type === 'selector_expression') return !NOT_NARROWING.has(o.text.split('.').pop() ?? '');
-  return true; // variables, `opts...`, &client.ListOptions{...}: assume they scope the list
+  return true; // variables and other expressions: assume they scope the list
 }
 
 export const unscopedList: GoRule = {
