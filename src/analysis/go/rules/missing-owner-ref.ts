@@ -4,7 +4,7 @@
  * child is not garbage-collected with its owner and its changes do not enqueue the owner (Owns()
  * watches match on it). Insert ctrl.SetControllerReference before the Create.
  */
-import { checkedCall, fix, insertBefore } from '../../fixes';
+import { checkedCall, fix, insertBefore, packageName } from '../../fixes';
 import type { Fix } from '../../diagnostics';
 import type { GoRule } from '../rule';
 import { CONTROLLERUTIL_PKG, CTRL_PKG, importName, type GoPackage } from '../package';
@@ -158,7 +158,11 @@ function fixesFor(pkg: GoPackage, fn: PathFunc, call: Node, child: string): Fix[
   const scheme = schemeExpr(pkg, fn);
   const owner = ownerExpr(fn);
   const ret = returnErrorStatement(fn, 'err');
-  const util = importName(fn.file, CONTROLLERUTIL_PKG) ?? importName(fn.file, CTRL_PKG);
+  // Either package has SetControllerReference; import controllerutil when the file has neither.
+  const have = importName(fn.file, CONTROLLERUTIL_PKG) ?? importName(fn.file, CTRL_PKG);
+  const util = have
+    ? { name: have, edits: [] }
+    : packageName(fn.file, CONTROLLERUTIL_PKG, 'controllerutil');
   const stmt = enclosingStatement(call);
   if (!scheme || !owner || !ret || !util || !stmt) return [];
   return [
@@ -167,8 +171,9 @@ function fixesFor(pkg: GoPackage, fn: PathFunc, call: Node, child: string): Fix[
       insertBefore(
         fn.file,
         stmt,
-        checkedCall(`${util}.SetControllerReference(${owner}, ${child}, ${scheme})`, ret),
+        checkedCall(`${util.name}.SetControllerReference(${owner}, ${child}, ${scheme})`, ret),
       ),
+      ...util.edits,
     ),
   ];
 }

@@ -3,10 +3,10 @@
  * error as is. After a delete the object is gone, Get returns NotFound, and the request fails and
  * is retried with backoff for nothing. Ignore NotFound (client.IgnoreNotFound or IsNotFound).
  */
-import { fix, replaceNode } from '../../fixes';
+import { fix, packageName, replaceNode } from '../../fixes';
 import type { Fix } from '../../diagnostics';
 import type { GoRule } from '../rule';
-import { CLIENT_PKG, importName } from '../package';
+import { CLIENT_PKG } from '../package';
 import type { PathFunc } from '../reconcilers';
 import { argVar, descendants, field, named, statements, unparen, type Node } from '../syntax';
 
@@ -75,12 +75,13 @@ function firstReturnOf(ifs: Node[], err: string): Node | null {
 }
 
 function fixesFor(fn: PathFunc, errExpr: Node): Fix[] {
-  const client = importName(fn.file, CLIENT_PKG);
+  const client = packageName(fn.file, CLIENT_PKG, 'client');
   if (!client) return [];
   return [
     fix(
-      `Wrap with ${client}.IgnoreNotFound`,
-      replaceNode(fn.file, errExpr, `${client}.IgnoreNotFound(${errExpr.text})`),
+      `Wrap with ${client.name}.IgnoreNotFound`,
+      replaceNode(fn.file, errExpr, `${client.name}.IgnoreNotFound(${errExpr.text})`),
+      ...client.edits,
     ),
   ];
 }
