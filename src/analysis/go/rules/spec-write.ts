@@ -85,9 +85,15 @@ class SpecFlow {
     }
   }
 
+  private readonly writesCache = new Map<string, Write[]>();
+
   /** The writes of `name` in `fn`: its own client calls and calls of helpers that write it. */
   writes(fn: PathFunc, name: string): Write[] {
+    const key = `${fn.node.id}:${name}`;
+    const cached = this.writesCache.get(key);
+    if (cached) return cached;
     const out: Write[] = [];
+    this.writesCache.set(key, out);
     for (const cc of fn.clientCalls) {
       if (cc.status || (cc.method !== 'Update' && cc.method !== 'Patch')) continue;
       if (argVar(cc.args[1]) !== name) continue;
@@ -161,6 +167,16 @@ export const specWrite: GoRule = {
   id: 'spec-write',
   check(ctx) {
     for (const rec of ctx.reconcilers) {
+      // Cheap first: a change can only reach the server through some write of the object.
+      const writesBack = rec.funcs.some((fn) =>
+        fn.clientCalls.some(
+          (cc) =>
+            !cc.status &&
+            (cc.method === 'Update' || cc.method === 'Patch') &&
+            fn.reconciled.has(argVar(cc.args[1]) ?? ''),
+        ),
+      );
+      if (!writesBack) continue;
       const flow = new SpecFlow(rec);
       for (const fn of rec.funcs) {
         if (fn.reconciled.size === 0) continue;
