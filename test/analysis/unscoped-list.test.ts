@@ -1,7 +1,7 @@
 /** unscoped-list looks inside the options: an empty one narrows nothing. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { controller, rulesOf } from './helpers';
+import { applyEdits, controller, findings, rulesOf } from './helpers';
 
 const list = (opts: string): string =>
   controller(
@@ -31,4 +31,27 @@ describe('unscoped-list options', () => {
       assert.deepEqual(await rulesOf(list(opts)), []);
     });
   }
+});
+
+describe('unscoped-list quick fix', () => {
+  it('scopes a List of a namespaced kind to the reconciled object’s namespace', async () => {
+    const text = list(', client.Limit(50)');
+    const [f] = await findings(text);
+    assert.equal(f.fixes[0].title, "Scope the List to app's namespace");
+    const fixed = applyEdits(text, f.fixes[0].edits);
+    assert.match(
+      fixed,
+      /r\.List\(ctx, &pods, client\.Limit\(50\), client\.InNamespace\(app\.Namespace\)\)/,
+    );
+    assert.deepEqual(await rulesOf(fixed), []);
+  });
+
+  it('offers nothing for a List of a kind it does not know to be namespaced', async () => {
+    const text = controller(
+      'var nodes corev1.NodeList\nif err := r.List(ctx, &nodes); err != nil {\n\treturn ctrl.Result{}, err\n}',
+    );
+    const [f] = await findings(text);
+    assert.equal(f.rule, 'unscoped-list');
+    assert.deepEqual(f.fixes, []);
+  });
 });

@@ -4,8 +4,12 @@
  * `client.InNamespace("")`). A full List on every reconcile costs memory and API-server time that grow
  * with the cluster; scope it by namespace, labels or an indexed field.
  */
+import type { Fix } from '../../diagnostics';
+import { fix, packageName } from '../../fixes';
+import { CLIENT_PKG } from '../package';
 import type { GoRule } from '../rule';
-import { callArgs, callee, field, named, typeName, unparen, type Node } from '../syntax';
+import { localVarType, type ClientCall, type PathFunc } from '../reconcilers';
+import { argVar, callArgs, callee, field, named, typeName, unparen, type Node } from '../syntax';
 
 /** Options that do not narrow what a List returns. */
 const NOT_NARROWING = new Set(['Limit', 'Continue', 'UnsafeDisableDeepCopy']);
@@ -48,6 +52,55 @@ function narrows(opt: Node): boolean {
   return true; // variables and other expressions: assume they scope the list
 }
 
+/** Built-in kinds that live in a namespace: a List of them can be scoped to the owner's. */
+const NAMESPACED = new Set([
+  'Pod',
+  'Service',
+  'ConfigMap',
+  'Secret',
+  'ServiceAccount',
+  'PersistentVolumeClaim',
+  'Endpoints',
+  'Event',
+  'Deployment',
+  'ReplicaSet',
+  'StatefulSet',
+  'DaemonSet',
+  'Job',
+  'CronJob',
+  'Ingress',
+  'NetworkPolicy',
+  'Role',
+  'RoleBinding',
+  'PodDisruptionBudget',
+  'HorizontalPodAutoscaler',
+  'EndpointSlice',
+  'Lease',
+]);
+
+/**
+ * "Scope the List to the reconciled object's namespace", offered only where that is sound to
+ * suggest: a List of a namespaced built-in kind, in a function that holds the reconciled object.
+ * (Listing across namespaces on purpose is rare enough to be suppressed where meant.)
+ */
+function fixesFor(fn: PathFunc, cc: ClientCall): Fix[] {
+  const list = argVar(cc.args[1]);
+  const owner = [...fn.reconciled][0];
+  const kind = list ? localVarType(fn, list)?.replace(/List$/, '') : null;
+  const last = cc.args[cc.args.length - 1];
+  if (!owner || !kind || !NAMESPACED.has(kind) || !last) return [];
+  const client = packageName(fn.file, CLIENT_PKG, 'client');
+  if (!client) return [];
+  const at = fn.file.lines.range(last.endIndex, last.endIndex);
+  return [
+    fix(
+      `Scope the List to ${owner}'s namespace`,
+      { range: at, newText: `, ${client.name}.InNamespace(${owner}.Namespace)` },
+      ...client.edits,
+    ),
+  ];
+}
+
 export const unscopedList: GoRule = {
   id: 'unscoped-list',
   check(ctx) {
@@ -63,6 +116,7 @@ export const unscopedList: GoRule = {
             node: cc.call,
             message:
               'This List has no namespace, label or field selector: it reads every object of the kind on each reconcile. Pass client.InNamespace, client.MatchingLabels or client.MatchingFields.',
+            fixes: () => fixesFor(fn, cc),
           });
         }
       }
