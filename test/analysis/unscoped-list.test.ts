@@ -48,10 +48,39 @@ describe('unscoped-list quick fix', () => {
 
   it('offers nothing for a List of a kind it does not know to be namespaced', async () => {
     const text = controller(
-      'var nodes corev1.NodeList\nif err := r.List(ctx, &nodes); err != nil {\n\treturn ctrl.Result{}, err\n}',
+      'var apps webv1.WebAppList\nif err := r.List(ctx, &apps); err != nil {\n\treturn ctrl.Result{}, err\n}',
     );
     const [f] = await findings(text);
     assert.equal(f.rule, 'unscoped-list');
     assert.deepEqual(f.fixes, []);
+  });
+});
+
+describe('unscoped-list leaves alone what cannot be scoped', () => {
+  it('accepts a List of a cluster-scoped kind (all namespaces, matched against patterns)', async () => {
+    const text = controller(
+      'namespaces := &corev1.NamespaceList{}\nif err := r.List(ctx, namespaces, &client.ListOptions{}); err != nil {\n\treturn ctrl.Result{}, err\n}',
+    );
+    assert.deepEqual(await rulesOf(text), []);
+  });
+
+  it('accepts a generic helper that lists into a client.ObjectList parameter', async () => {
+    const extra = `
+func (r *WebAppReconciler) all(ctx context.Context, list client.ObjectList) error {
+	return r.List(ctx, list)
+}`;
+    const body =
+      'if err := r.all(ctx, &corev1.PodList{}); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    assert.deepEqual(await rulesOf(controller(body, extra)), []);
+  });
+
+  it('still flags a List of a namespaced kind into a typed parameter', async () => {
+    const extra = `
+func (r *WebAppReconciler) pods(ctx context.Context, list *corev1.PodList) error {
+	return r.List(ctx, list)
+}`;
+    const body =
+      'if err := r.pods(ctx, &corev1.PodList{}); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    assert.deepEqual(await rulesOf(controller(body, extra)), ['unscoped-list']);
   });
 });

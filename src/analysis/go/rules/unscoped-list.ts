@@ -6,7 +6,7 @@
  */
 import type { Fix } from '../../diagnostics';
 import { fix, packageName } from '../../fixes';
-import { CLIENT_PKG } from '../package';
+import { CLIENT_PKG, paramsOf } from '../package';
 import type { GoRule } from '../rule';
 import { localVarType, type ClientCall, type PathFunc } from '../reconcilers';
 import { argVar, callArgs, callee, field, named, typeName, unparen, type Node } from '../syntax';
@@ -79,6 +79,43 @@ const NAMESPACED = new Set([
 ]);
 
 /**
+ * Cluster-scoped built-in kinds. A List of them cannot be scoped by namespace, and what reads
+ * them all (matching namespaces against patterns, node states) needs them all: not reported.
+ */
+const CLUSTER_SCOPED = new Set([
+  'Namespace',
+  'Node',
+  'PersistentVolume',
+  'StorageClass',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'CustomResourceDefinition',
+  'PriorityClass',
+  'IngressClass',
+  'RuntimeClass',
+  'CSIDriver',
+  'CSINode',
+  'VolumeAttachment',
+  'ClusterTrustBundle',
+  'ValidatingWebhookConfiguration',
+  'MutatingWebhookConfiguration',
+  'APIService',
+]);
+
+/**
+ * Lists we do not judge: of a cluster-scoped built-in kind, or into a `client.ObjectList`
+ * parameter (a generic helper: its callers choose the kind and the reason).
+ */
+function exempt(fn: PathFunc, cc: ClientCall): boolean {
+  const list = argVar(cc.args[1]);
+  if (!list) return false;
+  const param = paramsOf(fn.node).find((p) => p.name === list);
+  if (param) return /\bObjectList$/.test(param.type.text);
+  const kind = localVarType(fn, list)?.replace(/List$/, '');
+  return !!kind && CLUSTER_SCOPED.has(kind);
+}
+
+/**
  * "Scope the List to the reconciled object's namespace", offered only where that is sound to
  * suggest: a List of a namespaced built-in kind, in a function that holds the reconciled object.
  * (Listing across namespaces on purpose is rare enough to be suppressed where meant.)
@@ -110,7 +147,7 @@ export const unscopedList: GoRule = {
           if (cc.status || cc.method !== 'List' || cc.args.length < 2) continue;
           // A trailing `opts...` spreads unknown options: assume they scope the list.
           if (cc.call.text.includes('...)')) continue;
-          if (cc.args.slice(2).some(narrows)) continue;
+          if (cc.args.slice(2).some(narrows) || exempt(fn, cc)) continue;
           ctx.report({
             file: fn.file,
             node: cc.call,
