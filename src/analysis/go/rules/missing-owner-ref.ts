@@ -7,6 +7,7 @@
 import { checkedCall, fix, insertBefore, packageName } from '../../fixes';
 import type { Fix } from '../../diagnostics';
 import type { GoRule } from '../rule';
+import { CLUSTER_SCOPED_KINDS } from '../kinds';
 import { CONTROLLERUTIL_PKG, CTRL_PKG, importName, type GoPackage } from '../package';
 import { localOrigin, passedToUnknownCall } from '../origins';
 import { localVarType, returnErrorStatement, type PathFunc } from '../reconcilers';
@@ -23,16 +24,7 @@ import {
 
 /** Kinds that are cluster-scoped or never owned by a namespaced custom resource. */
 const UNOWNED = new Set([
-  'Namespace',
-  'Node',
-  'PersistentVolume',
-  'StorageClass',
-  'ClusterRole',
-  'ClusterRoleBinding',
-  'CustomResourceDefinition',
-  'PriorityClass',
-  'ValidatingWebhookConfiguration',
-  'MutatingWebhookConfiguration',
+  ...CLUSTER_SCOPED_KINDS,
   'Event',
   'TokenReview',
   'SubjectAccessReview',

@@ -6,6 +6,7 @@
  */
 import type { Fix } from '../../diagnostics';
 import { fix, packageName } from '../../fixes';
+import { CLUSTER_SCOPED_KINDS, NAMESPACED_KINDS } from '../kinds';
 import { CLIENT_PKG, paramsOf } from '../package';
 import type { GoRule } from '../rule';
 import { localVarType, type ClientCall, type PathFunc } from '../reconcilers';
@@ -52,59 +53,10 @@ function narrows(opt: Node): boolean {
   return true; // variables and other expressions: assume they scope the list
 }
 
-/** Built-in kinds that live in a namespace: a List of them can be scoped to the owner's. */
-const NAMESPACED = new Set([
-  'Pod',
-  'Service',
-  'ConfigMap',
-  'Secret',
-  'ServiceAccount',
-  'PersistentVolumeClaim',
-  'Endpoints',
-  'Event',
-  'Deployment',
-  'ReplicaSet',
-  'StatefulSet',
-  'DaemonSet',
-  'Job',
-  'CronJob',
-  'Ingress',
-  'NetworkPolicy',
-  'Role',
-  'RoleBinding',
-  'PodDisruptionBudget',
-  'HorizontalPodAutoscaler',
-  'EndpointSlice',
-  'Lease',
-]);
-
 /**
- * Cluster-scoped built-in kinds. A List of them cannot be scoped by namespace, and what reads
- * them all (matching namespaces against patterns, node states) needs them all: not reported.
- */
-const CLUSTER_SCOPED = new Set([
-  'Namespace',
-  'Node',
-  'PersistentVolume',
-  'StorageClass',
-  'ClusterRole',
-  'ClusterRoleBinding',
-  'CustomResourceDefinition',
-  'PriorityClass',
-  'IngressClass',
-  'RuntimeClass',
-  'CSIDriver',
-  'CSINode',
-  'VolumeAttachment',
-  'ClusterTrustBundle',
-  'ValidatingWebhookConfiguration',
-  'MutatingWebhookConfiguration',
-  'APIService',
-]);
-
-/**
- * Lists we do not judge: of a cluster-scoped built-in kind, or into a `client.ObjectList`
- * parameter (a generic helper: its callers choose the kind and the reason).
+ * Lists we do not judge: of a cluster-scoped built-in kind (it cannot be scoped by namespace, and
+ * what reads them all — namespaces matched against patterns, node states — needs them all), or
+ * into a `client.ObjectList` parameter (a generic helper: its callers choose the kind and the reason).
  */
 function exempt(fn: PathFunc, cc: ClientCall): boolean {
   const list = argVar(cc.args[1]);
@@ -112,7 +64,7 @@ function exempt(fn: PathFunc, cc: ClientCall): boolean {
   const param = paramsOf(fn.node).find((p) => p.name === list);
   if (param) return /\bObjectList$/.test(param.type.text);
   const kind = localVarType(fn, list)?.replace(/List$/, '');
-  return !!kind && CLUSTER_SCOPED.has(kind);
+  return !!kind && CLUSTER_SCOPED_KINDS.has(kind);
 }
 
 /**
@@ -125,7 +77,7 @@ function fixesFor(fn: PathFunc, cc: ClientCall): Fix[] {
   const owner = [...fn.reconciled][0];
   const kind = list ? localVarType(fn, list)?.replace(/List$/, '') : null;
   const last = cc.args[cc.args.length - 1];
-  if (!owner || !kind || !NAMESPACED.has(kind) || !last) return [];
+  if (!owner || !kind || !NAMESPACED_KINDS.has(kind) || !last) return [];
   const client = packageName(fn.file, CLIENT_PKG, 'client');
   if (!client) return [];
   const at = fn.file.lines.range(last.endIndex, last.endIndex);
