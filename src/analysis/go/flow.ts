@@ -45,11 +45,16 @@ function childToward(ancestor: Node, node: Node): Node | null {
  * around it.
  */
 function cutOff(from: Node, within: (block: Node) => boolean): boolean {
-  let inLiteral = false;
-  for (let x: Node = from; x.parent && within(x.parent); x = x.parent) {
-    const p: Node = x.parent;
-    if (p.type === 'func_literal') inLiteral = true;
-    if (inLiteral || (p.type !== 'statement_list' && p.type !== 'block')) continue;
+  const chain: Node[] = [];
+  for (let x: Node = from; x.parent && within(x.parent); x = x.parent) chain.push(x);
+  // Blocks up to the outermost function literal on the way belong to closures: skip them.
+  let start = 0;
+  chain.forEach((x, i) => {
+    if (x.parent?.type === 'func_literal') start = i + 1;
+  });
+  for (const x of chain.slice(start)) {
+    const p = x.parent!;
+    if (p.type !== 'statement_list' && p.type !== 'block') continue;
     const i = p.children.indexOf(x);
     if (p.children.slice(i + 1).some((s) => s.isNamed && terminates(s))) return true;
   }
