@@ -1,7 +1,7 @@
 /** The reconciled object is tracked when a helper fetches it with the request's key. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { controller, rulesOf } from './helpers';
+import { controller, findings, rulesOf } from './helpers';
 
 const GET_APP = `
 func (r *WebAppReconciler) getApp(ctx context.Context, key client.ObjectKey) (*webv1.WebApp, error) {
@@ -42,5 +42,34 @@ describe('objects fetched in a helper', () => {
       build,
     );
     assert.ok(!(await rulesOf(text)).includes('spec-write'));
+  });
+});
+
+describe('notfound-not-ignored through a fetching helper', () => {
+  const returnsErr = (helper = GET_APP): string =>
+    fetchedInHelper('', helper).replace(
+      'return ctrl.Result{}, client.IgnoreNotFound(err)',
+      'return ctrl.Result{}, err',
+    );
+
+  it('flags returning the error of a helper that reads the object and passes NotFound on', async () => {
+    const fs = await findings(returnsErr());
+    assert.deepEqual(
+      fs.map((f) => f.rule),
+      ['notfound-not-ignored'],
+    );
+    assert.match(fs[0].message, /When app has been deleted getApp returns NotFound/);
+  });
+
+  it('accepts a helper that deals with NotFound itself', async () => {
+    const helper = GET_APP.replace(
+      '\t\treturn nil, err\n',
+      '\t\tif apierrors.IsNotFound(err) {\n\t\t\treturn nil, nil\n\t\t}\n\t\treturn nil, err\n',
+    );
+    assert.deepEqual(await rulesOf(returnsErr(helper)), []);
+  });
+
+  it('accepts IgnoreNotFound on the helper’s error', async () => {
+    assert.deepEqual(await rulesOf(fetchedInHelper('')), []);
   });
 });

@@ -72,11 +72,20 @@ export interface CallEdge {
   callee: PathFunc;
 }
 
+export interface HelperFetch {
+  name: string;
+  type: string | null;
+  call: Node;
+  helper: FuncDecl;
+}
+
 export interface Reconciler {
   root: PathFunc;
   funcs: PathFunc[];
   /** every resolved same-package call between path functions */
   edges: CallEdge[];
+  /** `app, err := r.getApp(ctx, req.NamespacedName)`: the reconciled object read by a helper */
+  helperFetches: HelperFetch[];
   /** the call that was not followed because the path reached MAX_PATH_FUNCS, if any */
   stoppedAt: { fn: PathFunc; call: Node; target: string } | null;
   /** bare type name of the reconciled object, when declared in Reconcile */
@@ -264,7 +273,8 @@ export function buildReconciler(
     root.reconciled.add(v);
     objectType ??= localVarType(root, v);
   }
-  for (const got of fetchedByHelper(pkg, root, request)) {
+  const helperFetches = fetchedByHelper(pkg, root, request);
+  for (const got of helperFetches) {
     root.reconciled.add(got.name);
     objectType ??= got.type;
   }
@@ -311,19 +321,15 @@ export function buildReconciler(
       if (grew) queue.push(callee);
     }
   }
-  return { root, funcs, edges, stoppedAt, objectType, request };
+  return { root, funcs, edges, helperFetches, stoppedAt, objectType, request };
 }
 
 /**
  * `app, err := r.getApp(ctx, req.NamespacedName)`: a same-package helper handed the request's key
  * that reads with the client and returns a pointer first. What it returns is the reconciled object.
  */
-function fetchedByHelper(
-  pkg: GoPackage,
-  root: PathFunc,
-  request: string,
-): { name: string; type: string | null }[] {
-  const out: { name: string; type: string | null }[] = [];
+function fetchedByHelper(pkg: GoPackage, root: PathFunc, request: string): HelperFetch[] {
+  const out: HelperFetch[] = [];
   for (const def of descendants(root.body, ['short_var_declaration', 'assignment_statement'])) {
     const values = named(field(def, 'right'));
     const call = unparen(values[0] ?? null);
@@ -336,7 +342,12 @@ function fetchedByHelper(
     if (!results[0]?.startsWith('*') || results[results.length - 1] !== 'error') continue;
     const left = named(field(def, 'left'))[0];
     if (left?.type !== 'identifier' || left.text === '_') continue;
-    out.push({ name: left.text, type: /(\w+)$/.exec(results[0])?.[1] ?? null });
+    out.push({
+      name: left.text,
+      type: /(\w+)$/.exec(results[0])?.[1] ?? null,
+      call,
+      helper: target,
+    });
   }
   return out;
 }
