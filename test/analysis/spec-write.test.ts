@@ -112,3 +112,41 @@ func effectiveCopy(app webv1.WebApp) int32 {
     assert.deepEqual(await rulesOf(controller(`_ = effectiveCopy(app)\n${UPDATE}`, extra)), []);
   });
 });
+
+describe('spec-write and patches held in a variable or made by a callback helper', () => {
+  const PATCH_HELPER = `
+func (r *WebAppReconciler) patch(ctx context.Context, app *webv1.WebApp, mutate func(app *webv1.WebApp)) error {
+	patch := client.MergeFrom(app.DeepCopy())
+	mutate(app)
+	return r.Patch(ctx, app, patch)
+}`;
+
+  it('accepts a change made before `patch := client.MergeFrom(obj.DeepCopy())`', async () => {
+    const body =
+      'app.Spec.Replicas = 1\npatch := client.MergeFrom(app.DeepCopy())\nif err := r.Patch(ctx, &app, patch); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    assert.deepEqual(await rulesOf(controller(body)), []);
+  });
+
+  it('flags a change made after `patch := client.MergeFrom(obj.DeepCopy())`', async () => {
+    const body =
+      'patch := client.MergeFrom(app.DeepCopy())\napp.Spec.Replicas = 1\nif err := r.Patch(ctx, &app, patch); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    assert.deepEqual(await rulesOf(controller(body)), ['spec-write']);
+  });
+
+  it('flags a change in a closure handed to a helper that patches after copying its base', async () => {
+    const body =
+      'if err := r.patch(ctx, &app, func(app *webv1.WebApp) {\n\tapp.Spec.Replicas = 1\n}); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    const fs = await findings(controller(body, PATCH_HELPER));
+    assert.deepEqual(
+      fs.map((f) => f.rule),
+      ['spec-write'],
+    );
+    assert.match(fs[0].message, /the patch \(Patch\) that follows/);
+  });
+
+  it('accepts a change made before calling that helper with a closure that leaves spec alone', async () => {
+    const body =
+      'app.Spec.Replicas = 1\nif err := r.patch(ctx, &app, func(app *webv1.WebApp) {\n\tapp.Labels = nil\n}); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    assert.deepEqual(await rulesOf(controller(body, PATCH_HELPER)), []);
+  });
+});

@@ -13,7 +13,17 @@ import type { GoRule } from '../rule';
 import { reaches } from '../flow';
 import { paramsOf } from '../package';
 import type { CallEdge, PathFunc, Reconciler } from '../reconcilers';
-import { argVar, callArgs, callee, descendants, field, named, unparen, type Node } from '../syntax';
+import {
+  argVar,
+  callArgs,
+  callee,
+  contains,
+  descendants,
+  field,
+  named,
+  unparen,
+  type Node,
+} from '../syntax';
 
 /** Patch constructors whose first argument is the base the patch is computed against. */
 const MERGE_FROM = new Set(['MergeFrom', 'MergeFromWithOptions', 'StrategicMergeFrom']);
@@ -30,28 +40,40 @@ interface Write {
   base: Node | null;
 }
 
+/** The last definition of `name` before `at` in `fn`, with its value. */
+function lastDefinition(fn: PathFunc, name: string, at: Node): [Node, Node | null] | null {
+  let found: [Node, Node | null] | null = null;
+  for (const d of descendants(fn.body, ['short_var_declaration', 'assignment_statement'])) {
+    if (d.startIndex >= at.startIndex) break;
+    const left = named(field(d, 'left'));
+    const i = left.findIndex((l) => l.text === name);
+    if (i >= 0) found = [d, named(field(d, 'right'))[i] ?? null];
+  }
+  return found;
+}
+
 /**
  * Where the base of `client.MergeFrom(base)` was copied from the object, when that is in this
- * function: `base := obj.DeepCopy()` or the inline `MergeFrom(obj.DeepCopy())`. Null when the base
- * comes from elsewhere (a parameter), or the patch is not computed against a base.
+ * function: `base := obj.DeepCopy()`, the inline `MergeFrom(obj.DeepCopy())`, or
+ * `patch := client.MergeFrom(obj.DeepCopy())` passed as the patch. Null when the base comes from
+ * elsewhere (a parameter); 'none' when the patch is not computed against a base.
  */
 function patchBase(fn: PathFunc, patch: Node, opt: Node | undefined): Node | null | 'none' {
-  const c = unparen(opt ?? null);
+  let c = unparen(opt ?? null);
+  let at = patch;
+  if (c?.type === 'identifier') {
+    // `patch := client.MergeFrom(...)` earlier: the base is taken where that runs.
+    const def = lastDefinition(fn, c.text, patch);
+    if (!def) return 'none';
+    [at, c] = [def[0], unparen(def[1])];
+  }
   if (c?.type !== 'call_expression' || !MERGE_FROM.has(callee(c)?.name ?? '')) return 'none';
   const base = unparen(callArgs(c)[0] ?? null);
   if (!base) return 'none';
-  if (base.type === 'call_expression' && /DeepCopy/.test(callee(base)?.name ?? '')) return patch;
+  if (base.type === 'call_expression' && /DeepCopy/.test(callee(base)?.name ?? '')) return at;
   if (base.type !== 'identifier') return null;
-  let def: Node | null = null;
-  for (const d of descendants(fn.body, ['short_var_declaration', 'assignment_statement'])) {
-    if (d.startIndex >= patch.startIndex) break;
-    const left = named(field(d, 'left'));
-    const i = left.findIndex((l) => l.text === base.text);
-    if (i < 0) continue;
-    const value = named(field(d, 'right'))[i];
-    def = value && /DeepCopy/.test(value.text) ? d : null;
-  }
-  return def;
+  const def = lastDefinition(fn, base.text, at);
+  return def && def[1] && /DeepCopy/.test(def[1].text) ? def[0] : null;
 }
 
 /** Binds a call's arguments to the callee's parameters: caller variable → callee parameter. */
@@ -67,6 +89,11 @@ function bindings(edge: CallEdge): Map<string, { param: string; pointer: boolean
     out.set(v, { param: p.name, pointer: addr || p.type.type === 'pointer_type' });
   });
   return out;
+}
+
+/** Is `name` a parameter of the function literal (the helper hands the object back in)? */
+function closureParamFor(closure: Node, name: string): boolean {
+  return paramsOf(closure).some((p) => p.name === name);
 }
 
 class SpecFlow {
@@ -137,6 +164,33 @@ class SpecFlow {
   }
 
   /**
+   * `r.patch(ctx, obj, func(o *T) { o.Spec.X = ... })`: a change made in a closure handed to a
+   * helper that writes the object is made by the helper when it calls the closure, after its
+   * patch base is copied (that is what such helpers are for): the helper's write sends it.
+   */
+  private writtenByCallbackHelper(fn: PathFunc, name: string, at: Node): Write | null {
+    for (const e of this.out.get(fn.node.id) ?? []) {
+      const closure = callArgs(e.call).find((a) => a.type === 'func_literal' && contains(a, at));
+      if (!closure) continue;
+      for (const [v, b] of bindings(e)) {
+        if (v !== name && !closureParamFor(closure, name)) continue;
+        const what = this.writesAtAll(e.callee, b.param);
+        if (what) return { node: e.call, what: `${e.callee.decl.name} (${what})`, base: null };
+      }
+    }
+    return null;
+  }
+
+  /** Does `fn` write `param` at all (an Update, or any Patch, of it)? */
+  private writesAtAll(fn: PathFunc, param: string): string | null {
+    const cc = fn.clientCalls.find(
+      (c) =>
+        !c.status && (c.method === 'Update' || c.method === 'Patch') && argVar(c.args[1]) === param,
+    );
+    return cc?.method ?? null;
+  }
+
+  /**
    * The first write that sends a change made to `name` at `at` in `fn` to the server: in `fn`
    * after it, or — when `name` is a pointer parameter — in a caller after the call.
    */
@@ -144,6 +198,8 @@ class SpecFlow {
     const key = `${fn.node.id}:${name}:${at.id}`;
     if (seen.has(key)) return null;
     seen.add(key);
+    const byHelper = this.writtenByCallbackHelper(fn, name, at);
+    if (byHelper) return byHelper;
     for (const w of this.writes(fn, name)) {
       if (!reaches(fn.body, at, w.node)) continue;
       // A patch against a copy made after the change does not carry it.
