@@ -49,3 +49,11 @@ func (r *WebAppReconciler) step(ctx context.Context) (ctrl.Result, error) {
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
 });
+
+describe('result-with-error message', () => {
+  it('quotes a Result literal written over several lines on one line', async () => {
+    const body = failing('return ctrl.Result{\n\t\tRequeueAfter: time.Minute,\n\t}, err');
+    const [f] = await findings(controller(body));
+    assert.match(f.message, /ignores ctrl\.Result\{RequeueAfter: time\.Minute\} when/);
+  });
+});

@@ -23,6 +23,11 @@ const ALWAYS_ERROR = new Set(['fmt.Errorf', 'errors.New', 'errors.Errorf']);
 /** Wrappers that return nil for a nil error (pkg/errors and friends). */
 const WRAPPERS = new Set(['Wrap', 'Wrapf', 'WithStack', 'WithMessage', 'WithMessagef']);
 
+/** A literal written over several lines, as one: `ctrl.Result{RequeueAfter: time.Minute}`. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').replace(/\{ /g, '{').replace(/,? \}/g, '}');
+}
+
 export function isZeroResult(lit: Node): boolean {
   const body = field(lit, 'body');
   if (!body) return true;
@@ -120,7 +125,7 @@ export const resultWithError: GoRule = {
           ctx.report({
             file: fn.file,
             node: first,
-            message: `controller-runtime ignores ${lit.text}${held} when an error is returned and requeues with backoff instead; return ${type}{} with the error, or the Result with nil.`,
+            message: `controller-runtime ignores ${oneLine(lit.text)}${held} when an error is returned and requeues with backoff instead; return ${type}{} with the error, or the Result with nil.`,
             fixes: () => [
               fix(
                 'Drop the Result returned beside the error',
