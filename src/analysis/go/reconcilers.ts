@@ -334,12 +334,13 @@ function fetchedByHelper(pkg: GoPackage, root: PathFunc, request: string): Helpe
     const values = named(field(def, 'right'));
     const call = unparen(values[0] ?? null);
     if (values.length !== 1 || call?.type !== 'call_expression') continue;
-    if (!callArgs(call).some((a) => isRequestKey(root, a, request))) continue;
+    // Cheap questions first: a same-package helper that reads and returns (*T, error).
     const target = resolveCall(pkg, root, call);
     const body = target && field(target.node, 'body');
     if (!target || !body || !/\.Get\(/.test(body.text)) continue;
     const results = resultsOf(target.node);
     if (!results[0]?.startsWith('*') || results[results.length - 1] !== 'error') continue;
+    if (!callArgs(call).some((a) => isRequestKey(root, a, request))) continue;
     const left = named(field(def, 'left'))[0];
     if (left?.type !== 'identifier' || left.text === '_') continue;
     out.push({
