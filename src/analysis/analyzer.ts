@@ -25,6 +25,13 @@ export interface SelectionOptions {
 export class Analyzer {
   private constructor(private readonly parser: Parser) {}
 
+  /**
+   * Where the analysis says that it stopped short (a bound was hit). Standard error by default,
+   * which the CLI shows and a stdio language server keeps off its protocol stream; the server
+   * points it at the client's output channel.
+   */
+  log: (line: string) => void = (line) => console.warn(`reconcile-studio: ${line}`);
+
   static async create(): Promise<Analyzer> {
     return new Analyzer(await createGoParser());
   }
@@ -66,6 +73,7 @@ export class Analyzer {
       types: options.types,
       reportFiles: options.report,
       cache: options.cache,
+      log: this.log,
     });
     return select(raw, new Map(files.map((f) => [f.path, f.text])), options);
   }

@@ -41,7 +41,10 @@ function pathToUri(path: string): string {
 
 export function startServer(connection: Connection): void {
   let workspace: Workspace | undefined;
-  const ready: Promise<Workspace> = Analyzer.create().then((a) => (workspace = new Workspace(a)));
+  const ready: Promise<Workspace> = Analyzer.create().then((a) => {
+    a.log = (line) => connection.console.warn(`reconcile-studio: ${line}`);
+    return (workspace = new Workspace(a));
+  });
   let settings: DiagnosticsSettings = {};
   let canPullConfig = false;
   const timers = new Map<string, NodeJS.Timeout>();

@@ -34,8 +34,11 @@ interface DiskFile {
   file: GoFile;
 }
 
-/** At most this many sibling files are read per package (generated, vendored, tests excluded). */
-const MAX_SIBLINGS = 60;
+/**
+ * At most this many sibling files are read per package (tests excluded): far past real operator
+ * packages, and said in the log when a package has more, since its helpers past it go unseen.
+ */
+const MAX_SIBLINGS = 1000;
 const MAX_TYPE_FILES = 500;
 
 export class Workspace {
@@ -144,11 +147,15 @@ export class Workspace {
     const dir = dirname(path);
     let names: string[];
     try {
-      names = readdirSync(dir)
-        .filter((n) => languageOf(n) === 'go')
-        .slice(0, MAX_SIBLINGS);
+      names = readdirSync(dir).filter((n) => languageOf(n) === 'go');
     } catch {
       return [];
+    }
+    if (names.length > MAX_SIBLINGS) {
+      this.analyzer.log(
+        `${dir}: the package has ${names.length} Go files; only the first ${MAX_SIBLINGS} are read as context for ${path}.`,
+      );
+      names = names.slice(0, MAX_SIBLINGS);
     }
     const out: GoFile[] = [];
     for (const n of names) {

@@ -11,7 +11,7 @@
 import type { Finding } from '../diagnostics';
 import { ruleMeta } from '../rules';
 import { GoPackage, type GoFile, type TypeIndex } from './package';
-import { buildReconciler, reconcileRoots, type Reconciler } from './reconcilers';
+import { buildReconciler, MAX_PATH_FUNCS, reconcileRoots, type Reconciler } from './reconcilers';
 import type { GoRule, GoReport } from './rule';
 import { blockingSleep } from './rules/blocking-sleep';
 import { forbiddenSwallowed } from './rules/forbidden-swallowed';
@@ -63,6 +63,13 @@ export interface GoAnalyzeOptions {
   /** report only findings in these files (the rest of the package is context) */
   reportFiles?: ReadonlySet<string>;
   cache?: GoAnalysisCache;
+  /** at most this many functions per reconciler path (tests lower it); see MAX_PATH_FUNCS */
+  maxPathFuncs?: number;
+  /**
+   * Told, in one line, when a bound cut an analysis short: which reconciler, and the function
+   * whose call was not followed. Findings past that point are missing, and the user should know.
+   */
+  log?: (line: string) => void;
 }
 
 function analyzeReconciler(
@@ -70,12 +77,14 @@ function analyzeReconciler(
   decl: Parameters<typeof buildReconciler>[1],
   request: string,
   rules: GoRule[],
+  options: GoAnalyzeOptions,
 ): CachedReconciler | null {
   const deps = new Map<string, string>();
   pkg.recorder = deps;
   try {
-    const rec = buildReconciler(pkg, decl, request);
+    const rec = buildReconciler(pkg, decl, request, options.maxPathFuncs);
     if (!rec) return null;
+    if (rec.stoppedAt) options.log?.(limitMessage(rec, options.maxPathFuncs ?? MAX_PATH_FUNCS));
     const reports: RuleReport[] = [];
     for (const rule of rules) {
       rule.check({ pkg, reconcilers: [rec], report: (r) => reports.push({ ...r, rule: rule.id }) });
@@ -84,6 +93,15 @@ function analyzeReconciler(
   } finally {
     pkg.recorder = null;
   }
+}
+
+/** `controller.go:42: analysis of WebAppReconciler.Reconcile stopped at ...` */
+function limitMessage(rec: Reconciler, limit: number): string {
+  const at = rec.stoppedAt!;
+  const line = at.fn.file.lines.range(at.call.startIndex, at.call.startIndex).start.line + 1;
+  const where = (fn: Reconciler['root']): string =>
+    fn.decl.receiverType ? `${fn.decl.receiverType}.${fn.decl.name}` : fn.decl.name;
+  return `${at.fn.file.path}:${line}: analysis of ${where(rec.root)} stopped at ${where(at.fn)}: its call of ${at.target} was not followed, because the path already has ${limit} functions; findings in functions reached only from there are missing.`;
 }
 
 export function analyzeGoPackage(files: GoFile[], options: GoAnalyzeOptions = {}): Finding[] {
@@ -105,7 +123,7 @@ export function analyzeGoPackage(files: GoFile[], options: GoAnalyzeOptions = {}
         }
       }
     } else {
-      entry = analyzeReconciler(pkg, decl, request, rules) ?? undefined;
+      entry = analyzeReconciler(pkg, decl, request, rules, options) ?? undefined;
     }
     if (!entry) continue;
     next.set(decl.node.id, entry);

@@ -212,6 +212,17 @@ export function importName(file: GoFile, path: string): string | null {
   return null;
 }
 
+/** The import path a file's qualifier stands for (`appsv1` → `k8s.io/api/apps/v1`), or null. */
+export function importPathOf(file: GoFile, qualifier: string): string | null {
+  for (const spec of descendants(file.root, 'import_spec')) {
+    const p = field(spec, 'path')?.text.replace(/^["`]|["`]$/g, '');
+    if (!p) continue;
+    const name = field(spec, 'name')?.text ?? p.slice(p.lastIndexOf('/') + 1);
+    if (name === qualifier) return p;
+  }
+  return null;
+}
+
 export const CLIENT_PKG = 'sigs.k8s.io/controller-runtime/pkg/client';
 export const CTRL_PKG = 'sigs.k8s.io/controller-runtime';
 export const CONTROLLERUTIL_PKG = 'sigs.k8s.io/controller-runtime/pkg/controller/controllerutil';

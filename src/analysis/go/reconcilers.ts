@@ -31,8 +31,13 @@ const CLIENT_METHODS = new Set([
 const STATUS_METHODS = new Set(['Update', 'Patch', 'Create', 'Apply']);
 /** Parameter or field types that are a controller-runtime client. */
 const CLIENT_TYPE = /^(client\.(Client|Writer|Reader|StatusClient|WithWatch|SubResourceClient))$/;
-/** Helper calls are followed at most this deep, so pathological packages stay cheap. */
-const MAX_PATH_FUNCS = 200;
+/**
+ * A reconciler's path is followed through at most this many functions, so a pathological package
+ * stays cheap. Real operator packages reach a few hundred (argocd-operator's controller package
+ * has about 500 functions); when the bound is hit, the Reconciler says where (`stoppedAt`) and the
+ * analysis logs it rather than dropping findings without a word.
+ */
+export const MAX_PATH_FUNCS = 5000;
 
 export interface PathFunc {
   decl: FuncDecl;
@@ -60,9 +65,29 @@ export interface ClientCall {
   args: Node[];
 }
 
+/** One call from a path function to another: where it is, and who calls whom. */
+export interface CallEdge {
+  caller: PathFunc;
+  call: Node;
+  callee: PathFunc;
+}
+
+export interface HelperFetch {
+  name: string;
+  type: string | null;
+  call: Node;
+  helper: FuncDecl;
+}
+
 export interface Reconciler {
   root: PathFunc;
   funcs: PathFunc[];
+  /** every resolved same-package call between path functions */
+  edges: CallEdge[];
+  /** `app, err := r.getApp(ctx, req.NamespacedName)`: the reconciled object read by a helper */
+  helperFetches: HelperFetch[];
+  /** the call that was not followed because the path reached MAX_PATH_FUNCS, if any */
+  stoppedAt: { fn: PathFunc; call: Node; target: string } | null;
   /** bare type name of the reconciled object, when declared in Reconcile */
   objectType: string | null;
   /** the Request parameter's name */
@@ -236,6 +261,7 @@ export function buildReconciler(
   pkg: GoPackage,
   decl: FuncDecl,
   request: string,
+  limit = MAX_PATH_FUNCS,
 ): Reconciler | null {
   const root = makePathFunc(pkg, decl, true);
   if (!root) return null;
@@ -247,7 +273,15 @@ export function buildReconciler(
     root.reconciled.add(v);
     objectType ??= localVarType(root, v);
   }
+  const helperFetches = fetchedByHelper(pkg, root, request);
+  for (const got of helperFetches) {
+    root.reconciled.add(got.name);
+    objectType ??= got.type;
+  }
   const funcs = [root];
+  const edges: CallEdge[] = [];
+  const seenCalls = new Set<number>();
+  let stoppedAt: Reconciler['stoppedAt'] = null;
   const byNode = new Map<number, PathFunc>([[decl.node.id, root]]);
   const queue = [root];
   while (queue.length > 0) {
@@ -258,13 +292,21 @@ export function buildReconciler(
       let callee = byNode.get(target.node.id);
       let grew = false;
       if (!callee) {
-        if (funcs.length >= MAX_PATH_FUNCS) continue;
+        if (funcs.length >= limit) {
+          stoppedAt ??= { fn, call, target: target.name };
+          continue;
+        }
         const made = makePathFunc(pkg, target, false);
         if (!made) continue;
         callee = made;
         byNode.set(target.node.id, callee);
         funcs.push(callee);
         grew = true;
+      }
+      // A caller is walked again when it learns a reconciled variable: record each call once.
+      if (!seenCalls.has(call.id)) {
+        seenCalls.add(call.id);
+        edges.push({ caller: fn, call, callee });
       }
       // Bind the reconciled object through arguments: helper(ctx, &cr) makes its param reconciled.
       const params = paramsOf(target.node);
@@ -279,11 +321,40 @@ export function buildReconciler(
       if (grew) queue.push(callee);
     }
   }
-  return { root, funcs, objectType, request };
+  return { root, funcs, edges, helperFetches, stoppedAt, objectType, request };
+}
+
+/**
+ * `app, err := r.getApp(ctx, req.NamespacedName)`: a same-package helper handed the request's key
+ * that reads with the client and returns a pointer first. What it returns is the reconciled object.
+ */
+function fetchedByHelper(pkg: GoPackage, root: PathFunc, request: string): HelperFetch[] {
+  const out: HelperFetch[] = [];
+  for (const def of descendants(root.body, ['short_var_declaration', 'assignment_statement'])) {
+    const values = named(field(def, 'right'));
+    const call = unparen(values[0] ?? null);
+    if (values.length !== 1 || call?.type !== 'call_expression') continue;
+    // Cheap questions first: a same-package helper that reads and returns (*T, error).
+    const target = resolveCall(pkg, root, call);
+    const body = target && field(target.node, 'body');
+    if (!target || !body || !/\.Get\(/.test(body.text)) continue;
+    const results = resultsOf(target.node);
+    if (!results[0]?.startsWith('*') || results[results.length - 1] !== 'error') continue;
+    if (!callArgs(call).some((a) => isRequestKey(root, a, request))) continue;
+    const left = named(field(def, 'left'))[0];
+    if (left?.type !== 'identifier' || left.text === '_') continue;
+    out.push({
+      name: left.text,
+      type: /(\w+)$/.exec(results[0])?.[1] ?? null,
+      call,
+      helper: target,
+    });
+  }
+  return out;
 }
 
 /** Same-package targets only: `r.helper(...)` on the receiver's type, or `helper(...)`. */
-function resolveCall(pkg: GoPackage, fn: PathFunc, call: Node): FuncDecl | undefined {
+export function resolveCall(pkg: GoPackage, fn: PathFunc, call: Node): FuncDecl | undefined {
   const c = callee(call);
   if (!c) return undefined;
   if (!c.operand) return pkg.func(c.name);

@@ -4,26 +4,27 @@
  * child is not garbage-collected with its owner and its changes do not enqueue the owner (Owns()
  * watches match on it). Insert ctrl.SetControllerReference before the Create.
  */
-import { checkedCall, fix, insertBefore } from '../../fixes';
+import { checkedCall, fix, insertBefore, packageName } from '../../fixes';
 import type { Fix } from '../../diagnostics';
 import type { GoRule } from '../rule';
+import { CLUSTER_SCOPED_KINDS } from '../kinds';
 import { CONTROLLERUTIL_PKG, CTRL_PKG, importName, type GoPackage } from '../package';
 import { localOrigin, passedToUnknownCall } from '../origins';
 import { localVarType, returnErrorStatement, type PathFunc } from '../reconcilers';
-import { argVar, descendants, enclosingStatement, field, named, type Node } from '../syntax';
+import {
+  argVar,
+  callArgs,
+  callee,
+  descendants,
+  enclosingStatement,
+  field,
+  named,
+  type Node,
+} from '../syntax';
 
 /** Kinds that are cluster-scoped or never owned by a namespaced custom resource. */
 const UNOWNED = new Set([
-  'Namespace',
-  'Node',
-  'PersistentVolume',
-  'StorageClass',
-  'ClusterRole',
-  'ClusterRoleBinding',
-  'CustomResourceDefinition',
-  'PriorityClass',
-  'ValidatingWebhookConfiguration',
-  'MutatingWebhookConfiguration',
+  ...CLUSTER_SCOPED_KINDS,
   'Event',
   'TokenReview',
   'SubjectAccessReview',
@@ -47,6 +48,47 @@ function namespaceFromAnObject(literal: Node): boolean {
 
 const OWNER_HINT =
   /SetControllerReference|SetOwnerReference|OwnerReferences|NewControllerRef|OwnerReference\{/;
+/** Calls that set an owner on their second argument. */
+const OWNER_SETTERS = new Set(['SetControllerReference', 'SetOwnerReference']);
+
+/**
+ * The children that `fn` visibly gives an owner: `SetControllerReference(owner, child, ...)`,
+ * `child.SetOwnerReferences(...)`, `child.OwnerReferences = ...`. Null when some owner-setting
+ * code names no variable we can read (a loop over objects, a field path): then any child may be
+ * owned, and nothing in `fn` is reported.
+ */
+function ownedChildren(fn: PathFunc): Set<string> | null {
+  if (!OWNER_HINT.test(fn.body.text)) return new Set();
+  const owned = new Set<string>();
+  let explained = 0;
+  for (const call of fn.calls) {
+    const c = callee(call);
+    if (!c) continue;
+    if (OWNER_SETTERS.has(c.name)) {
+      const child = argVar(callArgs(call)[1]);
+      if (!child) return null;
+      owned.add(child);
+      explained++;
+    } else if (c.name === 'SetOwnerReferences' && c.operand?.type === 'identifier') {
+      owned.add(c.operand.text);
+      explained++;
+    }
+  }
+  for (const a of descendants(fn.body, 'assignment_statement')) {
+    const m = /^(\w+)\.(ObjectMeta\.)?OwnerReferences$/.exec(
+      named(field(a, 'left'))[0]?.text ?? '',
+    );
+    if (!m) continue;
+    owned.add(m[1]);
+    explained++;
+  }
+  // Every mention of an owner must be one of those (literals are checked per child).
+  const mentions = fn.body.text.match(new RegExp(OWNER_HINT.source, 'g'))?.length ?? 0;
+  const inLiterals = descendants(fn.body, 'composite_literal')
+    .filter((l) => l.parent?.type !== 'literal_element' && l.parent?.type !== 'keyed_element')
+    .reduce((n, l) => n + (l.text.match(new RegExp(OWNER_HINT.source, 'g'))?.length ?? 0), 0);
+  return mentions - inLiterals <= explained ? owned : null;
+}
 
 export const missingOwnerRef: GoRule = {
   id: 'missing-owner-ref',
@@ -57,11 +99,12 @@ export const missingOwnerRef: GoRule = {
       // namespace anyway, and built-in cluster objects are rarely meant as controllers of it.
       if (rec.objectType && UNOWNED.has(rec.objectType)) continue;
       for (const fn of rec.funcs) {
-        if (OWNER_HINT.test(fn.body.text)) continue;
+        const owned = ownedChildren(fn);
+        if (!owned) continue;
         for (const cc of fn.clientCalls) {
           if (cc.status || cc.method !== 'Create') continue;
           const child = argVar(cc.args[1]);
-          if (!child || fn.reconciled.has(child)) continue;
+          if (!child || fn.reconciled.has(child) || owned.has(child)) continue;
           const origin = localOrigin(ctx.pkg, fn, child, cc.call);
           if (!origin || !origin.typeName || UNOWNED.has(origin.typeName)) continue;
           if (origin.builder && OWNER_HINT.test(origin.builder.node.text)) continue;
@@ -107,7 +150,11 @@ function fixesFor(pkg: GoPackage, fn: PathFunc, call: Node, child: string): Fix[
   const scheme = schemeExpr(pkg, fn);
   const owner = ownerExpr(fn);
   const ret = returnErrorStatement(fn, 'err');
-  const util = importName(fn.file, CONTROLLERUTIL_PKG) ?? importName(fn.file, CTRL_PKG);
+  // Either package has SetControllerReference; import controllerutil when the file has neither.
+  const have = importName(fn.file, CONTROLLERUTIL_PKG) ?? importName(fn.file, CTRL_PKG);
+  const util = have
+    ? { name: have, edits: [] }
+    : packageName(fn.file, CONTROLLERUTIL_PKG, 'controllerutil');
   const stmt = enclosingStatement(call);
   if (!scheme || !owner || !ret || !util || !stmt) return [];
   return [
@@ -116,8 +163,9 @@ function fixesFor(pkg: GoPackage, fn: PathFunc, call: Node, child: string): Fix[
       insertBefore(
         fn.file,
         stmt,
-        checkedCall(`${util}.SetControllerReference(${owner}, ${child}, ${scheme})`, ret),
+        checkedCall(`${util.name}.SetControllerReference(${owner}, ${child}, ${scheme})`, ret),
       ),
+      ...util.edits,
     ),
   ];
 }

@@ -3,10 +3,10 @@
  * error as is. After a delete the object is gone, Get returns NotFound, and the request fails and
  * is retried with backoff for nothing. Ignore NotFound (client.IgnoreNotFound or IsNotFound).
  */
-import { fix, replaceNode } from '../../fixes';
+import { fix, packageName, replaceNode } from '../../fixes';
 import type { Fix } from '../../diagnostics';
 import type { GoRule } from '../rule';
-import { CLIENT_PKG, importName } from '../package';
+import { CLIENT_PKG } from '../package';
 import type { PathFunc } from '../reconcilers';
 import { argVar, descendants, field, named, statements, unparen, type Node } from '../syntax';
 
@@ -16,9 +16,10 @@ function errorIf(call: Node): { ifs: Node[]; err: string } | null {
   const stmt = list?.parent;
   if (list?.type !== 'expression_list' || !stmt) return null;
   if (stmt.type !== 'short_var_declaration' && stmt.type !== 'assignment_statement') return null;
-  const left = named(field(stmt, 'left'));
-  if (left.length !== 1 || left[0].type !== 'identifier' || left[0].text === '_') return null;
-  const err = left[0].text;
+  // `err := r.Get(...)`, or `app, err := r.getApp(...)`: the error comes last.
+  const errVar = named(field(stmt, 'left')).pop();
+  if (errVar?.type !== 'identifier' || errVar.text === '_') return null;
+  const err = errVar.text;
   if (stmt.parent?.type === 'if_statement') return { ifs: [stmt.parent], err };
   if (stmt.parent?.type !== 'statement_list') return null;
   // `err := r.Get(...)` followed by ifs about err; stop at the first statement that is not one.
@@ -42,9 +43,15 @@ export const notfoundNotIgnored: GoRule = {
       const first = fn.clientCalls.find(
         (cc) => !cc.status && cc.method === 'Get' && fn.reconciled.has(argVar(cc.args[2]) ?? ''),
       );
-      for (const cc of first ? [first] : []) {
-        const v = argVar(cc.args[2])!;
-        const handled = errorIf(cc.call);
+      // Or the helper that reads it, when it does not deal with NotFound itself.
+      const reads = first
+        ? [{ call: first.call, v: argVar(first.args[2])!, what: 'this Get returns' }]
+        : rec.helperFetches
+            .slice(0, 1)
+            .filter((h) => !/NotFound/.test(h.helper.node.text))
+            .map((h) => ({ call: h.call, v: h.name, what: `${h.helper.name} returns` }));
+      for (const { call, v, what } of reads) {
+        const handled = errorIf(call);
         if (!handled) continue;
         if (handled.ifs.some((s) => s.text.includes('NotFound'))) continue;
         const ret = firstReturnOf(handled.ifs, handled.err);
@@ -52,7 +59,7 @@ export const notfoundNotIgnored: GoRule = {
         ctx.report({
           file: fn.file,
           node: ret,
-          message: `When ${v} has been deleted this Get returns NotFound, and returning it fails the reconcile and retries with backoff for nothing; return client.IgnoreNotFound(${handled.err}).`,
+          message: `When ${v} has been deleted ${what} NotFound, and returning it fails the reconcile and retries with backoff for nothing; return client.IgnoreNotFound(${handled.err}).`,
           fixes: () => fixesFor(fn, ret),
         });
       }
@@ -75,12 +82,13 @@ function firstReturnOf(ifs: Node[], err: string): Node | null {
 }
 
 function fixesFor(fn: PathFunc, errExpr: Node): Fix[] {
-  const client = importName(fn.file, CLIENT_PKG);
+  const client = packageName(fn.file, CLIENT_PKG, 'client');
   if (!client) return [];
   return [
     fix(
-      `Wrap with ${client}.IgnoreNotFound`,
-      replaceNode(fn.file, errExpr, `${client}.IgnoreNotFound(${errExpr.text})`),
+      `Wrap with ${client.name}.IgnoreNotFound`,
+      replaceNode(fn.file, errExpr, `${client.name}.IgnoreNotFound(${errExpr.text})`),
+      ...client.edits,
     ),
   ];
 }

@@ -5,7 +5,8 @@
  */
 import { fix, replaceNode } from '../../fixes';
 import type { GoRule } from '../rule';
-import { isResultType, returnsResultAndError } from '../reconcilers';
+import { reaches } from '../flow';
+import { isResultType, returnsResultAndError, type PathFunc } from '../reconcilers';
 import {
   callArgs,
   descendants,
@@ -21,6 +22,11 @@ import {
 const ALWAYS_ERROR = new Set(['fmt.Errorf', 'errors.New', 'errors.Errorf']);
 /** Wrappers that return nil for a nil error (pkg/errors and friends). */
 const WRAPPERS = new Set(['Wrap', 'Wrapf', 'WithStack', 'WithMessage', 'WithMessagef']);
+
+/** A literal written over several lines, as one: `ctrl.Result{RequeueAfter: time.Minute}`. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').replace(/\{ /g, '{').replace(/,? \}/g, '}');
+}
 
 export function isZeroResult(lit: Node): boolean {
   const body = field(lit, 'body');
@@ -72,6 +78,32 @@ function certainlyNonNil(expr: Node, stop: Node): boolean {
   return false;
 }
 
+/**
+ * `rr := ctrl.Result{RequeueAfter: d}` ... `return rr, err`: the non-zero Result literal a
+ * variable surely holds at `ret`. Every assignment of the variable (or of one of its fields) that
+ * may reach the return must be such a literal; a call (`res, err := helper()`) or a field write
+ * leaves its value unknown.
+ */
+function resultVariable(fn: PathFunc, ret: Node, name: string): Node | null {
+  let found: Node | null = null;
+  for (const d of descendants(fn.body, [
+    'short_var_declaration',
+    'assignment_statement',
+    'var_spec',
+  ])) {
+    const isSpec = d.type === 'var_spec';
+    const left = isSpec ? named(d).filter((n) => n.type === 'identifier') : named(field(d, 'left'));
+    const i = left.findIndex((l) => l.text === name || l.text.startsWith(`${name}.`));
+    if (i < 0 || !reaches(fn.body, d, ret)) continue;
+    if (left[i].text !== name) return null; // rr.RequeueAfter = ...
+    const values = named(field(d, isSpec ? 'value' : 'right'));
+    const lit = values.length === left.length ? resultLiteral(values[i]) : null;
+    if (!lit || isZeroResult(lit)) return null;
+    found = lit;
+  }
+  return found;
+}
+
 export const resultWithError: GoRule = {
   id: 'result-with-error',
   check(ctx) {
@@ -82,17 +114,22 @@ export const resultWithError: GoRule = {
           if (inFuncLiteral(ret, fn.body)) continue;
           const exprs = named(named(ret)[0]);
           if (exprs.length !== 2) continue;
-          const lit = resultLiteral(exprs[0]);
-          if (!lit || isZeroResult(lit) || !certainlyNonNil(exprs[1], fn.body)) continue;
+          const first = unparen(exprs[0]);
+          const lit =
+            first?.type === 'identifier'
+              ? resultVariable(fn, ret, first.text)
+              : resultLiteral(exprs[0]);
+          if (!first || !lit || isZeroResult(lit) || !certainlyNonNil(exprs[1], fn.body)) continue;
           const type = field(lit, 'type')!.text;
+          const held = first.type === 'identifier' ? ` (held by ${first.text})` : '';
           ctx.report({
             file: fn.file,
-            node: lit,
-            message: `controller-runtime ignores ${lit.text} when an error is returned and requeues with backoff instead; return ${type}{} with the error, or the Result with nil.`,
+            node: first,
+            message: `controller-runtime ignores ${oneLine(lit.text)}${held} when an error is returned and requeues with backoff instead; return ${type}{} with the error, or the Result with nil.`,
             fixes: () => [
               fix(
                 'Drop the Result returned beside the error',
-                replaceNode(fn.file, lit, `${type}{}`),
+                replaceNode(fn.file, first, `${type}{}`),
               ),
             ],
           });

@@ -1,16 +1,229 @@
 /**
- * spec-write: Reconcile assigns to `<obj>.Spec...` of the object it reconciles and the path also
- * writes that object back (Update/Patch, not the status subresource). Spec is the user's desired
- * state; each write is a new generation and a new event, so a controller that keeps "fixing" its
- * own spec reconciles forever and fights `kubectl apply`. Keep derived values in status.
+ * spec-write: Reconcile assigns to `<obj>.Spec...` of the object it reconciles and that change
+ * then reaches the API server: a later Update of the object, or a Patch whose base was copied
+ * before the assignment, along some control-flow path of the function or of its callers (the
+ * helpers it is reached through). Spec is the user's desired state; each write is a new
+ * generation and a new event, so a controller that keeps "fixing" its own spec reconciles forever
+ * and fights `kubectl apply`. Keep derived values in status.
+ *
+ * Order matters: an assignment after the last write (an in-memory "effective" default) and one
+ * made before the patch base is copied never reach the server, and are not reported.
  */
 import type { GoRule } from '../rule';
-import { argVar, descendants, field, named, type Node } from '../syntax';
+import { reaches } from '../flow';
+import { paramsOf } from '../package';
+import type { CallEdge, PathFunc, Reconciler } from '../reconcilers';
+import {
+  argVar,
+  callArgs,
+  callee,
+  contains,
+  descendants,
+  field,
+  named,
+  unparen,
+  type Node,
+} from '../syntax';
+
+/** Patch constructors whose first argument is the base the patch is computed against. */
+const MERGE_FROM = new Set(['MergeFrom', 'MergeFromWithOptions', 'StrategicMergeFrom']);
+
+/** A point where an object's in-memory state is sent to the API server. */
+interface Write {
+  node: Node;
+  /** what writes: `Update`, `Patch`, or the helper called */
+  what: string;
+  /**
+   * For a Patch against a copy made in this function: where the copy is made. Changes made
+   * before it are in the base and so not in the patch.
+   */
+  base: Node | null;
+}
+
+/** The last definition of `name` before `at` in `fn`, with its value. */
+function lastDefinition(fn: PathFunc, name: string, at: Node): [Node, Node | null] | null {
+  let found: [Node, Node | null] | null = null;
+  for (const d of descendants(fn.body, ['short_var_declaration', 'assignment_statement'])) {
+    if (d.startIndex >= at.startIndex) break;
+    const left = named(field(d, 'left'));
+    const i = left.findIndex((l) => l.text === name);
+    if (i >= 0) found = [d, named(field(d, 'right'))[i] ?? null];
+  }
+  return found;
+}
+
+/**
+ * Where the base of `client.MergeFrom(base)` was copied from the object, when that is in this
+ * function: `base := obj.DeepCopy()`, the inline `MergeFrom(obj.DeepCopy())`, or
+ * `patch := client.MergeFrom(obj.DeepCopy())` passed as the patch. Null when the base comes from
+ * elsewhere (a parameter); 'none' when the patch is not computed against a base.
+ */
+function patchBase(fn: PathFunc, patch: Node, opt: Node | undefined): Node | null | 'none' {
+  let c = unparen(opt ?? null);
+  let at = patch;
+  if (c?.type === 'identifier') {
+    // `patch := client.MergeFrom(...)` earlier: the base is taken where that runs.
+    const def = lastDefinition(fn, c.text, patch);
+    if (!def) return 'none';
+    [at, c] = [def[0], unparen(def[1])];
+  }
+  if (c?.type !== 'call_expression' || !MERGE_FROM.has(callee(c)?.name ?? '')) return 'none';
+  const base = unparen(callArgs(c)[0] ?? null);
+  if (!base) return 'none';
+  if (base.type === 'call_expression' && /DeepCopy/.test(callee(base)?.name ?? '')) return at;
+  if (base.type !== 'identifier') return null;
+  const def = lastDefinition(fn, base.text, at);
+  return def && def[1] && /DeepCopy/.test(def[1].text) ? def[0] : null;
+}
+
+/** Binds a call's arguments to the callee's parameters: caller variable → callee parameter. */
+function bindings(edge: CallEdge): Map<string, { param: string; pointer: boolean }> {
+  const params = paramsOf(edge.callee.node);
+  const out = new Map<string, { param: string; pointer: boolean }>();
+  callArgs(edge.call).forEach((arg, i) => {
+    const v = argVar(arg);
+    const p = params[i];
+    if (!v || !p) return;
+    // `&x` passes x itself; a pointer variable passed on shares the object too.
+    const addr = unparen(arg)?.type === 'unary_expression';
+    out.set(v, { param: p.name, pointer: addr || p.type.type === 'pointer_type' });
+  });
+  return out;
+}
+
+/** Is `name` a parameter of the function literal (the helper hands the object back in)? */
+function closureParamFor(closure: Node, name: string): boolean {
+  return paramsOf(closure).some((p) => p.name === name);
+}
+
+class SpecFlow {
+  private readonly out = new Map<number, CallEdge[]>();
+  private readonly into = new Map<number, CallEdge[]>();
+  private readonly priorWrites = new Map<string, string | null>();
+
+  constructor(rec: Reconciler) {
+    for (const e of rec.edges) {
+      const o = this.out.get(e.caller.node.id) ?? [];
+      o.push(e);
+      this.out.set(e.caller.node.id, o);
+      const i = this.into.get(e.callee.node.id) ?? [];
+      i.push(e);
+      this.into.set(e.callee.node.id, i);
+    }
+  }
+
+  private readonly writesCache = new Map<string, Write[]>();
+
+  /** The writes of `name` in `fn`: its own client calls and calls of helpers that write it. */
+  writes(fn: PathFunc, name: string): Write[] {
+    const key = `${fn.node.id}:${name}`;
+    const cached = this.writesCache.get(key);
+    if (cached) return cached;
+    const out: Write[] = [];
+    this.writesCache.set(key, out);
+    for (const cc of fn.clientCalls) {
+      if (cc.status || (cc.method !== 'Update' && cc.method !== 'Patch')) continue;
+      if (argVar(cc.args[1]) !== name) continue;
+      const base = cc.method === 'Patch' ? patchBase(fn, cc.call, cc.args[2]) : 'none';
+      out.push({ node: cc.call, what: cc.method, base: base === 'none' ? null : base });
+    }
+    for (const e of this.out.get(fn.node.id) ?? []) {
+      const b = bindings(e).get(name);
+      if (!b?.pointer) continue;
+      const what = this.writesPrior(e.callee, b.param, new Set());
+      if (what) out.push({ node: e.call, what: `${e.callee.decl.name} (${what})`, base: null });
+    }
+    return out;
+  }
+
+  /**
+   * Does calling `fn` send to the server changes made to `param` before the call? An Update
+   * does; a Patch against a copy the helper makes itself does not. Returns the write's method.
+   */
+  private writesPrior(fn: PathFunc, param: string, seen: Set<string>): string | null {
+    const key = `${fn.node.id}:${param}`;
+    if (this.priorWrites.has(key)) return this.priorWrites.get(key)!;
+    if (seen.has(key)) return null;
+    seen.add(key);
+    let found: string | null = null;
+    for (const cc of fn.clientCalls) {
+      if (cc.status || (cc.method !== 'Update' && cc.method !== 'Patch')) continue;
+      if (argVar(cc.args[1]) !== param) continue;
+      const base = cc.method === 'Patch' ? patchBase(fn, cc.call, cc.args[2]) : 'none';
+      if (base !== null && base !== 'none') continue; // a copy made here: earlier changes are in it
+      found = cc.method;
+      break;
+    }
+    for (const e of found ? [] : (this.out.get(fn.node.id) ?? [])) {
+      const b = bindings(e).get(param);
+      if (b?.pointer) found = this.writesPrior(e.callee, b.param, seen);
+      if (found) break;
+    }
+    this.priorWrites.set(key, found);
+    return found;
+  }
+
+  /**
+   * `r.patch(ctx, obj, func(o *T) { o.Spec.X = ... })`: a change made in a closure handed to a
+   * helper that writes the object is made by the helper when it calls the closure, after its
+   * patch base is copied (that is what such helpers are for): the helper's write sends it.
+   */
+  private writtenByCallbackHelper(fn: PathFunc, name: string, at: Node): Write | null {
+    for (const e of this.out.get(fn.node.id) ?? []) {
+      const closure = callArgs(e.call).find((a) => a.type === 'func_literal' && contains(a, at));
+      if (!closure) continue;
+      for (const [v, b] of bindings(e)) {
+        if (v !== name && !closureParamFor(closure, name)) continue;
+        const what = this.writesAtAll(e.callee, b.param);
+        if (what) return { node: e.call, what: `${e.callee.decl.name} (${what})`, base: null };
+      }
+    }
+    return null;
+  }
+
+  /** Does `fn` write `param` at all (an Update, or any Patch, of it)? */
+  private writesAtAll(fn: PathFunc, param: string): string | null {
+    const cc = fn.clientCalls.find(
+      (c) =>
+        !c.status && (c.method === 'Update' || c.method === 'Patch') && argVar(c.args[1]) === param,
+    );
+    return cc?.method ?? null;
+  }
+
+  /**
+   * The first write that sends a change made to `name` at `at` in `fn` to the server: in `fn`
+   * after it, or — when `name` is a pointer parameter — in a caller after the call.
+   */
+  writtenAfter(fn: PathFunc, name: string, at: Node, seen = new Set<string>()): Write | null {
+    const key = `${fn.node.id}:${name}:${at.id}`;
+    if (seen.has(key)) return null;
+    seen.add(key);
+    const byHelper = this.writtenByCallbackHelper(fn, name, at);
+    if (byHelper) return byHelper;
+    for (const w of this.writes(fn, name)) {
+      if (!reaches(fn.body, at, w.node)) continue;
+      // A patch against a copy made after the change does not carry it.
+      if (w.base && w.base.startIndex > at.startIndex) continue;
+      return w;
+    }
+    const param = paramsOf(fn.node).find((p) => p.name === name);
+    if (!param || param.type.type !== 'pointer_type') return null;
+    for (const e of this.into.get(fn.node.id) ?? []) {
+      for (const [v, b] of bindings(e)) {
+        if (b.param !== name) continue;
+        const w = this.writtenAfter(e.caller, v, e.call, seen);
+        if (w) return w;
+      }
+    }
+    return null;
+  }
+}
 
 export const specWrite: GoRule = {
   id: 'spec-write',
   check(ctx) {
     for (const rec of ctx.reconcilers) {
+      // Cheap first: a change can only reach the server through some write of the object.
       const writesBack = rec.funcs.some((fn) =>
         fn.clientCalls.some(
           (cc) =>
@@ -20,7 +233,9 @@ export const specWrite: GoRule = {
         ),
       );
       if (!writesBack) continue;
+      const flow = new SpecFlow(rec);
       for (const fn of rec.funcs) {
+        if (fn.reconciled.size === 0) continue;
         for (const a of descendants(fn.body, [
           'assignment_statement',
           'inc_statement',
@@ -34,10 +249,12 @@ export const specWrite: GoRule = {
           });
           if (!hit) continue;
           const v = hit.text.split('.')[0];
+          const w = flow.writtenAfter(fn, v, a);
+          if (!w) continue;
           ctx.report({
             file: fn.file,
             node: a,
-            message: `Reconcile changes ${hit.text} of the object it reconciles and writes ${v} back: spec is the user's desired state and each write triggers another reconcile (an endless loop if it differs each time); keep derived values in status.`,
+            message: `Reconcile changes ${hit.text} of the object it reconciles and the ${w.what} that follows sends it to the API server: spec is the user's desired state and each write triggers another reconcile (an endless loop if it differs each time); keep derived values in status.`,
           });
         }
       }

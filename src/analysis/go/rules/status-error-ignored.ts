@@ -3,11 +3,21 @@
  * whose err is overwritten or never read. A failed status write left unreturned means the next
  * reconcile decides from a stale status and nothing retries the write.
  */
-import { checkedCall, fix, insertAfter, replaceStatement } from '../../fixes';
+import { checkedCall, fix, insertAfter, replaceNode, replaceStatement } from '../../fixes';
 import type { Fix } from '../../diagnostics';
 import type { GoRule } from '../rule';
 import { returnErrorStatement, type PathFunc } from '../reconcilers';
-import { ancestor, contains, descendants, field, mentions, named, type Node } from '../syntax';
+import {
+  ancestor,
+  callee,
+  contains,
+  descendants,
+  field,
+  mentions,
+  named,
+  statements,
+  type Node,
+} from '../syntax';
 
 function message(method: string): string {
   return `The error of Status().${method} is dropped: if the write fails nothing retries it and the next reconcile reads a stale status. Check it and return it.`;
@@ -25,7 +35,10 @@ export const statusErrorIgnored: GoRule = {
           ctx.report({
             file: fn.file,
             node: cc.call,
-            message: message(cc.method),
+            message:
+              verdict.kind === 'swallowed'
+                ? `The error of Status().${cc.method} is checked and then dropped: the failure branch ends by returning nil, so nothing retries the write and the next reconcile reads a stale status. Return ${verdict.err}.`
+                : message(cc.method),
             fixes: () => fixesFor(fn, verdict, cc.call),
           });
         }
@@ -34,7 +47,48 @@ export const statusErrorIgnored: GoRule = {
   },
 };
 
-type Verdict = { kind: 'dropped'; stmt: Node } | { kind: 'unchecked'; stmt: Node; err: string };
+type Verdict =
+  | { kind: 'dropped'; stmt: Node }
+  | { kind: 'unchecked'; stmt: Node; err: string }
+  /** checked, but the branch for a failure ends in a return that hands back nil (`nil`: that expression) */
+  | { kind: 'swallowed'; nil: Node; err: string };
+
+/** Zero values: a final `return false, nil` says "nothing to do", not "try again". */
+const ZERO = /^(false|0|""|nil|(\w+\.)?Result\{\})$/;
+
+/**
+ * `if err != nil { ...; return false, nil }` after the status write: the failure is seen and
+ * then dropped. The branch may handle some errors on the way (`if IsConflict(err) { return true,
+ * nil }`); what counts is where it ends: a return that gives nil for the error and zero values
+ * for the rest, with `err` handed to nothing but predicates and logs.
+ */
+function swallowed(fn: PathFunc, stmt: Node, err: string): Verdict | null {
+  if (fn.results[fn.results.length - 1] !== 'error') return null;
+  let check: Node | null = null;
+  if (stmt.parent?.type === 'if_statement' && field(stmt.parent, 'initializer')?.id === stmt.id) {
+    check = stmt.parent;
+  } else if (stmt.parent?.type === 'statement_list') {
+    const siblings = statements(stmt.parent.parent);
+    check = siblings[siblings.findIndex((x) => x.id === stmt.id) + 1] ?? null;
+  }
+  if (check?.type !== 'if_statement') return null;
+  if (field(check, 'condition')?.text.replace(/\s+/g, ' ') !== `${err} != nil`) return null;
+  const branch = statements(field(check, 'consequence'));
+  const last = branch[branch.length - 1];
+  if (last?.type !== 'return_statement') return null;
+  const exprs = named(named(last)[0]);
+  if (exprs.length !== fn.results.length || exprs[exprs.length - 1].text !== 'nil') return null;
+  if (!exprs.slice(0, -1).every((e) => ZERO.test(e.text.replace(/\s+/g, '')))) return null;
+  // The error must go nowhere but into predicates (IsConflict) and logs.
+  for (const id of descendants(field(check, 'consequence'), 'identifier')) {
+    if (id.text !== err) continue;
+    const call = ancestor(id, ['call_expression'], check);
+    const name = call ? (callee(call)?.name ?? '') : '';
+    if (!/^Is[A-Z]|^(Error|Info|Errorf|Infof|Warn|Warning|Warnf|Printf|Println|V)$/.test(name))
+      return null;
+  }
+  return { kind: 'swallowed', nil: exprs[exprs.length - 1], err };
+}
 
 /** How the call's error is lost, or null when it reaches an `if`, a return, or an argument. */
 function discarded(fn: PathFunc, call: Node): Verdict | null {
@@ -46,13 +100,14 @@ function discarded(fn: PathFunc, call: Node): Verdict | null {
   if (!stmt || (stmt.type !== 'assignment_statement' && stmt.type !== 'short_var_declaration')) {
     return null;
   }
-  // Only a statement that sits in a statement list: an `if x := ...;` initializer is checked.
-  if (stmt.parent?.type !== 'statement_list') return null;
   const left = named(field(stmt, 'left'));
   if (left.length !== 1 || left[0].type !== 'identifier') return null;
   const name = left[0].text;
+  // An `if err := ...; err != nil` initializer is checked: is the failure then dropped?
+  if (stmt.parent?.type !== 'statement_list') return swallowed(fn, stmt, name);
   if (name === '_') return { kind: 'dropped', stmt };
-  return readBeforeOverwrite(fn, stmt, name) ? null : { kind: 'unchecked', stmt, err: name };
+  if (!readBeforeOverwrite(fn, stmt, name)) return { kind: 'unchecked', stmt, err: name };
+  return swallowed(fn, stmt, name);
 }
 
 /**
@@ -84,6 +139,9 @@ function readBeforeOverwrite(fn: PathFunc, stmt: Node, name: string): boolean {
 }
 
 function fixesFor(fn: PathFunc, v: Verdict, call: Node): Fix[] {
+  if (v.kind === 'swallowed') {
+    return [fix(`Return ${v.err} when the status write fails`, replaceNode(fn.file, v.nil, v.err))];
+  }
   const ret = returnErrorStatement(fn, 'err');
   if (!ret) return [];
   if (v.kind === 'dropped') {

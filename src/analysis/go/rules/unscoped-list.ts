@@ -1,23 +1,93 @@
 /**
  * unscoped-list: `List(ctx, &list)` with no option, or only options that do not narrow it
- * (Limit, Continue). A full List on every reconcile costs memory and API-server time that grow
+ * (Limit, Continue, an empty `&client.ListOptions{}` or `client.MatchingLabels{}`,
+ * `client.InNamespace("")`). A full List on every reconcile costs memory and API-server time that grow
  * with the cluster; scope it by namespace, labels or an indexed field.
  */
+import type { Fix } from '../../diagnostics';
+import { fix, packageName } from '../../fixes';
+import { CLUSTER_SCOPED_KINDS, NAMESPACED_KINDS } from '../kinds';
+import { CLIENT_PKG, paramsOf } from '../package';
 import type { GoRule } from '../rule';
-import { callee, unparen, type Node } from '../syntax';
+import { localVarType, type ClientCall, type PathFunc } from '../reconcilers';
+import { argVar, callArgs, callee, field, named, typeName, unparen, type Node } from '../syntax';
 
 /** Options that do not narrow what a List returns. */
 const NOT_NARROWING = new Set(['Limit', 'Continue', 'UnsafeDisableDeepCopy']);
 
+/** ListOptions fields that narrow a List, and values that leave it whole. */
+const NARROWING_FIELDS = new Set(['Namespace', 'LabelSelector', 'FieldSelector']);
+const EVERYTHING = /^(""|nil|labels\.Everything\(\)|fields\.Everything\(\))$/;
+/** Option types that are a selector themselves: narrowing only when not empty. */
+const SELECTOR_LITERALS = new Set(['MatchingLabels', 'MatchingFields', 'HasLabels']);
+
 function narrows(opt: Node): boolean {
-  const o = unparen(opt);
+  let o = unparen(opt);
   if (!o) return true;
+  if (o.type === 'unary_expression' && o.childForFieldName('operator')?.type === '&')
+    o = unparen(field(o, 'operand'));
+  if (!o) return true;
+  if (o.type === 'composite_literal') {
+    const type = typeName(field(o, 'type'));
+    const elements = named(field(o, 'body')).filter((e) => e.type !== 'comment');
+    if (type === 'ListOptions') {
+      // `&client.ListOptions{}` narrows nothing; `{Namespace: ns}` does.
+      return elements.some((e) => {
+        const [key, value] = named(e);
+        return (
+          e.type === 'keyed_element' &&
+          NARROWING_FIELDS.has(key?.text ?? '') &&
+          !EVERYTHING.test(value?.text.trim() ?? '')
+        );
+      });
+    }
+    if (type && SELECTOR_LITERALS.has(type)) return elements.length > 0;
+    return true;
+  }
   if (o.type === 'call_expression') {
     const c = callee(o);
+    if (c?.name === 'InNamespace') return !EVERYTHING.test(callArgs(o)[0]?.text.trim() ?? '');
     return !(c && NOT_NARROWING.has(c.name));
   }
   if (o.type === 'selector_expression') return !NOT_NARROWING.has(o.text.split('.').pop() ?? '');
-  return true; // variables, `opts...`, &client.ListOptions{...}: assume they scope the list
+  return true; // variables and other expressions: assume they scope the list
+}
+
+/**
+ * Lists we do not judge: of a cluster-scoped built-in kind (it cannot be scoped by namespace, and
+ * what reads them all — namespaces matched against patterns, node states — needs them all), or
+ * into a `client.ObjectList` parameter (a generic helper: its callers choose the kind and the reason).
+ */
+function exempt(fn: PathFunc, cc: ClientCall): boolean {
+  const list = argVar(cc.args[1]);
+  if (!list) return false;
+  const param = paramsOf(fn.node).find((p) => p.name === list);
+  if (param) return /\bObjectList$/.test(param.type.text);
+  const kind = localVarType(fn, list)?.replace(/List$/, '');
+  return !!kind && CLUSTER_SCOPED_KINDS.has(kind);
+}
+
+/**
+ * "Scope the List to the reconciled object's namespace", offered only where that is sound to
+ * suggest: a List of a namespaced built-in kind, in a function that holds the reconciled object.
+ * (Listing across namespaces on purpose is rare enough to be suppressed where meant.)
+ */
+function fixesFor(fn: PathFunc, cc: ClientCall): Fix[] {
+  const list = argVar(cc.args[1]);
+  const owner = [...fn.reconciled][0];
+  const kind = list ? localVarType(fn, list)?.replace(/List$/, '') : null;
+  const last = cc.args[cc.args.length - 1];
+  if (!owner || !kind || !NAMESPACED_KINDS.has(kind) || !last) return [];
+  const client = packageName(fn.file, CLIENT_PKG, 'client');
+  if (!client) return [];
+  const at = fn.file.lines.range(last.endIndex, last.endIndex);
+  return [
+    fix(
+      `Scope the List to ${owner}'s namespace`,
+      { range: at, newText: `, ${client.name}.InNamespace(${owner}.Namespace)` },
+      ...client.edits,
+    ),
+  ];
 }
 
 export const unscopedList: GoRule = {
@@ -29,12 +99,13 @@ export const unscopedList: GoRule = {
           if (cc.status || cc.method !== 'List' || cc.args.length < 2) continue;
           // A trailing `opts...` spreads unknown options: assume they scope the list.
           if (cc.call.text.includes('...)')) continue;
-          if (cc.args.slice(2).some(narrows)) continue;
+          if (cc.args.slice(2).some(narrows) || exempt(fn, cc)) continue;
           ctx.report({
             file: fn.file,
             node: cc.call,
             message:
               'This List has no namespace, label or field selector: it reads every object of the kind on each reconcile. Pass client.InNamespace, client.MatchingLabels or client.MatchingFields.',
+            fixes: () => fixesFor(fn, cc),
           });
         }
       }
