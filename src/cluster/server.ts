@@ -41,6 +41,8 @@ export interface ServerOptions {
   token?: string;
   /** Defaults to a freshly generated CA and serving certificate. */
   certs?: ServingCerts;
+  /** Sees every authenticated request before it is served (`serve --log-requests`). */
+  onRequest?: (req: IncomingMessage) => void;
 }
 
 export interface ServerHandle {
@@ -100,6 +102,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       req.resume();
       return sendStatus(res, newUnauthorized());
     }
+    opts.onRequest?.(req);
     const url = new URL(req.url ?? '/', 'https://x');
     const method = req.method ?? 'GET';
     const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req);

@@ -109,6 +109,8 @@ var _ = Describe("WebApp Controller", func() {
 				g.Expect(app.Status.ObservedGeneration).To(Equal(app.Generation))
 				g.Expect(app.Status.ReadyReplicas).To(Equal(deploy.Status.ReadyReplicas))
 				g.Expect(*deploy.Spec.Replicas).To(Equal(app.Spec.Replicas))
+				By("keeping the controller reference through the Deployment's updates")
+				g.Expect(metav1.IsControlledBy(deploy, app)).To(BeTrue())
 			}, "20s", "250ms").Should(Succeed())
 		})
 	})
