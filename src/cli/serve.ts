@@ -26,6 +26,7 @@ Options:
   --state FILE          save the cluster to FILE on change and restore it at start
   --pod-ready-delay MS  how long new pods take to become Ready (default: 2000)
   --no-controllers      do not run the Deployment/ReplicaSet/pod controllers
+  --watch-timeout S     end every watch after at most S seconds (clients then re-watch)
   --log-requests        print each request (method, path, Accept, User-Agent) to stderr
   -h, --help            show this help
 `;
@@ -52,6 +53,7 @@ export async function run(argv: string[]): Promise<number> {
         'pod-ready-delay': { type: 'string' },
         'no-controllers': { type: 'boolean' },
         'log-requests': { type: 'boolean' },
+        'watch-timeout': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: false,
@@ -75,6 +77,15 @@ export async function run(argv: string[]): Promise<number> {
     values['pod-ready-delay'] !== undefined ? Number(values['pod-ready-delay']) : undefined;
   if (podReadyDelayMs !== undefined && !(podReadyDelayMs >= 0)) {
     console.error('reconcile-studio serve: --pod-ready-delay must be a number of milliseconds');
+    return 2;
+  }
+  const maxWatchSeconds =
+    values['watch-timeout'] !== undefined ? Number(values['watch-timeout']) : undefined;
+  if (
+    maxWatchSeconds !== undefined &&
+    !(Number.isInteger(maxWatchSeconds) && maxWatchSeconds > 0)
+  ) {
+    console.error('reconcile-studio serve: --watch-timeout must be a whole number of seconds');
     return 2;
   }
 
@@ -115,6 +126,7 @@ export async function run(argv: string[]): Promise<number> {
       port,
       host: values.host ?? '127.0.0.1',
       ...(values['log-requests'] ? { onRequest: logRequest } : {}),
+      ...(maxWatchSeconds ? { maxWatchSeconds } : {}),
     });
   } catch (err) {
     console.error(
