@@ -58,6 +58,18 @@ describe('reconcile-studio test', () => {
     assert.equal(await run(probe(join(tmp, 'fail.json'), 3)), 3);
   });
 
+  it('forwards SIGTERM to the command and exits with what it then exits with', async () => {
+    const ready = join(tmp, 'ready');
+    const script = `process.on('SIGTERM', () => process.exit(7));
+      require('node:fs').writeFileSync(${JSON.stringify(ready)}, '');
+      setInterval(() => {}, 1000);`;
+    const done = run(['--', process.execPath, '-e', script]);
+    while (!existsSync(ready)) await new Promise((r) => setTimeout(r, 20));
+    // Our own handler is installed while the command runs, so this reaches the command only.
+    process.kill(process.pid, 'SIGTERM');
+    assert.equal(await done, 7);
+  });
+
   it('says so when the command does not exist', async () => {
     assert.equal(await run(['--', join(tmp, 'no-such-command')]), 127);
   });
