@@ -58,8 +58,17 @@ export interface ClusterEvent {
   };
 }
 
+/**
+ * What findings read of a controller: the runtime's own, or a Go manager's observed from its
+ * logs and the cluster's audit record (observedcontroller.ts).
+ */
+export type AnalyzedController = Pick<
+  Controller,
+  'name' | 'traces' | 'hotLoops' | 'maxConcurrentReconciles'
+>;
+
 export interface FindingsInput {
-  controller: Controller;
+  controller: AnalyzedController;
   forType: TypeRef;
   api: ApiServer;
   events: ClusterEvent[];
