@@ -46,3 +46,44 @@ export function ensureSystemPackages(packages) {
 /** What code-server's install needs (ripgrep stands in for a download) and what drives it (chromium). */
 export const E2E_PACKAGES = ['chromium', 'ripgrep', 'libkrb5-dev'];
 export const START_PACKAGES = ['ripgrep', 'libkrb5-dev'];
+
+/** The oldest Go that builds the sample operator and its tools (controller-runtime v0.24's floor). */
+export const GO_MINIMUM = [1, 24];
+
+/** The installed Go's version as [major, minor], or undefined when there is no usable `go`. */
+export function goVersion() {
+  try {
+    const out = execFileSync('go', ['env', 'GOVERSION'], { encoding: 'utf8' }).trim();
+    const m = /^go(\d+)\.(\d+)/.exec(out);
+    return m ? [Number(m[1]), Number(m[2])] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the Go-specific parts cannot run here ("Go 1.24 or newer is needed for …"), or undefined. */
+export function goMissing(what) {
+  const v = goVersion();
+  const [major, minor] = GO_MINIMUM;
+  if (v && (v[0] > major || (v[0] === major && v[1] >= minor))) return undefined;
+  const found = v ? `found go${v[0]}.${v[1]}` : 'no `go` on the PATH';
+  return `Go ${major}.${minor} or newer is needed for ${what} (${found})`;
+}
+
+/**
+ * Fills the Go module cache for the Go sample operator (`go mod download`), so its build and its
+ * envtest suite work offline afterwards. Without Go it says what needs Go and carries on: the
+ * rest of the project does not need it.
+ */
+export function ensureGoModules() {
+  const why = goMissing('the Go sample operator and its tests');
+  if (why) {
+    console.error(`[bootstrap] ${why}; skipping its Go modules`);
+    return false;
+  }
+  execFileSync('go', ['mod', 'download'], {
+    cwd: join(root, 'samples', 'quota-operator'),
+    stdio: 'inherit',
+  });
+  return true;
+}

@@ -5,7 +5,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { START_PACKAGES, ensureNodeModules, ensureSystemPackages } from './bootstrap.mjs';
+import {
+  START_PACKAGES,
+  ensureGoModules,
+  ensureNodeModules,
+  ensureSystemPackages,
+} from './bootstrap.mjs';
 import {
   ensureCodeServer,
   freePort,
@@ -18,6 +23,7 @@ import { vsixPath } from './package.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 ensureNodeModules();
 ensureSystemPackages(START_PACKAGES);
+ensureGoModules();
 execFileSync(process.execPath, [join(root, 'scripts/package.mjs')], {
   stdio: 'inherit',
   cwd: root,

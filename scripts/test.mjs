@@ -6,7 +6,12 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { E2E_PACKAGES, ensureNodeModules, ensureSystemPackages } from './bootstrap.mjs';
+import {
+  E2E_PACKAGES,
+  ensureGoModules,
+  ensureNodeModules,
+  ensureSystemPackages,
+} from './bootstrap.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values, positionals } = parseArgs({
@@ -60,6 +65,7 @@ const needsE2e = files.some((f) => f.includes(join('test', 'e2e')));
 const run = (script, ...args) =>
   execFileSync(process.execPath, [join(root, script), ...args], { stdio: 'inherit', cwd: root });
 if (needsE2e) ensureSystemPackages(E2E_PACKAGES);
+if (needsBuild) ensureGoModules();
 if (needsE2e) run('scripts/package.mjs');
 else if (needsBuild) run('scripts/build.mjs');
 if (needsE2e) {
