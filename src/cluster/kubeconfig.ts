@@ -1,4 +1,6 @@
 /** The kubeconfig a client needs for the served cluster: server URL, CA data, bearer token. */
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import YAML from 'yaml';
 
 export interface KubeconfigParams {
@@ -30,4 +32,15 @@ export function renderKubeconfig(p: KubeconfigParams): string {
     'current-context': name,
     preferences: {},
   });
+}
+
+/**
+ * Writes a kubeconfig readable by its owner only (it holds a bearer token), atomically: a client
+ * starting at the same moment reads the old file or the new one, never half of one.
+ */
+export function writeKubeconfigFile(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, text, { mode: 0o600 });
+  renameSync(tmp, file);
 }

@@ -4,10 +4,10 @@
  * it) or a kubeconfig context. Owns the source, feeds the Custom Resources view, and says what is
  * running through context keys and the status bar.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Cluster } from '../cluster/cluster';
+import { writeKubeconfigFile } from '../cluster/kubeconfig';
 import type { ServerHandle } from '../cluster/server';
 import type { WatchEvent } from '../cluster/types';
 import { VirtualClock } from '../util/clock';
@@ -124,12 +124,8 @@ export class ClusterSession implements vscode.Disposable {
   private async serve(cluster: Cluster): Promise<void> {
     const { startServer } = await import('./engine');
     this.served = await startServer({ cluster });
-    const dir = this.context.globalStorageUri.fsPath;
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, 'fake-cluster.kubeconfig');
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, this.served.kubeconfig('reconcile-studio'), { mode: 0o600 });
-    renameSync(tmp, file);
+    const file = join(this.context.globalStorageUri.fsPath, 'fake-cluster.kubeconfig');
+    writeKubeconfigFile(file, this.served.kubeconfig('reconcile-studio'));
     this.context.environmentVariableCollection.replace('KUBECONFIG', file);
     this.context.environmentVariableCollection.description =
       'Points kubectl at Reconcile Studio\u2019s fake cluster';
