@@ -49,8 +49,19 @@ export class ObservedManager {
   private seq = 0;
   private readonly listeners = new Set<(t: ReconcileTrace) => void>();
 
-  /** @param user the audit user the process authenticates as (its kubeconfig's token). */
-  constructor(readonly user: string) {}
+  private backlog: Array<{ entry: ZapEntry; arrived: number }> = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  /**
+   * @param user the audit user the process authenticates as (its kubeconfig's token).
+   * @param settleMs how long a log entry waits before it is applied: the audit event of a request
+   *   is recorded when its response closes, which can come a moment after the manager has
+   *   already logged the end of the reconcile that made it (two processes, two event loops).
+   */
+  constructor(
+    readonly user: string,
+    private readonly settleMs = 50,
+  ) {}
 
   all(): ObservedController[] {
     return [...this.controllers.values()];
@@ -72,8 +83,34 @@ export class ObservedManager {
     return c;
   }
 
-  /** Feeds one zap entry; returns the trace it started or ended, if any. */
-  onLog(e: ZapEntry): ReconcileTrace | undefined {
+  /** Feeds one zap entry; it is applied `settleMs` later (at once with 0). */
+  onLog(e: ZapEntry): void {
+    if (this.settleMs <= 0) {
+      this.apply(e);
+      return;
+    }
+    this.backlog.push({ entry: e, arrived: performance.now() });
+    this.timer ??= setTimeout(() => this.drain(), this.settleMs);
+  }
+
+  private drain(): void {
+    this.timer = undefined;
+    const due = performance.now() - this.settleMs;
+    while (this.backlog.length && this.backlog[0].arrived <= due)
+      this.apply(this.backlog.shift()!.entry);
+    if (this.backlog.length)
+      this.timer = setTimeout(() => this.drain(), this.backlog[0].arrived - due);
+  }
+
+  /** Applies every waiting log entry now (before reading results, or when the process is gone). */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const { entry } of this.backlog.splice(0)) this.apply(entry);
+  }
+
+  /** Applies one zap entry; returns the trace it started or ended, if any. */
+  private apply(e: ZapEntry): ReconcileTrace | undefined {
     if (!e.controller) return undefined;
     const c = this.controller(e.controller);
     const kind = e.controllerKind ?? (e.fields.controllerKind as string | undefined);
@@ -288,7 +325,7 @@ export class ObservedManager {
       else rest.push(call);
     }
     this.pending = rest;
-    return mine;
+    return mine.sort((a, b) => a.at - b.at);
   }
 
   /** controller-runtime's and client-go's signals from one scrape of `/metrics`. */

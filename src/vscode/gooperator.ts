@@ -233,6 +233,7 @@ export class GoOperatorSession implements vscode.Disposable {
     clearInterval(r.timer);
     r.disposables.forEach((d) => d());
     await r.process.stop();
+    r.observed.flush();
     for (const c of r.observed.all()) this.queueTree.model.remove(c.name);
     this.queueTree.refresh();
     await vscode.commands.executeCommand('setContext', 'reconcileStudio.goOperatorRunning', false);

@@ -10,7 +10,7 @@ const T0 = Date.parse('2026-11-30T23:00:00Z');
 let rid = 0;
 
 function log(m: ObservedManager, at: number, msg: string, extra: Record<string, unknown> = {}) {
-  return m.onLog(
+  m.onLog(
     parseZapLine(
       JSON.stringify({
         level: 'Level(-5)',
@@ -26,6 +26,8 @@ function log(m: ObservedManager, at: number, msg: string, extra: Record<string, 
       }),
     )!,
   );
+  const c = m.get('webapp');
+  return c?.traces[c.traces.length - 1];
 }
 
 let seq = 0;
@@ -60,7 +62,7 @@ function webapp(rv: string) {
 
 describe('a Go manager observed through its logs, metrics and audit record', () => {
   it("turns a reconcile's logs into a trace with the process's own calls and the queue's next step", () => {
-    const m = new ObservedManager('go-operator');
+    const m = new ObservedManager('go-operator', 0);
     rid++;
     log(m, 0, 'Reconciling');
     assert.deepEqual(m.snapshots(T0 + 1)[0].processing, [{ key: 'default/shop', since: T0 }]);
@@ -97,7 +99,7 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
   });
 
   it('backs off failures as controller-runtime does and counts retries per key', () => {
-    const m = new ObservedManager('go-operator');
+    const m = new ObservedManager('go-operator', 0);
     for (let i = 0; i < 3; i++) {
       rid++;
       log(m, i * 100, 'Reconciling');
@@ -116,7 +118,7 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
   });
 
   it('sees a hot loop when each pass is triggered by its own status write, and findings name it', () => {
-    const m = new ObservedManager('go-operator');
+    const m = new ObservedManager('go-operator', 0);
     for (let i = 0; i < 25; i++) {
       rid++;
       const at = i * 20;
@@ -148,7 +150,7 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
   });
 
   it('reports a quota 403 the process got as a quota conflict', () => {
-    const m = new ObservedManager('go-operator');
+    const m = new ObservedManager('go-operator', 0);
     rid++;
     log(m, 0, 'Reconciling');
     m.onAudit(
@@ -177,7 +179,7 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
   });
 
   it("reads the queue's depth from /metrics and waiting keys from the priority queue's dump", () => {
-    const m = new ObservedManager('go-operator');
+    const m = new ObservedManager('go-operator', 0);
     m.onLog(
       parseZapLine(
         JSON.stringify({
@@ -214,6 +216,23 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
     assert.deepEqual(
       s.waiting.map((w) => w.key),
       ['default/blog'],
+    );
+  });
+});
+
+describe('log entries wait for the audit events of the requests they follow', () => {
+  it('attributes a write whose audit event arrives just after the end of its reconcile', async () => {
+    const m = new ObservedManager('go-operator', 20);
+    rid++;
+    log(m, 0, 'Reconciling');
+    log(m, 10, 'Reconcile successful');
+    // Recorded when the response closed, after the manager had logged the end.
+    m.onAudit(audit(5, { verb: 'create', resource: 'deployments', apiVersion: 'apps/v1' }));
+    assert.equal(m.get('webapp'), undefined);
+    await new Promise((r) => setTimeout(r, 40));
+    assert.deepEqual(
+      m.get('webapp')!.traces[0].calls.map((c) => c.verb),
+      ['create'],
     );
   });
 });
