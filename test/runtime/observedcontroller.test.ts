@@ -236,3 +236,63 @@ describe('log entries wait for the audit events of the requests they follow', ()
     );
   });
 });
+
+describe('quota findings for what a Go controller made', () => {
+  it('follows the objects it wrote when their owner references are gone', () => {
+    const m = new ObservedManager('go-operator', 0);
+    rid++;
+    log(m, 0, 'Reconciling');
+    m.onAudit(
+      audit(1, {
+        verb: 'update',
+        resource: 'deployments',
+        apiVersion: 'apps/v1',
+        after: {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'shop', namespace: 'default', resourceVersion: '9' },
+        },
+      }),
+    );
+    log(m, 3, 'Reconcile successful');
+    const cluster = new Cluster();
+    // An Update of a locally built Deployment dropped its owner reference to the WebApp.
+    const deploy = cluster.create({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'shop', namespace: 'default' },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: 'shop' } },
+        template: {
+          metadata: { labels: { app: 'shop' } },
+          spec: { containers: [{ name: 'web', image: 'nginx' }] },
+        },
+      },
+    });
+    const event = {
+      type: 'Warning',
+      reason: 'FailedCreate',
+      message:
+        'Error creating: pods "shop-1-x" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3',
+      involvedObject: {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        namespace: 'default',
+        name: 'shop',
+        uid: deploy.metadata.uid,
+      },
+    };
+    const findings = analyze({
+      controller: m.get('webapp')!,
+      forType: { apiVersion: 'apps.example.com/v1', kind: 'WebApp' },
+      api: cluster,
+      events: [event],
+      durationMs: 10,
+    });
+    cluster.close();
+    const f = findings.find((x) => x.kind === 'quota-conflict');
+    assert.deepEqual(f?.request, { namespace: 'default', name: 'shop' });
+    assert.equal(f?.evidence.quota, 'compute');
+  });
+});
