@@ -208,6 +208,27 @@ const BUILTINS: BuiltinSpec[] = [
     shortNames: ['ev'],
   },
   { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true },
+  // RBAC objects are stored and served (kubebuilder's config/rbac applies) but not enforced:
+  // every request with the cluster's token is allowed.
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    plural: 'clusterroles',
+    namespaced: false,
+  },
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    plural: 'clusterrolebindings',
+    namespaced: false,
+  },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', plural: 'roles', namespaced: true },
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    plural: 'rolebindings',
+    namespaced: true,
+  },
 ];
 
 function builtinType(b: BuiltinSpec): ResourceType {
