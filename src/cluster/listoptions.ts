@@ -97,3 +97,16 @@ export function watchTimeoutSeconds(q: URLSearchParams, max?: number): number | 
   if (!max) return asked;
   return asked && asked > 0 ? Math.min(asked, max) : max;
 }
+
+/**
+ * sendInitialEvents as the apiserver sees it after `SetListOptionsDefaults` (WatchList on, as
+ * in kube-apiserver 1.34+): a watch from resourceVersion "" or "0" that says nothing about
+ * WatchList is one (true), so with allowWatchBookmarks its initial events end with the
+ * `k8s.io/initial-events-end` bookmark too.
+ */
+export function sendInitialEventsOf(q: URLSearchParams): boolean | undefined {
+  const given = queryBool(q, 'sendInitialEvents');
+  if (given !== undefined || q.get('resourceVersionMatch')) return given;
+  const rv = q.get('resourceVersion') ?? '';
+  return rv === '' || rv === '0' ? true : undefined;
+}

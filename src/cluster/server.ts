@@ -13,7 +13,12 @@ import { AuditLog, type InFlight } from './audit';
 import type { Cluster } from './cluster';
 import { generateServingCerts } from './certs';
 import type { ServingCerts } from './certs';
-import { queryBool, validateListOptions, watchTimeoutSeconds } from './listoptions';
+import {
+  queryBool,
+  sendInitialEventsOf,
+  validateListOptions,
+  watchTimeoutSeconds,
+} from './listoptions';
 import { serveAggregatedDiscovery, wantsAggregatedDiscovery } from './aggregateddiscovery';
 import { SERVER_VERSION, apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery';
 import {
@@ -478,7 +483,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       if (ev.type === 'ERROR') end();
     };
     const timeout = watchTimeoutSeconds(q, opts.maxWatchSeconds);
-    const sendInitialEvents = queryBool(q, 'sendInitialEvents');
+    const sendInitialEvents = sendInitialEventsOf(q);
     const w: { stop(): void } = cluster.watch(
       type,
       {

@@ -184,6 +184,19 @@ describe('WatchList', () => {
     assert.equal(meta(events[2].object).name, 'two');
   });
 
+  it('treats a watch from resourceVersion "" or "0" as a WatchList (SetListOptionsDefaults)', async () => {
+    for (const rv of ['', '&resourceVersion=0']) {
+      const events = await watch(
+        `/api/v1/namespaces/default/configmaps?watch=true&allowWatchBookmarks=true${rv}`,
+        (evs) => evs.some((e) => e.type === 'BOOKMARK'),
+      );
+      assert.ok(events.some((e) => e.type === 'ADDED'));
+      const last = events.at(-1)!;
+      assert.equal(last.type, 'BOOKMARK');
+      assert.deepEqual(meta(last.object).annotations, { 'k8s.io/initial-events-end': 'true' });
+    }
+  });
+
   it('reads booleans as the apiserver does (True, 1)', async () => {
     const events = await watch(
       '/api/v1/namespaces/default/configmaps?watch=True&sendInitialEvents=1&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=TRUE',
