@@ -8,7 +8,8 @@
  * had none, so a user's kubectl does not silently switch clusters. Removing undoes exactly that
  * (restoring entries it replaced), on the file as it is then. Files are written atomically, 0600.
  */
-import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import YAML, { isMap, isSeq } from 'yaml';
 import type { Document } from 'yaml';
 import { writeFileAtomic } from './atomicfile';
@@ -168,4 +169,14 @@ export function installKubeconfig(file: string, p: KubeconfigParams): InstalledK
       else writeFileAtomic(target, out.text);
     },
   };
+}
+
+/**
+ * Writes a kubeconfig of its own (never a user's: see installKubeconfig for those), readable by its
+ * owner only (it holds a bearer token), atomically: a client starting at the same moment reads
+ * the old file or the new one, never half of one.
+ */
+export function writeKubeconfigFile(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileAtomic(file, text);
 }

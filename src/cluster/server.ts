@@ -8,6 +8,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { AuditLog, type InFlight } from './audit';
 import type { Cluster } from './cluster';
 import { generateServingCerts } from './certs';
 import type { ServingCerts } from './certs';
@@ -55,8 +56,12 @@ export interface ServerOptions {
   cluster: Cluster;
   port?: number;
   host?: string;
-  /** Defaults to a random token. */
+  /** Defaults to a random token. It names the user `DEFAULT_USER`. */
   token?: string;
+  /** More bearer tokens, each naming a user (as kube-apiserver's --token-auth-file): token → user. */
+  users?: Record<string, string>;
+  /** Where requests are recorded; defaults to a new bounded log. */
+  audit?: AuditLog;
   /** Defaults to a freshly generated CA and serving certificate. */
   certs?: ServingCerts;
   /** Defaults to MAX_WATCH_BACKLOG_BYTES. */
@@ -75,9 +80,17 @@ export interface ServerHandle {
   port: number;
   token: string;
   caPem: string;
-  kubeconfig(contextName?: string): string;
+  /** Every request served, with the user who made it. */
+  audit: AuditLog;
+  /** A kubeconfig for the default token, or for `user`'s token (see `addUser`). */
+  kubeconfig(contextName?: string, user?: string): string;
+  /** Gives `user` a bearer token of its own (a new random one, or `token`); returns it. */
+  addUser(user: string, token?: string): string;
   close(): Promise<void>;
 }
+
+/** The user the server's default token names. */
+export const DEFAULT_USER = 'reconcile-studio';
 
 export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
   const { cluster } = opts;
@@ -86,7 +99,12 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
   const certs =
     opts.certs ??
     (await generateServingCerts(host === '127.0.0.1' || host === 'localhost' ? [] : [host]));
-  const expected = Buffer.from(`Bearer ${token}`);
+  // token → user, as kube-apiserver's token file; compared in constant time below.
+  const users = new Map<string, string>([
+    [token, DEFAULT_USER],
+    ...Object.entries(opts.users ?? {}),
+  ]);
+  const audit = opts.audit ?? new AuditLog();
   const sockets = new Set<Socket>();
   const closers = new Set<() => void>();
   const backlogLimit = opts.watchBacklogBytes ?? MAX_WATCH_BACKLOG_BYTES;
@@ -115,12 +133,19 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const auth = req.headers.authorization ?? '';
-    const given = Buffer.from(auth);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    const user = authenticate(users, req.headers.authorization ?? '');
+    if (user === undefined) {
       req.resume();
       return sendStatus(res, newUnauthorized());
     }
+    const record = audit.begin({
+      user,
+      userAgent: req.headers['user-agent'] ?? '',
+      method: req.method ?? 'GET',
+      requestURI: req.url ?? '/',
+    });
+    inFlight.set(res, record);
+    res.on('close', () => record.complete(res.statusCode));
     opts.onRequest?.(req);
     const method = req.method ?? 'GET';
     const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req);
@@ -199,6 +224,17 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
   ): Promise<void> {
     const { t, namespace, name, subresource } = route;
     const type = { apiVersion: t.apiVersion, kind: t.info.kind };
+    const record = inFlight.get(res);
+    record?.resolve(
+      {
+        apiVersion: t.apiVersion,
+        resource: t.info.plural,
+        subresource: subresource ?? '',
+        namespace: namespace ?? '',
+        name: name ?? '',
+      },
+      queryBool(q, 'watch') === true,
+    );
     const dryRun = q.getAll('dryRun').includes('All');
     const fieldManager = q.get('fieldManager') ?? userAgentManager(req.headers['user-agent']);
     const table = wantsTable(req.headers.accept);
@@ -302,6 +338,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
           returnStored: true,
           ...(fieldValidation ? { fieldValidation } : {}),
         });
+        record?.objectsOf(undefined, out);
         return sendWritten(201, out);
       }
       if (method === 'DELETE') {
@@ -313,6 +350,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     }
     const key = { ...(namespace !== undefined ? { namespace } : {}), name };
     if (t.info.namespaced && namespace === undefined) throw newNotFoundPath();
+    // The stored object is never mutated in place, so holding it is holding the "before".
+    const before = method === 'GET' ? undefined : cluster.peek(type, key);
     switch (method) {
       case 'GET': {
         if (subresource === 'scale') return send(200, cluster.getScale(type, key));
@@ -356,6 +395,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
           ...(fieldValidation ? { fieldValidation } : {}),
           ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
         });
+        record?.objectsOf(before, out);
         return send(200, out);
       }
       case 'PATCH': {
@@ -363,7 +403,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         const patchType = PATCH_TYPES[ct];
         if (!patchType) throw newUnsupportedMediaType(ct);
         const patch = decodePatch(body, patchType);
-        const existed = cluster.peek(type, key) !== undefined;
+        const existed = before !== undefined;
         const out = cluster.patchAs(t, key, patch, patchType, {
           dryRun,
           fieldManager: q.get('fieldManager') ?? (patchType === 'apply' ? '' : fieldManager),
@@ -372,10 +412,12 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
           ...(fieldValidation ? { fieldValidation } : {}),
           ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
         });
+        record?.objectsOf(before, out);
         return send(!existed && !dryRun ? 201 : 200, out);
       }
       case 'DELETE': {
         const out = cluster.deleteAs(t, key, decodeDeleteOptions(q, body));
+        record?.objectsOf(before, out);
         // 200 even when finalizers hold the object, as the apiserver answers (202 is kept for the
         // legacy orphanDependents=false case only).
         return send(200, out);
@@ -448,6 +490,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       'Transfer-Encoding': 'chunked',
     });
     res.flushHeaders();
+    inFlight.get(res)?.started(200);
     closers.add(end);
     req.on('close', end);
     res.on('close', end);
@@ -462,18 +505,28 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
   const hostPart = host.includes(':') ? `[${host}]` : host;
   address = `${hostPart}:${port}`;
   const url = `https://${hostPart}:${port}`;
+  const tokenOf = (user: string) => [...users].find(([, u]) => u === user)?.[0];
   return {
     url,
     port,
     token,
     caPem: certs.caPem,
-    kubeconfig: (contextName?: string) =>
-      renderKubeconfig({
+    audit,
+    kubeconfig: (contextName?: string, user?: string) => {
+      const t = user === undefined ? token : tokenOf(user);
+      if (t === undefined) throw new Error(`no token for user ${user}`);
+      return renderKubeconfig({
         server: url,
         caPem: certs.caPem,
-        token,
+        token: t,
         ...(contextName ? { contextName } : {}),
-      }),
+      });
+    },
+    addUser: (user: string, given?: string) => {
+      const t = given ?? randomBytes(24).toString('base64url');
+      users.set(t, user);
+      return t;
+    },
     close: () =>
       new Promise<void>((resolveClose) => {
         for (const c of [...closers]) c();
@@ -481,6 +534,20 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         for (const s of sockets) s.destroy();
       }),
   };
+}
+
+/** The audit record of each request being served; sendStatus adds the error to it. */
+const inFlight = new WeakMap<ServerResponse, InFlight>();
+
+/** The user a `Bearer` token names, comparing every known token in constant time. */
+function authenticate(users: Map<string, string>, authorization: string): string | undefined {
+  const given = Buffer.from(authorization);
+  let found: string | undefined;
+  for (const [token, user] of users) {
+    const expected = Buffer.from(`Bearer ${token}`);
+    if (given.length === expected.length && timingSafeEqual(given, expected)) found = user;
+  }
+  return found;
 }
 
 const PATCH_TYPES: Record<string, PatchType> = {
@@ -565,5 +632,6 @@ function sendText(res: ServerResponse, code: number, text: string): void {
 }
 
 function sendStatus(res: ServerResponse, err: StatusError): void {
+  inFlight.get(res)?.fail(err.status);
   sendJson(res, err.code, err.status);
 }

@@ -20,6 +20,7 @@ import type { Cache } from './cache';
 import { ReconcileRun, type RunDeps } from './client';
 import type { WaitReason } from './delayingqueue';
 import { Emitter } from './events';
+import { HotLoopDetector, type HotLoopOptions, type HotLoopReport } from './hotloop';
 import type { EventHandler } from './handler';
 import { ControllerMetrics, Registry, WorkqueueMetrics } from './metrics';
 import { evaluate, type EventKind, type Predicate } from './predicate';
@@ -46,16 +47,9 @@ import type {
   Trigger,
 } from './trace';
 
-export type ReconcileFunc = (ctx: ReconcileContext, req: Request) => Promise<unknown> | unknown;
+export type { HotLoopOptions, HotLoopReport };
 
-export interface HotLoopOptions {
-  /** Consecutive self-triggered reconciles (each with a real write) that make a hot loop. */
-  threshold?: number;
-  /** Reconciles of one key within one second of clock time that make a hot loop. */
-  maxPerSecond?: number;
-  /** pause: stop processing the key until resume(key); report: only report. */
-  action?: 'pause' | 'report';
-}
+export type ReconcileFunc = (ctx: ReconcileContext, req: Request) => Promise<unknown> | unknown;
 
 export interface ControllerOptions {
   name: string;
@@ -99,15 +93,6 @@ export interface LogRecord {
   error?: string;
 }
 
-export interface HotLoopReport {
-  key: string;
-  at: number;
-  reconciles: number;
-  reason: 'self-triggered' | 'rate';
-  traceIds: number[];
-  suspended: boolean;
-}
-
 export interface ControllerEvents {
   enqueue: { key: string; trigger: Trigger };
   queueChange: { change: string; key: string | undefined };
@@ -149,10 +134,7 @@ export class Controller extends Emitter<ControllerEvents> {
   private readonly knownKeys = new Set<string>();
   /** resourceVersion → who wrote it, to recognise watch events caused by our own writes. */
   private readonly writes = new Map<string, { key: string; traceId: number }>();
-  private readonly loopStats = new Map<
-    string,
-    { selfCount: number; times: number[]; ids: number[] }
-  >();
+  private readonly loops: HotLoopDetector;
   private readonly resourceNames = new Map<string, string>();
   private readonly labels: { controller: string };
   private inFlight = 0;
@@ -164,6 +146,7 @@ export class Controller extends Emitter<ControllerEvents> {
 
   constructor(private readonly opts: ControllerOptions) {
     super();
+    this.loops = new HotLoopDetector(opts.hotLoop);
     this.name = opts.name;
     this.labels = { controller: this.name };
     this.registry = opts.registry ?? new Registry();
@@ -241,7 +224,7 @@ export class Controller extends Emitter<ControllerEvents> {
 
   resume(key: string): void {
     this.suspended.delete(key);
-    this.loopStats.delete(key);
+    this.loops.reset(key);
     this.queue.add(key);
   }
 
@@ -664,38 +647,10 @@ export class Controller extends Emitter<ControllerEvents> {
   }
 
   private checkHotLoop(key: string, trace: ReconcileTrace): void {
-    const opts = this.opts.hotLoop ?? {};
-    const threshold = opts.threshold ?? 20;
-    const maxPerSecond = opts.maxPerSecond ?? 100;
-    let s = this.loopStats.get(key);
-    if (!s) this.loopStats.set(key, (s = { selfCount: 0, times: [], ids: [] }));
-    const wrote = trace.calls.some((c) => c.source === 'server' && c.code < 300 && !c.noop);
-    // Sustained by its own writes: at least one trigger is an event our own write caused (others
-    // may come from a second writer fighting over the same fields) and this pass wrote again.
-    const self = wrote && trace.triggers.some((t) => t.kind === 'event' && t.selfTriggered);
-    s.selfCount = self ? s.selfCount + 1 : 0;
-    s.ids.push(trace.id);
-    if (s.ids.length > threshold) s.ids.shift();
-    const now = this.opts.clock.now();
-    s.times.push(now);
-    while (s.times.length && s.times[0] <= now - 1000) s.times.shift();
-    let reason: HotLoopReport['reason'] | undefined;
-    if (s.selfCount >= threshold) reason = 'self-triggered';
-    else if (s.times.length > maxPerSecond) reason = 'rate';
-    if (!reason) return;
-    const pause = (opts.action ?? 'pause') === 'pause';
-    const report: HotLoopReport = {
-      key,
-      at: now,
-      reconciles: reason === 'rate' ? s.times.length : s.selfCount,
-      reason,
-      traceIds: [...s.ids],
-      suspended: pause,
-    };
+    const report = this.loops.observe(key, trace, this.opts.clock.now());
+    if (!report) return;
     this.hotLoops.push(report);
-    s.selfCount = 0;
-    s.times = [];
-    if (pause) {
+    if (report.suspended) {
       this.suspend(key);
       this.queue.forget(key);
     }

@@ -4,7 +4,7 @@
  * it) or a kubeconfig context. Owns the source, feeds the Custom Resources view, and says what is
  * running through context keys and the status bar.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Cluster } from '../cluster/cluster';
@@ -42,6 +42,11 @@ export class ClusterSession implements vscode.Disposable {
 
   get cluster(): Cluster | undefined {
     return this.embedded;
+  }
+
+  /** The embedded cluster's HTTPS server, while it is served. */
+  get server(): ServerHandle | undefined {
+    return this.served;
   }
 
   get current(): ResourceSource | undefined {
@@ -122,13 +127,11 @@ export class ClusterSession implements vscode.Disposable {
 
   /** Serves the cluster on 127.0.0.1 and points new terminals' KUBECONFIG at it. */
   private async serve(cluster: Cluster): Promise<void> {
-    const { startServer, writeFileAtomic } = await import('./engine');
+    const { startServer, writeKubeconfigFile } = await import('./engine');
     this.served = await startServer({ cluster });
-    const dir = this.context.globalStorageUri.fsPath;
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, 'fake-cluster.kubeconfig');
+    const file = join(this.context.globalStorageUri.fsPath, 'fake-cluster.kubeconfig');
     // Its own file (never the user's kubeconfig): atomic, 0600 as it holds the bearer token.
-    writeFileAtomic(file, this.served.kubeconfig('reconcile-studio'));
+    writeKubeconfigFile(file, this.served.kubeconfig('reconcile-studio'));
     this.context.environmentVariableCollection.replace('KUBECONFIG', file);
     this.context.environmentVariableCollection.description =
       'Points kubectl at Reconcile Studio\u2019s fake cluster';

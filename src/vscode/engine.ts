@@ -3,7 +3,7 @@
  * runtime and the simulator. Bundled as dist/engine.js and loaded on first use (starting the
  * cluster, running a reconciler), so that activating the extension costs milliseconds.
  */
-export { writeFileAtomic } from '../cluster/atomicfile';
+export { writeKubeconfigFile } from '../cluster/kubeconfig';
 export { Cluster } from '../cluster/cluster';
 export { loadManifests } from '../cluster/manifests';
 export { startServer } from '../cluster/server';
@@ -12,3 +12,6 @@ export { Manager } from '../runtime/manager';
 export { simulate } from '../runtime/simulation';
 export { formatReport } from '../cli/simulate';
 export { DebuggerModel, NO_EVENTS, eventsOf } from './model/debuggermodel';
+export { GoManagerProcess, freePort } from '../runtime/goprocess';
+export { ObservedManager } from '../runtime/observedcontroller';
+export { analyze } from '../runtime/findings';

@@ -9,6 +9,7 @@ export interface Settings {
   allowWrites: boolean;
   breakOnStart: boolean;
   hangTimeoutMs: number;
+  goRunCommand: string;
 }
 
 export function readSettings(): Settings {
@@ -21,5 +22,6 @@ export function readSettings(): Settings {
     allowWrites: c.get('cluster.allowWrites', false),
     breakOnStart: c.get('debugger.breakOnStart', true),
     hangTimeoutMs: c.get('runtime.hangTimeoutMs', 5000),
+    goRunCommand: c.get('go.runCommand', 'go run ./cmd').trim() || 'go run ./cmd',
   };
 }

@@ -1,0 +1,77 @@
+/**
+ * Hot-loop detection: a key reconciled again and again because each pass writes something that
+ * triggers the next (seed §3.7), or simply reconciled too often. Shared by the runtime's own
+ * controllers and by a Go manager observed from outside (its logs and the cluster's audit log).
+ */
+import type { ReconcileTrace } from './trace';
+
+export interface HotLoopOptions {
+  /** Consecutive self-triggered reconciles (each with a real write) that make a hot loop. */
+  threshold?: number;
+  /** Reconciles of one key within one second of clock time that make a hot loop. */
+  maxPerSecond?: number;
+  /** pause: stop processing the key until resume(key); report: only report. */
+  action?: 'pause' | 'report';
+}
+
+export interface HotLoopReport {
+  key: string;
+  at: number;
+  reconciles: number;
+  reason: 'self-triggered' | 'rate';
+  traceIds: number[];
+  suspended: boolean;
+}
+
+interface Stats {
+  selfCount: number;
+  times: number[];
+  ids: number[];
+}
+
+export class HotLoopDetector {
+  private readonly stats = new Map<string, Stats>();
+
+  constructor(private readonly opts: HotLoopOptions = {}) {}
+
+  get pauses(): boolean {
+    return (this.opts.action ?? 'pause') === 'pause';
+  }
+
+  /** Counts a finished reconcile of `key` at clock time `now`; a report when it makes a hot loop. */
+  observe(key: string, trace: ReconcileTrace, now: number): HotLoopReport | undefined {
+    const threshold = this.opts.threshold ?? 20;
+    const maxPerSecond = this.opts.maxPerSecond ?? 100;
+    let s = this.stats.get(key);
+    if (!s) this.stats.set(key, (s = { selfCount: 0, times: [], ids: [] }));
+    const wrote = trace.calls.some((c) => c.source === 'server' && c.code < 300 && !c.noop);
+    // Sustained by its own writes: at least one trigger is an event our own write caused (others
+    // may come from a second writer fighting over the same fields) and this pass wrote again.
+    const self = wrote && trace.triggers.some((t) => t.kind === 'event' && t.selfTriggered);
+    s.selfCount = self ? s.selfCount + 1 : 0;
+    s.ids.push(trace.id);
+    if (s.ids.length > threshold) s.ids.shift();
+    s.times.push(now);
+    while (s.times.length && s.times[0] <= now - 1000) s.times.shift();
+    let reason: HotLoopReport['reason'] | undefined;
+    if (s.selfCount >= threshold) reason = 'self-triggered';
+    else if (s.times.length > maxPerSecond) reason = 'rate';
+    if (!reason) return undefined;
+    const report: HotLoopReport = {
+      key,
+      at: now,
+      reconciles: reason === 'rate' ? s.times.length : s.selfCount,
+      reason,
+      traceIds: [...s.ids],
+      suspended: this.pauses,
+    };
+    s.selfCount = 0;
+    s.times = [];
+    return report;
+  }
+
+  /** Starts counting `key` afresh (after the user resumed it). */
+  reset(key: string): void {
+    this.stats.delete(key);
+  }
+}
