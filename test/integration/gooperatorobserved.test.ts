@@ -94,7 +94,20 @@ describe('the sample Go operator, observed', { timeout: 300_000 }, async () => {
       const created = c.traces
         .flatMap((t) => t.calls)
         .filter((x) => x.verb === 'create' && x.resource === 'deployments');
-      assert.deepEqual(created.map((x) => x.name).sort(), ['blog', 'shop']);
+      assert.deepEqual(
+        created.map((x) => x.name).sort(),
+        ['blog', 'shop'],
+        JSON.stringify(
+          c.traces
+            .slice(0, 4)
+            .map((t) => [
+              t.key,
+              t.start,
+              t.end,
+              t.calls.map((x) => [x.verb, x.resource, x.name, x.at]),
+            ]),
+        ),
+      );
       // Every request the audit log holds for this user came from the manager's own client.
       const mine = server.audit.events({ user: GO_OPERATOR_USER });
       assert.ok(mine.length > 0);
