@@ -182,6 +182,15 @@ describe('the sample Go manager against serve', () => {
     ]);
     assert.ok(lease.spec.holderIdentity.startsWith(`${hostname()}_`), lease.spec.holderIdentity);
     assert.match(s.output(), /agent="manager\/[^"]*\/leader-election"/);
+    // Its "became leader" Event, posted through core/v1, read back through events.k8s.io/v1.
+    const leaderEvents = await getJson<{ items: { reason: string; note: string }[] }>(
+      s.kubeconfig,
+      ['get', 'events.v1.events.k8s.io', '-n', 'default'],
+    );
+    assert.match(
+      leaderEvents.items.find((e) => e.reason === 'LeaderElection')?.note ?? '',
+      /became leader/,
+    );
 
     // client-go's WatchList: initial events ended by a bookmark, no separate list.
     const log = s.output();
