@@ -49,3 +49,36 @@ describe('kinds a manager and kubebuilder manifests use', () => {
     assert.equal(lease.spec.renewTime, '2026-01-02T03:04:05.123456Z');
   });
 });
+
+describe('Events through events.k8s.io/v1', () => {
+  it('selects them by the fields its conversion maps (reason, regarding.name)', async () => {
+    for (const [name, reason] of [
+      ['a', 'FailedCreate'],
+      ['b', 'SuccessfulCreate'],
+    ])
+      s.cluster.create({
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: `rs.${name}`, namespace: 'default' },
+        involvedObject: { kind: 'ReplicaSet', namespace: 'default', name },
+        reason,
+        message: 'm',
+        type: 'Normal',
+      });
+    const names = async (selector: string) =>
+      (
+        JSON.parse(
+          (
+            await s.get(
+              `/apis/events.k8s.io/v1/namespaces/default/events?fieldSelector=${encodeURIComponent(selector)}`,
+            )
+          ).body,
+        ) as { items: { metadata: { name: string } }[] }
+      ).items.map((e) => e.metadata.name);
+    assert.deepEqual(await names('reason=FailedCreate'), ['rs.a']);
+    assert.deepEqual(await names('regarding.name=b'), ['rs.b']);
+    const bad = await s.get('/apis/events.k8s.io/v1/events?fieldSelector=involvedObject.name%3Da');
+    assert.equal(bad.status, 400);
+    assert.match(bad.body, /field label not supported: involvedObject.name/);
+  });
+});
