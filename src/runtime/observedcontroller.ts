@@ -21,8 +21,11 @@ import { reconcileOutcome, type ZapEntry } from './zaplog';
 const MAX_TRACES = 2000;
 /** Audit events waiting to be matched to a reconcile (they arrive before its end log). */
 const MAX_PENDING_CALLS = 5000;
-/** Timestamps of logs and audit events are wall clock from two processes: allow this much skew. */
-const SKEW_MS = 2;
+/**
+ * Audit times are whole milliseconds (Date.now, rounded down), log times nanoseconds: a call
+ * made just after a reconcile started can carry a time up to 1 ms before that start.
+ */
+const SKEW_MS = 1;
 
 export class ObservedController {
   readonly traces: ReconcileTrace[] = [];
@@ -60,7 +63,7 @@ export class ObservedManager {
    */
   constructor(
     readonly user: string,
-    private readonly settleMs = 50,
+    private readonly settleMs = 100,
   ) {}
 
   all(): ObservedController[] {
@@ -313,10 +316,15 @@ export class ObservedManager {
     const rest: ApiCall[] = [];
     const others = this.all().flatMap((c) => [...c.open.values()]);
     for (const call of this.pending) {
-      const inside = call.at >= t.start - SKEW_MS && call.at <= (t.end ?? Infinity) + SKEW_MS;
+      // A call ends before the reconcile that made it logs its end.
+      const inside = call.at >= t.start - SKEW_MS && call.at <= (t.end ?? Infinity);
       if (!inside) {
-        // Older than any open reconcile: made outside one (start-up), never claimed.
-        if (call.at < t.start && others.every((o) => call.at < o.start)) continue;
+        // Older than any open reconcile: it belongs to one that has ended already (its audit
+        // event came later than the settle time) or to none (start-up reads).
+        if (call.at < t.start && others.every((o) => call.at < o.start)) {
+          this.attachLate(call);
+          continue;
+        }
         rest.push(call);
         continue;
       }
@@ -326,6 +334,19 @@ export class ObservedManager {
     }
     this.pending = rest;
     return mine.sort((a, b) => a.at - b.at);
+  }
+
+  /** Adds a call that arrived after its reconcile had ended to that reconcile, if it ran then. */
+  private attachLate(call: ApiCall): void {
+    for (const c of this.controllers.values()) {
+      for (let i = c.traces.length - 1; i >= 0 && i >= c.traces.length - 50; i--) {
+        const t = c.traces[i];
+        if (t.end === undefined || call.at < t.start - SKEW_MS || call.at > t.end) continue;
+        t.calls.push(call);
+        t.calls.sort((a, b) => a.at - b.at);
+        return;
+      }
+    }
   }
 
   /** controller-runtime's and client-go's signals from one scrape of `/metrics`. */

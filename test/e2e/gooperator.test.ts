@@ -4,6 +4,8 @@
  * shows its controller (from its logs and /metrics), and the quota conflict appears as a finding.
  * Skipped where Go is missing.
  */
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { checkGoVersion, goVersion } from '../../src/runtime/gotoolchain';
 import { launchWorkbench, withScreenshotOnFailure, type Workbench } from './workbench';
@@ -42,6 +44,36 @@ describe('Run Go Operator', { timeout: 400_000 }, async () => {
           .first()
           .waitFor({ timeout: 60_000 });
         await wb.screenshot('go-operator');
+      });
+    },
+  );
+
+  it(
+    'puts a build error in Problems at its file and line, and keeps the cluster and its objects',
+    { skip: goProblem },
+    async () => {
+      await withScreenshotOnFailure(wb, 'go-operator-build-error', async () => {
+        appendFileSync(
+          join(wb.workspace, 'internal', 'controller', 'webapp_controller.go'),
+          '\nvar brokenOnPurpose int = undefinedOnPurpose\n',
+        );
+        await wb.runCommand('Reconcile Studio: Run Go Operator');
+        await wb.page
+          .getByText(/the Go operator did not build/)
+          .first()
+          .waitFor({ timeout: 240_000 });
+        await wb.runCommand('View: Focus Problems');
+        const problems = wb.page.locator('.markers-panel');
+        await problems
+          .getByText(/undefined: undefinedOnPurpose/)
+          .first()
+          .waitFor({ timeout: 30_000 });
+        await problems
+          .getByText(/webapp_controller\.go/)
+          .first()
+          .waitFor();
+        // The cluster is still there with the WebApps the manager reconciled.
+        await wb.page.locator('.sidebar').getByText('shop', { exact: true }).first().waitFor();
       });
     },
   );

@@ -89,12 +89,22 @@ describe('the sample Go operator, observed', { timeout: 300_000 }, async () => {
       ).catch((err: Error) => {
         throw new Error(`${err.message}\n${output.slice(-30).join('\n')}`);
       });
-      const c = observed.get('webapp')!;
-      assert.equal(c.kind, 'WebApp');
-      const created = c.traces
-        .flatMap((t) => t.calls)
-        .filter((x) => x.verb === 'create' && x.resource === 'deployments');
-      assert.deepEqual(created.map((x) => x.name).sort(), ['blog', 'shop']);
+      // The manager logs a reconcile's end after its writes: wait for those lines to come through.
+      const created = await until(
+        'both Deployment creates in its reconciles',
+        () => {
+          observed.flush();
+          const names = (observed.get('webapp')?.traces ?? [])
+            .flatMap((t) => t.calls)
+            .filter((x) => x.verb === 'create' && x.resource === 'deployments')
+            .map((x) => x.name)
+            .sort();
+          return names.length >= 2 ? names : undefined;
+        },
+        30_000,
+      );
+      assert.deepEqual(created, ['blog', 'shop']);
+      assert.equal(observed.get('webapp')!.kind, 'WebApp');
       // Every request the audit log holds for this user came from the manager's own client.
       const mine = server.audit.events({ user: GO_OPERATOR_USER });
       assert.ok(mine.length > 0);

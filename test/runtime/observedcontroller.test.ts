@@ -296,3 +296,22 @@ describe('quota findings for what a Go controller made', () => {
     assert.equal(f?.evidence.quota, 'compute');
   });
 });
+
+describe('a call whose audit event arrives after its reconcile was applied', () => {
+  it('still goes to that reconcile', () => {
+    const m = new ObservedManager('go-operator', 0);
+    rid++;
+    log(m, 0, 'Reconciling');
+    log(m, 10, 'Reconcile successful');
+    rid++;
+    log(m, 20, 'Reconciling');
+    m.onAudit(audit(5, { verb: 'create', resource: 'deployments', apiVersion: 'apps/v1' }));
+    log(m, 30, 'Reconcile successful');
+    const [first, second] = m.get('webapp')!.traces;
+    assert.deepEqual(
+      first.calls.map((c) => c.verb),
+      ['create'],
+    );
+    assert.deepEqual(second.calls, []);
+  });
+});
