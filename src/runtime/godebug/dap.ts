@@ -1,0 +1,152 @@
+/**
+ * A small Debug Adapter Protocol client for Delve's DAP server (`dlv dap`): Content-Length framed
+ * JSON over TCP, requests matched to responses by `request_seq`, events handed to listeners.
+ * `startDelve` spawns `dlv dap --listen=127.0.0.1:0` in a process group of its own and waits
+ * for "DAP server listening at:" (as vscode-go's debug factory does), so `kill` can end Delve
+ * and the program it debugs together.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, type Socket } from 'node:net';
+import { Emitter } from '../events';
+
+export interface DapMessage {
+  seq: number;
+  type: 'request' | 'response' | 'event';
+  command?: string;
+  event?: string;
+  request_seq?: number;
+  success?: boolean;
+  message?: string;
+  body?: Record<string, unknown>;
+}
+
+export interface DapEvents {
+  event: DapMessage;
+  close: undefined;
+}
+
+export class DapClient extends Emitter<DapEvents> {
+  private seq = 0;
+  private buffer = Buffer.alloc(0);
+  private readonly pending = new Map<
+    number,
+    { resolve: (m: DapMessage) => void; reject: (e: Error) => void }
+  >();
+  private closed = false;
+
+  private constructor(private readonly socket: Socket) {
+    super();
+    socket.on('data', (d: Buffer) => this.receive(d));
+    socket.on('close', () => {
+      this.closed = true;
+      for (const p of this.pending.values()) p.reject(new Error('the debug adapter went away'));
+      this.pending.clear();
+      this.emit('close', undefined);
+    });
+    socket.on('error', () => undefined);
+  }
+
+  static connect(port: number): Promise<DapClient> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => resolve(new DapClient(socket)));
+      socket.once('error', reject);
+    });
+  }
+
+  /** Sends a request and resolves with its response body; a failed response rejects. */
+  async request<T = Record<string, unknown>>(command: string, args?: unknown): Promise<T> {
+    const res = await this.send(command, args);
+    if (!res.success) throw new Error(res.message ?? `${command} failed`);
+    return (res.body ?? {}) as T;
+  }
+
+  /** Sends a request and resolves with the whole response, failed or not. */
+  send(command: string, args?: unknown): Promise<DapMessage> {
+    if (this.closed) return Promise.reject(new Error('the debug adapter went away'));
+    const seq = ++this.seq;
+    const json = JSON.stringify({ seq, type: 'request', command, arguments: args });
+    this.socket.write(`Content-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`);
+    return new Promise((resolve, reject) => this.pending.set(seq, { resolve, reject }));
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+
+  private receive(data: Buffer): void {
+    this.buffer = Buffer.concat([this.buffer, data]);
+    for (;;) {
+      const end = this.buffer.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const m = /Content-Length: (\d+)/i.exec(this.buffer.subarray(0, end).toString());
+      if (!m) throw new Error('DAP: a message without Content-Length');
+      const len = Number(m[1]);
+      if (this.buffer.length < end + 4 + len) return;
+      const msg = JSON.parse(this.buffer.subarray(end + 4, end + 4 + len).toString()) as DapMessage;
+      this.buffer = this.buffer.subarray(end + 4 + len);
+      if (msg.type === 'response' && msg.request_seq !== undefined) {
+        const p = this.pending.get(msg.request_seq);
+        this.pending.delete(msg.request_seq);
+        p?.resolve(msg);
+      } else if (msg.type === 'event') this.emit('event', msg);
+    }
+  }
+}
+
+export interface DelveServer {
+  port: number;
+  child: ChildProcess;
+  /** Everything Delve and the debugged program printed so far. */
+  output(): string;
+  /** Ends Delve and everything it started (its whole process group). */
+  kill(): Promise<void>;
+}
+
+const LISTENING = /DAP server listening at: [^\s]*:(\d+)/;
+
+/** Spawns `dlv dap` on a free loopback port and resolves once it listens. */
+export function startDelve(
+  dlv: string,
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<DelveServer> {
+  const child = spawn(dlv, ['dap', '--listen=127.0.0.1:0'], {
+    cwd: opts.cwd,
+    env: opts.env ?? process.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const kill = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void kill();
+      reject(new Error(`Delve did not start listening: ${out.trim()}`));
+    }, opts.timeoutMs ?? 30_000);
+    const onData = (d: Buffer): void => {
+      out += d.toString();
+      const m = LISTENING.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      resolve({ port: Number(m[1]), child, output: () => out, kill });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(new Error(`could not start Delve (${dlv}): ${err.message}`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`Delve exited with ${code} before listening: ${out.trim()}`));
+    });
+  });
+}
