@@ -6,6 +6,7 @@
  * and the program it debugs together.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { Emitter } from '../events';
 
@@ -98,6 +99,8 @@ export interface DelveServer {
   child: ChildProcess;
   /** Everything Delve and the debugged program printed so far. */
   output(): string;
+  /** Whether Delve has a live child (the debugged program; a zombie does not count). */
+  programAlive(): boolean;
   /** Ends Delve and everything it started (its whole process group). */
   kill(): Promise<void>;
 }
@@ -119,11 +122,10 @@ export function startDelve(
   const kill = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
     const exited = new Promise((r) => child.once('exit', r));
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
+    // Delve starts the program in a process group of its own and does not ask the kernel to
+    // kill it with its tracer, so the program's group goes first, then Delve's (its builds).
+    for (const pid of childrenOf(child.pid)) signalGroup(pid);
+    signalGroup(child.pid);
     await exited;
   };
   return new Promise((resolve, reject) => {
@@ -136,7 +138,8 @@ export function startDelve(
       const m = LISTENING.exec(out);
       if (!m) return;
       clearTimeout(timer);
-      resolve({ port: Number(m[1]), child, output: () => out, kill });
+      const programAlive = () => childrenOf(child.pid!).some((pid) => stateOf(pid) !== 'Z');
+      resolve({ port: Number(m[1]), child, output: () => out, kill, programAlive });
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
@@ -149,4 +152,50 @@ export function startDelve(
       reject(new Error(`Delve exited with ${code} before listening: ${out.trim()}`));
     });
   });
+}
+
+function signalGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone (or not a group leader): the process itself then.
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone.
+    }
+  }
+}
+
+/** A process's state letter from /proc (`Z` for a zombie), '' when it is gone. */
+function stateOf(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return '';
+  }
+}
+
+/** Direct children of `pid`, from /proc (empty where there is no /proc). */
+function childrenOf(pid: number): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const out: number[] = [];
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      // Field 4 of stat is the parent; the command name (field 2) may hold spaces, so count from ')'.
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(e));
+    } catch {
+      // Exited while we looked.
+    }
+  }
+  return out;
 }

@@ -6,7 +6,9 @@
  * record of this process's requests. Nothing here imports `vscode`: the editor and the tests
  * drive the same class.
  */
-import { relative, isAbsolute } from 'node:path';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, relative } from 'node:path';
 import type { AuditEvent, AuditFilter } from '../../cluster/audit';
 import { Emitter } from '../events';
 import { managerFlags } from '../goprocess';
@@ -67,11 +69,15 @@ export class GoDebugSession extends Emitter<GoDebugEvents> {
   private dap?: DapClient;
   private waiters: Array<{ resolve: (s: Stopped) => void; reject: (e: Error) => void }> = [];
   private ended: Error | undefined;
+  private signalEnded!: () => void;
+  private readonly endedSignal = new Promise<void>((r) => (this.signalEnded = r));
   private auditSeq = 0;
   private readonly byName = new Map<string, { role: StopRole; method: string }>();
   private readonly byLine = new Map<string, StopRole>();
   /** The same functions as stack frames name them (package path shortened, no type parameters). */
   private readonly byFrame = new Map<string, { role: StopRole; method: string }>();
+  /** Where Delve writes the debug build (removed by `stop`, which may kill Delve before it can). */
+  private readonly binary = join(tmpdir(), `reconcile-studio-debug-${process.pid}-${Date.now()}`);
   /** The goroutine held at the last phase (DAP thread id). */
   threadId = 0;
   held: GoPhase | undefined;
@@ -85,8 +91,20 @@ export class GoDebugSession extends Emitter<GoDebugEvents> {
     for (const l of opts.symbols.lines) this.byLine.set(`${l.file}:${l.line}`, l.role);
   }
 
-  /** Builds and starts the manager under Delve, breakpoints set; resolves once it runs. */
+  /**
+   * Builds and starts the manager under Delve, breakpoints set; resolves once it runs. On
+   * failure (a build error, a breakpoint Delve refuses) nothing is left running.
+   */
   async start(): Promise<void> {
+    try {
+      await this.launch();
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+  }
+
+  private async launch(): Promise<void> {
     const o = this.opts;
     this.delve = await startDelve(o.dlv, {
       cwd: o.moduleDir,
@@ -110,6 +128,8 @@ export class GoDebugSession extends Emitter<GoDebugEvents> {
       mode: 'debug',
       program: o.program ?? './cmd',
       cwd: o.moduleDir,
+      // The debug binary goes to the temp dir, not into the user's module as `__debug_bin…`.
+      output: this.binary,
       // Leader election off: a held process would lose its Lease.
       args: managerFlags(o.metricsPort),
       stopOnEntry: false,
@@ -142,7 +162,15 @@ export class GoDebugSession extends Emitter<GoDebugEvents> {
     const stopped = this.nextStop();
     if (this.threadId !== 0 || this.held)
       await this.dap!.request('continue', { threadId: this.threadId });
-    return this.phaseAt(await stopped);
+    try {
+      return await this.phaseAt(await stopped);
+    } catch (err) {
+      // A program that died while held is first reported as a stop whose stack cannot be read;
+      // Delve's `exited` follows. Say that, not the failed request.
+      await Promise.race([this.endedSignal, new Promise((r) => setTimeout(r, 1000).unref())]);
+      if (!this.ended && this.delve && !this.delve.programAlive()) this.end('the manager exited');
+      throw this.ended ?? err;
+    }
   }
 
   /** Interrupts a running process; resolves with the phase-less stop location. */
@@ -164,6 +192,12 @@ export class GoDebugSession extends Emitter<GoDebugEvents> {
     }
     this.dap?.close();
     await this.delve?.kill();
+    rmSync(this.binary, { force: true });
+  }
+
+  /** Delve's process id (the manager is its child), 0 before start. */
+  delvePid(): number {
+    return this.delve?.child.pid ?? 0;
   }
 
   /** What Delve and the manager printed (build errors, logs). */
@@ -342,6 +376,7 @@ export class GoDebugSession extends Emitter<GoDebugEvents> {
     const last = this.output().trim().split('\n').slice(-8).join('\n');
     this.ended = new Error(`${why} while under the debugger${last ? `:\n${last}` : ''}`);
     for (const w of this.waiters.splice(0)) w.reject(this.ended);
+    this.signalEnded();
     this.emit('exit', { message: this.ended.message });
     void this.delve?.kill();
   }
