@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { ClusterSession } from './vscode/clustersession';
 import { registerCommands } from './vscode/commands';
+import { GoOperatorCodeLensProvider, GoOperatorSession } from './vscode/gooperator';
 import { LiveYamlProvider, SCHEME } from './vscode/liveyaml';
 import { createLogger } from './vscode/output';
 import { QueueTreeProvider } from './vscode/queuetree';
@@ -26,6 +27,7 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   const liveYaml = new LiveYamlProvider(clusters);
   const reconciles = new ReconcileSession(log, clusters, queue);
+  const goOperator = new GoOperatorSession(context, log, clusters, queue);
   const statusBar = new ClusterStatusBar();
   const updateStatus = () =>
     statusBar.update({
@@ -42,6 +44,7 @@ export function activate(context: vscode.ExtensionContext): void {
     clusters,
     liveYaml,
     reconciles,
+    goOperator,
     statusBar,
     vscode.window.createTreeView('reconcileStudio.customResources', {
       treeDataProvider: resources,
@@ -56,11 +59,15 @@ export function activate(context: vscode.ExtensionContext): void {
       ],
       new ReconcilerCodeLensProvider(),
     ),
+    vscode.languages.registerCodeLensProvider(
+      { language: 'go', scheme: 'file' },
+      new GoOperatorCodeLensProvider(),
+    ),
     clusters.onDidChange(updateStatus),
     reconciles.onDidChangeQueue(updateStatus),
     resources.onDidChangeTreeData(updateStatus),
   );
-  registerCommands({ context, log, clusters, reconciles });
+  registerCommands({ context, log, clusters, reconciles, goOperator });
   watchTrust(context, log);
   // The language client library is large: load it after activation returns.
   import('./vscode/languageclient')

@@ -13,6 +13,8 @@ import { parsePromText, type Sample } from './promtext';
 import { parseZapLine, type ZapEntry } from './zaplog';
 
 export const DEFAULT_RUN_COMMAND = 'go run ./cmd';
+/** The user a manager run by the editor authenticates as; the audit log's events carry it. */
+export const GO_OPERATOR_USER = 'go-operator';
 
 /** Output lines kept for the message shown when the process exits. */
 const LAST_LINES = 40;

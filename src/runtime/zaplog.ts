@@ -124,3 +124,19 @@ export function parseGoDuration(s: string): number {
   if (matched !== body) return NaN;
   return s.trim().startsWith('-') ? -ms : ms;
 }
+
+const SHOWN = new Set(['level', 'ts', 'msg', 'logger', 'caller', 'stacktrace']);
+
+/** One entry as a readable line: time, level, logger, message, then the other fields as JSON. */
+export function formatZapEntry(e: ZapEntry): string {
+  const rest = Object.fromEntries(Object.entries(e.fields).filter(([k]) => !SHOWN.has(k)));
+  const level = /^Level\((-?\d+)\)$/.exec(e.level);
+  return [
+    new Date(e.ts).toISOString().slice(11, 23),
+    level ? `V(${-Number(level[1])})` : e.level.toUpperCase(),
+    ...(e.logger ? [`[${e.logger}]`] : []),
+    e.msg,
+    ...(Object.keys(rest).length ? [JSON.stringify(rest)] : []),
+    ...(typeof e.fields.stacktrace === 'string' ? [`\n${e.fields.stacktrace}`] : []),
+  ].join(' ');
+}

@@ -44,6 +44,11 @@ export class ClusterSession implements vscode.Disposable {
     return this.embedded;
   }
 
+  /** The embedded cluster's HTTPS server, while it is served. */
+  get server(): ServerHandle | undefined {
+    return this.served;
+  }
+
   get current(): ResourceSource | undefined {
     return this.source;
   }

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { KubeObject } from '../cluster/types';
 import type { ClusterSession } from './clustersession';
 import { DebuggerPanel } from './debuggerpanel';
+import type { GoOperatorSession } from './gooperator';
 import { applyYaml, editObject, liveUri } from './liveyaml';
 import type { ObjectNode } from './model/resourcetree';
 import type { QueueNode } from './model/queuetree';
@@ -20,9 +21,16 @@ export interface CommandDeps {
   log: Logger;
   clusters: ClusterSession;
   reconciles: ReconcileSession;
+  goOperator: GoOperatorSession;
 }
 
-export function registerCommands({ context, log, clusters, reconciles }: CommandDeps): void {
+export function registerCommands({
+  context,
+  log,
+  clusters,
+  reconciles,
+  goOperator,
+}: CommandDeps): void {
   const register = (id: string, fn: (...args: never[]) => unknown) =>
     context.subscriptions.push(
       vscode.commands.registerCommand(id, async (...args: never[]) => {
@@ -45,9 +53,16 @@ export function registerCommands({ context, log, clusters, reconciles }: Command
     await vscode.commands.executeCommand('reconcileStudio.customResources.focus');
   });
   register('reconcileStudio.stopCluster', async () => {
+    await goOperator.stop();
     await reconciles.stop();
     await clusters.stop();
   });
+  // ---- Go operator
+  register('reconcileStudio.runGoOperator', async (uri?: vscode.Uri) => {
+    await goOperator.run(uri instanceof vscode.Uri ? uri : undefined);
+    await vscode.commands.executeCommand('reconcileStudio.workQueue.focus');
+  });
+  register('reconcileStudio.stopGoOperator', () => goOperator.stop());
   register('reconcileStudio.loadManifests', () => clusters.loadWorkspaceManifests());
   register('reconcileStudio.connectContext', async () => {
     // @kubernetes/client-node is heavy to load: only when the user asks for a real cluster.

@@ -11,3 +11,6 @@ export { Manager } from '../runtime/manager';
 export { simulate } from '../runtime/simulation';
 export { formatReport } from '../cli/simulate';
 export { DebuggerModel, NO_EVENTS, eventsOf } from './model/debuggermodel';
+export { GoManagerProcess, freePort } from '../runtime/goprocess';
+export { ObservedManager } from '../runtime/observedcontroller';
+export { analyze } from '../runtime/findings';

@@ -6,6 +6,7 @@ const SECTION_ICONS = {
   processing: 'loading~spin',
   queued: 'list-ordered',
   waiting: 'watch',
+  findings: 'warning',
 } as const;
 
 export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vscode.Disposable {
@@ -45,7 +46,9 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
         item.tooltip = node.tooltip;
         item.id = node.id;
         item.contextValue = `queueItem.${node.section}`;
-        item.iconPath = new vscode.ThemeIcon(node.retries ? 'warning' : 'symbol-event');
+        item.iconPath = new vscode.ThemeIcon(
+          node.section === 'findings' ? 'error' : node.retries ? 'warning' : 'symbol-event',
+        );
         return item;
       }
     }

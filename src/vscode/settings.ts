@@ -8,6 +8,7 @@ export interface Settings {
   manifests: string[];
   allowWrites: boolean;
   breakOnStart: boolean;
+  goRunCommand: string;
 }
 
 export function readSettings(): Settings {
@@ -19,5 +20,6 @@ export function readSettings(): Settings {
     manifests: c.get('cluster.manifests', ['config/crd/bases', 'config/samples']),
     allowWrites: c.get('cluster.allowWrites', false),
     breakOnStart: c.get('debugger.breakOnStart', true),
+    goRunCommand: c.get('go.runCommand', 'go run ./cmd').trim() || 'go run ./cmd',
   };
 }

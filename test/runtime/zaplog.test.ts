@@ -1,6 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { parseGoDuration, parseZapLine, reconcileOutcome } from '../../src/runtime/zaplog';
+import {
+  formatZapEntry,
+  parseGoDuration,
+  parseZapLine,
+  reconcileOutcome,
+} from '../../src/runtime/zaplog';
 
 const line = (o: object) => JSON.stringify(o);
 const base = {
@@ -62,5 +67,20 @@ describe('zap JSON logs', () => {
     assert.equal(parseGoDuration('1m30s'), 90_000);
     assert.equal(parseGoDuration('0s'), 0);
     assert.ok(Number.isNaN(parseGoDuration('soon')));
+  });
+});
+
+describe('zap entries in the output channel', () => {
+  it('shows time, V level, logger, message and the other fields', () => {
+    const e = parseZapLine(
+      JSON.stringify({
+        level: 'Level(-5)',
+        ts: '2026-11-30T23:22:13.123Z',
+        logger: 'x',
+        msg: 'Reconciling',
+        name: 'shop',
+      }),
+    )!;
+    assert.equal(formatZapEntry(e), '23:22:13.123 V(5) [x] Reconciling {"name":"shop"}');
   });
 });

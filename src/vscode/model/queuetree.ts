@@ -19,6 +19,10 @@ export interface QueueSnapshot {
   waiting: WaitingItem[];
   /** numRequeues per key, for keys that have failed at least once. */
   retries: Record<string, number>;
+  /** Queue depth a controller reports itself (`workqueue_depth`), when its keys are not all known. */
+  depth?: number;
+  /** What went wrong so far (findings.ts), for controllers the editor only observes. */
+  findings?: Array<{ kind: string; key: string; message: string }>;
 }
 
 export type QueueNode =
@@ -42,11 +46,12 @@ export type QueueNode =
       retries: number;
     };
 
-export type Section = 'processing' | 'queued' | 'waiting';
+export type Section = 'processing' | 'queued' | 'waiting' | 'findings';
 const SECTION_LABELS: Record<Section, string> = {
   processing: 'Processing',
   queued: 'Queued',
   waiting: 'Waiting',
+  findings: 'Findings',
 };
 
 export function sectionLabel(s: Section): string {
@@ -110,7 +115,7 @@ export class QueueTreeModel {
           type: 'controller',
           id: `c:${s.controller}`,
           controller: s.controller,
-          depth: s.queued.length,
+          depth: Math.max(s.queued.length, s.depth ?? 0),
           busy: s.processing.length,
           waiting: s.waiting.length,
         }));
@@ -118,7 +123,9 @@ export class QueueTreeModel {
     const s = this.snapshots.get(node.controller);
     if (!s) return [];
     if (node.type === 'controller') {
-      return (['processing', 'queued', 'waiting'] as const).map((section) => ({
+      const sections: Section[] = ['processing', 'queued', 'waiting'];
+      if (s.findings?.length) sections.push('findings');
+      return sections.map((section) => ({
         type: 'section',
         id: `s:${s.controller}:${section}`,
         controller: s.controller,
@@ -128,7 +135,9 @@ export class QueueTreeModel {
             ? s.processing.length
             : section === 'queued'
               ? s.queued.length
-              : s.waiting.length,
+              : section === 'waiting'
+                ? s.waiting.length
+                : (s.findings?.length ?? 0),
       }));
     }
     if (node.type !== 'section') return [];
@@ -151,6 +160,17 @@ export class QueueTreeModel {
       retries: retries(key),
     });
     switch (node.section) {
+      case 'findings':
+        return (s.findings ?? []).map((f) => ({
+          type: 'item',
+          id: `i:${s.controller}:findings:${f.kind}:${f.key}`,
+          controller: s.controller,
+          section: 'findings',
+          key: `${f.kind} ${f.key}`.trim(),
+          description: f.message,
+          tooltip: f.message,
+          retries: 0,
+        }));
       case 'processing':
         return s.processing.map((p) =>
           item(

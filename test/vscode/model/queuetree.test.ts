@@ -37,6 +37,24 @@ describe('QueueTreeModel', () => {
     assert.equal(m.depth(), 5);
   });
 
+  it("adds a Findings section, and the controller's own reported depth, when an observed controller has them", () => {
+    const m = new QueueTreeModel();
+    m.update({
+      ...snapshot,
+      queued: [],
+      depth: 4,
+      findings: [{ kind: 'quota-conflict', key: 'default/shop', message: 'exceeded quota' }],
+    });
+    const [controller] = m.children();
+    assert.equal(controller!.type === 'controller' && controller.depth, 4);
+    const findings = m
+      .children(controller)
+      .find((s) => s.type === 'section' && s.section === 'findings')!;
+    const [item] = m.children(findings);
+    assert.equal(item!.type === 'item' && item.key, 'quota-conflict default/shop');
+    assert.equal(item!.type === 'item' && item.description, 'exceeded quota');
+  });
+
   it('says how long an item has been processing', () => {
     const m = new QueueTreeModel();
     m.update(snapshot);

@@ -1,0 +1,313 @@
+/**
+ * "Run Go Operator": the workspace's controller-runtime manager run against the embedded fake
+ * cluster, with a kubeconfig (and so a user) of its own. Its output goes to an output channel,
+ * build errors to Problems, its controllers to the Work Queue view (from its logs, /metrics and
+ * the cluster's audit record of its requests), findings to the Work Queue too. Saving a .go file
+ * of its module restarts it. The process management lives in src/runtime (goprocess.ts and
+ * friends); this file is the VS Code glue.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import * as vscode from 'vscode';
+import type { Cluster } from '../cluster/cluster';
+import { writeKubeconfigFile } from '../cluster/kubeconfig';
+import type { ClusterEvent, Finding, analyze as analyzeFn } from '../runtime/findings';
+import { GO_OPERATOR_USER, type GoManagerProcess, type ManagerExit } from '../runtime/goprocess';
+import { checkGoVersion, goVersion } from '../runtime/gotoolchain';
+import type { ObservedManager } from '../runtime/observedcontroller';
+import { formatZapEntry } from '../runtime/zaplog';
+import type { ClusterSession } from './clustersession';
+import { adaptSnapshot } from './model/queuetree';
+import type { Logger } from './output';
+import type { QueueTreeProvider } from './queuetree';
+import { readSettings } from './settings';
+
+/** How often /metrics is scraped and the Work Queue redrawn. */
+const POLL_MS = 500;
+/** Findings re-read every trace and Event: at most once a second. */
+const FINDINGS_MS = 1000;
+/** A save restarts the manager after this quiet period (Save All saves many files at once). */
+const RESTART_DEBOUNCE_MS = 300;
+
+interface Running {
+  moduleDir: string;
+  process: GoManagerProcess;
+  observed: ObservedManager;
+  cluster: Cluster;
+  analyze: typeof analyzeFn;
+  findings: Finding[];
+  findingsAt: number;
+  reported: Set<string>;
+  disposables: Array<() => void>;
+  timer: NodeJS.Timeout;
+}
+
+export class GoOperatorSession implements vscode.Disposable {
+  private running: Running | undefined;
+  private readonly output = vscode.window.createOutputChannel('Reconcile Studio: Go Operator');
+  private readonly problems = vscode.languages.createDiagnosticCollection('reconcile-studio-go');
+  private restartTimer: NodeJS.Timeout | undefined;
+  private readonly saves: vscode.Disposable;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: Logger,
+    private readonly clusters: ClusterSession,
+    private readonly queueTree: QueueTreeProvider,
+  ) {
+    this.saves = vscode.workspace.onDidSaveTextDocument((doc) => this.onSave(doc));
+  }
+
+  get isRunning(): boolean {
+    return this.running !== undefined;
+  }
+
+  /** Builds and runs the manager of the module holding `uri` (or the workspace's only one). */
+  async run(uri?: vscode.Uri): Promise<void> {
+    if (!vscode.workspace.isTrusted) {
+      throw new Error(
+        'This workspace is not trusted: Reconcile Studio does not run its operators. Trust the workspace to run them.',
+      );
+    }
+    const moduleDir = await pickModule(uri);
+    if (!moduleDir) return;
+    const problem = checkGoVersion(await goVersion());
+    if (problem) {
+      void vscode.window.showErrorMessage(`Reconcile Studio: ${problem}`);
+      return;
+    }
+    await this.stop();
+    const cluster = await this.clusters.startEmbedded();
+    const server = this.clusters.server;
+    if (!server) {
+      throw new Error(
+        'Run Go Operator needs the fake cluster served over HTTPS: turn on reconcileStudio.cluster.serve and restart the cluster.',
+      );
+    }
+    // The runtime is loaded on first use, not at activation.
+    const { GoManagerProcess, ObservedManager, analyze, freePort } = await import('./engine');
+    // A token of its own, so the cluster's audit record tells the operator's requests apart.
+    server.addUser(GO_OPERATOR_USER);
+    const kubeconfig = join(this.context.globalStorageUri.fsPath, 'go-operator.kubeconfig');
+    writeKubeconfigFile(kubeconfig, server.kubeconfig('reconcile-studio', GO_OPERATOR_USER));
+    const command = readSettings().goRunCommand;
+    const proc = new GoManagerProcess({
+      command,
+      cwd: moduleDir,
+      kubeconfig,
+      metricsPort: await freePort(),
+    });
+    const observed = new ObservedManager(GO_OPERATOR_USER);
+    const r: Running = {
+      moduleDir,
+      process: proc,
+      observed,
+      cluster,
+      analyze,
+      findings: [],
+      findingsAt: 0,
+      reported: new Set(),
+      disposables: [],
+      timer: setInterval(() => void this.poll(r), POLL_MS),
+    };
+    this.running = r;
+    r.disposables.push(
+      server.audit.subscribe((ev) => observed.onAudit(ev)),
+      proc.on('line', (l) => {
+        if (!l.text.startsWith('{')) this.output.appendLine(l.text);
+      }),
+      proc.on('log', (e) => {
+        this.output.appendLine(formatZapEntry(e));
+        observed.onLog(e);
+      }),
+      proc.on('exit', (x) => void this.onExit(r, x)),
+    );
+    this.problems.clear();
+    this.output.clear();
+    this.output.appendLine(`$ ${command}  (in ${moduleDir}, KUBECONFIG=${kubeconfig})`);
+    this.output.show(true);
+    await proc.start();
+    await vscode.commands.executeCommand('setContext', 'reconcileStudio.goOperatorRunning', true);
+    this.log.info(`Go operator started: ${command} in ${moduleDir}`);
+  }
+
+  private async poll(r: Running): Promise<void> {
+    if (this.running !== r) return;
+    try {
+      r.observed.onMetrics(await r.process.scrape(POLL_MS));
+    } catch {
+      // Not serving yet (still building) or already gone: the logs still drive the view.
+    }
+    if (this.running !== r) return;
+    this.refreshFindings(r);
+    const now = Date.now();
+    for (const s of r.observed.snapshots(now)) {
+      this.queueTree.model.update({
+        ...adaptSnapshot(s),
+        depth: s.depth,
+        findings: r.findings
+          .filter((f) => f.controller === s.controller && f.kind !== 'bottleneck')
+          .map((f) => ({
+            kind: f.kind,
+            key: f.request ? `${f.request.namespace}/${f.request.name}` : '',
+            message: f.message,
+          })),
+      });
+    }
+    this.queueTree.refresh();
+  }
+
+  /** Findings from what the cluster saw the process do: its calls, the Events on what it owns. */
+  private refreshFindings(r: Running): void {
+    if (performance.now() - r.findingsAt < FINDINGS_MS) return;
+    r.findingsAt = performance.now();
+    const events = r.cluster.list({ apiVersion: 'v1', kind: 'Event' })
+      .items as unknown as ClusterEvent[];
+    r.findings = r.observed.all().flatMap((c) => {
+      const forType = typeOf(r.cluster, c.group, c.kind);
+      if (!forType) return [];
+      return r.analyze({ controller: c, forType, api: r.cluster, events, durationMs: 0 });
+    });
+    for (const f of r.findings) {
+      if (f.severity !== 'error') continue;
+      const id = `${f.kind}|${f.request?.namespace}/${f.request?.name}`;
+      if (r.reported.has(id)) continue;
+      r.reported.add(id);
+      this.log.warn(`[${f.controller}] ${f.kind}: ${f.message}`);
+    }
+  }
+
+  private async onExit(r: Running, x: ManagerExit): Promise<void> {
+    if (x.stopped) return;
+    await this.stop();
+    const tail = x.lastLines.slice(-10).join('\n');
+    if (x.buildErrors.length) {
+      const byFile = new Map<string, vscode.Diagnostic[]>();
+      for (const e of x.buildErrors) {
+        const pos = new vscode.Position(e.line - 1, e.column - 1);
+        const d = new vscode.Diagnostic(
+          new vscode.Range(pos, pos.translate(0, 1)),
+          e.message,
+          vscode.DiagnosticSeverity.Error,
+        );
+        d.source = 'go build';
+        byFile.set(e.file, [...(byFile.get(e.file) ?? []), d]);
+      }
+      for (const [file, diags] of byFile) this.problems.set(vscode.Uri.file(file), diags);
+      void vscode.window.showErrorMessage(
+        `Reconcile Studio: the Go operator did not build (${x.buildErrors.length} error${x.buildErrors.length === 1 ? '' : 's'}; see Problems). The cluster keeps running.`,
+      );
+      return;
+    }
+    const how = x.panic ?? (x.signal ? `killed by ${x.signal}` : `exit code ${x.code}`);
+    this.output.appendLine(`\n[Reconcile Studio] the manager in ${r.moduleDir} exited: ${how}`);
+    const choice = await vscode.window.showErrorMessage(
+      `Reconcile Studio: the Go operator exited (${how}). The cluster and its objects are intact. Last lines:\n${tail}`,
+      'Show Output',
+      'Run Again',
+    );
+    if (choice === 'Show Output') this.output.show();
+    if (choice === 'Run Again') await this.run(vscode.Uri.file(r.moduleDir));
+  }
+
+  /** A save of a .go file in the running module restarts the manager (rebuilds it). */
+  private onSave(doc: vscode.TextDocument): void {
+    const r = this.running;
+    if (!r || !doc.uri.fsPath.endsWith('.go')) return;
+    const rel = relative(r.moduleDir, doc.uri.fsPath);
+    if (rel.startsWith('..') || rel.startsWith(sep)) return;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      this.log.info(`${rel} saved: restarting the Go operator`);
+      this.run(vscode.Uri.file(r.moduleDir)).catch((err: unknown) =>
+        this.log.error(`restart failed: ${err instanceof Error ? err.message : String(err)}`),
+      );
+    }, RESTART_DEBOUNCE_MS);
+  }
+
+  async stop(): Promise<void> {
+    const r = this.running;
+    if (!r) return;
+    this.running = undefined;
+    clearInterval(r.timer);
+    r.disposables.forEach((d) => d());
+    await r.process.stop();
+    for (const c of r.observed.all()) this.queueTree.model.remove(c.name);
+    this.queueTree.refresh();
+    await vscode.commands.executeCommand('setContext', 'reconcileStudio.goOperatorRunning', false);
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.saves.dispose();
+    this.output.dispose();
+    this.problems.dispose();
+  }
+}
+
+/** The reconciled type of a controller, from its logged group and kind and the cluster's resources. */
+function typeOf(
+  cluster: Cluster,
+  group: string,
+  kind: string,
+): { apiVersion: string; kind: string } | undefined {
+  const r = cluster.resources().find((x) => x.group === group && x.kind === kind);
+  if (!r) return undefined;
+  return { apiVersion: group ? `${group}/${r.version}` : r.version, kind };
+}
+
+/** The Go module to run: the one holding `uri`, the workspace's only one, or the user's pick. */
+async function pickModule(uri?: vscode.Uri): Promise<string | undefined> {
+  if (uri) {
+    let dir = uri.fsPath.endsWith('.go') ? dirname(uri.fsPath) : uri.fsPath;
+    for (;;) {
+      if (existsSync(join(dir, 'go.mod'))) return dir;
+      const up = dirname(dir);
+      if (up === dir) break;
+      dir = up;
+    }
+  }
+  const mods = (await vscode.workspace.findFiles('**/go.mod', '{**/vendor/**,**/testdata/**}', 50))
+    .map((u) => dirname(u.fsPath))
+    .sort();
+  if (mods.length <= 1) {
+    if (!mods.length)
+      void vscode.window.showInformationMessage(
+        'Reconcile Studio: no Go module (go.mod) in this workspace to run.',
+      );
+    return mods[0];
+  }
+  const pick = await vscode.window.showQuickPick(
+    mods.map((d) => ({ label: vscode.workspace.asRelativePath(d), dir: d })),
+    { title: 'Which Go operator?', placeHolder: 'Pick the module whose manager to run' },
+  );
+  return pick?.dir;
+}
+
+/**
+ * "Run Go Operator" above a manager's `func main()` and each controller-runtime `Reconcile`
+ * method. A signature match is all a lens needs, and it shows at once, without waiting for the
+ * language server's parse.
+ */
+export class GoOperatorCodeLensProvider implements vscode.CodeLensProvider {
+  provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
+    const text = doc.getText();
+    const out: vscode.CodeLens[] = [];
+    const isMain = /^package main\b/m.test(text) && /sigs\.k8s\.io\/controller-runtime/.test(text);
+    const re = isMain
+      ? /^func main\(\)|^func \([^)]*\) Reconcile\(\s*\w+ context\.Context,[^)]*\)/gm
+      : /^func \([^)]*\) Reconcile\(\s*\w+ context\.Context,[^)]*\)/gm;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      const pos = doc.positionAt(m.index);
+      out.push(
+        new vscode.CodeLens(new vscode.Range(pos, pos), {
+          title: 'Run Go Operator',
+          command: 'reconcileStudio.runGoOperator',
+          arguments: [doc.uri],
+        }),
+      );
+    }
+    return out;
+  }
+}
