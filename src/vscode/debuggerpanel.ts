@@ -24,6 +24,8 @@ export class DebuggerPanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
 
   static show(extensionUri: vscode.Uri, backend: DebuggerBackend): DebuggerPanel {
+    // One panel; it shows one backend (a TypeScript reconcile or a Go operator under Delve).
+    if (DebuggerPanel.current?.backend !== backend) DebuggerPanel.current?.dispose();
     if (DebuggerPanel.current) {
       DebuggerPanel.current.panel.reveal(vscode.ViewColumn.Active);
       return DebuggerPanel.current;
