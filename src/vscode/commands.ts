@@ -120,7 +120,7 @@ export function registerCommands({
     if (module) await reconciles.run(module, { hold: false });
   });
   register('reconcileStudio.debugGoOperator', async (uri?: vscode.Uri) => {
-    DebuggerPanel.show(context.extensionUri, goDebug);
+    await goDebug.showPanel(context.extensionUri);
     await goDebug.start(uri instanceof vscode.Uri ? uri : undefined);
   });
   register('reconcileStudio.goDebugShowSource', () => goDebug.showSource());
@@ -128,7 +128,7 @@ export function registerCommands({
     const given = uri instanceof vscode.Uri ? uri : undefined;
     // In a Go file, or while a Go operator is under the debugger, the panel follows it.
     if (goDebug.active || given?.fsPath.endsWith('.go')) {
-      DebuggerPanel.show(context.extensionUri, goDebug);
+      await goDebug.showPanel(context.extensionUri);
       if (!goDebug.active) await goDebug.start(given);
       return;
     }

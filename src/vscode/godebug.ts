@@ -14,6 +14,7 @@ import type { DelveServer } from '../runtime/godebug/dap';
 import type { PhaseReader, Stopped } from '../runtime/godebug/stops';
 import { VirtualClock } from '../util/clock';
 import type { ClusterSession } from './clustersession';
+import { DebuggerPanel } from './debuggerpanel';
 import { pickModule } from './gooperator';
 import { goDebuggerState, goReconcileView, type GoStop } from './model/godebugview';
 import type { Logger } from './output';
@@ -100,6 +101,16 @@ export class GoDebugController implements vscode.Disposable {
       current,
       history: this.history,
     });
+  }
+
+  /**
+   * Shows the Reconcile Debugger for this session in an editor group of its own, locked so that
+   * the sources VS Code opens at each stop go beside it instead of covering it.
+   */
+  async showPanel(extensionUri: vscode.Uri): Promise<void> {
+    const fresh = !DebuggerPanel.isShowing(this);
+    DebuggerPanel.show(extensionUri, this, vscode.ViewColumn.Beside);
+    if (fresh) await vscode.commands.executeCommand('workbench.action.lockEditorGroup');
   }
 
   /** Starts the manager of the module holding `uri` under Delve, against the embedded cluster. */
@@ -249,6 +260,7 @@ export class GoDebugController implements vscode.Disposable {
         }
         this.stops.push({ phase, at: Date.now() });
         this.setStatus('held', `Held at ${phase.summary}`);
+        DebuggerPanel.revealFor(this);
       },
       (err: unknown) => {
         // A stop of the user's own (a line breakpoint, a pause): VS Code shows it.

@@ -71,7 +71,10 @@ export class PhaseReader {
     for (const r of opts.reconcilers)
       this.byName.set(r.name, { role: 'reconcile', method: 'Reconcile' });
     for (const [name, f] of this.byName) this.byFrame.set(shortFunction(name), f);
-    for (const l of opts.symbols.lines) this.byLine.set(`${l.file}:${l.line}`, l.role);
+    // Keyed by the path inside controller-runtime's source: a client may show the module cache
+    // through another path (a symlink, a substitutePath) than `go list` gave.
+    for (const l of opts.symbols.lines)
+      this.byLine.set(`${relative(opts.symbols.dir, l.file)}:${l.line}`, l.role);
   }
 
   /** Function breakpoints to set: every phase function and the user's Reconcile methods. */
@@ -91,10 +94,14 @@ export class PhaseReader {
     this.threadId = stop.threadId;
     const frames = await this.frames(stop.threadId);
     const top = frames[0];
+    const path = top?.source?.path ?? '';
     const role =
-      (top?.source?.path && this.byLine.get(`${top.source.path}:${top.line}`)) ??
+      [...this.byLine].find(([key]) => `/${path}:${top.line}`.endsWith(`/${key}`))?.[1] ??
       this.byFrame.get(shortFunction(top?.name ?? ''))?.role;
-    if (!role) throw new Error(`stopped outside a phase (${stop.reason} in ${top?.name ?? '?'})`);
+    if (!role)
+      throw new Error(
+        `stopped outside a phase (${stop.reason} in ${top?.name ?? '?'} at ${path}:${top?.line})`,
+      );
     const method = this.byFrame.get(shortFunction(top.name))?.method ?? '';
     const vars = await this.locals(top.id);
     const user = frames.find((f) => f.source?.path && this.inModule(f.source.path));
