@@ -50,6 +50,19 @@ export function parseNamespacedName(value: string): { namespace: string; name: s
   return { namespace: ns, name };
 }
 
+/**
+ * Namespace and name from an object as Delve prints it,
+ * `… ObjectMeta: v1.ObjectMeta {Name: "blog", GenerateName: "", Namespace: "default", …`;
+ * undefined when the value was cut before them.
+ */
+export function objectMetaOf(value: string): { namespace: string; name: string } | undefined {
+  const m =
+    /ObjectMeta: [\w.]* ?\{Name: "([^"]*)", GenerateName: "[^"]*", Namespace: "([^"]*)"/.exec(
+      value,
+    );
+  return m ? { namespace: m[2], name: m[1] } : undefined;
+}
+
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6,
   us: 1e-3,

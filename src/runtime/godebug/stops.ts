@@ -9,6 +9,7 @@ import { isAbsolute, relative } from 'node:path';
 import type { AuditEvent, AuditFilter } from '../../cluster/audit';
 import {
   kindOfType,
+  objectMetaOf,
   parseNamespacedName,
   parseResult,
   queueDecision,
@@ -135,13 +136,20 @@ export class PhaseReader {
       }
       case 'cacheGet':
       case 'cacheList': {
-        const gvk = await this.child(vars.get('c'), ['groupVersionKind']);
+        // The kind from the type of `out` (no extra round trip), else the reader's GVK.
+        const out = vars.get('out');
+        let kind = kindOfType(out?.type || out?.value.split(' ')[0] || '');
+        if (role === 'cacheList') kind = kind.replace(/List$/, '');
+        if (!kind) {
+          const gvk = await this.child(vars.get('c'), ['groupVersionKind']);
+          kind = /Kind: "([^"]*)"/.exec(gvk?.value ?? '')?.[1] ?? '';
+        }
         const key =
           role === 'cacheGet' ? parseNamespacedName(v('key')) : { namespace: '', name: '' };
         const exists = role === 'cacheList' || v('exists') === 'true';
         const call: GoCall = {
           verb: role === 'cacheGet' ? 'get' : 'list',
-          kind: /Kind: "([^"]*)"/.exec(gvk?.value ?? '')?.[1] ?? '',
+          kind,
           ...key,
           subresource: '',
           source: 'cache',
@@ -154,12 +162,7 @@ export class PhaseReader {
       case 'write':
       case 'status': {
         const obj = vars.get('obj');
-        const name = await this.child(obj, ['ObjectMeta', 'Name']);
-        const ns = await this.child(obj, ['ObjectMeta', 'Namespace']);
-        const key =
-          method === 'Get'
-            ? parseNamespacedName(v('key'))
-            : { namespace: unquote(ns?.value), name: unquote(name?.value) };
+        const key = method === 'Get' ? parseNamespacedName(v('key')) : await this.objectKey(obj);
         const call: GoCall = {
           verb: verbOf(method),
           kind: kindOfType(obj?.type || obj?.value.split(' ')[0] || ''),
@@ -230,6 +233,18 @@ export class PhaseReader {
         variablesReference: ref,
       })
     ).variables;
+  }
+
+  /**
+   * The object's namespace and name: read from its printed value when Delve shows ObjectMeta
+   * inline (no extra round trip), else by walking its fields.
+   */
+  private async objectKey(obj: Variable | undefined): Promise<{ namespace: string; name: string }> {
+    const inline = objectMetaOf(obj?.value ?? '');
+    if (inline) return inline;
+    const name = await this.child(obj, ['ObjectMeta', 'Name']);
+    const ns = await this.child(obj, ['ObjectMeta', 'Namespace']);
+    return { namespace: unquote(ns?.value), name: unquote(name?.value) };
   }
 
   /** Follows a field path through interfaces and pointers (Delve shows each as one child). */

@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import {
   kindOfType,
+  objectMetaOf,
   parseNamespacedName,
   parseResult,
   queueDecision,
@@ -83,6 +84,19 @@ describe('Go debugger phases from what Delve prints', () => {
         'sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller).reconcileHandler',
       ),
       'controller.(*Controller).reconcileHandler',
+    );
+  });
+
+  it('reads namespace and name from an object printed inline, and says when they were cut', () => {
+    assert.deepEqual(
+      objectMetaOf(
+        'client.Object(*v1.Deployment) *{TypeMeta: v1.TypeMeta {Kind: "", APIVersion: ""}, ObjectMeta: v1.ObjectMeta {Name: "blog", GenerateName: "", Namespace: "default", SelfLink: ""...',
+      ),
+      { namespace: 'default', name: 'blog' },
+    );
+    assert.equal(
+      objectMetaOf('client.Object(*v1.Deployment) *{TypeMeta: v1.TypeMeta {...}, ...}'),
+      undefined,
     );
   });
 });
