@@ -16,7 +16,7 @@ export { ObservedManager } from '../runtime/observedcontroller';
 export { analyze } from '../runtime/findings';
 export { managerFlags } from '../runtime/goprocess';
 export { DELVE_INSTALL, DELVE_MISSING, findDelve } from '../runtime/godebug/delve';
-export { startDelve } from '../runtime/godebug/dap';
 export { PhaseReader } from '../runtime/godebug/stops';
 export { controllerRuntimeOf, resolvePhaseSymbols } from '../runtime/godebug/symbols';
 export { findReconcileSymbols } from '../runtime/godebug/reconcilers';
+export { DapClient, startDelve } from '../runtime/godebug/dap';

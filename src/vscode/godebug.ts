@@ -2,15 +2,15 @@
  * Debug Go Operator: the workspace's manager as a VS Code debug session of our own type,
  * `reconcile-studio-go`, whose adapter is Delve's DAP server (`dlv dap`, spawned here as
  * vscode-go's debug factory does). Phase breakpoints are added to VS Code's own breakpoint
- * model (so its Call Stack and Variables show every stop), a tracker sees each `stopped` event,
- * and the Go debugger's reader turns it into a phase for the Reconcile Debugger panel. The
- * cluster's clock is frozen while the process is held.
+ * model (so its Call Stack and Variables show every stop). Delve's connection is relayed to VS
+ * Code and shared with the Go debugger's reader, which turns each `stopped` event into a phase
+ * for the Reconcile Debugger panel. The cluster's clock is frozen while the process is held.
  */
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { writeKubeconfigFile } from '../cluster/kubeconfig';
 import type { DebuggerState, ReconcileSummary, WebviewMessage } from '../protocol';
-import type { DelveServer } from '../runtime/godebug/dap';
+import type { DapClient, DelveServer } from '../runtime/godebug/dap';
 import type { PhaseReader, Stopped } from '../runtime/godebug/stops';
 import { VirtualClock } from '../util/clock';
 import type { ClusterSession } from './clustersession';
@@ -23,20 +23,78 @@ export const GO_DEBUG_TYPE = 'reconcile-studio-go';
 /** The debugged manager's own user, so the audit record tells its requests apart. */
 const GO_DEBUG_USER = 'go-operator-debug';
 
-/** Spawns `dlv dap` for each session of our type and hands VS Code its port. */
+/** Requests after which the program runs again. */
+const RUN = new Set(['continue', 'next', 'stepIn', 'stepOut']);
+
+/**
+ * VS Code's adapter for a session: Delve's DAP connection relayed as it is, shared with our
+ * reader, whose requests go straight to Delve — not through the workbench and back, which in
+ * code-server is a round trip through the browser per request.
+ */
+export class DelveRelay implements vscode.DebugAdapter {
+  private readonly sent = new vscode.EventEmitter<vscode.DebugProtocolMessage>();
+  readonly onDidSendMessage = this.sent.event;
+
+  constructor(
+    private readonly client: DapClient,
+    /** Told of every request before Delve gets it (VS Code's and ours). */
+    private readonly onRequest: (command: string) => void = () => undefined,
+  ) {
+    client.on('message', (m) => this.sent.fire(m));
+  }
+
+  handleMessage(m: vscode.DebugProtocolMessage): void {
+    this.onRequest((m as { command?: string }).command ?? '');
+    this.client.relay(m);
+  }
+
+  /** Our own request; VS Code is told first when it lets the program run again. */
+  request<T>(command: string, args?: { threadId?: number }): Promise<T> {
+    this.onRequest(command);
+    if (RUN.has(command))
+      this.sent.fire({
+        seq: 0,
+        type: 'event',
+        event: 'continued',
+        body: { threadId: args?.threadId ?? 0, allThreadsContinued: true },
+      } as vscode.DebugProtocolMessage);
+    return this.client.request<T>(command, args);
+  }
+
+  onStopped(listener: (s: Stopped) => void): void {
+    this.client.on('event', (e) => {
+      if (e.event === 'stopped') listener(e.body as unknown as Stopped);
+    });
+  }
+
+  dispose(): void {
+    this.client.close();
+    this.sent.dispose();
+  }
+}
+
+/** Spawns `dlv dap` for each session of our type and relays VS Code to it. */
 export class GoDebugAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
   private readonly servers = new Map<string, DelveServer>();
+  /** The controller hears of each session's relay. */
+  onRelay: (session: vscode.DebugSession, relay: DelveRelay) => void = () => undefined;
+  /** Called with each request's command before Delve gets it. */
+  onRun: (command: string) => void = () => undefined;
 
   async createDebugAdapterDescriptor(
     session: vscode.DebugSession,
   ): Promise<vscode.DebugAdapterDescriptor> {
-    const { findDelve, startDelve, DELVE_MISSING } = await import('./engine');
+    const { findDelve, startDelve, DapClient, DELVE_MISSING } = await import('./engine');
     const dlv = await findDelve();
     if (!dlv) throw new Error(DELVE_MISSING);
     const cfg = session.configuration as unknown as { cwd: string; env?: Record<string, string> };
     const server = await startDelve(dlv, { cwd: cfg.cwd, env: { ...process.env, ...cfg.env } });
     this.servers.set(session.id, server);
-    return new vscode.DebugAdapterServer(server.port, '127.0.0.1');
+    const relay = new DelveRelay(await DapClient.connect(server.port), (command) =>
+      this.onRun(command),
+    );
+    this.onRelay(session, relay);
+    return new vscode.DebugAdapterInlineImplementation(relay);
   }
 
   /** Ends Delve and the program (its process group) when the session ends. */
@@ -50,6 +108,7 @@ export class GoDebugController implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<DebuggerState>();
   readonly factory = new GoDebugAdapterFactory();
   private session: vscode.DebugSession | undefined;
+  private relay: DelveRelay | undefined;
   private reader: PhaseReader | undefined;
   private breakpoints: vscode.Breakpoint[] = [];
   private waiters: Array<(s: Stopped) => void> = [];
@@ -68,11 +127,11 @@ export class GoDebugController implements vscode.Disposable {
     private readonly log: Logger,
     private readonly clusters: ClusterSession,
   ) {
+    this.factory.onRelay = (session, relay) => this.attach(session, relay);
+    // The program runs again: so does the cluster's clock.
+    this.factory.onRun = (command) => RUN.has(command) && this.unfreeze();
     this.disposables.push(
       vscode.debug.registerDebugAdapterDescriptorFactory(GO_DEBUG_TYPE, this.factory),
-      vscode.debug.registerDebugAdapterTrackerFactory(GO_DEBUG_TYPE, {
-        createDebugAdapterTracker: (s) => this.tracker(s),
-      }),
       vscode.debug.onDidTerminateDebugSession((s) => {
         if (s.type !== GO_DEBUG_TYPE) return;
         void this.factory.ended(s);
@@ -143,7 +202,7 @@ export class GoDebugController implements vscode.Disposable {
     this.reconciler = reconcilers[0].name.replace(/^.*\.\(\*(\w+)\)\.Reconcile$/, '$1');
     this.reader = new engine.PhaseReader(
       {
-        request: (command, args) => Promise.resolve(this.session!.customRequest(command, args)),
+        request: (command, args) => this.relay!.request(command, args as { threadId?: number }),
         nextStop: () => new Promise((r) => this.waiters.push(r)),
       },
       { moduleDir, symbols, reconcilers, audit: server.audit, user: GO_DEBUG_USER },
@@ -185,7 +244,8 @@ export class GoDebugController implements vscode.Disposable {
 
   async handle(msg: WebviewMessage): Promise<void> {
     const s = this.session;
-    if (!s || !this.reader) {
+    const relay = this.relay;
+    if (!s || !relay || !this.reader) {
       if (msg.type === 'restart') await this.start(this.moduleUri());
       return;
     }
@@ -194,10 +254,10 @@ export class GoDebugController implements vscode.Disposable {
       case 'step':
       case 'continue':
         // Every stop of ours is a phase: one continue is one Step.
-        await s.customRequest('continue', { threadId });
+        await relay.request('continue', { threadId });
         return;
       case 'pause':
-        await s.customRequest('pause', { threadId });
+        await relay.request('pause', { threadId });
         return;
       case 'restart':
         await vscode.debug.stopDebugging(s);
@@ -226,19 +286,10 @@ export class GoDebugController implements vscode.Disposable {
     this.cleanup();
   }
 
-  private tracker(session: vscode.DebugSession): vscode.DebugAdapterTracker {
+  private attach(session: vscode.DebugSession, relay: DelveRelay): void {
     this.session = session;
-    return {
-      onWillReceiveMessage: (m: { command?: string }) => {
-        // The program runs again: so does the cluster's clock.
-        if (['continue', 'next', 'stepIn', 'stepOut'].includes(m.command ?? '')) this.unfreeze();
-      },
-      onDidSendMessage: (m: { type: string; event?: string; body?: Stopped }) => {
-        if (m.type !== 'event') return;
-        if (m.event === 'stopped' && m.body) this.stopped(m.body);
-        else if (m.event === 'continued') this.setStatus('running', 'Running.');
-      },
-    };
+    this.relay = relay;
+    relay.onStopped((stop) => this.stopped(stop));
   }
 
   private stopped(stop: Stopped): void {
@@ -290,6 +341,7 @@ export class GoDebugController implements vscode.Disposable {
     if (this.breakpoints.length) vscode.debug.removeBreakpoints(this.breakpoints);
     this.breakpoints = [];
     this.session = undefined;
+    this.relay = undefined;
     this.waiters = [];
   }
 

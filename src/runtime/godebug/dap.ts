@@ -23,11 +23,19 @@ export interface DapMessage {
 
 export interface DapEvents {
   event: DapMessage;
+  /** Every message that is not the answer to one of our requests (events, a relayed client's responses). */
+  message: DapMessage;
   close: undefined;
 }
 
+/**
+ * Our requests are numbered from here, so that when an editor's requests are relayed over the
+ * same connection (`relay`) the adapter's answers can be told apart by `request_seq`.
+ */
+const OWN_SEQ_BASE = 1_000_000_000;
+
 export class DapClient extends Emitter<DapEvents> {
-  private seq = 0;
+  private seq = OWN_SEQ_BASE;
   private buffer = Buffer.alloc(0);
   private readonly pending = new Map<
     number,
@@ -70,6 +78,13 @@ export class DapClient extends Emitter<DapEvents> {
     return new Promise((resolve, reject) => this.pending.set(seq, { resolve, reject }));
   }
 
+  /** Relays a message of another DAP client (an editor) to the adapter, as it is. */
+  relay(msg: object): void {
+    if (this.closed) return;
+    const json = JSON.stringify(msg);
+    this.socket.write(`Content-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`);
+  }
+
   close(): void {
     this.socket.destroy();
   }
@@ -85,11 +100,14 @@ export class DapClient extends Emitter<DapEvents> {
       if (this.buffer.length < end + 4 + len) return;
       const msg = JSON.parse(this.buffer.subarray(end + 4, end + 4 + len).toString()) as DapMessage;
       this.buffer = this.buffer.subarray(end + 4 + len);
-      if (msg.type === 'response' && msg.request_seq !== undefined) {
-        const p = this.pending.get(msg.request_seq);
-        this.pending.delete(msg.request_seq);
-        p?.resolve(msg);
-      } else if (msg.type === 'event') this.emit('event', msg);
+      const own = msg.type === 'response' && this.pending.get(msg.request_seq ?? -1);
+      if (own) {
+        this.pending.delete(msg.request_seq!);
+        own.resolve(msg);
+        continue;
+      }
+      if (msg.type === 'event') this.emit('event', msg);
+      this.emit('message', msg);
     }
   }
 }
