@@ -209,7 +209,9 @@ export class PhaseReader {
     const body = await this.channel.request<{ stackFrames: Frame[] }>('stackTrace', {
       threadId,
       startFrame: 0,
-      levels: 20,
+      // The innermost user frame is at most a few frames below any phase stop (the deepest is
+      // the cache reader's: CacheReader.Get ← informerCache.Get ← client.Get ← user code).
+      levels: 10,
     });
     return body.stackFrames;
   }
