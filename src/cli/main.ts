@@ -1,5 +1,5 @@
 /**
- * `reconcile-studio serve | simulate | lint`: a thin shell over the three cores. Each subcommand
+ * `reconcile-studio serve | simulate | test | lint`: a thin shell over the three cores. Each subcommand
  * lives in its own module and is loaded only when asked for, so `lint` never pays for the cluster.
  */
 import { VERSION } from '../util/version';
@@ -14,6 +14,10 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
   simulate: {
     summary: 'run a reconciler against a fresh fake cluster on the virtual clock',
     load: async () => (await import('./simulate')).run,
+  },
+  test: {
+    summary: 'run a command (an envtest suite) against a fresh fake cluster',
+    load: async () => (await import('./test')).run,
   },
   lint: {
     summary: 'report reconcile anti-patterns in Go and TypeScript files',

@@ -3,6 +3,7 @@
  * client, optional manifests to start with, and an optional state file that survives restarts.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,8 +26,17 @@ Options:
   --state FILE          save the cluster to FILE on change and restore it at start
   --pod-ready-delay MS  how long new pods take to become Ready (default: 2000)
   --no-controllers      do not run the Deployment/ReplicaSet/pod controllers
+  --watch-timeout S     end every watch after at most S seconds (clients then re-watch)
+  --log-requests        print each request (method, path, Accept, User-Agent) to stderr
   -h, --help            show this help
 `;
+
+/** One line per request: what a client really sends (its Accept and User-Agent included). */
+function logRequest(req: IncomingMessage): void {
+  const accept = req.headers.accept ?? '-';
+  const agent = req.headers['user-agent'] ?? '-';
+  console.error(`${req.method ?? 'GET'} ${req.url ?? '/'} accept="${accept}" agent="${agent}"`);
+}
 
 export async function run(argv: string[]): Promise<number> {
   let values;
@@ -42,6 +52,8 @@ export async function run(argv: string[]): Promise<number> {
         state: { type: 'string' },
         'pod-ready-delay': { type: 'string' },
         'no-controllers': { type: 'boolean' },
+        'log-requests': { type: 'boolean' },
+        'watch-timeout': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: false,
@@ -65,6 +77,15 @@ export async function run(argv: string[]): Promise<number> {
     values['pod-ready-delay'] !== undefined ? Number(values['pod-ready-delay']) : undefined;
   if (podReadyDelayMs !== undefined && !(podReadyDelayMs >= 0)) {
     console.error('reconcile-studio serve: --pod-ready-delay must be a number of milliseconds');
+    return 2;
+  }
+  const maxWatchSeconds =
+    values['watch-timeout'] !== undefined ? Number(values['watch-timeout']) : undefined;
+  if (
+    maxWatchSeconds !== undefined &&
+    !(Number.isInteger(maxWatchSeconds) && maxWatchSeconds > 0)
+  ) {
+    console.error('reconcile-studio serve: --watch-timeout must be a whole number of seconds');
     return 2;
   }
 
@@ -100,7 +121,13 @@ export async function run(argv: string[]): Promise<number> {
   const stopSaving = stateFile ? autosave(cluster, stateFile) : undefined;
   let server;
   try {
-    server = await startServer({ cluster, port, host: values.host ?? '127.0.0.1' });
+    server = await startServer({
+      cluster,
+      port,
+      host: values.host ?? '127.0.0.1',
+      ...(values['log-requests'] ? { onRequest: logRequest } : {}),
+      ...(maxWatchSeconds ? { maxWatchSeconds } : {}),
+    });
   } catch (err) {
     console.error(
       `reconcile-studio serve: cannot listen: ${err instanceof Error ? err.message : String(err)}`,

@@ -435,7 +435,11 @@ export class Cluster {
 
     const rvParam = opts.resourceVersion;
     const threshold = this.store.resourceVersion;
-    if (!rvParam || rvParam === '0' || opts.sendInitialEvents) {
+    // sendInitialEvents=false (WatchList without initial events) starts at the resourceVersion
+    // given, or now; true sends the current objects whatever the resourceVersion ("not older
+    // than" it: this store is always at least that fresh).
+    const fromNow = !rvParam || rvParam === '0';
+    if (opts.sendInitialEvents ?? fromNow) {
       const ns = t.info.namespaced && opts.namespace ? opts.namespace : undefined;
       for (const [, o] of this.store.scan(t.storageKey, ns))
         if (filter(o)) push({ type: 'ADDED', object: this.out(o, t) });
@@ -452,7 +456,7 @@ export class Cluster {
           },
         });
       }
-    } else {
+    } else if (!fromNow) {
       const from = Number(rvParam);
       if (!Number.isInteger(from) || from < 0)
         throw newBadRequest(`invalid resource version: "${rvParam}"`);

@@ -73,6 +73,39 @@ function rec(v: unknown): Record<string, unknown> {
   return v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
 }
 
+/** The field selectors of core/v1 Events (the form Events are stored in). */
+function coreEventFields(o: Record<string, unknown>): Record<string, string> {
+  const io = rec(o.involvedObject);
+  return {
+    'involvedObject.kind': str(io.kind),
+    'involvedObject.namespace': str(io.namespace),
+    'involvedObject.name': str(io.name),
+    'involvedObject.uid': str(io.uid),
+    'involvedObject.apiVersion': str(io.apiVersion),
+    'involvedObject.resourceVersion': str(io.resourceVersion),
+    'involvedObject.fieldPath': str(io.fieldPath),
+    reason: str(o.reason),
+    reportingComponent: str(o.reportingComponent),
+    source: str(rec(o.source).component),
+    type: str(o.type),
+  };
+}
+
+/** events.k8s.io/v1's field selectors and the core/v1 ones they stand for (as its conversion maps them). */
+const EVENTS_V1_FIELDS: Record<string, string> = {
+  reason: 'reason',
+  'regarding.kind': 'involvedObject.kind',
+  'regarding.namespace': 'involvedObject.namespace',
+  'regarding.name': 'involvedObject.name',
+  'regarding.uid': 'involvedObject.uid',
+  'regarding.apiVersion': 'involvedObject.apiVersion',
+  'regarding.resourceVersion': 'involvedObject.resourceVersion',
+  'regarding.fieldPath': 'involvedObject.fieldPath',
+  reportingController: 'reportingComponent',
+  source: 'source',
+  type: 'type',
+};
+
 const BUILTINS: BuiltinSpec[] = [
   {
     apiVersion: 'v1',
@@ -146,22 +179,7 @@ const BUILTINS: BuiltinSpec[] = [
     plural: 'events',
     namespaced: true,
     shortNames: ['ev'],
-    fieldLabels: (o) => {
-      const io = rec(o.involvedObject);
-      return {
-        'involvedObject.kind': str(io.kind),
-        'involvedObject.namespace': str(io.namespace),
-        'involvedObject.name': str(io.name),
-        'involvedObject.uid': str(io.uid),
-        'involvedObject.apiVersion': str(io.apiVersion),
-        'involvedObject.resourceVersion': str(io.resourceVersion),
-        'involvedObject.fieldPath': str(io.fieldPath),
-        reason: str(o.reason),
-        reportingComponent: str(o.reportingComponent),
-        source: str(rec(o.source).component),
-        type: str(o.type),
-      };
-    },
+    fieldLabels: coreEventFields,
   },
   {
     apiVersion: 'v1',
@@ -206,8 +224,35 @@ const BUILTINS: BuiltinSpec[] = [
     plural: 'events',
     namespaced: true,
     shortNames: ['ev'],
+    fieldLabels: (o) => {
+      const core = coreEventFields(o);
+      return Object.fromEntries(
+        Object.entries(EVENTS_V1_FIELDS).map(([label, coreLabel]) => [label, core[coreLabel]]),
+      );
+    },
   },
   { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true },
+  // RBAC objects are stored and served (kubebuilder's config/rbac applies) but not enforced:
+  // every request with the cluster's token is allowed.
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    plural: 'clusterroles',
+    namespaced: false,
+  },
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    plural: 'clusterrolebindings',
+    namespaced: false,
+  },
+  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', plural: 'roles', namespaced: true },
+  {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    plural: 'rolebindings',
+    namespaced: true,
+  },
 ];
 
 function builtinType(b: BuiltinSpec): ResourceType {

@@ -13,6 +13,13 @@ import { AuditLog, type InFlight } from './audit';
 import type { Cluster } from './cluster';
 import { generateServingCerts } from './certs';
 import type { ServingCerts } from './certs';
+import {
+  queryBool,
+  sendInitialEventsOf,
+  validateListOptions,
+  watchTimeoutSeconds,
+} from './listoptions';
+import { serveAggregatedDiscovery, wantsAggregatedDiscovery } from './aggregateddiscovery';
 import { SERVER_VERSION, apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery';
 import {
   StatusError,
@@ -46,6 +53,13 @@ export interface ServerOptions {
   audit?: AuditLog;
   /** Defaults to a freshly generated CA and serving certificate. */
   certs?: ServingCerts;
+  /**
+   * Ends every watch after at most this many seconds (`serve --watch-timeout`), so that clients'
+   * re-watches happen in seconds rather than the 5–10 minutes client-go asks for.
+   */
+  maxWatchSeconds?: number;
+  /** Sees every authenticated request before it is served (`serve --log-requests`). */
+  onRequest?: (req: IncomingMessage) => void;
 }
 
 export interface ServerHandle {
@@ -125,6 +139,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     });
     inFlight.set(res, record);
     res.on('close', () => record.complete(res.statusCode));
+    opts.onRequest?.(req);
     const url = new URL(req.url ?? '/', 'https://x');
     const method = req.method ?? 'GET';
     const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req);
@@ -163,6 +178,10 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       return sendJson(res, 200, doc);
     }
 
+    if (segs.length === 1 && ['api', 'apis'].includes(segs[0]) && method === 'GET') {
+      if (wantsAggregatedDiscovery(req.headers.accept))
+        return serveAggregatedDiscovery(req, res, cluster.registry, segs[0] === 'api');
+    }
     let apiVersion: string;
     let rest: string[];
     if (segs[0] === 'api') {
@@ -299,8 +318,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         ...(q.get('resourceVersion') ? { resourceVersion: q.get('resourceVersion')! } : {}),
       };
       if (method === 'GET') {
-        if (q.get('watch') === 'true' || q.get('watch') === '1')
-          return serveWatch(req, res, t, listOpts, q, table);
+        validateListOptions(q);
+        if (queryBool(q, 'watch')) return serveWatch(req, res, t, listOpts, q, table);
         if (metaOnly) {
           const list = cluster.list(type, listOpts);
           return send(200, {
@@ -463,13 +482,14 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       res.write(JSON.stringify({ type: ev.type, object }) + '\n');
       if (ev.type === 'ERROR') end();
     };
-    const timeout = q.get('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined;
+    const timeout = watchTimeoutSeconds(q, opts.maxWatchSeconds);
+    const sendInitialEvents = sendInitialEventsOf(q);
     const w: { stop(): void } = cluster.watch(
       type,
       {
         ...listOpts,
-        ...(q.get('allowWatchBookmarks') === 'true' ? { allowWatchBookmarks: true } : {}),
-        ...(q.get('sendInitialEvents') === 'true' ? { sendInitialEvents: true } : {}),
+        ...(queryBool(q, 'allowWatchBookmarks') ? { allowWatchBookmarks: true } : {}),
+        ...(sendInitialEvents !== undefined ? { sendInitialEvents } : {}),
         ...(timeout ? { timeoutSeconds: timeout } : {}),
       },
       write,

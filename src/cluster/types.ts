@@ -90,7 +90,11 @@ export interface WatchOptions extends ListOptions {
   resourceVersion?: string;
   allowWatchBookmarks?: boolean;
   timeoutSeconds?: number;
-  /** Send the current objects as ADDED first (a watch without resourceVersion, as the apiserver). */
+  /**
+   * WatchList: true sends the current objects as ADDED first, then (with allowWatchBookmarks) a
+   * BOOKMARK annotated k8s.io/initial-events-end; false sends none. Unset: the legacy rules
+   * (initial objects only without a resourceVersion or with "0").
+   */
   sendInitialEvents?: boolean;
 }
 

@@ -237,6 +237,7 @@ function ownerChain(
   api: ApiServer,
   forType: TypeRef,
   start: ClusterEvent['involvedObject'],
+  writtenBy: Map<string, Request>,
 ): Array<{ kind: string; namespace?: string; name: string }> | undefined {
   if (!start?.kind || !start.name || !start.apiVersion) return undefined;
   const chain: Array<{ kind: string; namespace?: string; name: string }> = [
@@ -262,7 +263,14 @@ function ownerChain(
     const ref =
       (obj.metadata.ownerReferences ?? []).find((r) => r.controller) ??
       obj.metadata.ownerReferences?.[0];
-    if (!ref) return undefined;
+    if (!ref) {
+      // No owner reference (never set, or overwritten by an Update of a locally built object):
+      // the controller still made it, if one of its reconciles wrote it.
+      const by = writtenBy.get(`${type.kind} ${key.namespace ?? ''}/${key.name}`);
+      if (!by) return undefined;
+      chain.push({ kind: forType.kind, namespace: by.namespace, name: by.name });
+      return chain;
+    }
     type = { apiVersion: ref.apiVersion, kind: ref.kind };
     key = { namespace: obj.metadata.namespace, name: ref.name };
     chain.push({ kind: ref.kind, namespace: obj.metadata.namespace, name: ref.name });
@@ -275,12 +283,23 @@ function group(apiVersion: string): string {
   return i < 0 ? '' : apiVersion.slice(0, i);
 }
 
+/** "Kind namespace/name" of each object the controller created or updated → the request it was reconciling. */
+function writtenObjects(traces: ReconcileTrace[]): Map<string, Request> {
+  const m = new Map<string, Request>();
+  for (const t of traces)
+    for (const c of t.calls)
+      if ((c.verb === 'create' || c.verb === 'update' || c.verb === 'patch') && c.code < 300)
+        m.set(`${c.kind} ${c.namespace}/${c.name}`, t.request);
+  return m;
+}
+
 function quotaFromEvents(input: FindingsInput): Finding[] {
   const out = new Map<string, Finding>();
+  const writtenBy = writtenObjects(input.controller.traces);
   for (const e of input.events) {
     const quota = e.message?.includes('exceeded quota');
     if (e.reason !== 'FailedCreate' && !quota) continue;
-    const chain = ownerChain(input.api, input.forType, e.involvedObject);
+    const chain = ownerChain(input.api, input.forType, e.involvedObject, writtenBy);
     if (!chain || chain.length < 2) continue;
     const root = chain[chain.length - 1];
     const req: Request = { namespace: root.namespace ?? '', name: root.name };

@@ -21,8 +21,11 @@ import { reconcileOutcome, type ZapEntry } from './zaplog';
 const MAX_TRACES = 2000;
 /** Audit events waiting to be matched to a reconcile (they arrive before its end log). */
 const MAX_PENDING_CALLS = 5000;
-/** Timestamps of logs and audit events are wall clock from two processes: allow this much skew. */
-const SKEW_MS = 2;
+/**
+ * Audit times are whole milliseconds (Date.now, rounded down), log times nanoseconds: a call
+ * made just after a reconcile started can carry a time up to 1 ms before that start.
+ */
+const SKEW_MS = 1;
 
 export class ObservedController {
   readonly traces: ReconcileTrace[] = [];
@@ -49,8 +52,19 @@ export class ObservedManager {
   private seq = 0;
   private readonly listeners = new Set<(t: ReconcileTrace) => void>();
 
-  /** @param user the audit user the process authenticates as (its kubeconfig's token). */
-  constructor(readonly user: string) {}
+  private backlog: Array<{ entry: ZapEntry; arrived: number }> = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  /**
+   * @param user the audit user the process authenticates as (its kubeconfig's token).
+   * @param settleMs how long a log entry waits before it is applied: the audit event of a request
+   *   is recorded when its response closes, which can come a moment after the manager has
+   *   already logged the end of the reconcile that made it (two processes, two event loops).
+   */
+  constructor(
+    readonly user: string,
+    private readonly settleMs = 100,
+  ) {}
 
   all(): ObservedController[] {
     return [...this.controllers.values()];
@@ -72,8 +86,34 @@ export class ObservedManager {
     return c;
   }
 
-  /** Feeds one zap entry; returns the trace it started or ended, if any. */
-  onLog(e: ZapEntry): ReconcileTrace | undefined {
+  /** Feeds one zap entry; it is applied `settleMs` later (at once with 0). */
+  onLog(e: ZapEntry): void {
+    if (this.settleMs <= 0) {
+      this.apply(e);
+      return;
+    }
+    this.backlog.push({ entry: e, arrived: performance.now() });
+    this.timer ??= setTimeout(() => this.drain(), this.settleMs);
+  }
+
+  private drain(): void {
+    this.timer = undefined;
+    const due = performance.now() - this.settleMs;
+    while (this.backlog.length && this.backlog[0].arrived <= due)
+      this.apply(this.backlog.shift()!.entry);
+    if (this.backlog.length)
+      this.timer = setTimeout(() => this.drain(), this.backlog[0].arrived - due);
+  }
+
+  /** Applies every waiting log entry now (before reading results, or when the process is gone). */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const { entry } of this.backlog.splice(0)) this.apply(entry);
+  }
+
+  /** Applies one zap entry; returns the trace it started or ended, if any. */
+  private apply(e: ZapEntry): ReconcileTrace | undefined {
     if (!e.controller) return undefined;
     const c = this.controller(e.controller);
     const kind = e.controllerKind ?? (e.fields.controllerKind as string | undefined);
@@ -276,10 +316,15 @@ export class ObservedManager {
     const rest: ApiCall[] = [];
     const others = this.all().flatMap((c) => [...c.open.values()]);
     for (const call of this.pending) {
-      const inside = call.at >= t.start - SKEW_MS && call.at <= (t.end ?? Infinity) + SKEW_MS;
+      // A call ends before the reconcile that made it logs its end.
+      const inside = call.at >= t.start - SKEW_MS && call.at <= (t.end ?? Infinity);
       if (!inside) {
-        // Older than any open reconcile: made outside one (start-up), never claimed.
-        if (call.at < t.start && others.every((o) => call.at < o.start)) continue;
+        // Older than any open reconcile: it belongs to one that has ended already (its audit
+        // event came later than the settle time) or to none (start-up reads).
+        if (call.at < t.start && others.every((o) => call.at < o.start)) {
+          this.attachLate(call);
+          continue;
+        }
         rest.push(call);
         continue;
       }
@@ -288,7 +333,20 @@ export class ObservedManager {
       else rest.push(call);
     }
     this.pending = rest;
-    return mine;
+    return mine.sort((a, b) => a.at - b.at);
+  }
+
+  /** Adds a call that arrived after its reconcile had ended to that reconcile, if it ran then. */
+  private attachLate(call: ApiCall): void {
+    for (const c of this.controllers.values()) {
+      for (let i = c.traces.length - 1; i >= 0 && i >= c.traces.length - 50; i--) {
+        const t = c.traces[i];
+        if (t.end === undefined || call.at < t.start - SKEW_MS || call.at > t.end) continue;
+        t.calls.push(call);
+        t.calls.sort((a, b) => a.at - b.at);
+        return;
+      }
+    }
   }
 
   /** controller-runtime's and client-go's signals from one scrape of `/metrics`. */

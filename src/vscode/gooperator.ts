@@ -17,6 +17,7 @@ import { checkGoVersion, goVersion } from '../runtime/gotoolchain';
 import type { ObservedManager } from '../runtime/observedcontroller';
 import { formatZapEntry } from '../runtime/zaplog';
 import type { ClusterSession } from './clustersession';
+import { goOperatorLensOffsets } from './model/golenses';
 import { adaptSnapshot } from './model/queuetree';
 import type { Logger } from './output';
 import type { QueueTreeProvider } from './queuetree';
@@ -233,6 +234,7 @@ export class GoOperatorSession implements vscode.Disposable {
     clearInterval(r.timer);
     r.disposables.forEach((d) => d());
     await r.process.stop();
+    r.observed.flush();
     for (const c of r.observed.all()) this.queueTree.model.remove(c.name);
     this.queueTree.refresh();
     await vscode.commands.executeCommand('setContext', 'reconcileStudio.goOperatorRunning', false);
@@ -285,29 +287,16 @@ export async function pickModule(uri?: vscode.Uri): Promise<string | undefined> 
   return pick?.dir;
 }
 
-/**
- * "Run Go Operator" above a manager's `func main()` and each controller-runtime `Reconcile`
- * method. A signature match is all a lens needs, and it shows at once, without waiting for the
- * language server's parse.
- */
+/** "Run Go Operator" above a manager's `func main()` and each controller-runtime `Reconcile`. */
 export class GoOperatorCodeLensProvider implements vscode.CodeLensProvider {
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
-    const text = doc.getText();
-    const out: vscode.CodeLens[] = [];
-    const isMain = /^package main\b/m.test(text) && /sigs\.k8s\.io\/controller-runtime/.test(text);
-    const re = isMain
-      ? /^func main\(\)|^func \([^)]*\) Reconcile\(\s*\w+ context\.Context,[^)]*\)/gm
-      : /^func \([^)]*\) Reconcile\(\s*\w+ context\.Context,[^)]*\)/gm;
-    for (let m = re.exec(text); m; m = re.exec(text)) {
-      const pos = doc.positionAt(m.index);
-      out.push(
-        new vscode.CodeLens(new vscode.Range(pos, pos), {
-          title: 'Run Go Operator',
-          command: 'reconcileStudio.runGoOperator',
-          arguments: [doc.uri],
-        }),
-      );
-    }
-    return out;
+    return goOperatorLensOffsets(doc.getText()).map((offset) => {
+      const pos = doc.positionAt(offset);
+      return new vscode.CodeLens(new vscode.Range(pos, pos), {
+        title: 'Run Go Operator',
+        command: 'reconcileStudio.runGoOperator',
+        arguments: [doc.uri],
+      });
+    });
   }
 }

@@ -10,7 +10,7 @@ const T0 = Date.parse('2026-11-30T23:00:00Z');
 let rid = 0;
 
 function log(m: ObservedManager, at: number, msg: string, extra: Record<string, unknown> = {}) {
-  return m.onLog(
+  m.onLog(
     parseZapLine(
       JSON.stringify({
         level: 'Level(-5)',
@@ -26,6 +26,8 @@ function log(m: ObservedManager, at: number, msg: string, extra: Record<string, 
       }),
     )!,
   );
+  const c = m.get('webapp');
+  return c?.traces[c.traces.length - 1];
 }
 
 let seq = 0;
@@ -60,7 +62,7 @@ function webapp(rv: string) {
 
 describe('a Go manager observed through its logs, metrics and audit record', () => {
   it("turns a reconcile's logs into a trace with the process's own calls and the queue's next step", () => {
-    const m = new ObservedManager('go-operator');
+    const m = new ObservedManager('go-operator', 0);
     rid++;
     log(m, 0, 'Reconciling');
     assert.deepEqual(m.snapshots(T0 + 1)[0].processing, [{ key: 'default/shop', since: T0 }]);
@@ -97,7 +99,7 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
   });
 
   it('backs off failures as controller-runtime does and counts retries per key', () => {
-    const m = new ObservedManager('go-operator');
+    const m = new ObservedManager('go-operator', 0);
     for (let i = 0; i < 3; i++) {
       rid++;
       log(m, i * 100, 'Reconciling');
@@ -116,7 +118,7 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
   });
 
   it('sees a hot loop when each pass is triggered by its own status write, and findings name it', () => {
-    const m = new ObservedManager('go-operator');
+    const m = new ObservedManager('go-operator', 0);
     for (let i = 0; i < 25; i++) {
       rid++;
       const at = i * 20;
@@ -148,7 +150,7 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
   });
 
   it('reports a quota 403 the process got as a quota conflict', () => {
-    const m = new ObservedManager('go-operator');
+    const m = new ObservedManager('go-operator', 0);
     rid++;
     log(m, 0, 'Reconciling');
     m.onAudit(
@@ -177,7 +179,7 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
   });
 
   it("reads the queue's depth from /metrics and waiting keys from the priority queue's dump", () => {
-    const m = new ObservedManager('go-operator');
+    const m = new ObservedManager('go-operator', 0);
     m.onLog(
       parseZapLine(
         JSON.stringify({
@@ -215,5 +217,101 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
       s.waiting.map((w) => w.key),
       ['default/blog'],
     );
+  });
+});
+
+describe('log entries wait for the audit events of the requests they follow', () => {
+  it('attributes a write whose audit event arrives just after the end of its reconcile', async () => {
+    const m = new ObservedManager('go-operator', 20);
+    rid++;
+    log(m, 0, 'Reconciling');
+    log(m, 10, 'Reconcile successful');
+    // Recorded when the response closed, after the manager had logged the end.
+    m.onAudit(audit(5, { verb: 'create', resource: 'deployments', apiVersion: 'apps/v1' }));
+    assert.equal(m.get('webapp'), undefined);
+    await new Promise((r) => setTimeout(r, 40));
+    assert.deepEqual(
+      m.get('webapp')!.traces[0].calls.map((c) => c.verb),
+      ['create'],
+    );
+  });
+});
+
+describe('quota findings for what a Go controller made', () => {
+  it('follows the objects it wrote when their owner references are gone', () => {
+    const m = new ObservedManager('go-operator', 0);
+    rid++;
+    log(m, 0, 'Reconciling');
+    m.onAudit(
+      audit(1, {
+        verb: 'update',
+        resource: 'deployments',
+        apiVersion: 'apps/v1',
+        after: {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'shop', namespace: 'default', resourceVersion: '9' },
+        },
+      }),
+    );
+    log(m, 3, 'Reconcile successful');
+    const cluster = new Cluster();
+    // An Update of a locally built Deployment dropped its owner reference to the WebApp.
+    const deploy = cluster.create({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'shop', namespace: 'default' },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: 'shop' } },
+        template: {
+          metadata: { labels: { app: 'shop' } },
+          spec: { containers: [{ name: 'web', image: 'nginx' }] },
+        },
+      },
+    });
+    const event = {
+      type: 'Warning',
+      reason: 'FailedCreate',
+      message:
+        'Error creating: pods "shop-1-x" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3',
+      involvedObject: {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        namespace: 'default',
+        name: 'shop',
+        uid: deploy.metadata.uid,
+      },
+    };
+    const findings = analyze({
+      controller: m.get('webapp')!,
+      forType: { apiVersion: 'apps.example.com/v1', kind: 'WebApp' },
+      api: cluster,
+      events: [event],
+      durationMs: 10,
+    });
+    cluster.close();
+    const f = findings.find((x) => x.kind === 'quota-conflict');
+    assert.deepEqual(f?.request, { namespace: 'default', name: 'shop' });
+    assert.equal(f?.evidence.quota, 'compute');
+  });
+});
+
+describe('a call whose audit event arrives after its reconcile was applied', () => {
+  it('still goes to that reconcile', () => {
+    const m = new ObservedManager('go-operator', 0);
+    rid++;
+    log(m, 0, 'Reconciling');
+    log(m, 10, 'Reconcile successful');
+    rid++;
+    log(m, 20, 'Reconciling');
+    m.onAudit(audit(5, { verb: 'create', resource: 'deployments', apiVersion: 'apps/v1' }));
+    log(m, 30, 'Reconcile successful');
+    const [first, second] = m.get('webapp')!.traces;
+    assert.deepEqual(
+      first.calls.map((c) => c.verb),
+      ['create'],
+    );
+    assert.deepEqual(second.calls, []);
   });
 });

@@ -58,8 +58,12 @@ func (r *WebAppReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 	actualReplicas := currentDeploy.Status.ReadyReplicas
 
 	if desiredReplicas != actualReplicas {
-		// 4. Act (the quota is checked here).
+		// 4. Act (the quota is checked here). An Update replaces the whole object, owner
+		// references included, so the desired Deployment carries its controller reference.
 		deploy := buildDesiredDeployment(&app)
+		if err := ctrl.SetControllerReference(&app, deploy, r.Scheme); err != nil {
+			return reconcile.Result{}, err
+		}
 		if err := r.Update(ctx, deploy); err != nil {
 			if apierrors.IsForbidden(err) {
 				// Quota conflict: record it in the status and retry later.

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	webappv1 "example.com/quota-operator/api/v1"
@@ -48,7 +49,8 @@ var _ = Describe("WebApp Controller", func() {
 			Expect(k8sClient.Delete(ctx, resource)).To(Succeed())
 			deploy := &appsv1.Deployment{}
 			if err := k8sClient.Get(ctx, typeNamespacedName, deploy); err == nil {
-				Expect(k8sClient.Delete(ctx, deploy)).To(Succeed())
+				// The garbage collector may delete it first (it is owned by the WebApp).
+				Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, deploy))).To(Succeed())
 			}
 		})
 
@@ -109,6 +111,8 @@ var _ = Describe("WebApp Controller", func() {
 				g.Expect(app.Status.ObservedGeneration).To(Equal(app.Generation))
 				g.Expect(app.Status.ReadyReplicas).To(Equal(deploy.Status.ReadyReplicas))
 				g.Expect(*deploy.Spec.Replicas).To(Equal(app.Spec.Replicas))
+				By("keeping the controller reference through the Deployment's updates")
+				g.Expect(metav1.IsControlledBy(deploy, app)).To(BeTrue())
 			}, "20s", "250ms").Should(Succeed())
 		})
 	})

@@ -1,0 +1,112 @@
+/**
+ * The query parameters of list and watch requests as kube-apiserver reads them: booleans through
+ * the parameter codec's conversion (apimachinery `runtime.Convert_Slice_string_To_bool`), and the
+ * WatchList rules of `meta/internalversion/validation.ValidateListOptions`, whose violations are a
+ * 422 on the `ListOptions.meta.k8s.io` kind.
+ */
+import { fieldForbidden, fieldNotSupported, newInvalid } from './errors';
+import type { FieldError } from './errors';
+
+/**
+ * A boolean parameter: absent → undefined; "0", "false" in any case → false; any other value,
+ * the empty string included → true (only the first value counts).
+ */
+export function queryBool(q: URLSearchParams, name: string): boolean | undefined {
+  const v = q.get(name);
+  if (v === null) return undefined;
+  return !(v === '0' || v.toLowerCase() === 'false');
+}
+
+const NOT_OLDER_THAN = 'NotOlderThan';
+const EXACT = 'Exact';
+
+/** Throws the apiserver's 422 when the list/watch parameters break its rules (WatchList on). */
+export function validateListOptions(q: URLSearchParams): void {
+  const errs = queryBool(q, 'watch') ? watchErrors(q) : listErrors(q);
+  if (errs.length) throw newInvalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errs);
+}
+
+function listErrors(q: URLSearchParams): FieldError[] {
+  const errs: FieldError[] = [];
+  const match = q.get('resourceVersionMatch') ?? '';
+  if (match) {
+    if (!q.get('resourceVersion'))
+      errs.push(
+        fieldForbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden unless resourceVersion is provided',
+        ),
+      );
+    if (q.get('continue'))
+      errs.push(
+        fieldForbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden when continue is provided',
+        ),
+      );
+    if (match !== EXACT && match !== NOT_OLDER_THAN)
+      errs.push(fieldNotSupported('resourceVersionMatch', match, [EXACT, NOT_OLDER_THAN, '']));
+    if (match === EXACT && q.get('resourceVersion') === '0')
+      errs.push(
+        fieldForbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+        ),
+      );
+  }
+  if (queryBool(q, 'sendInitialEvents') !== undefined)
+    errs.push(fieldForbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  return errs;
+}
+
+function watchErrors(q: URLSearchParams): FieldError[] {
+  const errs: FieldError[] = [];
+  const match = q.get('resourceVersionMatch') ?? '';
+  const sendInitialEvents = queryBool(q, 'sendInitialEvents');
+  if (sendInitialEvents !== undefined && match !== NOT_OLDER_THAN)
+    errs.push(
+      fieldForbidden(
+        'resourceVersionMatch',
+        `sendInitialEvents requires setting resourceVersionMatch to ${NOT_OLDER_THAN}`,
+      ),
+    );
+  if (match) {
+    if (sendInitialEvents === undefined)
+      errs.push(
+        fieldForbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+        ),
+      );
+    if (match !== NOT_OLDER_THAN)
+      errs.push(fieldNotSupported('resourceVersionMatch', match, [NOT_OLDER_THAN]));
+    if (q.get('continue'))
+      errs.push(
+        fieldForbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden when continue is provided',
+        ),
+      );
+  }
+  return errs;
+}
+
+/** The watch's `timeoutSeconds`, capped by the server's maximum when it has one. */
+export function watchTimeoutSeconds(q: URLSearchParams, max?: number): number | undefined {
+  const asked = q.get('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : undefined;
+  if (!max) return asked;
+  return asked && asked > 0 ? Math.min(asked, max) : max;
+}
+
+/**
+ * sendInitialEvents as the apiserver sees it after `SetListOptionsDefaults` (WatchList on, as
+ * in kube-apiserver 1.34+): a watch from resourceVersion "" or "0" that says nothing about
+ * WatchList is one (true), so with allowWatchBookmarks its initial events end with the
+ * `k8s.io/initial-events-end` bookmark too.
+ */
+export function sendInitialEventsOf(q: URLSearchParams): boolean | undefined {
+  const given = queryBool(q, 'sendInitialEvents');
+  if (given !== undefined || q.get('resourceVersionMatch')) return given;
+  const rv = q.get('resourceVersion') ?? '';
+  return rv === '' || rv === '0' ? true : undefined;
+}

@@ -1,0 +1,98 @@
+/**
+ * The fake cluster served over HTTPS in-process, and the two requests its HTTP-level tests make:
+ * a GET and a watch whose events are collected.
+ */
+import assert from 'node:assert/strict';
+import type { IncomingHttpHeaders } from 'node:http';
+import { request } from 'node:https';
+import { Cluster } from '../../src/cluster/cluster';
+import { startServer } from '../../src/cluster/server';
+import type { ServerHandle, ServerOptions } from '../../src/cluster/server';
+
+export interface Served {
+  cluster: Cluster;
+  server: ServerHandle;
+  get(path: string, headers?: Record<string, string>): Promise<Answer>;
+  watch(
+    path: string,
+    until: (events: WatchedEvent[]) => boolean,
+    onOpen?: () => void,
+  ): Promise<WatchedEvent[]>;
+  close(): Promise<void>;
+}
+
+export interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface WatchedEvent {
+  type: string;
+  object: Record<string, unknown>;
+}
+
+export const meta = (o: Record<string, unknown>) => o.metadata as Record<string, unknown>;
+
+/** A cluster without controllers, served on a free loopback port. */
+export async function served(opts: Omit<ServerOptions, 'cluster'> = {}): Promise<Served> {
+  const cluster = new Cluster({ controllers: false });
+  const server = await startServer({ cluster, ...opts });
+  const auth = { authorization: `Bearer ${server.token}` };
+
+  const get = (path: string, headers: Record<string, string> = {}): Promise<Answer> =>
+    new Promise((resolve, reject) => {
+      const req = request(
+        `${server.url}${path}`,
+        { ca: server.caPem, headers: { ...auth, ...headers } },
+        (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+
+  /** Collects a watch's events until `until` says stop (or the server ends it). */
+  const watch = (
+    path: string,
+    until: (events: WatchedEvent[]) => boolean,
+    onOpen?: () => void,
+  ): Promise<WatchedEvent[]> =>
+    new Promise((resolve, reject) => {
+      const events: WatchedEvent[] = [];
+      const req = request(`${server.url}${path}`, { ca: server.caPem, headers: auth }, (res) => {
+        assert.equal(res.statusCode, 200);
+        let buf = '';
+        res.on('data', (d: Buffer) => {
+          buf += d.toString();
+          let i;
+          while ((i = buf.indexOf('\n')) >= 0) {
+            events.push(JSON.parse(buf.slice(0, i)) as WatchedEvent);
+            buf = buf.slice(i + 1);
+          }
+          if (until(events)) {
+            req.destroy();
+            resolve(events);
+          }
+        });
+        res.on('end', () => resolve(events));
+        onOpen?.();
+      });
+      req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
+      req.end();
+    });
+
+  return {
+    cluster,
+    server,
+    get,
+    watch,
+    close: async () => {
+      await server.close();
+      cluster.close();
+    },
+  };
+}
