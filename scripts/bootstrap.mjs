@@ -86,10 +86,40 @@ export function ensureGoModules() {
       cwd: join(root, 'samples', 'quota-operator'),
       stdio: 'inherit',
     });
-    return true;
   } catch (err) {
     // Offline or no module proxy: the rest of the project still works; the Go tests will say why.
     console.error(`[bootstrap] go mod download failed for the Go sample operator: ${err.message}`);
     return false;
+  }
+  ensureDelve();
+  return true;
+}
+
+/** The Delve the Go debugger runs (`dlv dap`); keep in step with src/runtime/godebug/delve.ts. */
+export const DELVE_VERSION = 'v1.27.2';
+
+/**
+ * Installs the pinned Delve into GOPATH/bin with `go install` unless that exact version is
+ * already there (a `dlv version` call: fast when installed).
+ */
+export function ensureDelve() {
+  const gopath = execFileSync('go', ['env', 'GOPATH'], { encoding: 'utf8' }).trim().split(':')[0];
+  const dlv = join(gopath, 'bin', 'dlv');
+  if (existsSync(dlv)) {
+    try {
+      const out = execFileSync(dlv, ['version'], { encoding: 'utf8' });
+      if (out.includes(`Version: ${DELVE_VERSION.slice(1)}`)) return;
+    } catch {
+      // A broken dlv is reinstalled.
+    }
+  }
+  console.error(`[bootstrap] installing Delve ${DELVE_VERSION} (go install)`);
+  try {
+    execFileSync('go', ['install', `github.com/go-delve/delve/cmd/dlv@${DELVE_VERSION}`], {
+      stdio: 'inherit',
+    });
+  } catch (err) {
+    // As for the modules: the Go debugger's tests say Delve is missing; nothing else needs it.
+    console.error(`[bootstrap] installing Delve failed: ${err.message}`);
   }
 }

@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { ClusterSession } from './vscode/clustersession';
 import { registerCommands } from './vscode/commands';
+import { GoDebugController } from './vscode/godebug';
 import { GoOperatorCodeLensProvider, GoOperatorSession } from './vscode/gooperator';
 import { LiveYamlProvider, SCHEME } from './vscode/liveyaml';
 import { createLogger } from './vscode/output';
@@ -28,6 +29,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const liveYaml = new LiveYamlProvider(clusters);
   const reconciles = new ReconcileSession(log, clusters, queue);
   const goOperator = new GoOperatorSession(context, log, clusters, queue);
+  const goDebug = new GoDebugController(context, log, clusters);
   const statusBar = new ClusterStatusBar();
   const updateStatus = () =>
     statusBar.update({
@@ -45,6 +47,7 @@ export function activate(context: vscode.ExtensionContext): void {
     liveYaml,
     reconciles,
     goOperator,
+    goDebug,
     statusBar,
     vscode.window.createTreeView('reconcileStudio.customResources', {
       treeDataProvider: resources,
@@ -67,7 +70,7 @@ export function activate(context: vscode.ExtensionContext): void {
     reconciles.onDidChangeQueue(updateStatus),
     resources.onDidChangeTreeData(updateStatus),
   );
-  registerCommands({ context, log, clusters, reconciles, goOperator });
+  registerCommands({ context, log, clusters, reconciles, goOperator, goDebug });
   watchTrust(context, log);
   // The language client library is large: load it after activation returns.
   import('./vscode/languageclient')

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { KubeObject } from '../cluster/types';
 import type { ClusterSession } from './clustersession';
 import { DebuggerPanel } from './debuggerpanel';
+import type { GoDebugController } from './godebug';
 import type { GoOperatorSession } from './gooperator';
 import { applyYaml, editObject, liveUri } from './liveyaml';
 import type { ObjectNode } from './model/resourcetree';
@@ -22,6 +23,7 @@ export interface CommandDeps {
   clusters: ClusterSession;
   reconciles: ReconcileSession;
   goOperator: GoOperatorSession;
+  goDebug: GoDebugController;
 }
 
 export function registerCommands({
@@ -30,6 +32,7 @@ export function registerCommands({
   clusters,
   reconciles,
   goOperator,
+  goDebug,
 }: CommandDeps): void {
   const register = (id: string, fn: (...args: never[]) => unknown) =>
     context.subscriptions.push(
@@ -116,9 +119,20 @@ export function registerCommands({
     const module = await pickReconcilerModule(uri instanceof vscode.Uri ? uri : undefined);
     if (module) await reconciles.run(module, { hold: false });
   });
+  register('reconcileStudio.debugGoOperator', async (uri?: vscode.Uri) => {
+    await goDebug.showPanel(context.extensionUri);
+    await goDebug.start(uri instanceof vscode.Uri ? uri : undefined);
+  });
+  register('reconcileStudio.goDebugShowSource', () => goDebug.showSource());
   register('reconcileStudio.openDebugger', async (uri?: vscode.Uri) => {
-    DebuggerPanel.show(context.extensionUri, reconciles);
     const given = uri instanceof vscode.Uri ? uri : undefined;
+    // In a Go file, or while a Go operator is under the debugger, the panel follows it.
+    if (goDebug.active || given?.fsPath.endsWith('.go')) {
+      await goDebug.showPanel(context.extensionUri);
+      if (!goDebug.active) await goDebug.start(given);
+      return;
+    }
+    DebuggerPanel.show(context.extensionUri, reconciles);
     if (reconciles.isRunning && !given) return;
     if (!vscode.workspace.isTrusted) return;
     const module = await pickReconcilerModule(given);

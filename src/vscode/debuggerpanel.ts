@@ -23,19 +23,42 @@ export class DebuggerPanel implements vscode.Disposable {
   private static current: DebuggerPanel | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
-  static show(extensionUri: vscode.Uri, backend: DebuggerBackend): DebuggerPanel {
+  /**
+   * Brings the panel of `backend` back to the front without taking focus: a Go debug stop opens
+   * its source in the same editor group, which would hide the panel the user steps from.
+   */
+  static isShowing(backend: DebuggerBackend): boolean {
+    return DebuggerPanel.current?.backend === backend;
+  }
+
+  static revealFor(backend: DebuggerBackend): void {
+    const current = DebuggerPanel.current;
+    if (current?.backend === backend && !current.panel.visible)
+      current.panel.reveal(undefined, true);
+  }
+
+  static show(
+    extensionUri: vscode.Uri,
+    backend: DebuggerBackend,
+    column: vscode.ViewColumn = vscode.ViewColumn.Active,
+  ): DebuggerPanel {
+    // One panel; it shows one backend (a TypeScript reconcile or a Go operator under Delve).
+    if (DebuggerPanel.current?.backend !== backend) DebuggerPanel.current?.dispose();
     if (DebuggerPanel.current) {
-      DebuggerPanel.current.panel.reveal(vscode.ViewColumn.Active);
+      DebuggerPanel.current.panel.reveal(column);
       return DebuggerPanel.current;
     }
     const root = vscode.Uri.joinPath(extensionUri, 'dist', 'webviews');
     const panel = vscode.window.createWebviewPanel(
       DebuggerPanel.viewType,
       'Reconcile Debugger',
-      vscode.ViewColumn.Active,
+      column,
       {
         enableScripts: true,
         localResourceRoots: [root],
+        // Kept alive while hidden behind an editor (a Go debug stop opens its source in this
+        // group): coming back is instant and a Step's click-to-render is not a page reload.
+        retainContextWhenHidden: true,
       },
     );
     DebuggerPanel.current = new DebuggerPanel(panel, root, backend);

@@ -260,7 +260,7 @@ function typeOf(
 }
 
 /** The Go module to run: the one holding `uri`, the workspace's only one, or the user's pick. */
-async function pickModule(uri?: vscode.Uri): Promise<string | undefined> {
+export async function pickModule(uri?: vscode.Uri): Promise<string | undefined> {
   if (uri) {
     let dir = uri.fsPath.endsWith('.go') ? dirname(uri.fsPath) : uri.fsPath;
     for (;;) {

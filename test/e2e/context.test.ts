@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { serve, ROOT, type Served } from '../integration/serve';
-import { launchWorkbench, withScreenshotOnFailure, type Workbench } from './workbench';
+import { launchWorkbench, stepAndWait, withScreenshotOnFailure, type Workbench } from './workbench';
 
 describe('a reconciler against a kubeconfig context', { timeout: 300_000 }, () => {
   let served: Served;
@@ -54,16 +54,7 @@ describe('a reconciler against a kubeconfig context', { timeout: 300_000 }, () =
             .textContent()
             .catch(() => '')) ?? '';
         if (/create\s*deployments.*201/s.test(calls)) break;
-        const before = await frame.locator('#app').getAttribute('data-hold');
-        await frame.getByRole('button', { name: 'Step' }).click();
-        await frame.waitForFunction(
-          (prev) => {
-            const hold = document.getElementById('app')?.dataset.hold;
-            return !!hold && hold !== prev;
-          },
-          before,
-          { timeout: 30_000 },
-        );
+        await stepAndWait(frame);
       }
       assert.match(
         (await frame.locator('.calls').textContent()) ?? '',

@@ -10,7 +10,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Frame } from 'playwright-core';
-import { launchWorkbench, withScreenshotOnFailure, type Workbench } from './workbench';
+import {
+  launchWorkbench,
+  stepAndWait as stepAndMeasure,
+  withScreenshotOnFailure,
+  type Workbench,
+} from './workbench';
 
 describe('a new user on the sample operator', { timeout: 400_000 }, () => {
   let wb: Workbench;
@@ -179,17 +184,5 @@ describe('a new user on the sample operator', { timeout: 400_000 }, () => {
 const stepLatencies: number[] = [];
 
 async function stepAndWait(frame: Frame): Promise<void> {
-  const app = frame.locator('#app');
-  const before = await app.getAttribute('data-hold');
-  await frame.getByRole('button', { name: 'Step' }).click();
-  await frame.waitForFunction(
-    (prev) => {
-      const hold = document.getElementById('app')?.dataset.hold;
-      return !!hold && hold !== prev;
-    },
-    before,
-    { timeout: 30_000 },
-  );
-  // The panel's own measure, from the click to the next hold rendered (Playwright's polling excluded).
-  stepLatencies.push(Number(await app.getAttribute('data-step-ms')));
+  stepLatencies.push(await stepAndMeasure(frame));
 }

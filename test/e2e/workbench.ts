@@ -156,3 +156,22 @@ export async function withScreenshotOnFailure<T>(
     throw err;
   }
 }
+
+/**
+ * Clicks the Reconcile Debugger's Step and waits for the next hold to be rendered; returns the
+ * panel's own measure from the click to that render (Playwright's polling excluded), in ms.
+ */
+export async function stepAndWait(frame: Frame, timeoutMs = 30_000): Promise<number> {
+  const app = frame.locator('#app');
+  const before = await app.getAttribute('data-hold');
+  await frame.getByRole('button', { name: 'Step' }).click();
+  await frame.waitForFunction(
+    (prev) => {
+      const hold = document.getElementById('app')?.dataset.hold;
+      return !!hold && hold !== prev;
+    },
+    before,
+    { timeout: timeoutMs },
+  );
+  return Number(await app.getAttribute('data-step-ms'));
+}

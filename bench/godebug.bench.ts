@@ -1,0 +1,87 @@
+/**
+ * Debug Go Operator, without VS Code: the latency of one Step (continue to the next phase
+ * breakpoint and read it through DAP) over the first reconcile of the sample's default/blog,
+ * under Delve with a warm build. The floor is one DAP round trip to the same Delve (a `threads`
+ * request), measured in the same run: a Step is a handful of them. Needs Go and Delve; skipped
+ * without them.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Cluster } from '../src/cluster/cluster';
+import { writeKubeconfigFile } from '../src/cluster/kubeconfig';
+import { loadManifests } from '../src/cluster/manifests';
+import { startServer } from '../src/cluster/server';
+import { DELVE_MISSING, findDelve } from '../src/runtime/godebug/delve';
+import { findReconcileSymbols } from '../src/runtime/godebug/reconcilers';
+import { GoDebugSession } from '../src/runtime/godebug/session';
+import { controllerRuntimeOf, resolvePhaseSymbols } from '../src/runtime/godebug/symbols';
+import { freePort } from '../src/runtime/goprocess';
+
+const SAMPLE = join(__dirname, '..', 'samples', 'quota-operator');
+const USER = 'go-operator';
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+async function main(): Promise<void> {
+  const dlv = await findDelve();
+  if (!dlv) {
+    console.log(`skipped: ${DELVE_MISSING}`);
+    return;
+  }
+  const cr = await controllerRuntimeOf(SAMPLE);
+  const cluster = new Cluster({ podReadyDelayMs: 200 });
+  loadManifests(cluster, [
+    join(SAMPLE, 'config/crd/bases'),
+    join(SAMPLE, 'config/samples/apps_v1_webapp_blog.yaml'),
+  ]);
+  const server = await startServer({ cluster });
+  server.addUser(USER);
+  const dir = mkdtempSync(join(tmpdir(), 'rs-bench-godebug-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeKubeconfigFile(kubeconfig, server.kubeconfig(USER, USER));
+  const s = new GoDebugSession({
+    dlv,
+    moduleDir: SAMPLE,
+    kubeconfig,
+    metricsPort: await freePort(),
+    symbols: resolvePhaseSymbols(cr.version, cr.dir),
+    reconcilers: await findReconcileSymbols(SAMPLE),
+    audit: server.audit,
+    user: USER,
+  });
+  try {
+    await s.start();
+    await s.step(); // held at the first phase: the manager is up
+    const steps: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t = performance.now();
+      await s.step();
+      steps.push(performance.now() - t);
+    }
+    const trips: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const t = performance.now();
+      await s.roundTrip();
+      trips.push(performance.now() - t);
+    }
+    const step = median(steps);
+    const floor = median(trips);
+    console.log(
+      `Go debugger Step → phase: ${step.toFixed(1)} ms median of ${steps.length} = ${(step / floor).toFixed(1)}× one DAP round trip (${floor.toFixed(2)} ms)`,
+    );
+  } finally {
+    await s.stop();
+    await server.close();
+    cluster.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+void main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

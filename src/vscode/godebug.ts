@@ -1,0 +1,374 @@
+/**
+ * Debug Go Operator: the workspace's manager as a VS Code debug session of our own type,
+ * `reconcile-studio-go`, whose adapter is Delve's DAP server (`dlv dap`, spawned here as
+ * vscode-go's debug factory does). Phase breakpoints are added to VS Code's own breakpoint
+ * model (so its Call Stack and Variables show every stop). Delve's connection is relayed to VS
+ * Code and shared with the Go debugger's reader, which turns each `stopped` event into a phase
+ * for the Reconcile Debugger panel. The cluster's clock is frozen while the process is held.
+ */
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { writeKubeconfigFile } from '../cluster/kubeconfig';
+import type { DebuggerState, ReconcileSummary, WebviewMessage } from '../protocol';
+import type { DapClient, DelveServer } from '../runtime/godebug/dap';
+import type { PhaseReader, Stopped } from '../runtime/godebug/stops';
+import { VirtualClock } from '../util/clock';
+import type { ClusterSession } from './clustersession';
+import { DebuggerPanel } from './debuggerpanel';
+import { pickModule } from './gooperator';
+import { goDebuggerState, goReconcileView, type GoStop } from './model/godebugview';
+import type { Logger } from './output';
+
+export const GO_DEBUG_TYPE = 'reconcile-studio-go';
+/** The debugged manager's own user, so the audit record tells its requests apart. */
+const GO_DEBUG_USER = 'go-operator-debug';
+
+/** Requests after which the program runs again. */
+const RUN = new Set(['continue', 'next', 'stepIn', 'stepOut']);
+
+/**
+ * VS Code's adapter for a session: Delve's DAP connection relayed as it is, shared with our
+ * reader, whose requests go straight to Delve — not through the workbench and back, which in
+ * code-server is a round trip through the browser per request.
+ */
+export class DelveRelay implements vscode.DebugAdapter {
+  private readonly sent = new vscode.EventEmitter<vscode.DebugProtocolMessage>();
+  readonly onDidSendMessage = this.sent.event;
+
+  constructor(
+    private readonly client: DapClient,
+    /** Told of every request before Delve gets it (VS Code's and ours). */
+    private readonly onRequest: (command: string) => void = () => undefined,
+  ) {
+    client.on('message', (m) => this.sent.fire(m));
+  }
+
+  handleMessage(m: vscode.DebugProtocolMessage): void {
+    this.onRequest((m as { command?: string }).command ?? '');
+    this.client.relay(m);
+  }
+
+  /** Our own request; VS Code is told first when it lets the program run again. */
+  request<T>(command: string, args?: { threadId?: number }): Promise<T> {
+    this.onRequest(command);
+    if (RUN.has(command))
+      this.sent.fire({
+        seq: 0,
+        type: 'event',
+        event: 'continued',
+        body: { threadId: args?.threadId ?? 0, allThreadsContinued: true },
+      } as vscode.DebugProtocolMessage);
+    return this.client.request<T>(command, args);
+  }
+
+  onStopped(listener: (s: Stopped) => void): void {
+    this.client.on('event', (e) => {
+      if (e.event === 'stopped') listener(e.body as unknown as Stopped);
+    });
+  }
+
+  dispose(): void {
+    this.client.close();
+    this.sent.dispose();
+  }
+}
+
+/** Spawns `dlv dap` for each session of our type and relays VS Code to it. */
+export class GoDebugAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
+  private readonly servers = new Map<string, DelveServer>();
+  /** The controller hears of each session's relay. */
+  onRelay: (session: vscode.DebugSession, relay: DelveRelay) => void = () => undefined;
+  /** Called with each request's command before Delve gets it. */
+  onRun: (command: string) => void = () => undefined;
+
+  async createDebugAdapterDescriptor(
+    session: vscode.DebugSession,
+  ): Promise<vscode.DebugAdapterDescriptor> {
+    const { findDelve, startDelve, DapClient, DELVE_MISSING } = await import('./engine');
+    const dlv = await findDelve();
+    if (!dlv) throw new Error(DELVE_MISSING);
+    const cfg = session.configuration as unknown as { cwd: string; env?: Record<string, string> };
+    const server = await startDelve(dlv, { cwd: cfg.cwd, env: { ...process.env, ...cfg.env } });
+    this.servers.set(session.id, server);
+    const relay = new DelveRelay(await DapClient.connect(server.port), (command) =>
+      this.onRun(command),
+    );
+    this.onRelay(session, relay);
+    return new vscode.DebugAdapterInlineImplementation(relay);
+  }
+
+  /** Ends Delve and the program (its process group) when the session ends. */
+  async ended(session: vscode.DebugSession): Promise<void> {
+    await this.servers.get(session.id)?.kill();
+    this.servers.delete(session.id);
+  }
+}
+
+export class GoDebugController implements vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<DebuggerState>();
+  readonly factory = new GoDebugAdapterFactory();
+  private session: vscode.DebugSession | undefined;
+  private relay: DelveRelay | undefined;
+  private reader: PhaseReader | undefined;
+  private breakpoints: vscode.Breakpoint[] = [];
+  private waiters: Array<(s: Stopped) => void> = [];
+  private stops: GoStop[] = [];
+  private history: ReconcileSummary[] = [];
+  private status: DebuggerState['status'] = 'idle';
+  private message = 'No Go operator under the debugger.';
+  private reconciler: string | null = null;
+  private origin = Date.now();
+  private thaw: (() => void) | undefined;
+  private moduleDir: string | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: Logger,
+    private readonly clusters: ClusterSession,
+  ) {
+    this.factory.onRelay = (session, relay) => this.attach(session, relay);
+    // The program runs again: so does the cluster's clock.
+    this.factory.onRun = (command) => RUN.has(command) && this.unfreeze();
+    this.disposables.push(
+      vscode.debug.registerDebugAdapterDescriptorFactory(GO_DEBUG_TYPE, this.factory),
+      vscode.debug.onDidTerminateDebugSession((s) => {
+        if (s.type !== GO_DEBUG_TYPE) return;
+        void this.factory.ended(s);
+        if (s === this.session) this.ended('The manager exited.');
+      }),
+    );
+  }
+
+  readonly onDidChangeState = (listener: (s: DebuggerState) => void): vscode.Disposable =>
+    this.changed.event(listener);
+
+  get active(): boolean {
+    return this.session !== undefined;
+  }
+
+  state(): DebuggerState {
+    const held = this.status === 'held';
+    const current = this.stops.length
+      ? goReconcileView(this.reconciler ?? 'go', this.stops, held)
+      : null;
+    return goDebuggerState({
+      status: this.status,
+      message: this.message,
+      reconciler: this.reconciler,
+      origin: this.origin,
+      current,
+      history: this.history,
+    });
+  }
+
+  /**
+   * Shows the Reconcile Debugger for this session in an editor group of its own, locked so that
+   * the sources VS Code opens at each stop go beside it instead of covering it.
+   */
+  async showPanel(extensionUri: vscode.Uri): Promise<void> {
+    const fresh = !DebuggerPanel.isShowing(this);
+    DebuggerPanel.show(extensionUri, this, vscode.ViewColumn.Beside);
+    if (fresh) await vscode.commands.executeCommand('workbench.action.lockEditorGroup');
+  }
+
+  /** Starts the manager of the module holding `uri` under Delve, against the embedded cluster. */
+  async start(uri?: vscode.Uri): Promise<void> {
+    if (!vscode.workspace.isTrusted) throw new Error('Trust the workspace to debug its operator.');
+    const moduleDir = await pickModule(uri);
+    if (!moduleDir) return;
+    await this.stop();
+    const engine = await import('./engine');
+    if (!(await engine.findDelve())) {
+      const ok = await vscode.window.showWarningMessage(
+        `${engine.DELVE_MISSING}.`,
+        { modal: true },
+        'Install Delve',
+      );
+      if (ok !== 'Install Delve') return;
+      await installDelve(engine.DELVE_INSTALL);
+    }
+    const cr = await engine.controllerRuntimeOf(moduleDir);
+    const symbols = engine.resolvePhaseSymbols(cr.version, cr.dir);
+    const reconcilers = await engine.findReconcileSymbols(moduleDir);
+    if (reconcilers.length === 0) throw new Error(`No Reconcile method found in ${moduleDir}.`);
+    await this.clusters.startEmbedded();
+    const server = this.clusters.server;
+    if (!server) throw new Error('Debug Go Operator needs the fake cluster served over HTTPS.');
+    server.addUser(GO_DEBUG_USER);
+    const kubeconfig = join(this.context.globalStorageUri.fsPath, 'go-debug.kubeconfig');
+    writeKubeconfigFile(kubeconfig, server.kubeconfig('reconcile-studio', GO_DEBUG_USER));
+    this.moduleDir = moduleDir;
+    this.reconciler = reconcilers[0].name.replace(/^.*\.\(\*(\w+)\)\.Reconcile$/, '$1');
+    this.reader = new engine.PhaseReader(
+      {
+        request: (command, args) => this.relay!.request(command, args as { threadId?: number }),
+        nextStop: () => new Promise((r) => this.waiters.push(r)),
+      },
+      { moduleDir, symbols, reconcilers, audit: server.audit, user: GO_DEBUG_USER },
+    );
+    this.breakpoints = [
+      ...this.reader.functionBreakpoints().map((n) => new vscode.FunctionBreakpoint(n)),
+      ...[...this.reader.lineBreakpoints()].flatMap(([file, lines]) =>
+        lines.map(
+          (l) =>
+            new vscode.SourceBreakpoint(
+              new vscode.Location(vscode.Uri.file(file), new vscode.Position(l - 1, 0)),
+            ),
+        ),
+      ),
+    ];
+    vscode.debug.addBreakpoints(this.breakpoints);
+    this.stops = [];
+    this.origin = Date.now();
+    this.setStatus('starting', `Building ${reconcilers[0].name} under Delve…`);
+    const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(moduleDir));
+    const metricsPort = await engine.freePort();
+    const started = await vscode.debug.startDebugging(folder, {
+      type: GO_DEBUG_TYPE,
+      name: 'Debug Go Operator',
+      request: 'launch',
+      mode: 'debug',
+      program: './cmd',
+      cwd: moduleDir,
+      // Leader election off: a held process would lose its Lease.
+      args: engine.managerFlags(metricsPort),
+      env: { KUBECONFIG: kubeconfig },
+      output: join(this.context.globalStorageUri.fsPath, 'go-debug-manager'),
+    });
+    if (!started) {
+      this.cleanup();
+      throw new Error('VS Code did not start the Go debug session.');
+    }
+  }
+
+  async handle(msg: WebviewMessage): Promise<void> {
+    const s = this.session;
+    const relay = this.relay;
+    if (!s || !relay || !this.reader) {
+      if (msg.type === 'restart') await this.start(this.moduleUri());
+      return;
+    }
+    const threadId = this.reader.threadId;
+    switch (msg.type) {
+      case 'step':
+      case 'continue':
+        // Every stop of ours is a phase: one continue is one Step.
+        await relay.request('continue', { threadId });
+        return;
+      case 'pause':
+        await relay.request('pause', { threadId });
+        return;
+      case 'restart':
+        await vscode.debug.stopDebugging(s);
+        await this.start(this.moduleUri());
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Opens the user's line for the phase held now. */
+  async showSource(): Promise<void> {
+    const loc = this.stops[this.stops.length - 1]?.phase.location;
+    if (!loc) return;
+    const doc = await vscode.workspace.openTextDocument(loc.file);
+    const pos = new vscode.Position(loc.line - 1, 0);
+    await vscode.window.showTextDocument(doc, { selection: new vscode.Range(pos, pos) });
+  }
+
+  private moduleUri(): vscode.Uri | undefined {
+    return this.moduleDir ? vscode.Uri.file(this.moduleDir) : undefined;
+  }
+
+  async stop(): Promise<void> {
+    if (this.session) await vscode.debug.stopDebugging(this.session);
+    this.cleanup();
+  }
+
+  private attach(session: vscode.DebugSession, relay: DelveRelay): void {
+    this.session = session;
+    this.relay = relay;
+    relay.onStopped((stop) => this.stopped(stop));
+  }
+
+  private stopped(stop: Stopped): void {
+    this.freeze();
+    // A stop the reader asked for (it steps out of a write to see its answer).
+    const waiter = this.waiters.shift();
+    if (waiter) return waiter(stop);
+    void this.reader!.phaseAt(stop).then(
+      (phase) => {
+        if (phase.phase === 'dequeue' && this.stops.length) {
+          const prev = goReconcileView(this.reconciler ?? 'go', this.stops, false);
+          this.history.push({
+            id: prev.id,
+            start: prev.start,
+            end: prev.end,
+            outcome: prev.result?.returned ?? 'unfinished',
+          });
+          this.stops = [];
+        }
+        this.stops.push({ phase, at: Date.now() });
+        this.setStatus('held', `Held at ${phase.summary}`);
+        DebuggerPanel.revealFor(this);
+      },
+      (err: unknown) => {
+        // A stop of the user's own (a line breakpoint, a pause): VS Code shows it.
+        this.setStatus('paused', err instanceof Error ? err.message : String(err));
+      },
+    );
+  }
+
+  private freeze(): void {
+    const clock = this.clusters.cluster?.clock;
+    // The editor's cluster runs on a paced virtual clock (util/pacer): frozen, it stands still.
+    if (clock instanceof VirtualClock) this.thaw ??= clock.freeze();
+  }
+
+  private unfreeze(): void {
+    this.thaw?.();
+    this.thaw = undefined;
+  }
+
+  private ended(message: string): void {
+    this.cleanup();
+    this.setStatus('stopped', message);
+  }
+
+  private cleanup(): void {
+    this.unfreeze();
+    if (this.breakpoints.length) vscode.debug.removeBreakpoints(this.breakpoints);
+    this.breakpoints = [];
+    this.session = undefined;
+    this.relay = undefined;
+    this.waiters = [];
+  }
+
+  private setStatus(status: DebuggerState['status'], message: string): void {
+    this.status = status;
+    this.message = message;
+    this.changed.fire(this.state());
+  }
+
+  dispose(): void {
+    void this.stop();
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.changed.dispose();
+  }
+}
+
+/** `go install` of the pinned Delve, with the user's consent already given. */
+async function installDelve(command: string): Promise<void> {
+  const { execFile } = await import('node:child_process');
+  const [cmd, ...args] = command.split(' ');
+  await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Installing Delve: ${command}` },
+    () =>
+      new Promise<void>((resolve, reject) =>
+        execFile(cmd, args, (err, _out, stderr) =>
+          err ? reject(new Error(`${command} failed: ${stderr || err.message}`)) : resolve(),
+        ),
+      ),
+  );
+}

@@ -1,0 +1,113 @@
+/**
+ * What the Reconcile Debugger shows for a Go operator under Delve: the phases of the current
+ * reconcile (from the stops the Go debugger read) as the same ReconcileView a TypeScript
+ * reconcile gets — phases in words, each API call with its code and source, the writes with the
+ * cluster's before/after, the Result and the queue's next step.
+ */
+import type { KubeObject } from '../../cluster/types';
+import {
+  PHASES,
+  type ApiCallView,
+  type DebuggerState,
+  type ReconcileSummary,
+  type ReconcileView,
+  type ResultView,
+  type SessionStatus,
+  type WriteView,
+} from '../../protocol';
+import type { GoPhase } from '../../runtime/godebug/phases';
+import { describeNext, yamlOf } from './traceview';
+
+export interface GoStop {
+  phase: GoPhase;
+  /** Wall-clock ms the stop was read. */
+  at: number;
+}
+
+/** The stops of one reconcile, from its dequeue on. */
+export function goReconcileView(controller: string, stops: GoStop[], held: boolean): ReconcileView {
+  const first = stops[0];
+  const request = stops.find((s) => s.phase.request)?.phase.request ?? { namespace: '', name: '' };
+  const calls: ApiCallView[] = [];
+  const writes: WriteView[] = [];
+  for (const { phase: p } of stops) {
+    if (!p.call) continue;
+    const c = p.call;
+    calls.push({
+      verb: c.verb,
+      resource: c.kind,
+      namespace: c.namespace || undefined,
+      name: c.name || undefined,
+      subresource: c.subresource || undefined,
+      code: c.code ?? 0,
+      message: c.message,
+      source: c.source,
+      latencyMs: 0,
+      phase: p.phase,
+    });
+    if (p.phase === 'write' || p.phase === 'status') {
+      writes.push({
+        verb: c.verb,
+        resource: c.kind,
+        name: c.name || undefined,
+        subresource: c.subresource || undefined,
+        code: c.code ?? 0,
+        before: yamlOf(c.before as KubeObject | undefined),
+        after: yamlOf(c.after as KubeObject | undefined),
+      });
+    }
+  }
+  const last = stops[stops.length - 1];
+  const ended = stops.find((s) => s.phase.result);
+  return {
+    id: ended?.phase.reconcileID || `${request.namespace}/${request.name}@${first?.at ?? 0}`,
+    controller,
+    request,
+    reason: 'dequeued by the controller',
+    start: first?.at ?? 0,
+    end: ended?.at ?? null,
+    phases: stops.map((s) => ({ phase: s.phase.phase, at: s.at, detail: s.phase.summary })),
+    heldAt: held && last ? last.phase.phase : null,
+    calls,
+    writes,
+    objectBefore: '',
+    objectAfter: '',
+    result: ended ? resultView(ended.phase) : null,
+    outcomes: [],
+  };
+}
+
+function resultView(p: GoPhase): ResultView {
+  const r = p.result!;
+  const returned = r.error
+    ? `error: ${r.error}`
+    : r.requeueAfterMs > 0
+      ? `{ RequeueAfter: ${r.requeueAfterMs / 1000}s }`
+      : r.requeue
+        ? '{ Requeue: true }'
+        : '{}';
+  return {
+    returned,
+    error: r.error,
+    next: describeNext(p.next),
+    nextAt: null,
+    delayMs: p.next?.delayMs ?? null,
+  };
+}
+
+export function goDebuggerState(opts: {
+  status: SessionStatus;
+  message: string;
+  reconciler: string | null;
+  origin: number;
+  current: ReconcileView | null;
+  history: ReconcileSummary[];
+}): DebuggerState {
+  return {
+    ...opts,
+    now: Date.now(),
+    breakpoints: { phases: [...PHASES], outcomes: [] },
+    charts: { queueDepth: [], latencyMs: [] },
+    findings: [],
+  };
+}

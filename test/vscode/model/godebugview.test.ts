@@ -1,0 +1,83 @@
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+import type { GoPhase } from '../../../src/runtime/godebug/phases';
+import { goReconcileView } from '../../../src/vscode/model/godebugview';
+
+const req = { namespace: 'default', name: 'blog' };
+const phases: GoPhase[] = [
+  { phase: 'dequeue', summary: 'dequeue default/blog', request: req },
+  { phase: 'reconcile', summary: 'reconcile default/blog', request: req },
+  {
+    phase: 'read',
+    summary: 'read get Deployment default/blog (cache) → 404 NotFound',
+    call: {
+      verb: 'get',
+      kind: 'Deployment',
+      ...req,
+      subresource: '',
+      source: 'cache',
+      code: 404,
+      reason: 'NotFound',
+    },
+  },
+  {
+    phase: 'write',
+    summary: 'write create Deployment default/blog (server) → 201',
+    call: {
+      verb: 'create',
+      kind: 'Deployment',
+      ...req,
+      subresource: '',
+      source: 'server',
+      code: 201,
+      after: {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'blog', namespace: 'default' },
+      },
+    },
+  },
+];
+
+describe('Reconcile Debugger view of a Go reconcile', () => {
+  it('holds at the last phase with each call, its code and source', () => {
+    const v = goReconcileView(
+      'WebAppReconciler',
+      phases.map((phase, at) => ({ phase, at })),
+      true,
+    );
+    assert.equal(v.heldAt, 'write');
+    assert.deepEqual(v.request, req);
+    assert.deepEqual(
+      v.calls.map((c) => [c.verb, c.resource, c.source, c.code]),
+      [
+        ['get', 'Deployment', 'cache', 404],
+        ['create', 'Deployment', 'server', 201],
+      ],
+    );
+    assert.equal(v.writes.length, 1);
+    assert.match(v.writes[0].after, /name: blog/);
+    assert.equal(v.result, null);
+  });
+
+  it('shows the Result and the queue decision once Reconcile returned', () => {
+    const result: GoPhase = {
+      phase: 'result',
+      summary: 'result RequeueAfter: 5s',
+      request: req,
+      reconcileID: '07a1a90f-4b65-4390-9bb5-102b31467e65',
+      result: { requeue: false, requeueAfterMs: 5000, error: null, terminal: false },
+      next: { action: 'requeueAfter', delayMs: 5000 },
+    };
+    const v = goReconcileView(
+      'WebAppReconciler',
+      [...phases, result].map((phase, at) => ({ phase, at })),
+      false,
+    );
+    assert.equal(v.id, '07a1a90f-4b65-4390-9bb5-102b31467e65');
+    assert.equal(v.heldAt, null);
+    assert.equal(v.result?.returned, '{ RequeueAfter: 5s }');
+    assert.equal(v.result?.delayMs, 5000);
+    assert.match(v.result!.next, /requeue after 5s/);
+  });
+});
