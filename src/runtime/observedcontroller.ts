@@ -173,7 +173,13 @@ export class ObservedManager {
     t.calls = this.takeCalls(t);
     t.phases.push({ phase: 'result', at: e.ts, summary: summaryOf(t), next: t.next });
     const loop = c.detector.observe(t.key, t, e.ts);
-    if (loop) c.hotLoops.push(loop);
+    if (loop) {
+      // The runtime's controllers pause a looping key, so they report it once; an observed
+      // process cannot be paused and the detector fires again and again: keep the newest report.
+      const i = c.hotLoops.findIndex((h) => h.key === loop.key);
+      if (i >= 0) c.hotLoops[i] = loop;
+      else c.hotLoops.push(loop);
+    }
     for (const l of this.listeners) l(t);
     return t;
   }

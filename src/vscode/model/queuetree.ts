@@ -160,17 +160,26 @@ export class QueueTreeModel {
       retries: retries(key),
     });
     switch (node.section) {
-      case 'findings':
-        return (s.findings ?? []).map((f) => ({
-          type: 'item',
-          id: `i:${s.controller}:findings:${f.kind}:${f.key}`,
-          controller: s.controller,
-          section: 'findings',
-          key: `${f.kind} ${f.key}`.trim(),
-          description: f.message,
-          tooltip: f.message,
-          retries: 0,
-        }));
+      case 'findings': {
+        // A tree id must be unique (VS Code refuses the whole tree otherwise): the same kind of
+        // finding can name one key twice.
+        const seen = new Map<string, number>();
+        return (s.findings ?? []).map((f) => {
+          const base = `i:${s.controller}:findings:${f.kind}:${f.key}`;
+          const n = seen.get(base) ?? 0;
+          seen.set(base, n + 1);
+          return {
+            type: 'item',
+            id: n ? `${base}#${n}` : base,
+            controller: s.controller,
+            section: 'findings',
+            key: `${f.kind} ${f.key}`.trim(),
+            description: f.message,
+            tooltip: f.message,
+            retries: 0,
+          };
+        });
+      }
       case 'processing':
         return s.processing.map((p) =>
           item(

@@ -55,6 +55,23 @@ describe('QueueTreeModel', () => {
     assert.equal(item!.type === 'item' && item.description, 'exceeded quota');
   });
 
+  it('gives every finding a tree id of its own, also two of one kind on one key', () => {
+    const m = new QueueTreeModel();
+    m.update({
+      ...snapshot,
+      findings: [
+        { kind: 'quota-conflict', key: 'default/shop', message: 'pods=1' },
+        { kind: 'quota-conflict', key: 'default/shop', message: 'pods=2' },
+      ],
+    });
+    const [controller] = m.children();
+    const findings = m
+      .children(controller)
+      .find((s) => s.type === 'section' && s.section === 'findings')!;
+    const ids = m.children(findings).map((n) => n.id);
+    assert.equal(new Set(ids).size, 2);
+  });
+
   it('says how long an item has been processing', () => {
     const m = new QueueTreeModel();
     m.update(snapshot);
