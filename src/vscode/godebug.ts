@@ -9,13 +9,20 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { writeKubeconfigFile } from '../cluster/kubeconfig';
-import type { DebuggerState, ReconcileSummary, WebviewMessage } from '../protocol';
+import {
+  PHASES,
+  type DebuggerState,
+  type ReconcileSummary,
+  type WebviewMessage,
+} from '../protocol';
 import type { DapClient, DelveServer } from '../runtime/godebug/dap';
+import { holdReason, type GoBreakpoints } from '../runtime/godebug/holds';
 import type { PhaseReader, Stopped } from '../runtime/godebug/stops';
 import { VirtualClock } from '../util/clock';
 import type { ClusterSession } from './clustersession';
 import { DebuggerPanel } from './debuggerpanel';
 import { pickModule } from './gooperator';
+import { OUTCOME_TO_RUNTIME } from './model/debuggermodel';
 import { goDebuggerState, goReconcileView, type GoStop } from './model/godebugview';
 import type { Logger } from './output';
 
@@ -35,22 +42,30 @@ export class DelveRelay implements vscode.DebugAdapter {
   private readonly sent = new vscode.EventEmitter<vscode.DebugProtocolMessage>();
   readonly onDidSendMessage = this.sent.event;
 
+  private stopListener: ((s: Stopped, show: () => void) => void) | undefined;
+
   constructor(
     private readonly client: DapClient,
-    /** Told of every request before Delve gets it (VS Code's and ours). */
-    private readonly onRequest: (command: string) => void = () => undefined,
+    /** Told of every request before Delve gets it (VS Code's, `fromEditor`, and ours). */
+    private readonly onRequest: (command: string, fromEditor: boolean) => void = () => undefined,
   ) {
-    client.on('message', (m) => this.sent.fire(m));
+    client.on('message', (m) => {
+      // A stop goes to VS Code only once the reader has decided to hold it: a stop that is
+      // stepped out of, or continued past (no breakpoint on its phase), never flashes there.
+      if (m.type === 'event' && m.event === 'stopped' && this.stopListener)
+        this.stopListener(m.body as unknown as Stopped, () => this.sent.fire(m));
+      else this.sent.fire(m);
+    });
   }
 
   handleMessage(m: vscode.DebugProtocolMessage): void {
-    this.onRequest((m as { command?: string }).command ?? '');
+    this.onRequest((m as { command?: string }).command ?? '', true);
     this.client.relay(m);
   }
 
   /** Our own request; VS Code is told first when it lets the program run again. */
   request<T>(command: string, args?: { threadId?: number }): Promise<T> {
-    this.onRequest(command);
+    this.onRequest(command, false);
     if (RUN.has(command))
       this.sent.fire({
         seq: 0,
@@ -61,10 +76,9 @@ export class DelveRelay implements vscode.DebugAdapter {
     return this.client.request<T>(command, args);
   }
 
-  onStopped(listener: (s: Stopped) => void): void {
-    this.client.on('event', (e) => {
-      if (e.event === 'stopped') listener(e.body as unknown as Stopped);
-    });
+  /** Each stop, with `show` to pass it on to VS Code. */
+  onStopped(listener: (s: Stopped, show: () => void) => void): void {
+    this.stopListener = listener;
   }
 
   dispose(): void {
@@ -79,7 +93,7 @@ export class GoDebugAdapterFactory implements vscode.DebugAdapterDescriptorFacto
   /** The controller hears of each session's relay. */
   onRelay: (session: vscode.DebugSession, relay: DelveRelay) => void = () => undefined;
   /** Called with each request's command before Delve gets it. */
-  onRun: (command: string) => void = () => undefined;
+  onRun: (command: string, fromEditor: boolean) => void = () => undefined;
 
   async createDebugAdapterDescriptor(
     session: vscode.DebugSession,
@@ -90,8 +104,8 @@ export class GoDebugAdapterFactory implements vscode.DebugAdapterDescriptorFacto
     const cfg = session.configuration as unknown as { cwd: string; env?: Record<string, string> };
     const server = await startDelve(dlv, { cwd: cfg.cwd, env: { ...process.env, ...cfg.env } });
     this.servers.set(session.id, server);
-    const relay = new DelveRelay(await DapClient.connect(server.port), (command) =>
-      this.onRun(command),
+    const relay = new DelveRelay(await DapClient.connect(server.port), (command, fromEditor) =>
+      this.onRun(command, fromEditor),
     );
     this.onRelay(session, relay);
     return new vscode.DebugAdapterInlineImplementation(relay);
@@ -115,6 +129,12 @@ export class GoDebugController implements vscode.Disposable {
   private stops: GoStop[] = [];
   private history: ReconcileSummary[] = [];
   private status: DebuggerState['status'] = 'idle';
+  /** Phase and outcome breakpoints, as the panel sets them (every phase until it does). */
+  private breakpointsShown: DebuggerState['breakpoints'] = { phases: [...PHASES], outcomes: [] };
+  /** A Step holds at the next phase whatever it is (and the session starts held at its first). */
+  private stepping = true;
+  /** Passes the latest stop on to VS Code (its Call Stack and Variables). */
+  private showStop: (() => void) | undefined;
   private message = 'No Go operator under the debugger.';
   private reconciler: string | null = null;
   private origin = Date.now();
@@ -128,8 +148,13 @@ export class GoDebugController implements vscode.Disposable {
     private readonly clusters: ClusterSession,
   ) {
     this.factory.onRelay = (session, relay) => this.attach(session, relay);
-    // The program runs again: so does the cluster's clock.
-    this.factory.onRun = (command) => RUN.has(command) && this.unfreeze();
+    this.factory.onRun = (command, fromEditor) => {
+      if (!RUN.has(command)) return;
+      // The program runs again: so does the cluster's clock.
+      this.unfreeze();
+      // VS Code's Continue runs to the next breakpoint; its line steps hold at any phase.
+      if (fromEditor) this.stepping = command !== 'continue';
+    };
     this.disposables.push(
       vscode.debug.registerDebugAdapterDescriptorFactory(GO_DEBUG_TYPE, this.factory),
       vscode.debug.onDidTerminateDebugSession((s) => {
@@ -159,6 +184,7 @@ export class GoDebugController implements vscode.Disposable {
       origin: this.origin,
       current,
       history: this.history,
+      breakpoints: this.breakpointsShown,
     });
   }
 
@@ -220,6 +246,7 @@ export class GoDebugController implements vscode.Disposable {
     ];
     vscode.debug.addBreakpoints(this.breakpoints);
     this.stops = [];
+    this.stepping = true;
     this.origin = Date.now();
     this.setStatus('starting', `Building ${reconcilers[0].name} under Delve…`);
     const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(moduleDir));
@@ -245,6 +272,12 @@ export class GoDebugController implements vscode.Disposable {
   async handle(msg: WebviewMessage): Promise<void> {
     const s = this.session;
     const relay = this.relay;
+    if (msg.type === 'setBreakpoints') {
+      this.breakpointsShown = { phases: msg.phases, outcomes: msg.outcomes };
+      this.changed.fire(this.state());
+      return;
+    }
+    if (msg.type === 'showSource') return this.showSource();
     if (!s || !relay || !this.reader) {
       if (msg.type === 'restart') await this.start(this.moduleUri());
       return;
@@ -253,7 +286,9 @@ export class GoDebugController implements vscode.Disposable {
     switch (msg.type) {
       case 'step':
       case 'continue':
-        // Every stop of ours is a phase: one continue is one Step.
+        // Every stop of ours is a phase: a Step is one continue that holds wherever it stops,
+        // a Continue one that holds only where a breakpoint says so.
+        this.stepping = msg.type === 'step';
         await relay.request('continue', { threadId });
         return;
       case 'pause':
@@ -268,9 +303,9 @@ export class GoDebugController implements vscode.Disposable {
     }
   }
 
-  /** Opens the user's line for the phase held now. */
+  /** Opens the user's line for the phase shown now (beside the panel's locked group). */
   async showSource(): Promise<void> {
-    const loc = this.stops[this.stops.length - 1]?.phase.location;
+    const loc = this.state().current?.location;
     if (!loc) return;
     const doc = await vscode.workspace.openTextDocument(loc.file);
     const pos = new vscode.Position(loc.line - 1, 0);
@@ -289,11 +324,12 @@ export class GoDebugController implements vscode.Disposable {
   private attach(session: vscode.DebugSession, relay: DelveRelay): void {
     this.session = session;
     this.relay = relay;
-    relay.onStopped((stop) => this.stopped(stop));
+    relay.onStopped((stop, show) => this.stopped(stop, show));
   }
 
-  private stopped(stop: Stopped): void {
+  private stopped(stop: Stopped, show: () => void): void {
     this.freeze();
+    this.showStop = show;
     // A stop the reader asked for (it steps out of a write to see its answer).
     const waiter = this.waiters.shift();
     if (waiter) return waiter(stop);
@@ -310,14 +346,28 @@ export class GoDebugController implements vscode.Disposable {
           this.stops = [];
         }
         this.stops.push({ phase, at: Date.now() });
-        this.setStatus('held', `Held at ${phase.summary}`);
+        const why = holdReason(phase, this.runtimeBreakpoints(), this.stepping);
+        if (!why) {
+          this.setStatus('running', `Running (passed ${phase.summary})`);
+          void this.relay?.request('continue', { threadId: this.reader!.threadId });
+          return;
+        }
+        this.stepping = false;
+        this.showStop?.();
+        this.setStatus('held', `Held at ${phase.summary} (${why})`);
         DebuggerPanel.revealFor(this);
       },
       (err: unknown) => {
         // A stop of the user's own (a line breakpoint, a pause): VS Code shows it.
+        this.showStop?.();
         this.setStatus('paused', err instanceof Error ? err.message : String(err));
       },
     );
+  }
+
+  private runtimeBreakpoints(): GoBreakpoints {
+    const b = this.breakpointsShown;
+    return { phases: b.phases, outcomes: b.outcomes.map((o) => OUTCOME_TO_RUNTIME[o]) };
   }
 
   private freeze(): void {

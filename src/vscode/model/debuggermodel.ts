@@ -34,13 +34,16 @@ export function eventsOf(cluster: { list(type: TypeRef): { items: KubeObject[] }
 }
 
 export const NO_EVENTS: EventSource = { clusterEvents: () => [] };
-const OUTCOME_TO_RUNTIME: Record<Outcome, OutcomeBreak> = {
+export const OUTCOME_TO_RUNTIME: Record<Outcome, OutcomeBreak> = {
   conflict: 'Conflict',
   forbidden: 'Forbidden',
   notFound: 'NotFound',
   error: 'error',
   requeue: 'requeue',
 };
+export const OUTCOME_OF_RUNTIME = Object.fromEntries(
+  Object.entries(OUTCOME_TO_RUNTIME).map(([k, v]) => [v, k]),
+) as Record<OutcomeBreak, Outcome>;
 
 export class DebuggerModel {
   status: SessionStatus = 'starting';

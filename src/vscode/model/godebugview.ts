@@ -6,7 +6,6 @@
  */
 import type { KubeObject } from '../../cluster/types';
 import {
-  PHASES,
   type ApiCallView,
   type DebuggerState,
   type ReconcileSummary,
@@ -15,7 +14,9 @@ import {
   type SessionStatus,
   type WriteView,
 } from '../../protocol';
+import { outcomesAt } from '../../runtime/godebug/holds';
 import type { GoPhase } from '../../runtime/godebug/phases';
+import { OUTCOME_OF_RUNTIME } from './debuggermodel';
 import { describeNext, yamlOf } from './traceview';
 
 export interface GoStop {
@@ -73,7 +74,12 @@ export function goReconcileView(controller: string, stops: GoStop[], held: boole
     objectBefore: '',
     objectAfter: '',
     result: ended ? resultView(ended.phase) : null,
-    outcomes: [],
+    outcomes: [
+      ...new Set(stops.flatMap((s) => outcomesAt(s.phase).map((o) => OUTCOME_OF_RUNTIME[o]))),
+    ],
+    // The user's line of the latest stop that has one (dequeue and result run in
+    // controller-runtime only: their line is the Reconcile method's).
+    location: [...stops].reverse().find((s) => s.phase.location)?.phase.location,
   };
 }
 
@@ -102,11 +108,11 @@ export function goDebuggerState(opts: {
   origin: number;
   current: ReconcileView | null;
   history: ReconcileSummary[];
+  breakpoints: DebuggerState['breakpoints'];
 }): DebuggerState {
   return {
     ...opts,
     now: Date.now(),
-    breakpoints: { phases: [...PHASES], outcomes: [] },
     charts: { queueDepth: [], latencyMs: [] },
     findings: [],
   };

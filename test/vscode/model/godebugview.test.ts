@@ -80,4 +80,19 @@ describe('Reconcile Debugger view of a Go reconcile', () => {
     assert.equal(v.result?.delayMs, 5000);
     assert.match(v.result!.next, /requeue after 5s/);
   });
+
+  it("shows the user's line of the latest stop that has one, and the outcomes seen", () => {
+    const at = (phase: GoPhase, line?: number): GoPhase =>
+      line ? { ...phase, location: { file: '/m/internal/webapp_controller.go', line } } : phase;
+    const stops = [at(phases[0]), at(phases[1], 40), at(phases[2], 45), at(phases[3], 60)];
+    const v = goReconcileView(
+      'WebAppReconciler',
+      stops.map((phase, i) => ({ phase, at: i })),
+      true,
+    );
+    assert.deepEqual(v.location, { file: '/m/internal/webapp_controller.go', line: 60 });
+    assert.deepEqual(v.outcomes, ['notFound']);
+    const first = goReconcileView('WebAppReconciler', [{ phase: stops[0], at: 0 }], true);
+    assert.equal(first.location, undefined);
+  });
 });
