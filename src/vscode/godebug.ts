@@ -9,20 +9,17 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { writeKubeconfigFile } from '../cluster/kubeconfig';
-import {
-  PHASES,
-  type DebuggerState,
-  type ReconcileSummary,
-  type WebviewMessage,
-} from '../protocol';
+import { PHASES, type DebuggerState, type FindingView, type WebviewMessage } from '../protocol';
 import type { DapClient, DelveServer } from '../runtime/godebug/dap';
 import { holdReason, type GoBreakpoints } from '../runtime/godebug/holds';
 import type { PhaseReader, Stopped } from '../runtime/godebug/stops';
+import type { ObservedManager } from '../runtime/observedcontroller';
+import { parseZapLine } from '../runtime/zaplog';
 import { VirtualClock } from '../util/clock';
 import type { ClusterSession } from './clustersession';
 import { DebuggerPanel } from './debuggerpanel';
 import { pickModule } from './gooperator';
-import { OUTCOME_TO_RUNTIME } from './model/debuggermodel';
+import { OUTCOME_TO_RUNTIME, timelineOf, toReconcileView } from './model/traceview';
 import { goDebuggerState, goReconcileView, type GoStop } from './model/godebugview';
 import type { Logger } from './output';
 
@@ -90,8 +87,9 @@ export class DelveRelay implements vscode.DebugAdapter {
 /** Spawns `dlv dap` for each session of our type and relays VS Code to it. */
 export class GoDebugAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
   private readonly servers = new Map<string, DelveServer>();
-  /** The controller hears of each session's relay. */
-  onRelay: (session: vscode.DebugSession, relay: DelveRelay) => void = () => undefined;
+  /** The controller hears of each session's relay and Delve (whose output holds the logs). */
+  onRelay: (session: vscode.DebugSession, relay: DelveRelay, server: DelveServer) => void = () =>
+    undefined;
   /** Called with each request's command before Delve gets it. */
   onRun: (command: string, fromEditor: boolean) => void = () => undefined;
 
@@ -107,7 +105,7 @@ export class GoDebugAdapterFactory implements vscode.DebugAdapterDescriptorFacto
     const relay = new DelveRelay(await DapClient.connect(server.port), (command, fromEditor) =>
       this.onRun(command, fromEditor),
     );
-    this.onRelay(session, relay);
+    this.onRelay(session, relay, server);
     return new vscode.DebugAdapterInlineImplementation(relay);
   }
 
@@ -127,7 +125,20 @@ export class GoDebugController implements vscode.Disposable {
   private breakpoints: vscode.Breakpoint[] = [];
   private waiters: Array<(s: Stopped) => void> = [];
   private stops: GoStop[] = [];
-  private history: ReconcileSummary[] = [];
+  /**
+   * The process's reconciles as Run Go Operator sees them (its logs and the audit record): the
+   * key's timeline and the findings.
+   */
+  private observed: ObservedManager | undefined;
+  private findings: { views: FindingView[]; traceIds: Array<number | undefined> } = {
+    views: [],
+    traceIds: [],
+  };
+  private findingsAt = 0;
+  private findingsTimer: NodeJS.Timeout | undefined;
+  /** A finished reconcile picked in the timeline (or by a finding), shown instead of the stops. */
+  private inspected: string | undefined;
+  private offAudit: (() => void) | undefined;
   private status: DebuggerState['status'] = 'idle';
   /** Phase and outcome breakpoints, as the panel sets them (every phase until it does). */
   private breakpointsShown: DebuggerState['breakpoints'] = { phases: [...PHASES], outcomes: [] };
@@ -147,7 +158,7 @@ export class GoDebugController implements vscode.Disposable {
     private readonly log: Logger,
     private readonly clusters: ClusterSession,
   ) {
-    this.factory.onRelay = (session, relay) => this.attach(session, relay);
+    this.factory.onRelay = (session, relay, server) => this.attach(session, relay, server);
     this.factory.onRun = (command, fromEditor) => {
       if (!RUN.has(command)) return;
       // The program runs again: so does the cluster's clock.
@@ -174,17 +185,25 @@ export class GoDebugController implements vscode.Disposable {
 
   state(): DebuggerState {
     const held = this.status === 'held';
-    const current = this.stops.length
+    const stepped = this.stops.length
       ? goReconcileView(this.reconciler ?? 'go', this.stops, held)
       : null;
+    const traces = this.observed?.all().flatMap((c) => c.traces) ?? [];
+    const picked = traces.find((t) => t.reconcileID === this.inspected);
+    const current =
+      picked && picked.reconcileID !== stepped?.id
+        ? toReconcileView(picked, null, undefined, this.origin)
+        : stepped;
+    const key = current && `${current.request.namespace}/${current.request.name}`;
     return goDebuggerState({
       status: this.status,
       message: this.message,
       reconciler: this.reconciler,
       origin: this.origin,
       current,
-      history: this.history,
+      history: timelineOf(traces.filter((t) => t.key === key)),
       breakpoints: this.breakpointsShown,
+      findings: this.findings.views,
     });
   }
 
@@ -225,6 +244,10 @@ export class GoDebugController implements vscode.Disposable {
     const kubeconfig = join(this.context.globalStorageUri.fsPath, 'go-debug.kubeconfig');
     writeKubeconfigFile(kubeconfig, server.kubeconfig('reconcile-studio', GO_DEBUG_USER));
     this.moduleDir = moduleDir;
+    const observed = new engine.ObservedManager(GO_DEBUG_USER);
+    this.observed = observed;
+    this.offAudit = server.audit.subscribe((ev) => observed.onAudit(ev));
+    observed.onReconcileEnd(() => this.refreshFindings(engine));
     this.reconciler = reconcilers[0].name.replace(/^.*\.\(\*(\w+)\)\.Reconcile$/, '$1');
     this.reader = new engine.PhaseReader(
       {
@@ -278,6 +301,13 @@ export class GoDebugController implements vscode.Disposable {
       return;
     }
     if (msg.type === 'showSource') return this.showSource();
+    if (msg.type === 'inspect' || msg.type === 'openFinding') {
+      const id =
+        msg.type === 'inspect' ? msg.id : this.traceOfFinding(this.findings.traceIds[msg.index]);
+      this.inspected = id;
+      this.changed.fire(this.state());
+      return;
+    }
     if (!s || !relay || !this.reader) {
       if (msg.type === 'restart') await this.start(this.moduleUri());
       return;
@@ -312,6 +342,32 @@ export class GoDebugController implements vscode.Disposable {
     await vscode.window.showTextDocument(doc, { selection: new vscode.Range(pos, pos) });
   }
 
+  private traceOfFinding(id: number | undefined): string | undefined {
+    const traces = this.observed?.all().flatMap((c) => c.traces) ?? [];
+    return traces.find((t) => t.id === id)?.reconcileID;
+  }
+
+  /** Findings re-read every trace and Event: at most once a second, the last one always. */
+  private refreshFindings(engine: typeof import('./engine')): void {
+    const wait = this.findingsAt + 1000 - performance.now();
+    if (wait > 0) {
+      this.findingsTimer ??= setTimeout(() => {
+        this.findingsTimer = undefined;
+        this.refreshFindings(engine);
+      }, wait);
+      return;
+    }
+    const cluster = this.clusters.cluster;
+    if (!this.observed || !cluster) return;
+    this.findingsAt = performance.now();
+    const shown = engine.shownFindings(engine.observedFindings(this.observed, cluster));
+    this.findings = {
+      views: shown.map(engine.toFindingView),
+      traceIds: shown.map(engine.firstTraceOf),
+    };
+    this.changed.fire(this.state());
+  }
+
   private moduleUri(): vscode.Uri | undefined {
     return this.moduleDir ? vscode.Uri.file(this.moduleDir) : undefined;
   }
@@ -321,9 +377,14 @@ export class GoDebugController implements vscode.Disposable {
     this.cleanup();
   }
 
-  private attach(session: vscode.DebugSession, relay: DelveRelay): void {
+  private attach(session: vscode.DebugSession, relay: DelveRelay, server: DelveServer): void {
     this.session = session;
     this.relay = relay;
+    // The manager's zap logs (Delve leaves the program's output on its own stdout and stderr).
+    server.onLine((line) => {
+      const e = parseZapLine(line);
+      if (e) this.observed?.onLog(e);
+    });
     relay.onStopped((stop, show) => this.stopped(stop, show));
   }
 
@@ -335,16 +396,8 @@ export class GoDebugController implements vscode.Disposable {
     if (waiter) return waiter(stop);
     void this.reader!.phaseAt(stop).then(
       (phase) => {
-        if (phase.phase === 'dequeue' && this.stops.length) {
-          const prev = goReconcileView(this.reconciler ?? 'go', this.stops, false);
-          this.history.push({
-            id: prev.id,
-            start: prev.start,
-            end: prev.end,
-            outcome: prev.result?.returned ?? 'unfinished',
-          });
-          this.stops = [];
-        }
+        if (phase.phase === 'dequeue') this.stops = [];
+        this.inspected = undefined;
         this.stops.push({ phase, at: Date.now() });
         const why = holdReason(phase, this.runtimeBreakpoints(), this.stepping);
         if (!why) {
@@ -388,6 +441,12 @@ export class GoDebugController implements vscode.Disposable {
 
   private cleanup(): void {
     this.unfreeze();
+    // The timeline and findings stay on the panel; the process's record stops growing.
+    this.observed?.flush();
+    this.offAudit?.();
+    this.offAudit = undefined;
+    if (this.findingsTimer) clearTimeout(this.findingsTimer);
+    this.findingsTimer = undefined;
     if (this.breakpoints.length) vscode.debug.removeBreakpoints(this.breakpoints);
     this.breakpoints = [];
     this.session = undefined;

@@ -16,8 +16,7 @@ import {
 } from '../../protocol';
 import { outcomesAt } from '../../runtime/godebug/holds';
 import type { GoPhase } from '../../runtime/godebug/phases';
-import { OUTCOME_OF_RUNTIME } from './debuggermodel';
-import { describeNext, yamlOf } from './traceview';
+import { describeNext, OUTCOME_OF_RUNTIME, yamlOf } from './traceview';
 
 export interface GoStop {
   phase: GoPhase;
@@ -109,11 +108,11 @@ export function goDebuggerState(opts: {
   current: ReconcileView | null;
   history: ReconcileSummary[];
   breakpoints: DebuggerState['breakpoints'];
+  findings: DebuggerState['findings'];
 }): DebuggerState {
   return {
     ...opts,
     now: Date.now(),
     charts: { queueDepth: [], latencyMs: [] },
-    findings: [],
   };
 }
