@@ -246,6 +246,24 @@ export class GoOperatorSession implements vscode.Disposable {
 /** The reconciled type of a controller, from its logged group and kind and the cluster's resources. */
 
 /** The Go module to run: the one holding `uri`, the workspace's only one, or the user's pick. */
+/** The workspace's Go modules (their go.mod directories). */
+async function goModuleDirs(): Promise<string[]> {
+  return (await vscode.workspace.findFiles('**/go.mod', '{**/vendor/**,**/testdata/**}', 50))
+    .map((u) => dirname(u.fsPath))
+    .sort();
+}
+
+/** The workspace's Go modules with a controller-runtime Reconcile (by the Go analysis). */
+export async function goOperatorModules(): Promise<string[]> {
+  const { findReconcileSymbols } = await import('./engine');
+  const out: string[] = [];
+  for (const dir of await goModuleDirs()) {
+    const found = await findReconcileSymbols(dir).catch(() => []);
+    if (found.length > 0) out.push(dir);
+  }
+  return out;
+}
+
 export async function pickModule(uri?: vscode.Uri): Promise<string | undefined> {
   if (uri) {
     let dir = uri.fsPath.endsWith('.go') ? dirname(uri.fsPath) : uri.fsPath;
@@ -256,9 +274,7 @@ export async function pickModule(uri?: vscode.Uri): Promise<string | undefined> 
       dir = up;
     }
   }
-  const mods = (await vscode.workspace.findFiles('**/go.mod', '{**/vendor/**,**/testdata/**}', 50))
-    .map((u) => dirname(u.fsPath))
-    .sort();
+  const mods = await goModuleDirs();
   if (mods.length <= 1) {
     if (!mods.length)
       void vscode.window.showInformationMessage(
