@@ -26,6 +26,7 @@ export { observedFindings } from '../runtime/observedfindings';
 export { managerFlags } from '../runtime/goprocess';
 export { DELVE_INSTALL, DELVE_MISSING, findDelve } from '../runtime/godebug/delve';
 export { PhaseReader } from '../runtime/godebug/stops';
+export { delveGoProblem } from '../runtime/godebug/goversion';
 export { controllerRuntimeOf, resolvePhaseSymbols } from '../runtime/godebug/symbols';
 export { findReconcileSymbols } from '../runtime/godebug/reconcilers';
 export { DapClient, startDelve } from '../runtime/godebug/dap';

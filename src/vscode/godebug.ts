@@ -233,6 +233,13 @@ export class GoDebugController implements vscode.Disposable {
       if (ok !== 'Install Delve') return;
       await installDelve(engine.DELVE_INSTALL);
     }
+    // A Go this Delve cannot debug: said now, before the cluster or a build starts.
+    const dlv = await engine.findDelve();
+    const goProblem = dlv && (await engine.delveGoProblem(dlv));
+    if (goProblem) {
+      this.setStatus('error', goProblem);
+      throw new Error(goProblem);
+    }
     const cr = await engine.controllerRuntimeOf(moduleDir);
     const symbols = engine.resolvePhaseSymbols(cr.version, cr.dir);
     const reconcilers = await engine.findReconcileSymbols(moduleDir);
@@ -339,7 +346,12 @@ export class GoDebugController implements vscode.Disposable {
     if (!loc) return;
     const doc = await vscode.workspace.openTextDocument(loc.file);
     const pos = new vscode.Position(loc.line - 1, 0);
-    await vscode.window.showTextDocument(doc, { selection: new vscode.Range(pos, pos) });
+    // In the group where VS Code shows the stops, not over the panel.
+    const beside = vscode.window.visibleTextEditors[0]?.viewColumn ?? vscode.ViewColumn.Beside;
+    await vscode.window.showTextDocument(doc, {
+      viewColumn: beside,
+      selection: new vscode.Range(pos, pos),
+    });
   }
 
   private traceOfFinding(id: number | undefined): string | undefined {
