@@ -2,21 +2,9 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { holdReason, outcomesAt, type GoBreakpoints } from '../../../src/runtime/godebug/holds';
 import type { GoPhase } from '../../../src/runtime/godebug/phases';
+import { phases, req } from './fixtures';
 
-const req = { namespace: 'default', name: 'blog' };
-const readNotFound: GoPhase = {
-  phase: 'read',
-  summary: 'read get Deployment default/blog (cache) → 404 NotFound',
-  call: {
-    verb: 'get',
-    kind: 'Deployment',
-    ...req,
-    subresource: '',
-    source: 'cache',
-    code: 404,
-    reason: 'NotFound',
-  },
-};
+const [dequeue, , readNotFound] = phases;
 const conflict: GoPhase = {
   phase: 'write',
   summary: 'write update Deployment default/blog (server) → 409 Conflict',
@@ -42,7 +30,6 @@ const failed: GoPhase = {
   request: req,
   result: { requeue: false, requeueAfterMs: 0, error: 'boom', terminal: false },
 };
-const dequeue: GoPhase = { phase: 'dequeue', summary: 'dequeue default/blog', request: req };
 const none: GoBreakpoints = { phases: [], outcomes: [] };
 
 describe('Go debugger: which stops hold', () => {

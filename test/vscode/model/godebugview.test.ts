@@ -2,42 +2,7 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import type { GoPhase } from '../../../src/runtime/godebug/phases';
 import { goReconcileView } from '../../../src/vscode/model/godebugview';
-
-const req = { namespace: 'default', name: 'blog' };
-const phases: GoPhase[] = [
-  { phase: 'dequeue', summary: 'dequeue default/blog', request: req },
-  { phase: 'reconcile', summary: 'reconcile default/blog', request: req },
-  {
-    phase: 'read',
-    summary: 'read get Deployment default/blog (cache) → 404 NotFound',
-    call: {
-      verb: 'get',
-      kind: 'Deployment',
-      ...req,
-      subresource: '',
-      source: 'cache',
-      code: 404,
-      reason: 'NotFound',
-    },
-  },
-  {
-    phase: 'write',
-    summary: 'write create Deployment default/blog (server) → 201',
-    call: {
-      verb: 'create',
-      kind: 'Deployment',
-      ...req,
-      subresource: '',
-      source: 'server',
-      code: 201,
-      after: {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: 'blog', namespace: 'default' },
-      },
-    },
-  },
-];
+import { phases, req } from '../../runtime/godebug/fixtures';
 
 describe('Reconcile Debugger view of a Go reconcile', () => {
   it('holds at the last phase with each call, its code and source', () => {
