@@ -414,7 +414,10 @@ export class GoDebugController implements vscode.Disposable {
         const why = holdReason(phase, this.runtimeBreakpoints(), this.stepping);
         if (!why) {
           this.setStatus('running', `Running (passed ${phase.summary})`);
-          void this.relay?.request('continue', { threadId: this.reader!.threadId });
+          // (A failure is the process ending, which the session's end reports.)
+          this.relay
+            ?.request('continue', { threadId: this.reader!.threadId })
+            .catch(() => undefined);
           return;
         }
         this.stepping = false;
