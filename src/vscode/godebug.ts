@@ -19,8 +19,8 @@ import { VirtualClock } from '../util/clock';
 import type { ClusterSession } from './clustersession';
 import { DebuggerPanel } from './debuggerpanel';
 import { pickModule } from './gooperator';
-import { OUTCOME_TO_RUNTIME, timelineOf, toReconcileView } from './model/traceview';
-import { goDebuggerState, goReconcileView, type GoStop } from './model/godebugview';
+import { OUTCOME_TO_RUNTIME } from './model/traceview';
+import { goDebuggerState, type GoStop } from './model/godebugview';
 import type { Logger } from './output';
 
 export const GO_DEBUG_TYPE = 'reconcile-studio-go';
@@ -184,24 +184,15 @@ export class GoDebugController implements vscode.Disposable {
   }
 
   state(): DebuggerState {
-    const held = this.status === 'held';
-    const stepped = this.stops.length
-      ? goReconcileView(this.reconciler ?? 'go', this.stops, held)
-      : null;
-    const traces = this.observed?.all().flatMap((c) => c.traces) ?? [];
-    const picked = traces.find((t) => t.reconcileID === this.inspected);
-    const current =
-      picked && picked.reconcileID !== stepped?.id
-        ? toReconcileView(picked, null, undefined, this.origin)
-        : stepped;
-    const key = current && `${current.request.namespace}/${current.request.name}`;
     return goDebuggerState({
       status: this.status,
       message: this.message,
       reconciler: this.reconciler,
       origin: this.origin,
-      current,
-      history: timelineOf(traces.filter((t) => t.key === key)),
+      stops: this.stops,
+      held: this.status === 'held',
+      traces: this.observed?.all().flatMap((c) => c.traces) ?? [],
+      inspected: this.inspected,
       breakpoints: this.breakpointsShown,
       findings: this.findings.views,
     });

@@ -8,7 +8,7 @@ import type { KubeObject } from '../../cluster/types';
 import {
   type ApiCallView,
   type DebuggerState,
-  type ReconcileSummary,
+  type FindingView,
   type ReconcileView,
   type ResultView,
   type SessionStatus,
@@ -16,7 +16,8 @@ import {
 } from '../../protocol';
 import { outcomesAt } from '../../runtime/godebug/holds';
 import type { GoPhase } from '../../runtime/godebug/phases';
-import { describeNext, OUTCOME_OF_RUNTIME, yamlOf } from './traceview';
+import type { ReconcileTrace } from '../../runtime/trace';
+import { describeNext, OUTCOME_OF_RUNTIME, timelineOf, toReconcileView, yamlOf } from './traceview';
 
 export interface GoStop {
   phase: GoPhase;
@@ -100,19 +101,43 @@ function resultView(p: GoPhase): ResultView {
   };
 }
 
+/**
+ * The panel's whole state for a Go session: the reconcile being stepped (or a finished one the
+ * user picked in the timeline), that key's timeline from the manager's own record of its
+ * reconciles, the findings, the breakpoints.
+ */
 export function goDebuggerState(opts: {
   status: SessionStatus;
   message: string;
   reconciler: string | null;
   origin: number;
-  current: ReconcileView | null;
-  history: ReconcileSummary[];
+  stops: GoStop[];
+  held: boolean;
+  /** The manager's finished reconciles (ObservedManager, from its logs and the audit record). */
+  traces: ReconcileTrace[];
+  inspected?: string;
   breakpoints: DebuggerState['breakpoints'];
-  findings: DebuggerState['findings'];
+  findings: FindingView[];
 }): DebuggerState {
+  const stepped = opts.stops.length
+    ? goReconcileView(opts.reconciler ?? 'go', opts.stops, opts.held)
+    : null;
+  const picked = opts.traces.find((t) => t.reconcileID === opts.inspected);
+  const current =
+    picked && picked.reconcileID !== stepped?.id
+      ? toReconcileView(picked, null, undefined, opts.origin)
+      : stepped;
+  const key = current && `${current.request.namespace}/${current.request.name}`;
   return {
-    ...opts,
+    status: opts.status,
+    message: opts.message,
+    reconciler: opts.reconciler,
+    origin: opts.origin,
     now: Date.now(),
+    current,
+    history: timelineOf(opts.traces.filter((t) => t.key === key)),
+    breakpoints: opts.breakpoints,
     charts: { queueDepth: [], latencyMs: [] },
+    findings: opts.findings,
   };
 }

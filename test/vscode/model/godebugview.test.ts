@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import type { GoPhase } from '../../../src/runtime/godebug/phases';
-import { goReconcileView } from '../../../src/vscode/model/godebugview';
+import type { ReconcileTrace } from '../../../src/runtime/trace';
+import { goDebuggerState, goReconcileView } from '../../../src/vscode/model/godebugview';
 import { phases, req } from '../../runtime/godebug/fixtures';
 
 describe('Reconcile Debugger view of a Go reconcile', () => {
@@ -59,5 +60,49 @@ describe('Reconcile Debugger view of a Go reconcile', () => {
     assert.deepEqual(v.outcomes, ['notFound']);
     const first = goReconcileView('WebAppReconciler', [{ phase: stops[0], at: 0 }], true);
     assert.equal(first.location, undefined);
+  });
+
+  it("shows this key's timeline from the manager's record, and a finished reconcile picked in it", () => {
+    const trace = (id: number, name: string, start: number): ReconcileTrace => ({
+      id,
+      reconcileID: `r${id}`,
+      controller: 'webapp',
+      request: { namespace: 'default', name },
+      key: `default/${name}`,
+      worker: 0,
+      triggers: [],
+      start,
+      end: start + 3,
+      phases: [{ phase: 'reconcile', at: start, summary: `Reconcile default/${name}` }],
+      calls: [],
+      result: { requeueAfter: 5000 },
+      outcome: 'requeue_after',
+      warnings: [],
+    });
+    const traces = [trace(1, 'blog', 10), trace(2, 'shop', 20), trace(3, 'blog', 5030)];
+    const base = {
+      status: 'held' as const,
+      message: '',
+      reconciler: 'WebAppReconciler',
+      origin: 0,
+      stops: phases.map((phase, at) => ({ phase, at: 6000 + at })),
+      held: true,
+      traces,
+      breakpoints: { phases: [], outcomes: [] },
+      findings: [],
+    };
+    const s = goDebuggerState(base);
+    assert.equal(s.current?.heldAt, 'write');
+    assert.deepEqual(
+      s.history.map((h) => h.id),
+      ['r1', 'r3'],
+    );
+    const picked = goDebuggerState({ ...base, inspected: 'r1' });
+    assert.equal(picked.current?.id, 'r1');
+    assert.equal(picked.current?.heldAt, null);
+    assert.deepEqual(
+      picked.history.map((h) => h.id),
+      ['r1', 'r3'],
+    );
   });
 });
