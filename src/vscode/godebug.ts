@@ -160,6 +160,8 @@ export class GoDebugController implements vscode.Disposable {
   ) {
     this.factory.onRelay = (session, relay, server) => this.attach(session, relay, server);
     this.factory.onRun = (command, fromEditor) => {
+      // A pause (the panel's or VS Code's) holds wherever the program stops.
+      if (command === 'pause') this.stepping = true;
       if (!RUN.has(command)) return;
       // The program runs again: so does the cluster's clock.
       this.unfreeze();
