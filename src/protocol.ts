@@ -79,6 +79,8 @@ export interface ReconcileView {
   objectAfter: string;
   result: ResultView | null;
   outcomes: Outcome[];
+  /** The user's source line for the phase shown ("Show in source"), when the backend knows it. */
+  location?: { file: string; line: number };
 }
 
 export interface ReconcileSummary {
@@ -120,6 +122,7 @@ export type WebviewMessage =
   | { type: 'continue' }
   | { type: 'pause' }
   | { type: 'restart' }
+  | { type: 'showSource' }
   | { type: 'setBreakpoints'; phases: Phase[]; outcomes: Outcome[] }
   | { type: 'inspect'; id: string }
   | { type: 'openFinding'; index: number };
@@ -127,7 +130,7 @@ export type WebviewMessage =
 /** Extension → webview. */
 export type HostMessage = { type: 'state'; state: DebuggerState };
 
-const SIMPLE = new Set(['ready', 'step', 'continue', 'pause', 'restart']);
+const SIMPLE = new Set(['ready', 'step', 'continue', 'pause', 'restart', 'showSource']);
 
 /** Validates a message from the webview; anything malformed is dropped (returns undefined). */
 export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {

@@ -7,12 +7,13 @@ import type { KubeObject } from '../cluster/types';
 import type { ClusterSession } from './clustersession';
 import { DebuggerPanel } from './debuggerpanel';
 import type { GoDebugController } from './godebug';
-import type { GoOperatorSession } from './gooperator';
+import { goOperatorModules, type GoOperatorSession } from './gooperator';
 import { applyYaml, editObject, liveUri } from './liveyaml';
 import type { ObjectNode } from './model/resourcetree';
 import type { QueueNode } from './model/queuetree';
 import type { Logger } from './output';
-import { pickReconcilerModule } from './reconcilermodules';
+import { debuggerTarget } from './model/debuggertarget';
+import { findReconcilerModules, pickReconcilerModule } from './reconcilermodules';
 import type { ReconcileSession } from './reconcilesession';
 import { openSample } from './sample';
 import { readSettings } from './settings';
@@ -126,10 +127,19 @@ export function registerCommands({
   register('reconcileStudio.goDebugShowSource', () => goDebug.showSource());
   register('reconcileStudio.openDebugger', async (uri?: vscode.Uri) => {
     const given = uri instanceof vscode.Uri ? uri : undefined;
-    // In a Go file, or while a Go operator is under the debugger, the panel follows it.
-    if (goDebug.active || given?.fsPath.endsWith('.go')) {
+    // In a Go file, while a Go operator is under the debugger, or in a workspace whose only
+    // reconcilers are Go, the panel follows the Go debugger.
+    const target = await debuggerTarget({
+      given: given?.fsPath,
+      goActive: goDebug.active,
+      tsRunning: reconciles.isRunning,
+      tsModules: async () => (await findReconcilerModules()).length,
+      goOperatorModules: async () => (vscode.workspace.isTrusted ? goOperatorModules() : []),
+    });
+    if (target.kind === 'go') {
       await goDebug.showPanel(context.extensionUri);
-      if (!goDebug.active) await goDebug.start(given);
+      if (!goDebug.active)
+        await goDebug.start(target.module ? vscode.Uri.file(target.module) : undefined);
       return;
     }
     DebuggerPanel.show(context.extensionUri, reconciles);

@@ -11,13 +11,22 @@ export { loadReconciler } from '../runtime/loader';
 export { Manager } from '../runtime/manager';
 export { simulate } from '../runtime/simulation';
 export { formatReport } from '../cli/simulate';
-export { DebuggerModel, NO_EVENTS, eventsOf } from './model/debuggermodel';
+export {
+  DebuggerModel,
+  NO_EVENTS,
+  eventsOf,
+  firstTraceOf,
+  shownFindings,
+  toFindingView,
+} from './model/debuggermodel';
 export { GoManagerProcess, freePort } from '../runtime/goprocess';
 export { ObservedManager } from '../runtime/observedcontroller';
 export { analyze } from '../runtime/findings';
+export { observedFindings } from '../runtime/observedfindings';
 export { managerFlags } from '../runtime/goprocess';
 export { DELVE_INSTALL, DELVE_MISSING, findDelve } from '../runtime/godebug/delve';
 export { PhaseReader } from '../runtime/godebug/stops';
+export { delveGoProblem } from '../runtime/godebug/goversion';
 export { controllerRuntimeOf, resolvePhaseSymbols } from '../runtime/godebug/symbols';
 export { findReconcileSymbols } from '../runtime/godebug/reconcilers';
 export { DapClient, startDelve } from '../runtime/godebug/dap';

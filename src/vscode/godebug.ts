@@ -9,14 +9,18 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { writeKubeconfigFile } from '../cluster/kubeconfig';
-import type { DebuggerState, ReconcileSummary, WebviewMessage } from '../protocol';
+import { PHASES, type DebuggerState, type FindingView, type WebviewMessage } from '../protocol';
 import type { DapClient, DelveServer } from '../runtime/godebug/dap';
+import { holdReason, type GoBreakpoints } from '../runtime/godebug/holds';
 import type { PhaseReader, Stopped } from '../runtime/godebug/stops';
+import type { ObservedManager } from '../runtime/observedcontroller';
+import { parseZapLine } from '../runtime/zaplog';
 import { VirtualClock } from '../util/clock';
 import type { ClusterSession } from './clustersession';
 import { DebuggerPanel } from './debuggerpanel';
 import { pickModule } from './gooperator';
-import { goDebuggerState, goReconcileView, type GoStop } from './model/godebugview';
+import { OUTCOME_TO_RUNTIME } from './model/traceview';
+import { goDebuggerState, type GoStop } from './model/godebugview';
 import type { Logger } from './output';
 
 export const GO_DEBUG_TYPE = 'reconcile-studio-go';
@@ -35,22 +39,30 @@ export class DelveRelay implements vscode.DebugAdapter {
   private readonly sent = new vscode.EventEmitter<vscode.DebugProtocolMessage>();
   readonly onDidSendMessage = this.sent.event;
 
+  private stopListener: ((s: Stopped, show: () => void) => void) | undefined;
+
   constructor(
     private readonly client: DapClient,
-    /** Told of every request before Delve gets it (VS Code's and ours). */
-    private readonly onRequest: (command: string) => void = () => undefined,
+    /** Told of every request before Delve gets it (VS Code's, `fromEditor`, and ours). */
+    private readonly onRequest: (command: string, fromEditor: boolean) => void = () => undefined,
   ) {
-    client.on('message', (m) => this.sent.fire(m));
+    client.on('message', (m) => {
+      // A stop goes to VS Code only once the reader has decided to hold it: a stop that is
+      // stepped out of, or continued past (no breakpoint on its phase), never flashes there.
+      if (m.type === 'event' && m.event === 'stopped' && this.stopListener)
+        this.stopListener(m.body as unknown as Stopped, () => this.sent.fire(m));
+      else this.sent.fire(m);
+    });
   }
 
   handleMessage(m: vscode.DebugProtocolMessage): void {
-    this.onRequest((m as { command?: string }).command ?? '');
+    this.onRequest((m as { command?: string }).command ?? '', true);
     this.client.relay(m);
   }
 
   /** Our own request; VS Code is told first when it lets the program run again. */
   request<T>(command: string, args?: { threadId?: number }): Promise<T> {
-    this.onRequest(command);
+    this.onRequest(command, false);
     if (RUN.has(command))
       this.sent.fire({
         seq: 0,
@@ -61,10 +73,9 @@ export class DelveRelay implements vscode.DebugAdapter {
     return this.client.request<T>(command, args);
   }
 
-  onStopped(listener: (s: Stopped) => void): void {
-    this.client.on('event', (e) => {
-      if (e.event === 'stopped') listener(e.body as unknown as Stopped);
-    });
+  /** Each stop, with `show` to pass it on to VS Code. */
+  onStopped(listener: (s: Stopped, show: () => void) => void): void {
+    this.stopListener = listener;
   }
 
   dispose(): void {
@@ -76,10 +87,11 @@ export class DelveRelay implements vscode.DebugAdapter {
 /** Spawns `dlv dap` for each session of our type and relays VS Code to it. */
 export class GoDebugAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
   private readonly servers = new Map<string, DelveServer>();
-  /** The controller hears of each session's relay. */
-  onRelay: (session: vscode.DebugSession, relay: DelveRelay) => void = () => undefined;
+  /** The controller hears of each session's relay and Delve (whose output holds the logs). */
+  onRelay: (session: vscode.DebugSession, relay: DelveRelay, server: DelveServer) => void = () =>
+    undefined;
   /** Called with each request's command before Delve gets it. */
-  onRun: (command: string) => void = () => undefined;
+  onRun: (command: string, fromEditor: boolean) => void = () => undefined;
 
   async createDebugAdapterDescriptor(
     session: vscode.DebugSession,
@@ -90,10 +102,10 @@ export class GoDebugAdapterFactory implements vscode.DebugAdapterDescriptorFacto
     const cfg = session.configuration as unknown as { cwd: string; env?: Record<string, string> };
     const server = await startDelve(dlv, { cwd: cfg.cwd, env: { ...process.env, ...cfg.env } });
     this.servers.set(session.id, server);
-    const relay = new DelveRelay(await DapClient.connect(server.port), (command) =>
-      this.onRun(command),
+    const relay = new DelveRelay(await DapClient.connect(server.port), (command, fromEditor) =>
+      this.onRun(command, fromEditor),
     );
-    this.onRelay(session, relay);
+    this.onRelay(session, relay, server);
     return new vscode.DebugAdapterInlineImplementation(relay);
   }
 
@@ -113,8 +125,27 @@ export class GoDebugController implements vscode.Disposable {
   private breakpoints: vscode.Breakpoint[] = [];
   private waiters: Array<(s: Stopped) => void> = [];
   private stops: GoStop[] = [];
-  private history: ReconcileSummary[] = [];
+  /**
+   * The process's reconciles as Run Go Operator sees them (its logs and the audit record): the
+   * key's timeline and the findings.
+   */
+  private observed: ObservedManager | undefined;
+  private findings: { views: FindingView[]; traceIds: Array<number | undefined> } = {
+    views: [],
+    traceIds: [],
+  };
+  private findingsAt = 0;
+  private findingsTimer: NodeJS.Timeout | undefined;
+  /** A finished reconcile picked in the timeline (or by a finding), shown instead of the stops. */
+  private inspected: string | undefined;
+  private offAudit: (() => void) | undefined;
   private status: DebuggerState['status'] = 'idle';
+  /** Phase and outcome breakpoints, as the panel sets them (every phase until it does). */
+  private breakpointsShown: DebuggerState['breakpoints'] = { phases: [...PHASES], outcomes: [] };
+  /** A Step holds at the next phase whatever it is (and the session starts held at its first). */
+  private stepping = true;
+  /** Passes the latest stop on to VS Code (its Call Stack and Variables). */
+  private showStop: (() => void) | undefined;
   private message = 'No Go operator under the debugger.';
   private reconciler: string | null = null;
   private origin = Date.now();
@@ -127,9 +158,16 @@ export class GoDebugController implements vscode.Disposable {
     private readonly log: Logger,
     private readonly clusters: ClusterSession,
   ) {
-    this.factory.onRelay = (session, relay) => this.attach(session, relay);
-    // The program runs again: so does the cluster's clock.
-    this.factory.onRun = (command) => RUN.has(command) && this.unfreeze();
+    this.factory.onRelay = (session, relay, server) => this.attach(session, relay, server);
+    this.factory.onRun = (command, fromEditor) => {
+      // A pause (the panel's or VS Code's) holds wherever the program stops.
+      if (command === 'pause') this.stepping = true;
+      if (!RUN.has(command)) return;
+      // The program runs again: so does the cluster's clock.
+      this.unfreeze();
+      // VS Code's Continue runs to the next breakpoint; its line steps hold at any phase.
+      if (fromEditor) this.stepping = command !== 'continue';
+    };
     this.disposables.push(
       vscode.debug.registerDebugAdapterDescriptorFactory(GO_DEBUG_TYPE, this.factory),
       vscode.debug.onDidTerminateDebugSession((s) => {
@@ -148,17 +186,17 @@ export class GoDebugController implements vscode.Disposable {
   }
 
   state(): DebuggerState {
-    const held = this.status === 'held';
-    const current = this.stops.length
-      ? goReconcileView(this.reconciler ?? 'go', this.stops, held)
-      : null;
     return goDebuggerState({
       status: this.status,
       message: this.message,
       reconciler: this.reconciler,
       origin: this.origin,
-      current,
-      history: this.history,
+      stops: this.stops,
+      held: this.status === 'held',
+      traces: this.observed?.all().flatMap((c) => c.traces) ?? [],
+      inspected: this.inspected,
+      breakpoints: this.breakpointsShown,
+      findings: this.findings.views,
     });
   }
 
@@ -188,6 +226,13 @@ export class GoDebugController implements vscode.Disposable {
       if (ok !== 'Install Delve') return;
       await installDelve(engine.DELVE_INSTALL);
     }
+    // A Go this Delve cannot debug: said now, before the cluster or a build starts.
+    const dlv = await engine.findDelve();
+    const goProblem = dlv && (await engine.delveGoProblem(dlv));
+    if (goProblem) {
+      this.setStatus('error', goProblem);
+      throw new Error(goProblem);
+    }
     const cr = await engine.controllerRuntimeOf(moduleDir);
     const symbols = engine.resolvePhaseSymbols(cr.version, cr.dir);
     const reconcilers = await engine.findReconcileSymbols(moduleDir);
@@ -199,6 +244,10 @@ export class GoDebugController implements vscode.Disposable {
     const kubeconfig = join(this.context.globalStorageUri.fsPath, 'go-debug.kubeconfig');
     writeKubeconfigFile(kubeconfig, server.kubeconfig('reconcile-studio', GO_DEBUG_USER));
     this.moduleDir = moduleDir;
+    const observed = new engine.ObservedManager(GO_DEBUG_USER);
+    this.observed = observed;
+    this.offAudit = server.audit.subscribe((ev) => observed.onAudit(ev));
+    observed.onReconcileEnd(() => this.refreshFindings(engine));
     this.reconciler = reconcilers[0].name.replace(/^.*\.\(\*(\w+)\)\.Reconcile$/, '$1');
     this.reader = new engine.PhaseReader(
       {
@@ -220,6 +269,7 @@ export class GoDebugController implements vscode.Disposable {
     ];
     vscode.debug.addBreakpoints(this.breakpoints);
     this.stops = [];
+    this.stepping = true;
     this.origin = Date.now();
     this.setStatus('starting', `Building ${reconcilers[0].name} under Delve…`);
     const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(moduleDir));
@@ -245,6 +295,19 @@ export class GoDebugController implements vscode.Disposable {
   async handle(msg: WebviewMessage): Promise<void> {
     const s = this.session;
     const relay = this.relay;
+    if (msg.type === 'setBreakpoints') {
+      this.breakpointsShown = { phases: msg.phases, outcomes: msg.outcomes };
+      this.changed.fire(this.state());
+      return;
+    }
+    if (msg.type === 'showSource') return this.showSource();
+    if (msg.type === 'inspect' || msg.type === 'openFinding') {
+      const id =
+        msg.type === 'inspect' ? msg.id : this.traceOfFinding(this.findings.traceIds[msg.index]);
+      this.inspected = id;
+      this.changed.fire(this.state());
+      return;
+    }
     if (!s || !relay || !this.reader) {
       if (msg.type === 'restart') await this.start(this.moduleUri());
       return;
@@ -253,7 +316,9 @@ export class GoDebugController implements vscode.Disposable {
     switch (msg.type) {
       case 'step':
       case 'continue':
-        // Every stop of ours is a phase: one continue is one Step.
+        // Every stop of ours is a phase: a Step is one continue that holds wherever it stops,
+        // a Continue one that holds only where a breakpoint says so.
+        this.stepping = msg.type === 'step';
         await relay.request('continue', { threadId });
         return;
       case 'pause':
@@ -268,13 +333,44 @@ export class GoDebugController implements vscode.Disposable {
     }
   }
 
-  /** Opens the user's line for the phase held now. */
+  /** Opens the user's line for the phase shown now (beside the panel's locked group). */
   async showSource(): Promise<void> {
-    const loc = this.stops[this.stops.length - 1]?.phase.location;
+    const loc = this.state().current?.location;
     if (!loc) return;
     const doc = await vscode.workspace.openTextDocument(loc.file);
     const pos = new vscode.Position(loc.line - 1, 0);
-    await vscode.window.showTextDocument(doc, { selection: new vscode.Range(pos, pos) });
+    // In the group where VS Code shows the stops, not over the panel.
+    const beside = vscode.window.visibleTextEditors[0]?.viewColumn ?? vscode.ViewColumn.Beside;
+    await vscode.window.showTextDocument(doc, {
+      viewColumn: beside,
+      selection: new vscode.Range(pos, pos),
+    });
+  }
+
+  private traceOfFinding(id: number | undefined): string | undefined {
+    const traces = this.observed?.all().flatMap((c) => c.traces) ?? [];
+    return traces.find((t) => t.id === id)?.reconcileID;
+  }
+
+  /** Findings re-read every trace and Event: at most once a second, the last one always. */
+  private refreshFindings(engine: typeof import('./engine')): void {
+    const wait = this.findingsAt + 1000 - performance.now();
+    if (wait > 0) {
+      this.findingsTimer ??= setTimeout(() => {
+        this.findingsTimer = undefined;
+        this.refreshFindings(engine);
+      }, wait);
+      return;
+    }
+    const cluster = this.clusters.cluster;
+    if (!this.observed || !cluster) return;
+    this.findingsAt = performance.now();
+    const shown = engine.shownFindings(engine.observedFindings(this.observed, cluster));
+    this.findings = {
+      views: shown.map(engine.toFindingView),
+      traceIds: shown.map(engine.firstTraceOf),
+    };
+    this.changed.fire(this.state());
   }
 
   private moduleUri(): vscode.Uri | undefined {
@@ -286,38 +382,53 @@ export class GoDebugController implements vscode.Disposable {
     this.cleanup();
   }
 
-  private attach(session: vscode.DebugSession, relay: DelveRelay): void {
+  private attach(session: vscode.DebugSession, relay: DelveRelay, server: DelveServer): void {
     this.session = session;
     this.relay = relay;
-    relay.onStopped((stop) => this.stopped(stop));
+    // The manager's zap logs (Delve leaves the program's output on its own stdout and stderr).
+    server.onLine((line) => {
+      const e = parseZapLine(line);
+      if (e) this.observed?.onLog(e);
+    });
+    relay.onStopped((stop, show) => this.stopped(stop, show));
   }
 
-  private stopped(stop: Stopped): void {
+  private stopped(stop: Stopped, show: () => void): void {
     this.freeze();
+    this.showStop = show;
     // A stop the reader asked for (it steps out of a write to see its answer).
     const waiter = this.waiters.shift();
     if (waiter) return waiter(stop);
     void this.reader!.phaseAt(stop).then(
       (phase) => {
-        if (phase.phase === 'dequeue' && this.stops.length) {
-          const prev = goReconcileView(this.reconciler ?? 'go', this.stops, false);
-          this.history.push({
-            id: prev.id,
-            start: prev.start,
-            end: prev.end,
-            outcome: prev.result?.returned ?? 'unfinished',
-          });
-          this.stops = [];
-        }
+        if (phase.phase === 'dequeue') this.stops = [];
+        this.inspected = undefined;
         this.stops.push({ phase, at: Date.now() });
-        this.setStatus('held', `Held at ${phase.summary}`);
+        const why = holdReason(phase, this.runtimeBreakpoints(), this.stepping);
+        if (!why) {
+          this.setStatus('running', `Running (passed ${phase.summary})`);
+          // (A failure is the process ending, which the session's end reports.)
+          this.relay
+            ?.request('continue', { threadId: this.reader!.threadId })
+            .catch(() => undefined);
+          return;
+        }
+        this.stepping = false;
+        this.showStop?.();
+        this.setStatus('held', `Held at ${phase.summary} (${why})`);
         DebuggerPanel.revealFor(this);
       },
       (err: unknown) => {
         // A stop of the user's own (a line breakpoint, a pause): VS Code shows it.
+        this.showStop?.();
         this.setStatus('paused', err instanceof Error ? err.message : String(err));
       },
     );
+  }
+
+  private runtimeBreakpoints(): GoBreakpoints {
+    const b = this.breakpointsShown;
+    return { phases: b.phases, outcomes: b.outcomes.map((o) => OUTCOME_TO_RUNTIME[o]) };
   }
 
   private freeze(): void {
@@ -338,6 +449,12 @@ export class GoDebugController implements vscode.Disposable {
 
   private cleanup(): void {
     this.unfreeze();
+    // The timeline and findings stay on the panel; the process's record stops growing.
+    this.observed?.flush();
+    this.offAudit?.();
+    this.offAudit = undefined;
+    if (this.findingsTimer) clearTimeout(this.findingsTimer);
+    this.findingsTimer = undefined;
     if (this.breakpoints.length) vscode.debug.removeBreakpoints(this.breakpoints);
     this.breakpoints = [];
     this.session = undefined;

@@ -10,10 +10,11 @@ import { existsSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import * as vscode from 'vscode';
 import type { Cluster } from '../cluster/cluster';
-import type { ClusterEvent, Finding, analyze as analyzeFn } from '../runtime/findings';
+import type { Finding } from '../runtime/findings';
 import { GO_OPERATOR_USER, type GoManagerProcess, type ManagerExit } from '../runtime/goprocess';
 import { checkGoVersion, goVersion } from '../runtime/gotoolchain';
 import type { ObservedManager } from '../runtime/observedcontroller';
+import type { observedFindings as observedFindingsFn } from '../runtime/observedfindings';
 import { formatZapEntry } from '../runtime/zaplog';
 import type { ClusterSession } from './clustersession';
 import { goOperatorLensOffsets } from './model/golenses';
@@ -34,7 +35,7 @@ interface Running {
   process: GoManagerProcess;
   observed: ObservedManager;
   cluster: Cluster;
-  analyze: typeof analyzeFn;
+  observedFindings: typeof observedFindingsFn;
   findings: Finding[];
   findingsAt: number;
   reported: Set<string>;
@@ -85,7 +86,7 @@ export class GoOperatorSession implements vscode.Disposable {
       );
     }
     // The runtime is loaded on first use, not at activation.
-    const { GoManagerProcess, ObservedManager, analyze, freePort, writeKubeconfigFile } =
+    const { GoManagerProcess, ObservedManager, observedFindings, freePort, writeKubeconfigFile } =
       await import('./engine');
     // A token of its own, so the cluster's audit record tells the operator's requests apart.
     server.addUser(GO_OPERATOR_USER);
@@ -104,7 +105,7 @@ export class GoOperatorSession implements vscode.Disposable {
       process: proc,
       observed,
       cluster,
-      analyze,
+      observedFindings,
       findings: [],
       findingsAt: 0,
       reported: new Set(),
@@ -162,13 +163,7 @@ export class GoOperatorSession implements vscode.Disposable {
   private refreshFindings(r: Running): void {
     if (performance.now() - r.findingsAt < FINDINGS_MS) return;
     r.findingsAt = performance.now();
-    const events = r.cluster.list({ apiVersion: 'v1', kind: 'Event' })
-      .items as unknown as ClusterEvent[];
-    r.findings = r.observed.all().flatMap((c) => {
-      const forType = typeOf(r.cluster, c.group, c.kind);
-      if (!forType) return [];
-      return r.analyze({ controller: c, forType, api: r.cluster, events, durationMs: 0 });
-    });
+    r.findings = r.observedFindings(r.observed, r.cluster);
     for (const f of r.findings) {
       if (f.severity !== 'error') continue;
       const id = `${f.kind}|${f.request?.namespace}/${f.request?.name}`;
@@ -249,17 +244,26 @@ export class GoOperatorSession implements vscode.Disposable {
 }
 
 /** The reconciled type of a controller, from its logged group and kind and the cluster's resources. */
-function typeOf(
-  cluster: Cluster,
-  group: string,
-  kind: string,
-): { apiVersion: string; kind: string } | undefined {
-  const r = cluster.resources().find((x) => x.group === group && x.kind === kind);
-  if (!r) return undefined;
-  return { apiVersion: group ? `${group}/${r.version}` : r.version, kind };
-}
 
 /** The Go module to run: the one holding `uri`, the workspace's only one, or the user's pick. */
+/** The workspace's Go modules (their go.mod directories). */
+async function goModuleDirs(): Promise<string[]> {
+  return (await vscode.workspace.findFiles('**/go.mod', '{**/vendor/**,**/testdata/**}', 50))
+    .map((u) => dirname(u.fsPath))
+    .sort();
+}
+
+/** The workspace's Go modules with a controller-runtime Reconcile (by the Go analysis). */
+export async function goOperatorModules(): Promise<string[]> {
+  const { findReconcileSymbols } = await import('./engine');
+  const out: string[] = [];
+  for (const dir of await goModuleDirs()) {
+    const found = await findReconcileSymbols(dir).catch(() => []);
+    if (found.length > 0) out.push(dir);
+  }
+  return out;
+}
+
 export async function pickModule(uri?: vscode.Uri): Promise<string | undefined> {
   if (uri) {
     let dir = uri.fsPath.endsWith('.go') ? dirname(uri.fsPath) : uri.fsPath;
@@ -270,9 +274,7 @@ export async function pickModule(uri?: vscode.Uri): Promise<string | undefined> 
       dir = up;
     }
   }
-  const mods = (await vscode.workspace.findFiles('**/go.mod', '{**/vendor/**,**/testdata/**}', 50))
-    .map((u) => dirname(u.fsPath))
-    .sort();
+  const mods = await goModuleDirs();
   if (mods.length <= 1) {
     if (!mods.length)
       void vscode.window.showInformationMessage(

@@ -2,7 +2,9 @@
  * A new user debugs the sample's real Go operator in a real VS Code (code-server): Debug Go
  * Operator builds the manager under Delve against the embedded cluster and holds it at the first
  * phase; Step walks the reconcile to the Deployment create the cluster answered 201, then to the
- * Result and the queue's next step; VS Code's own Call Stack shows the user's controller file.
+ * Result and the queue's next step; VS Code's own Call Stack shows the user's controller file;
+ * Show in source opens the user's Reconcile at a stop inside controller-runtime; with a
+ * breakpoint on write alone, Continue runs past every other phase to the next write.
  * Needs Go and Delve (the bootstrap installs Delve); skipped, saying why, without them.
  */
 import assert from 'node:assert/strict';
@@ -38,6 +40,12 @@ describe('Debug Go Operator on the sample', { timeout: 900_000 }, async () => {
         await panel.locator('.status').innerText(),
         /Held at dequeue default\/(blog|shop)/,
       );
+      // Held in controller-runtime: Show in source opens the user's Reconcile, not its frame.
+      await panel.getByRole('button', { name: 'Show in source' }).click();
+      await wb.page
+        .locator('.tab.active', { hasText: 'webapp_controller.go' })
+        .first()
+        .waitFor({ state: 'attached', timeout: 30_000 });
     });
   });
 
@@ -71,6 +79,23 @@ describe('Debug Go Operator on the sample', { timeout: 900_000 }, async () => {
       });
     },
   );
+
+  it('continues past the phases without a breakpoint to the next write', { skip }, async () => {
+    await withScreenshotOnFailure(wb, 'godebug-breakpoints', async () => {
+      // Every phase but write off, one toggle at a time (each waits for the host's answer).
+      for (const phase of ['enqueue', 'dequeue', 'reconcile', 'read', 'diff', 'status', 'result']) {
+        const bp = panel.locator(`li[data-phase="${phase}"] button.bp`);
+        await bp.click();
+        await panel
+          .locator(`li[data-phase="${phase}"] button.bp[aria-pressed="false"]`)
+          .waitFor({ timeout: 30_000 });
+      }
+      await panel.getByRole('button', { name: 'Continue' }).click();
+      await panel
+        .locator('.status', { hasText: /Held at write .*\(breakpoint\)/ })
+        .waitFor({ timeout: 120_000 });
+    });
+  });
 });
 
 async function step(frame: Frame): Promise<void> {

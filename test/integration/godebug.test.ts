@@ -21,6 +21,7 @@ import { findReconcileSymbols } from '../../src/runtime/godebug/reconcilers';
 import { GoDebugSession } from '../../src/runtime/godebug/session';
 import { controllerRuntimeOf, resolvePhaseSymbols } from '../../src/runtime/godebug/symbols';
 import { freePort } from '../../src/runtime/goprocess';
+import { parseZapLine } from '../../src/runtime/zaplog';
 import { ROOT } from './serve';
 
 const SAMPLE = join(ROOT, 'samples', 'quota-operator');
@@ -108,6 +109,14 @@ describe('Go debugger: the sample manager under Delve', async () => {
         assert.equal(created.metadata.ownerReferences?.[0]?.kind, 'WebApp');
         assert.deepEqual(result.next, { action: 'requeueAfter', delayMs: 5000 });
         assert.match(result.reconcileID!, /^[0-9a-f-]{36}$/);
+        // The manager's zap logs come out through Delve, where the panel's timeline and findings
+        // read them: its V(5) "Reconciling" of this very reconcile is there.
+        const logged = s
+          .output()
+          .split('\n')
+          .map(parseZapLine)
+          .filter((e) => e?.reconcileID === result.reconcileID);
+        assert.ok(logged.some((e) => e?.msg === 'Reconciling'));
       } finally {
         await s.stop();
       }

@@ -1,10 +1,14 @@
 import { strict as assert } from 'node:assert';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { AuditEvent } from '../../src/cluster/audit';
 import { Cluster } from '../../src/cluster/cluster';
 import { analyze } from '../../src/runtime/findings';
+import { loadManifests } from '../../src/cluster/manifests';
 import { ObservedManager } from '../../src/runtime/observedcontroller';
+import { observedFindings } from '../../src/runtime/observedfindings';
 import { parseZapLine } from '../../src/runtime/zaplog';
+import { ROOT } from './helpers';
 
 const T0 = Date.parse('2026-11-30T23:00:00Z');
 let rid = 0;
@@ -50,6 +54,25 @@ function audit(at: number, e: Partial<AuditEvent>): AuditEvent {
     end: T0 + at + 1,
     ...e,
   };
+}
+
+/** One reconcile whose Pod create the quota refused (403), ending in an error. */
+function quotaRefusal(m: ObservedManager): void {
+  rid++;
+  log(m, 0, 'Reconciling');
+  m.onAudit(
+    audit(1, {
+      verb: 'create',
+      resource: 'pods',
+      apiVersion: 'v1',
+      name: '',
+      code: 403,
+      reason: 'Forbidden',
+      message:
+        'pods "x" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=2, limited: pods=2',
+    }),
+  );
+  log(m, 3, 'Reconciler error', { error: 'forbidden' });
 }
 
 function webapp(rv: string) {
@@ -171,21 +194,7 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
 
   it('reports a quota 403 the process got as a quota conflict', () => {
     const m = new ObservedManager('go-operator', 0);
-    rid++;
-    log(m, 0, 'Reconciling');
-    m.onAudit(
-      audit(1, {
-        verb: 'create',
-        resource: 'pods',
-        apiVersion: 'v1',
-        name: '',
-        code: 403,
-        reason: 'Forbidden',
-        message:
-          'pods "x" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=2, limited: pods=2',
-      }),
-    );
-    log(m, 3, 'Reconciler error', { error: 'forbidden' });
+    quotaRefusal(m);
     const cluster = new Cluster();
     const f = analyze({
       controller: m.get('webapp')!,
@@ -333,5 +342,29 @@ describe('a call whose audit event arrives after its reconcile was applied', () 
       ['create'],
     );
     assert.deepEqual(second.calls, []);
+  });
+});
+
+describe('findings of a Go manager watched from outside', () => {
+  it('names the quota conflict of a controller whose kind the cluster serves', () => {
+    const cluster = new Cluster();
+    loadManifests(cluster, [
+      join(ROOT, 'samples/quota-operator/config/crd/bases/apps.example.com_webapps.yaml'),
+    ]);
+    const m = new ObservedManager('go-operator', 0);
+    quotaRefusal(m);
+    const f = observedFindings(m, cluster).find((x) => x.kind === 'quota-conflict');
+    cluster.close();
+    assert.equal(f?.controller, 'webapp');
+    assert.deepEqual(f?.request, { namespace: 'default', name: 'shop' });
+  });
+
+  it('has none for a controller whose kind the cluster does not serve', () => {
+    const cluster = new Cluster();
+    const m = new ObservedManager('go-operator', 0);
+    quotaRefusal(m);
+    const all = observedFindings(m, cluster);
+    cluster.close();
+    assert.deepEqual(all, []);
   });
 });

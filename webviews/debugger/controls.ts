@@ -26,7 +26,7 @@ export function toolbar(v: View): HTMLElement {
       'vscode-button',
       {
         'aria-label': label,
-        title: `${label} (${key})`,
+        title: key ? `${label} (${key})` : label,
         disabled: !enabled,
         secondary,
         onclick: () => v.post({ type } as WebviewMessage),
@@ -40,6 +40,7 @@ export function toolbar(v: View): HTMLElement {
     button('Continue', 'F5', 'continue', held, true),
     button('Pause', 'F6', 'pause', live && !held, true),
     button('Restart', 'Ctrl+Shift+F5', 'restart', v.state.status !== 'starting', true),
+    v.state.current?.location ? button('Show in source', '', 'showSource', true, true) : null,
     h(
       'span',
       { class: `status status-${v.state.status}`, role: 'status', 'aria-live': 'polite' },

@@ -117,6 +117,8 @@ export interface DelveServer {
   child: ChildProcess;
   /** Everything Delve and the debugged program printed so far. */
   output(): string;
+  /** Each whole line printed from now on (the program's logs: Delve leaves its output local). */
+  onLine(listener: (line: string) => void): () => void;
   /** Whether Delve has a live child (the debugged program; a zombie does not count). */
   programAlive(): boolean;
   /** Ends Delve and everything it started (its whole process group). */
@@ -137,6 +139,13 @@ export function startDelve(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  /** The unfinished last line of each stream (stdout and stderr interleave by chunks). */
+  const partial = { stdout: '', stderr: '' };
+  const lineListeners = new Set<(line: string) => void>();
+  const onLine = (listener: (line: string) => void) => {
+    lineListeners.add(listener);
+    return () => lineListeners.delete(listener);
+  };
   const kill = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
     const exited = new Promise((r) => child.once('exit', r));
@@ -151,16 +160,19 @@ export function startDelve(
       void kill();
       reject(new Error(`Delve did not start listening: ${out.trim()}`));
     }, opts.timeoutMs ?? 30_000);
-    const onData = (d: Buffer): void => {
+    const onData = (stream: 'stdout' | 'stderr', d: Buffer): void => {
       out += d.toString();
+      const lines = (partial[stream] + d.toString()).split('\n');
+      partial[stream] = lines.pop()!;
+      for (const line of lines) for (const l of lineListeners) l(line);
       const m = LISTENING.exec(out);
       if (!m) return;
       clearTimeout(timer);
       const programAlive = () => childrenOf(child.pid!).some((pid) => stateOf(pid) !== 'Z');
-      resolve({ port: Number(m[1]), child, output: () => out, kill, programAlive });
+      resolve({ port: Number(m[1]), child, output: () => out, onLine, kill, programAlive });
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout!.on('data', (d: Buffer) => onData('stdout', d));
+    child.stderr!.on('data', (d: Buffer) => onData('stderr', d));
     child.once('error', (err) => {
       clearTimeout(timer);
       reject(new Error(`could not start Delve (${dlv}): ${err.message}`));

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Emitter } from '../events';
 import { managerFlags } from '../goprocess';
 import { DapClient, startDelve, type DapMessage, type DelveServer } from './dap';
+import { delveGoProblem, explainDelveRefusal } from './goversion';
 import type { GoPhase } from './phases';
 import { PhaseReader, type PhaseReaderOptions, type Stopped } from './stops';
 
@@ -53,6 +54,9 @@ export class GoDebugSession extends Emitter<GoDebugEvents> {
    * failure (a build error, a breakpoint Delve refuses) nothing is left running.
    */
   async start(): Promise<void> {
+    // A Go Delve cannot debug is said before anything is built or started.
+    const problem = await delveGoProblem(this.opts.dlv, { ...process.env, ...this.opts.env });
+    if (problem) throw new Error(problem);
     try {
       await this.launch();
     } catch (err) {
@@ -80,7 +84,7 @@ export class GoDebugSession extends Emitter<GoDebugEvents> {
       supportsVariableType: true,
     });
     const initialized = this.nextEvent('initialized');
-    await this.dap.request('launch', {
+    await this.launchRequest({
       request: 'launch',
       mode: 'debug',
       program: o.program ?? './cmd',
@@ -110,6 +114,16 @@ export class GoDebugSession extends Emitter<GoDebugEvents> {
       });
     }
     await this.dap.request('configurationDone');
+  }
+
+  /** Delve's `launch`; its refusal of the Go version (when not caught before) said plainly. */
+  private async launchRequest(args: Record<string, unknown>): Promise<void> {
+    try {
+      await this.dap!.request('launch', args);
+    } catch (err) {
+      const why = explainDelveRefusal(`${(err as Error).message}\n${this.output()}`);
+      throw why ? new Error(why) : err;
+    }
   }
 
   /** Runs to the next phase and holds there (the first call: to the first phase). */

@@ -106,7 +106,11 @@ export class PhaseReader {
     const method = this.byFrame.get(shortFunction(top.name))?.method ?? '';
     const vars = await this.locals(top.id);
     const user = frames.find((f) => f.source?.path && this.inModule(f.source.path));
-    const location = user ? { file: user.source!.path!, line: user.line } : undefined;
+    // Dequeue and result run in controller-runtime alone: their line is the Reconcile method's.
+    const decl = this.opts.reconcilers[0];
+    const location = user
+      ? { file: user.source!.path!, line: user.line }
+      : decl && { file: decl.file, line: decl.line };
     const p = await this.describe(role, method, vars);
     const phase: GoPhase = { ...p, summary: summarize(p), location };
     this.held = phase;

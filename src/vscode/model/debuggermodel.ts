@@ -14,9 +14,9 @@ import {
 } from '../../protocol';
 import { analyze, type ClusterEvent, type Finding } from '../../runtime/findings';
 import type { Manager } from '../../runtime/manager';
-import type { HeldState, OutcomeBreak } from '../../runtime/stepper';
+import type { HeldState } from '../../runtime/stepper';
 import type { ReconcileTrace } from '../../runtime/trace';
-import { summarizeOutcome, toReconcileView } from './traceview';
+import { OUTCOME_TO_RUNTIME, timelineOf, toReconcileView } from './traceview';
 
 const MAX_POINTS = 300;
 
@@ -34,13 +34,6 @@ export function eventsOf(cluster: { list(type: TypeRef): { items: KubeObject[] }
 }
 
 export const NO_EVENTS: EventSource = { clusterEvents: () => [] };
-const OUTCOME_TO_RUNTIME: Record<Outcome, OutcomeBreak> = {
-  conflict: 'Conflict',
-  forbidden: 'Forbidden',
-  notFound: 'NotFound',
-  error: 'error',
-  requeue: 'requeue',
-};
 
 export class DebuggerModel {
   status: SessionStatus = 'starting';
@@ -158,16 +151,9 @@ export class DebuggerModel {
       events,
       durationMs,
     });
-    const shown = all.filter((f) => f.kind !== 'bottleneck');
-    this.findingTraces = shown.map((f) => (f.evidence.traceIds as number[] | undefined)?.[0]);
-    this.findings = shown.map((f) => ({
-      kind: f.kind,
-      message: f.message,
-      request: f.request,
-      evidence: Object.entries(f.evidence).map(
-        ([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`,
-      ),
-    }));
+    const shown = shownFindings(all);
+    this.findingTraces = shown.map(firstTraceOf);
+    this.findings = shown.map(toFindingView);
     return shown;
   }
 
@@ -195,12 +181,7 @@ export class DebuggerModel {
       current: shown
         ? toReconcileView(shown, heldAt, this.currentObject(shown), this.origin)
         : null,
-      history: forKey.slice(-50).map((t) => ({
-        id: t.reconcileID,
-        start: t.start,
-        end: t.end ?? null,
-        outcome: summarizeOutcome(t),
-      })),
+      history: timelineOf(forKey),
       breakpoints: this.breakpoints,
       charts: { queueDepth: [...this.depth], latencyMs: [...this.latency] },
       findings: this.findings,
@@ -217,4 +198,25 @@ export class DebuggerModel {
 function push(series: Array<[number, number]>, p: [number, number]): void {
   series.push(p);
   if (series.length > MAX_POINTS) series.splice(0, series.length - MAX_POINTS);
+}
+
+/** The findings the panel shows: a bottleneck is the charts' story, not a banner's. */
+export function shownFindings(all: Finding[]): Finding[] {
+  return all.filter((f) => f.kind !== 'bottleneck');
+}
+
+/** The trace a finding's evidence starts with (the banner's "Show the reconcile"). */
+export function firstTraceOf(f: Finding): number | undefined {
+  return (f.evidence.traceIds as number[] | undefined)?.[0];
+}
+
+export function toFindingView(f: Finding): FindingView {
+  return {
+    kind: f.kind,
+    message: f.message,
+    request: f.request,
+    evidence: Object.entries(f.evidence).map(
+      ([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`,
+    ),
+  };
 }

@@ -6,17 +6,18 @@
  */
 import type { KubeObject } from '../../cluster/types';
 import {
-  PHASES,
   type ApiCallView,
   type DebuggerState,
-  type ReconcileSummary,
+  type FindingView,
   type ReconcileView,
   type ResultView,
   type SessionStatus,
   type WriteView,
 } from '../../protocol';
+import { outcomesAt } from '../../runtime/godebug/holds';
 import type { GoPhase } from '../../runtime/godebug/phases';
-import { describeNext, yamlOf } from './traceview';
+import type { ReconcileTrace } from '../../runtime/trace';
+import { describeNext, OUTCOME_OF_RUNTIME, timelineOf, toReconcileView, yamlOf } from './traceview';
 
 export interface GoStop {
   phase: GoPhase;
@@ -73,7 +74,12 @@ export function goReconcileView(controller: string, stops: GoStop[], held: boole
     objectBefore: '',
     objectAfter: '',
     result: ended ? resultView(ended.phase) : null,
-    outcomes: [],
+    outcomes: [
+      ...new Set(stops.flatMap((s) => outcomesAt(s.phase).map((o) => OUTCOME_OF_RUNTIME[o]))),
+    ],
+    // The user's line of the latest stop that has one (dequeue and result run in
+    // controller-runtime only: their line is the Reconcile method's).
+    location: [...stops].reverse().find((s) => s.phase.location)?.phase.location,
   };
 }
 
@@ -95,19 +101,43 @@ function resultView(p: GoPhase): ResultView {
   };
 }
 
+/**
+ * The panel's whole state for a Go session: the reconcile being stepped (or a finished one the
+ * user picked in the timeline), that key's timeline from the manager's own record of its
+ * reconciles, the findings, the breakpoints.
+ */
 export function goDebuggerState(opts: {
   status: SessionStatus;
   message: string;
   reconciler: string | null;
   origin: number;
-  current: ReconcileView | null;
-  history: ReconcileSummary[];
+  stops: GoStop[];
+  held: boolean;
+  /** The manager's finished reconciles (ObservedManager, from its logs and the audit record). */
+  traces: ReconcileTrace[];
+  inspected?: string;
+  breakpoints: DebuggerState['breakpoints'];
+  findings: FindingView[];
 }): DebuggerState {
+  const stepped = opts.stops.length
+    ? goReconcileView(opts.reconciler ?? 'go', opts.stops, opts.held)
+    : null;
+  const picked = opts.traces.find((t) => t.reconcileID === opts.inspected);
+  const current =
+    picked && picked.reconcileID !== stepped?.id
+      ? toReconcileView(picked, null, undefined, opts.origin)
+      : stepped;
+  const key = current && `${current.request.namespace}/${current.request.name}`;
   return {
-    ...opts,
+    status: opts.status,
+    message: opts.message,
+    reconciler: opts.reconciler,
+    origin: opts.origin,
     now: Date.now(),
-    breakpoints: { phases: [...PHASES], outcomes: [] },
+    current,
+    history: timelineOf(opts.traces.filter((t) => t.key === key)),
+    breakpoints: opts.breakpoints,
     charts: { queueDepth: [], latencyMs: [] },
-    findings: [],
+    findings: opts.findings,
   };
 }

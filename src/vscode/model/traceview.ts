@@ -9,10 +9,12 @@ import type {
   ApiCallView,
   Outcome,
   Phase,
+  ReconcileSummary,
   ReconcileView,
   ResultView,
   WriteView,
 } from '../../protocol';
+import type { OutcomeBreak } from '../../runtime/stepper';
 import type { NextAction, ReconcileTrace, Trigger } from '../../runtime/trace';
 
 export function yamlOf(obj: KubeObject | undefined): string {
@@ -98,6 +100,18 @@ export function resultView(trace: ReconcileTrace): ResultView | null {
     delayMs: nextAt !== null ? (next?.delayMs ?? null) : null,
   };
 }
+
+/** The panel's outcome names and the runtime stepper's. */
+export const OUTCOME_TO_RUNTIME: Record<Outcome, OutcomeBreak> = {
+  conflict: 'Conflict',
+  forbidden: 'Forbidden',
+  notFound: 'NotFound',
+  error: 'error',
+  requeue: 'requeue',
+};
+export const OUTCOME_OF_RUNTIME = Object.fromEntries(
+  Object.entries(OUTCOME_TO_RUNTIME).map(([k, v]) => [v, k]),
+) as Record<OutcomeBreak, Outcome>;
 
 export function outcomesOf(trace: ReconcileTrace): Outcome[] {
   const out = new Set<Outcome>();
@@ -188,6 +202,16 @@ function kindOfPrimary(trace: ReconcileTrace): string | undefined {
     (c) =>
       c.verb === 'get' && c.name === trace.request.name && c.namespace === trace.request.namespace,
   )?.kind;
+}
+
+/** The timeline of one key's reconciles (its latest 50), oldest first. */
+export function timelineOf(forKey: ReconcileTrace[]): ReconcileSummary[] {
+  return forKey.slice(-50).map((t) => ({
+    id: t.reconcileID,
+    start: t.start,
+    end: t.end ?? null,
+    outcome: summarizeOutcome(t),
+  }));
 }
 
 export function summarizeOutcome(trace: ReconcileTrace): string {

@@ -1,43 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import type { GoPhase } from '../../../src/runtime/godebug/phases';
-import { goReconcileView } from '../../../src/vscode/model/godebugview';
-
-const req = { namespace: 'default', name: 'blog' };
-const phases: GoPhase[] = [
-  { phase: 'dequeue', summary: 'dequeue default/blog', request: req },
-  { phase: 'reconcile', summary: 'reconcile default/blog', request: req },
-  {
-    phase: 'read',
-    summary: 'read get Deployment default/blog (cache) → 404 NotFound',
-    call: {
-      verb: 'get',
-      kind: 'Deployment',
-      ...req,
-      subresource: '',
-      source: 'cache',
-      code: 404,
-      reason: 'NotFound',
-    },
-  },
-  {
-    phase: 'write',
-    summary: 'write create Deployment default/blog (server) → 201',
-    call: {
-      verb: 'create',
-      kind: 'Deployment',
-      ...req,
-      subresource: '',
-      source: 'server',
-      code: 201,
-      after: {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: 'blog', namespace: 'default' },
-      },
-    },
-  },
-];
+import type { ReconcileTrace } from '../../../src/runtime/trace';
+import { goDebuggerState, goReconcileView } from '../../../src/vscode/model/godebugview';
+import { phases, req } from '../../runtime/godebug/fixtures';
 
 describe('Reconcile Debugger view of a Go reconcile', () => {
   it('holds at the last phase with each call, its code and source', () => {
@@ -79,5 +45,64 @@ describe('Reconcile Debugger view of a Go reconcile', () => {
     assert.equal(v.result?.returned, '{ RequeueAfter: 5s }');
     assert.equal(v.result?.delayMs, 5000);
     assert.match(v.result!.next, /requeue after 5s/);
+  });
+
+  it("shows the user's line of the latest stop that has one, and the outcomes seen", () => {
+    const at = (phase: GoPhase, line?: number): GoPhase =>
+      line ? { ...phase, location: { file: '/m/internal/webapp_controller.go', line } } : phase;
+    const stops = [at(phases[0]), at(phases[1], 40), at(phases[2], 45), at(phases[3], 60)];
+    const v = goReconcileView(
+      'WebAppReconciler',
+      stops.map((phase, i) => ({ phase, at: i })),
+      true,
+    );
+    assert.deepEqual(v.location, { file: '/m/internal/webapp_controller.go', line: 60 });
+    assert.deepEqual(v.outcomes, ['notFound']);
+    const first = goReconcileView('WebAppReconciler', [{ phase: stops[0], at: 0 }], true);
+    assert.equal(first.location, undefined);
+  });
+
+  it("shows this key's timeline from the manager's record, and a finished reconcile picked in it", () => {
+    const trace = (id: number, name: string, start: number): ReconcileTrace => ({
+      id,
+      reconcileID: `r${id}`,
+      controller: 'webapp',
+      request: { namespace: 'default', name },
+      key: `default/${name}`,
+      worker: 0,
+      triggers: [],
+      start,
+      end: start + 3,
+      phases: [{ phase: 'reconcile', at: start, summary: `Reconcile default/${name}` }],
+      calls: [],
+      result: { requeueAfter: 5000 },
+      outcome: 'requeue_after',
+      warnings: [],
+    });
+    const traces = [trace(1, 'blog', 10), trace(2, 'shop', 20), trace(3, 'blog', 5030)];
+    const base = {
+      status: 'held' as const,
+      message: '',
+      reconciler: 'WebAppReconciler',
+      origin: 0,
+      stops: phases.map((phase, at) => ({ phase, at: 6000 + at })),
+      held: true,
+      traces,
+      breakpoints: { phases: [], outcomes: [] },
+      findings: [],
+    };
+    const s = goDebuggerState(base);
+    assert.equal(s.current?.heldAt, 'write');
+    assert.deepEqual(
+      s.history.map((h) => h.id),
+      ['r1', 'r3'],
+    );
+    const picked = goDebuggerState({ ...base, inspected: 'r1' });
+    assert.equal(picked.current?.id, 'r1');
+    assert.equal(picked.current?.heldAt, null);
+    assert.deepEqual(
+      picked.history.map((h) => h.id),
+      ['r1', 'r3'],
+    );
   });
 });

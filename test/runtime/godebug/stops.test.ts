@@ -1,0 +1,120 @@
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+import { PhaseReader, type DapChannel } from '../../../src/runtime/godebug/stops';
+
+const MODULE = '/src/webapp';
+const CR = '/gomod/sigs.k8s.io/controller-runtime@v0.24.1';
+const controller = 'sigs.k8s.io/controller-runtime/pkg/internal/controller';
+const cache = 'sigs.k8s.io/controller-runtime/pkg/cache/internal';
+
+/** Delve's answers for one stop: its frames and the top frame's locals. */
+function channel(
+  frames: Array<{ name: string; path: string; line: number }>,
+  locals: Array<{ name: string; value: string; type?: string }>,
+): DapChannel {
+  return {
+    request: <T>(command: string): Promise<T> => {
+      const body: Record<string, unknown> = {
+        stackTrace: {
+          stackFrames: frames.map((f, id) => ({ id, ...f, source: { path: f.path } })),
+        },
+        scopes: { scopes: [{ name: 'Locals', variablesReference: 1 }] },
+        variables: { variables: locals.map((l) => ({ ...l, variablesReference: 0 })) },
+      }[command] as Record<string, unknown>;
+      return Promise.resolve(body as T);
+    },
+    nextStop: () => new Promise(() => undefined),
+  };
+}
+
+function reader(ch: DapChannel): PhaseReader {
+  return new PhaseReader(ch, {
+    moduleDir: MODULE,
+    symbols: {
+      version: 'v0.24.1',
+      dir: CR,
+      functions: [
+        { name: `${controller}.(*Controller).reconcileHandler`, role: 'dequeue', method: '' },
+        { name: `${cache}.(*CacheReader).Get`, role: 'cacheGet', method: 'Get' },
+      ],
+      lines: [],
+    },
+    reconcilers: [
+      {
+        name: 'example.com/webapp/internal/controller.(*WebAppReconciler).Reconcile',
+        file: `${MODULE}/internal/controller/webapp_controller.go`,
+        line: 52,
+      },
+    ],
+    audit: { events: () => [] },
+    user: 'go-operator-debug',
+  });
+}
+
+describe("Go debugger: a phase's source line", () => {
+  it("is the innermost frame in the user's module, not controller-runtime's", async () => {
+    const r = reader(
+      channel(
+        [
+          {
+            name: 'internal.(*CacheReader).Get',
+            path: `${CR}/pkg/cache/internal/cache_reader.go`,
+            line: 60,
+          },
+          {
+            name: 'cache.(*informerCache).Get',
+            path: `${CR}/pkg/cache/informer_cache.go`,
+            line: 90,
+          },
+          { name: 'client.(*client).Get', path: `${CR}/pkg/client/client.go`, line: 340 },
+          {
+            name: 'controller.(*WebAppReconciler).Reconcile',
+            path: `${MODULE}/internal/controller/webapp_controller.go`,
+            line: 71,
+          },
+        ],
+        [
+          {
+            name: 'key',
+            value:
+              'k8s.io/apimachinery/pkg/types.NamespacedName {Namespace: "default", Name: "blog"}',
+          },
+          { name: 'out', value: '*{…}', type: 'client.Object(*k8s.io/api/apps/v1.Deployment)' },
+          { name: 'exists', value: 'false' },
+        ],
+      ),
+    );
+    const p = await r.phaseAt({ reason: 'function breakpoint', threadId: 1 });
+    assert.equal(p.phase, 'read');
+    assert.deepEqual(p.location, {
+      file: `${MODULE}/internal/controller/webapp_controller.go`,
+      line: 71,
+    });
+  });
+
+  it('is the Reconcile method for a stop in controller-runtime alone (dequeue)', async () => {
+    const r = reader(
+      channel(
+        [
+          {
+            name: 'controller.(*Controller[go.shape.struct]).reconcileHandler',
+            path: `${CR}/pkg/internal/controller/controller.go`,
+            line: 300,
+          },
+          {
+            name: 'controller.(*Controller[go.shape.struct]).processNextWorkItem',
+            path: `${CR}/pkg/internal/controller/controller.go`,
+            line: 280,
+          },
+        ],
+        [{ name: 'req', value: '{NamespacedName: {Namespace: "default", Name: "blog"}}' }],
+      ),
+    );
+    const p = await r.phaseAt({ reason: 'function breakpoint', threadId: 1 });
+    assert.equal(p.phase, 'dequeue');
+    assert.deepEqual(p.location, {
+      file: `${MODULE}/internal/controller/webapp_controller.go`,
+      line: 52,
+    });
+  });
+});
