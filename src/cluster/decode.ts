@@ -163,6 +163,16 @@ export function decodePatch(body: Buffer | undefined, type: PatchType): unknown 
 }
 
 /**
+ * A boolean parameter: absent → undefined; "0", "false" in any case → false; any other value,
+ * the empty string included → true (only the first value counts).
+ */
+export function queryBool(q: URLSearchParams, name: string): boolean | undefined {
+  const v = q.get(name);
+  if (v === null) return undefined;
+  return !(v === '0' || v.toLowerCase() === 'false');
+}
+
+/**
  * An integer query parameter (limit, timeoutSeconds) as the parameter codec converts it:
  * strconv.ParseInt's error is the 400.
  */
@@ -190,7 +200,7 @@ export function decodeDeleteOptions(q: URLSearchParams, body: Buffer | undefined
   }
   const policy = (q.get('propagationPolicy') ?? fromBody.propagationPolicy) as
     DeleteOptions['propagationPolicy'] | undefined;
-  const orphan = q.get('orphanDependents') ?? fromBody.orphanDependents;
+  const orphan = queryBool(q, 'orphanDependents') ?? fromBody.orphanDependents;
   const pre = isObject(fromBody.preconditions)
     ? (fromBody.preconditions as DeleteOptions['preconditions'])
     : undefined;
@@ -205,7 +215,7 @@ export function decodeDeleteOptions(q: URLSearchParams, body: Buffer | undefined
   return {
     ...(policy
       ? { propagationPolicy: policy }
-      : orphan === true || orphan === 'true'
+      : orphan === true
         ? { propagationPolicy: 'Orphan' as const }
         : {}),
     ...(pre ? { preconditions: pre } : {}),

@@ -4,19 +4,11 @@
  * WatchList rules of `meta/internalversion/validation.ValidateListOptions`, whose violations are a
  * 422 on the `ListOptions.meta.k8s.io` kind.
  */
-import { int64Param } from './decode';
+import { int64Param, queryBool } from './decode';
 import { fieldForbidden, fieldNotSupported, newInvalid } from './errors';
 import type { FieldError } from './errors';
 
-/**
- * A boolean parameter: absent → undefined; "0", "false" in any case → false; any other value,
- * the empty string included → true (only the first value counts).
- */
-export function queryBool(q: URLSearchParams, name: string): boolean | undefined {
-  const v = q.get(name);
-  if (v === null) return undefined;
-  return !(v === '0' || v.toLowerCase() === 'false');
-}
+export { queryBool };
 
 const NOT_OLDER_THAN = 'NotOlderThan';
 const EXACT = 'Exact';

@@ -31,6 +31,7 @@ import {
   newUnsupportedMediaType,
 } from './errors';
 import { renderKubeconfig } from './kubeconfig';
+import { isPrettyPrint } from './negotiation';
 import { openapiV2, openapiV3, openapiV3Index } from './openapi';
 import {
   adoptRequestNamespace,
@@ -150,7 +151,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     const method = req.method ?? 'GET';
     const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req);
     const { path, segments: segs, query: q } = parseRequestTarget(req.url ?? '/');
-    const pretty = q.get('pretty') === 'true';
+    const pretty = isPrettyPrint(q, req.headers['user-agent']);
 
     if (method === 'GET' && segs.length <= 2 && !['api', 'apis'].includes(segs[0] ?? '')) {
       const p = path.replace(/\/+$/, '');
@@ -407,7 +408,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         const out = cluster.patchAs(t, key, patch, patchType, {
           dryRun,
           fieldManager: q.get('fieldManager') ?? (patchType === 'apply' ? '' : fieldManager),
-          force: q.get('force') === 'true',
+          force: queryBool(q, 'force') === true,
           warnings,
           ...(fieldValidation ? { fieldValidation } : {}),
           ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),

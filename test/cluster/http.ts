@@ -13,6 +13,13 @@ export interface Served {
   cluster: Cluster;
   server: ServerHandle;
   get(path: string, headers?: Record<string, string>): Promise<Answer>;
+  /** Any request; a body that is not a string is sent as JSON. */
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Answer>;
   watch(
     path: string,
     until: (events: WatchedEvent[]) => boolean,
@@ -40,20 +47,39 @@ export async function served(opts: Omit<ServerOptions, 'cluster'> = {}): Promise
   const server = await startServer({ cluster, ...opts });
   const auth = { authorization: `Bearer ${server.token}` };
 
-  const get = (path: string, headers: Record<string, string> = {}): Promise<Answer> =>
+  const call = (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Answer> =>
     new Promise((resolve, reject) => {
+      const text =
+        body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
       const req = request(
         `${server.url}${path}`,
-        { ca: server.caPem, headers: { ...auth, ...headers } },
+        {
+          method,
+          ca: server.caPem,
+          headers: {
+            ...auth,
+            ...(text !== undefined ? { 'content-type': 'application/json' } : {}),
+            ...headers,
+          },
+        },
         (res) => {
-          let body = '';
-          res.on('data', (d: Buffer) => (body += d.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+          let out = '';
+          res.on('data', (d: Buffer) => (out += d.toString()));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: out }),
+          );
         },
       );
       req.on('error', reject);
-      req.end();
+      req.end(text);
     });
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    call('GET', path, undefined, headers);
 
   /** Collects a watch's events until `until` says stop (or the server ends it). */
   const watch = (
@@ -89,6 +115,7 @@ export async function served(opts: Omit<ServerOptions, 'cluster'> = {}): Promise
     cluster,
     server,
     get,
+    call,
     watch,
     close: async () => {
       await server.close();
