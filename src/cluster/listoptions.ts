@@ -5,7 +5,8 @@
  * 422 on the `ListOptions.meta.k8s.io` kind.
  */
 import { int64Param, queryBool } from './decode';
-import { fieldForbidden, fieldNotSupported, newInvalid } from './errors';
+import { fieldForbidden, fieldNotSupported, newBadRequest, newInvalid } from './errors';
+import { parseFieldSelector } from './selector';
 import type { FieldError } from './errors';
 
 export { queryBool };
@@ -102,4 +103,27 @@ export function sendInitialEventsOf(q: URLSearchParams): boolean | undefined {
   if (given !== undefined || q.get('resourceVersionMatch')) return given;
   const rv = q.get('resourceVersion') ?? '';
   return rv === '' || rv === '0' ? true : undefined;
+}
+
+/**
+ * The query of a request on a legacy `watch/` path, as the apiserver's ListResource handler
+ * (forceWatch) reads it: always a watch, and a watch of one object (`watch/.../NAME`) is a watch
+ * of the collection with the field selector `metadata.name=NAME` — a field selector that asks for
+ * another name is a 400.
+ */
+export function legacyWatchQuery(q: URLSearchParams, name: string | undefined): URLSearchParams {
+  const out = new URLSearchParams(q);
+  out.set('watch', 'true');
+  if (name === undefined) return out;
+  const given = q.get('fieldSelector') ?? '';
+  if (given.trim()) {
+    const byName = parseFieldSelector(given).find(
+      (r) => r.field === 'metadata.name' && r.op === '=',
+    );
+    if (byName?.value !== name)
+      throw newBadRequest("fieldSelector metadata.name doesn't match requested name");
+  } else {
+    out.set('fieldSelector', `metadata.name=${name.replace(/[\\,=]/g, (c) => `\\${c}`)}`);
+  }
+  return out;
 }

@@ -13,6 +13,7 @@ import type { Cluster } from './cluster';
 import { generateServingCerts } from './certs';
 import type { ServingCerts } from './certs';
 import {
+  legacyWatchQuery,
   queryBool,
   sendInitialEventsOf,
   validateListOptions,
@@ -211,6 +212,11 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     }
     const route = resolveResource(cluster.registry, apiVersion, rest);
     if (!route) return sendStatus(res, newNotFoundPath());
+    if (route.watch) {
+      if (method !== 'GET') throw newMethodNotSupported(route.t.gr, method.toLowerCase());
+      const { name, ...collection } = route;
+      return serveResource(req, res, collection, method, legacyWatchQuery(q, name), body, pretty);
+    }
     return serveResource(req, res, route, method, q, body, pretty);
   }
 
