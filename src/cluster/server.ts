@@ -48,6 +48,7 @@ import { parseRequestTarget, resolveResource } from './requestinfo';
 import type { ResourceRoute } from './requestinfo';
 import { toTable } from './table';
 import { WatchStream } from './watchstream';
+import { deleteResponse } from './deleteresponse';
 import type { KubeObject, ListOptions, PatchType, WatchEvent } from './types';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -426,8 +427,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         const out = cluster.deleteAs(t, key, decodeDeleteOptions(q, body));
         record?.objectsOf(before, out);
         // 200 even when finalizers hold the object, as the apiserver answers (202 is kept for the
-        // legacy orphanDependents=false case only).
-        return send(200, out);
+        // legacy orphanDependents=false case only); a Status once it is gone, for most kinds.
+        return send(200, deleteResponse(t, out));
       }
       default:
         throw newMethodNotSupported(t.gr, method.toLowerCase());
