@@ -27,7 +27,9 @@ import {
   newInvalid,
   newMethodNotSupported,
   newNotFound,
+  newTooLargeResourceVersion,
 } from './errors';
+import { continueTooOld, listTooOld, scanAt } from './snapshot';
 import { checkAppliedTyped, checkDecodable, checkPatchedTyped, decodeTyped } from './decode';
 import { generateName } from './names';
 import { deepEqual, isObject, jsonPatch, mergePatch, strategicMergePatch } from './patch';
@@ -322,17 +324,27 @@ export class Cluster {
     const ns = t.info.namespaced && opts.namespace ? opts.namespace : undefined;
     let after: string | undefined;
     let listRv = this.store.resourceVersion;
+    let gone = listTooOld;
     if (opts.continue) {
       const tok = decodeContinue(opts.continue);
       after = tok.start;
-      listRv = tok.rv;
+      // Every page reads at the first page's resourceVersion; -1 (the token a 410 hands out)
+      // goes on at the newest.
+      if (tok.rv > 0) listRv = tok.rv;
+      gone = () => continueTooOld(encodeContinue(-1, tok.start));
+    } else if (opts.resourceVersionMatch === 'Exact' && opts.resourceVersion) {
+      listRv = Number(opts.resourceVersion);
+      if (!Number.isInteger(listRv) || listRv < 0)
+        throw newBadRequest(`invalid resource version: "${opts.resourceVersion}"`);
+      if (listRv > this.store.resourceVersion)
+        throw newTooLargeResourceVersion(listRv, this.store.resourceVersion);
     }
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
     const objects: KubeObject[] = [];
     let lastKey: string | undefined;
     let more = false;
     let remaining = 0;
-    for (const [k, o] of this.store.scan(t.storageKey, ns, after)) {
+    for (const [k, o] of scanAt(this.store, t.storageKey, listRv, gone, ns, after)) {
       if (!filter(o)) continue;
       if (objects.length >= limit) {
         more = true;
@@ -1240,7 +1252,12 @@ function decodeContinue(tok: string): { rv: number; start: string } {
       rv?: number;
       start?: string;
     };
-    if (o.v !== 'meta.k8s.io/v1' || typeof o.rv !== 'number' || typeof o.start !== 'string')
+    if (
+      o.v !== 'meta.k8s.io/v1' ||
+      typeof o.rv !== 'number' ||
+      o.rv === 0 ||
+      typeof o.start !== 'string'
+    )
       throw new Error('bad');
     return { rv: o.rv, start: o.start };
   } catch {

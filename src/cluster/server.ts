@@ -305,6 +305,9 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         ...(q.get('limit') ? { limit: int64Param(q, 'limit') } : {}),
         ...(q.get('continue') ? { continue: q.get('continue')! } : {}),
         ...(q.get('resourceVersion') ? { resourceVersion: q.get('resourceVersion')! } : {}),
+        ...(q.get('resourceVersionMatch')
+          ? { resourceVersionMatch: q.get('resourceVersionMatch')! }
+          : {}),
       };
       if (method === 'GET') {
         validateListOptions(q);

@@ -84,6 +84,8 @@ export interface ListOptions {
   limit?: number;
   continue?: string;
   resourceVersion?: string;
+  /** `Exact` reads at `resourceVersion` (or 410); otherwise lists read the newest. */
+  resourceVersionMatch?: string;
 }
 
 export interface WatchOptions extends ListOptions {

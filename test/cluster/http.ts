@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import { request } from 'node:https';
 import { Cluster } from '../../src/cluster/cluster';
+import type { ClusterOptions } from '../../src/cluster/cluster';
 import { startServer } from '../../src/cluster/server';
 import type { ServerHandle, ServerOptions } from '../../src/cluster/server';
 
@@ -42,8 +43,11 @@ export interface WatchedEvent {
 export const meta = (o: Record<string, unknown>) => o.metadata as Record<string, unknown>;
 
 /** A cluster without controllers, served on a free loopback port. */
-export async function served(opts: Omit<ServerOptions, 'cluster'> = {}): Promise<Served> {
-  const cluster = new Cluster({ controllers: false });
+export async function served(
+  opts: Omit<ServerOptions, 'cluster'> = {},
+  clusterOpts: ClusterOptions = {},
+): Promise<Served> {
+  const cluster = new Cluster({ controllers: false, ...clusterOpts });
   const server = await startServer({ cluster, ...opts });
   const auth = { authorization: `Bearer ${server.token}` };
 
