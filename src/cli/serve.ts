@@ -34,6 +34,9 @@ Options:
   --pod-ready-delay MS  how long new pods take to become Ready (default: 2000)
   --no-controllers      do not run the Deployment/ReplicaSet/pod controllers
   --watch-timeout S     end every watch after at most S seconds (clients then re-watch)
+  --min-request-timeout S
+                        a watch without timeoutSeconds ends after S to 2*S seconds, as
+                        kube-apiserver's flag (default: 1800; 0: never)
   --log-requests        print each request (method, path, Accept, User-Agent) to stderr
   -h, --help            show this help
 `;
@@ -61,6 +64,7 @@ export async function run(argv: string[]): Promise<number> {
         'no-controllers': { type: 'boolean' },
         'log-requests': { type: 'boolean' },
         'watch-timeout': { type: 'string' },
+        'min-request-timeout': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: false,
@@ -93,6 +97,17 @@ export async function run(argv: string[]): Promise<number> {
     !(Number.isInteger(maxWatchSeconds) && maxWatchSeconds > 0)
   ) {
     console.error('reconcile-studio serve: --watch-timeout must be a whole number of seconds');
+    return 2;
+  }
+  const minRequestTimeoutSeconds =
+    values['min-request-timeout'] !== undefined ? Number(values['min-request-timeout']) : undefined;
+  if (
+    minRequestTimeoutSeconds !== undefined &&
+    !(Number.isInteger(minRequestTimeoutSeconds) && minRequestTimeoutSeconds >= 0)
+  ) {
+    console.error(
+      'reconcile-studio serve: --min-request-timeout must be a whole number of seconds',
+    );
     return 2;
   }
 
@@ -157,6 +172,7 @@ export async function run(argv: string[]): Promise<number> {
       host: values.host ?? '127.0.0.1',
       ...(values['log-requests'] ? { onRequest: logRequest } : {}),
       ...(maxWatchSeconds ? { maxWatchSeconds } : {}),
+      ...(minRequestTimeoutSeconds !== undefined ? { minRequestTimeoutSeconds } : {}),
     });
   } catch (err) {
     console.error(

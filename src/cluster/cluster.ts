@@ -60,6 +60,9 @@ import { startControllers } from './controllers';
 import type { ClusterState } from './state';
 import { NODE_NAME, fakeNode } from './kubelet';
 
+/** How long before a watch's time-out its last bookmark goes out (cacheWatcher.nextBookmarkTime). */
+const PRE_TIMEOUT_BOOKMARK_MS = 2000;
+
 export interface ClusterOptions {
   clock?: Clock;
   /** Run the built-in workload controllers (Deployment, ReplicaSet, pod readiness). Default true. */
@@ -492,8 +495,10 @@ export class Cluster {
     unsubscribe = this.store.subscribe((c) => {
       if (c.rv > threshold && !stopped) deliver(c);
     });
+    const timeoutMs =
+      opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds * 1000 : 0;
     if (opts.allowWatchBookmarks) {
-      const tick = () => {
+      const bookmark = () => {
         if (stopped) return;
         push({
           type: 'BOOKMARK',
@@ -503,13 +508,23 @@ export class Cluster {
             metadata: { resourceVersion: String(this.store.resourceVersion) },
           },
         });
-        timers[0] = this.clock.setTimeout(tick, this.bookmarkIntervalMs);
       };
-      timers[0] = this.clock.setTimeout(tick, this.bookmarkIntervalMs);
+      // As the watch cache's cacheWatcher.nextBookmarkTime: every interval, and 2 s before the
+      // deadline (then no more), so a client that re-watches after the time-out resumes from as
+      // recent a resourceVersion as possible.
+      const lastAt = timeoutMs ? this.clock.now() + timeoutMs - PRE_TIMEOUT_BOOKMARK_MS : Infinity;
+      const schedule = () => {
+        const now = this.clock.now();
+        const next = Math.min(now + this.bookmarkIntervalMs, lastAt);
+        if (next > now) timers[0] = this.clock.setTimeout(tick, next - now);
+      };
+      const tick = () => {
+        bookmark();
+        schedule();
+      };
+      schedule();
     }
-    if (opts.timeoutSeconds && opts.timeoutSeconds > 0) {
-      timers[1] = this.clock.setTimeout(() => stop(true), opts.timeoutSeconds * 1000);
-    }
+    if (timeoutMs) timers[1] = this.clock.setTimeout(() => stop(true), timeoutMs);
     return { stop: () => stop(false) };
   }
 

@@ -85,11 +85,34 @@ function watchErrors(q: URLSearchParams): FieldError[] {
   return errs;
 }
 
-/** The watch's `timeoutSeconds`, capped by the server's maximum when it has one. */
-export function watchTimeoutSeconds(q: URLSearchParams, max?: number): number | undefined {
+/** kube-apiserver's default `--min-request-timeout`, in seconds. */
+export const MIN_REQUEST_TIMEOUT_SECONDS = 1800;
+
+export interface WatchTimeoutOptions {
+  /** The server's cap on every watch (`serve --watch-timeout`). */
+  max?: number | undefined;
+  /** `--min-request-timeout` (default 1800 s; 0 leaves watches without a time-out open). */
+  minRequestTimeout?: number | undefined;
+  /** Math.random, unless a test fixes it. */
+  random?: () => number;
+}
+
+/**
+ * How long a watch runs, as the apiserver's ListResource decides: its `timeoutSeconds`, or —
+ * when it gives none (or 0) — a random time between `minRequestTimeout` and twice that (30 to
+ * 60 minutes by default), so that the watches of many clients do not all end at once. Capped by
+ * the server's maximum when it has one.
+ */
+export function watchTimeoutSeconds(
+  q: URLSearchParams,
+  opts: WatchTimeoutOptions = {},
+): number | undefined {
   const asked = int64Param(q, 'timeoutSeconds');
-  if (!max) return asked;
-  return asked && asked > 0 ? Math.min(asked, max) : max;
+  const min = opts.minRequestTimeout ?? MIN_REQUEST_TIMEOUT_SECONDS;
+  const timeout =
+    asked && asked > 0 ? asked : min > 0 ? min * ((opts.random ?? Math.random)() + 1) : undefined;
+  if (!opts.max) return timeout;
+  return timeout ? Math.min(timeout, opts.max) : opts.max;
 }
 
 /**

@@ -74,6 +74,11 @@ export interface ServerOptions {
    * re-watches happen in seconds rather than the 5–10 minutes client-go asks for.
    */
   maxWatchSeconds?: number;
+  /**
+   * kube-apiserver's `--min-request-timeout`: a watch without `timeoutSeconds` ends after a random
+   * time between this and twice this (default 1800 s; 0: never).
+   */
+  minRequestTimeoutSeconds?: number;
   /** Sees every authenticated request before it is served (`serve --log-requests`). */
   onRequest?: (req: IncomingMessage) => void;
 }
@@ -478,7 +483,10 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       resource: t.info.plural,
       end,
     });
-    const timeout = watchTimeoutSeconds(q, opts.maxWatchSeconds);
+    const timeout = watchTimeoutSeconds(q, {
+      max: opts.maxWatchSeconds,
+      minRequestTimeout: opts.minRequestTimeoutSeconds,
+    });
     const sendInitialEvents = sendInitialEventsOf(q);
     const w: { stop(): void } = cluster.watch(
       type,
