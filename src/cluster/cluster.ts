@@ -30,6 +30,7 @@ import {
   newTooLargeResourceVersion,
 } from './errors';
 import { continueTooOld, listTooOld, scanAt } from './snapshot';
+import { allocateNodePorts, keepAllocated } from './serviceallocation';
 import { checkAppliedTyped, checkDecodable, checkPatchedTyped, decodeTyped } from './decode';
 import { generateName } from './names';
 import { deepEqual, isObject, jsonPatch, mergePatch, strategicMergePatch } from './patch';
@@ -577,6 +578,7 @@ export class Cluster {
     else delete md.generation;
     st.prepareForCreate?.(obj);
     checkUnknownFields(t, st.defaults?.(obj), opts);
+    if (isCoreService(t)) allocateNodePorts(obj, this.scan({ apiVersion: 'v1', kind: 'Service' }));
     const errs = [...validateObjectMeta(obj, st.nameRule), ...(st.validate?.(obj) ?? [])];
     if (errs.length) throw newInvalid(qualifiedKind, md.name, errs);
     if (t.info.group === 'apiextensions.k8s.io')
@@ -752,7 +754,10 @@ export class Cluster {
           ]);
         }
       }
+      if (isCoreService(t)) keepAllocated(next, old);
       checkUnknownFields(t, st.defaults?.(next), opts);
+      if (isCoreService(t))
+        allocateNodePorts(next, this.scan({ apiVersion: 'v1', kind: 'Service' }));
     }
     return this.finishUpdate(t, key, old, next, opts);
   }
@@ -1146,6 +1151,10 @@ function setOrDelete(o: object, k: string, v: unknown): void {
   const r = o as Record<string, unknown>;
   if (v === undefined) delete r[k];
   else r[k] = v;
+}
+
+function isCoreService(t: ResourceType): boolean {
+  return t.info.kind === 'Service' && t.info.group === '';
 }
 
 function hasFinalizers(t: ResourceType, o: KubeObject): boolean {

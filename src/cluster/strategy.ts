@@ -13,6 +13,7 @@ import { matchesLabels, fromLabelSelector } from './selector';
 import type { KubeObject } from './types';
 import { validateCrd } from './crd';
 import { parseQuantity } from './quantity';
+import { validateService } from './serviceallocation';
 
 type Obj = Record<string, unknown>;
 
@@ -186,6 +187,7 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     prepareForCreate(obj) {
       obj.status = { loadBalancer: {} };
     },
+    validate: (obj, old) => validateService(obj, old),
     defaults(obj) {
       const spec = ensure(obj as Obj, 'spec');
       setDefault(spec, 'type', 'ClusterIP');
