@@ -31,6 +31,7 @@ import {
 } from './errors';
 import { continueTooOld, listTooOld, scanAt } from './snapshot';
 import { allocateNodePorts, keepAllocated } from './serviceallocation';
+import { fieldManagerRequired } from './optionsvalidation';
 import { checkAppliedTyped, checkDecodable, checkPatchedTyped, decodeTyped } from './decode';
 import { generateName } from './names';
 import { deepEqual, isObject, jsonPatch, mergePatch, strategicMergePatch } from './patch';
@@ -880,8 +881,7 @@ export class Cluster {
     const skey = objectKey(ns, key.name);
     const old = this.store.get(t.storageKey, skey);
     if (patchType === 'apply') {
-      if (!opts.fieldManager)
-        throw newBadRequest('PATCH, application/apply-patch+yaml requires fieldManager to be set');
+      if (!opts.fieldManager) throw fieldManagerRequired();
       if (!isObject(patch))
         throw newBadRequest('error decoding YAML: the applied configuration must be an object');
       const applied = patch as KubeObject;

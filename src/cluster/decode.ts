@@ -8,7 +8,13 @@
  */
 import YAML from 'yaml';
 import { goTypeOf } from './apitypes';
-import { fieldInvalid, newBadRequest, newInvalid, newUnsupportedMediaType } from './errors';
+import {
+  fieldInvalid,
+  newBadRequest,
+  newInvalid,
+  newUnknownStorageError,
+  newUnsupportedMediaType,
+} from './errors';
 import type { GoTypeError } from './gotypes';
 import { goTypeErrorMessage, jsonKind, typedDecode } from './gotypes';
 import { isObject } from './patch';
@@ -134,6 +140,17 @@ export function checkKind(obj: KubeObject, t: ResourceType): void {
       `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${t.apiVersion})`,
     );
   }
+}
+
+/**
+ * etcd3 store's Create refuses an object whose resourceVersion parses as a non-zero number
+ * (`storage.ErrResourceVersionSetOnCreate`); no storage-error conversion knows it, so clients get
+ * it as a 500 with reason Unknown (an unparsable resourceVersion is ignored, as there).
+ */
+export function checkResourceVersionUnset(obj: KubeObject): void {
+  const rv = obj.metadata.resourceVersion;
+  if (typeof rv === 'string' && /^\d+$/.test(rv) && Number(rv) !== 0)
+    throw newUnknownStorageError('resourceVersion should not be set on objects to be created');
 }
 
 /**

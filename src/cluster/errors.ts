@@ -246,6 +246,11 @@ export function newNotFoundPath(): StatusError {
   return status(404, 'NotFound', 'the server could not find the requested resource');
 }
 
+/** A storage error no conversion recognizes: 500 with reason Unknown (""), as convertStorageErrorOrNot. */
+export function newUnknownStorageError(message: string): StatusError {
+  return status(500, '', message);
+}
+
 export function newInternal(message: string): StatusError {
   return status(500, 'InternalError', `Internal error occurred: ${message}`);
 }

@@ -33,10 +33,12 @@ import {
 } from './errors';
 import { renderKubeconfig } from './kubeconfig';
 import { isPrettyPrint } from './negotiation';
+import { validateWriteOptions } from './optionsvalidation';
 import { openapiV2, openapiV3, openapiV3Index } from './openapi';
 import {
   adoptRequestNamespace,
   checkKind,
+  checkResourceVersionUnset,
   decodeDeleteOptions,
   decodeObject,
   decodePatch,
@@ -248,6 +250,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       },
       queryBool(q, 'watch') === true,
     );
+    if (method !== 'GET' && method !== 'PATCH') validateWriteOptions(method, q);
     const dryRun = q.getAll('dryRun').includes('All');
     const fieldManager = q.get('fieldManager') ?? userAgentManager(req.headers['user-agent']);
     const table = wantsTable(req.headers.accept);
@@ -346,6 +349,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         checkKind(obj, t);
         decodeTyped(t, obj, false);
         adoptRequestNamespace(obj, t, namespace);
+        checkResourceVersionUnset(obj);
         const out = cluster.createAs(t, obj, {
           dryRun,
           fieldManager,
@@ -418,6 +422,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         const ct = (req.headers['content-type'] ?? '').split(';')[0].trim();
         const patchType = PATCH_TYPES[ct];
         if (!patchType) throw newUnsupportedMediaType(ct);
+        validateWriteOptions(method, q, patchType);
         const patch = decodePatch(body, patchType);
         const existed = before !== undefined;
         const out = cluster.patchAs(t, key, patch, patchType, {

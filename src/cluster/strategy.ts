@@ -14,6 +14,7 @@ import type { KubeObject } from './types';
 import { validateCrd } from './crd';
 import { parseQuantity } from './quantity';
 import { validateService } from './serviceallocation';
+import { validateConfigMap, validateSecret } from './configvalidation';
 
 type Obj = Record<string, unknown>;
 
@@ -209,7 +210,11 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
       }
     },
   },
+  '/ConfigMap': {
+    validate: (obj, old) => validateConfigMap(obj, old),
+  },
   '/Secret': {
+    validate: (obj, old) => validateSecret(obj, old),
     defaults(obj) {
       const o = obj as Obj;
       setDefault(o, 'type', 'Opaque');
