@@ -32,6 +32,7 @@ import {
 import { continueTooOld, listTooOld, scanAt } from './snapshot';
 import { allocateNodePorts, keepAllocated } from './serviceallocation';
 import { fieldManagerRequired } from './optionsvalidation';
+import { gracePeriodSeconds, gracefulDeletion } from './gracefuldelete';
 import { checkAppliedTyped, checkDecodable, checkPatchedTyped, decodeTyped } from './decode';
 import { generateName } from './names';
 import { deepEqual, isObject, jsonPatch, mergePatch, strategicMergePatch } from './patch';
@@ -71,6 +72,11 @@ export interface ClusterOptions {
   controllers?: boolean;
   /** How long a new pod takes to become Running and Ready. Default 2000 ms. */
   podReadyDelayMs?: number;
+  /**
+   * How long the fake kubelet takes to stop a pod deleted gracefully (at most its grace period);
+   * the pod stays Terminating until then. Default 0: at once, after the MODIFIED event.
+   */
+  podTerminationDelayMs?: number;
   /** Interval of watch bookmarks. Default 60 s, like the apiserver's. */
   bookmarkIntervalMs?: number;
   /** How many changes watches can resume from. */
@@ -126,6 +132,7 @@ export class Cluster {
   readonly registry = new Registry();
   readonly store: Store;
   readonly podReadyDelayMs: number;
+  readonly podTerminationDelayMs: number;
   readonly bookmarkIntervalMs: number;
   private readonly admission: AdmissionPlugin[] = [];
   private readonly stoppers: Array<() => void> = [];
@@ -135,6 +142,7 @@ export class Cluster {
   constructor(opts: ClusterOptions = {}) {
     this.clock = opts.clock ?? new RealClock();
     this.podReadyDelayMs = opts.podReadyDelayMs ?? 2000;
+    this.podTerminationDelayMs = opts.podTerminationDelayMs ?? 0;
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60_000;
     this.store = new Store({
       ...(opts.watchWindow !== undefined ? { window: opts.watchWindow } : {}),
@@ -808,8 +816,13 @@ export class Cluster {
     if (opts.dryRun) return this.out(next, t);
     next.metadata.resourceVersion = String(this.store.nextRv());
     this.serializable(t, next);
-    if (next.metadata.deletionTimestamp && !hasFinalizers(t, next)) {
-      // The last finalizer is gone: the deletion completes now.
+    if (
+      next.metadata.deletionTimestamp &&
+      !hasFinalizers(t, next) &&
+      !old.metadata.deletionGracePeriodSeconds
+    ) {
+      // The last finalizer is gone: the deletion completes now (ShouldDeleteDuringUpdate; an
+      // object in its grace period waits for the DELETE that ends it).
       this.store.commit(t.storageKey, key, 'DELETED', next, old);
       this.afterWrite(t, undefined, next);
       return this.out(next, t);
@@ -1008,7 +1021,9 @@ export class Cluster {
     }
     if (finalizers.length) md.finalizers = finalizers;
     else delete md.finalizers;
-    const pending = hasFinalizers(t, next);
+    const graceful = gracefulDeletion(old, gracePeriodSeconds(t, old, opts), this.clock.now());
+    if (graceful.set) Object.assign(md, graceful.set);
+    const pending = graceful.pending || hasFinalizers(t, next);
     if (pending) {
       if (!md.deletionTimestamp) {
         md.deletionTimestamp = this.now();

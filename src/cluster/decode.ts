@@ -229,7 +229,11 @@ export function decodeDeleteOptions(q: URLSearchParams, body: Buffer | undefined
       `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`,
     );
   }
+  const grace =
+    int64Param(q, 'gracePeriodSeconds') ??
+    (typeof fromBody.gracePeriodSeconds === 'number' ? fromBody.gracePeriodSeconds : undefined);
   return {
+    ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}),
     ...(policy
       ? { propagationPolicy: policy }
       : orphan === true
