@@ -239,6 +239,7 @@ export function decodeDeleteOptions(q: URLSearchParams, body: Buffer | undefined
       : orphan === true
         ? { propagationPolicy: 'Orphan' as const }
         : {}),
+    ...(typeof orphan === 'boolean' ? { orphanDependents: orphan } : {}),
     ...(pre ? { preconditions: pre } : {}),
     ...(dryRun ? { dryRun } : {}),
   };

@@ -6,7 +6,7 @@
  * (with the resource, not the kind, in `details.kind` — "Yes we set Kind field to resource").
  */
 import type { ResourceType } from './registry';
-import type { KubeObject } from './types';
+import type { DeleteOptions, KubeObject } from './types';
 
 /**
  * The built-in resources whose REST storage sets `ReturnDeletedObject: true` (kubernetes
@@ -30,10 +30,22 @@ export interface DeleteStatus {
   details: { name: string; group?: string; kind: string; uid?: string };
 }
 
-/** The body of a DELETE's 200, given the object `deleteAs` returned. */
+/** Whether finalizers or a grace period still hold the object `deleteAs` returned. */
+function held(out: KubeObject): boolean {
+  return out.metadata.deletionTimestamp !== undefined;
+}
+
+/**
+ * The code of a DELETE's answer: 200, or 202 when the object is still held and the client asked
+ * with the legacy `orphanDependents=false` (the handler keeps that for old clients only).
+ */
+export function deleteCode(out: KubeObject, opts: DeleteOptions): 200 | 202 {
+  return held(out) && opts.orphanDependents === false ? 202 : 200;
+}
+
+/** The body of a DELETE's answer, given the object `deleteAs` returned. */
 export function deleteResponse(t: ResourceType, out: KubeObject): KubeObject | DeleteStatus {
-  // A deletion still pending (finalizers, graceful deletion) has its deletionTimestamp set.
-  if (out.metadata.deletionTimestamp !== undefined) return out;
+  if (held(out)) return out;
   if (!t.crd && RETURNS_DELETED_OBJECT.has(`${t.gr.group}/${t.gr.resource}`)) return out;
   return {
     kind: 'Status',

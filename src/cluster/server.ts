@@ -50,7 +50,7 @@ import { parseRequestTarget, resolveResource } from './requestinfo';
 import type { ResourceRoute } from './requestinfo';
 import { toTable } from './table';
 import { WatchStream } from './watchstream';
-import { deleteResponse } from './deleteresponse';
+import { deleteCode, deleteResponse } from './deleteresponse';
 import type { KubeObject, ListOptions, PatchType, WatchEvent } from './types';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -437,11 +437,10 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         return send(!existed && !dryRun ? 201 : 200, out);
       }
       case 'DELETE': {
-        const out = cluster.deleteAs(t, key, decodeDeleteOptions(q, body));
+        const dopts = decodeDeleteOptions(q, body);
+        const out = cluster.deleteAs(t, key, dopts);
         record?.objectsOf(before, out);
-        // 200 even when finalizers hold the object, as the apiserver answers (202 is kept for the
-        // legacy orphanDependents=false case only); a Status once it is gone, for most kinds.
-        return send(200, deleteResponse(t, out));
+        return send(deleteCode(out, dopts), deleteResponse(t, out));
       }
       default:
         throw newMethodNotSupported(t.gr, method.toLowerCase());

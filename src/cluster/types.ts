@@ -105,6 +105,8 @@ export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
   gracePeriodSeconds?: number;
+  /** The deprecated form of the propagation policy (true: Orphan); false only changes the code. */
+  orphanDependents?: boolean;
 }
 
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';

@@ -60,6 +60,19 @@ describe('DELETE', () => {
     assert.ok((body.metadata as { deletionTimestamp?: string }).deletionTimestamp);
   });
 
+  it('answers 202 for a held object when the legacy orphanDependents=false asked', async () => {
+    s.cluster.create({
+      ...CM,
+      metadata: { name: 'legacy', namespace: 'default', finalizers: ['example.com/hold'] },
+    });
+    const r = await s.call(
+      'DELETE',
+      '/api/v1/namespaces/default/configmaps/legacy?orphanDependents=false',
+    );
+    assert.equal(r.status, 202, r.body);
+    assert.equal((JSON.parse(r.body) as { kind: string }).kind, 'ConfigMap');
+  });
+
   it('answers the deleted object for a kind whose storage returns it (Pod)', async () => {
     s.cluster.create({
       ...POD,
