@@ -32,6 +32,9 @@ Options:
   --state FILE          keep the cluster in FILE (and FILE.wal): every acknowledged write is on
                         disk; restored at start (objects restored win over --manifests)
   --pod-ready-delay MS  how long new pods take to become Ready (default: 2000)
+  --pod-termination-delay MS
+                        how long a pod deleted gracefully stays Terminating (at most its
+                        grace period; default: 0)
   --no-controllers      do not run the Deployment/ReplicaSet/pod controllers
   --watch-timeout S     end every watch after at most S seconds (clients then re-watch)
   --min-request-timeout S
@@ -61,6 +64,7 @@ export async function run(argv: string[]): Promise<number> {
         manifests: { type: 'string', multiple: true },
         state: { type: 'string' },
         'pod-ready-delay': { type: 'string' },
+        'pod-termination-delay': { type: 'string' },
         'no-controllers': { type: 'boolean' },
         'log-requests': { type: 'boolean' },
         'watch-timeout': { type: 'string' },
@@ -88,6 +92,16 @@ export async function run(argv: string[]): Promise<number> {
     values['pod-ready-delay'] !== undefined ? Number(values['pod-ready-delay']) : undefined;
   if (podReadyDelayMs !== undefined && !(podReadyDelayMs >= 0)) {
     console.error('reconcile-studio serve: --pod-ready-delay must be a number of milliseconds');
+    return 2;
+  }
+  const podTerminationDelayMs =
+    values['pod-termination-delay'] !== undefined
+      ? Number(values['pod-termination-delay'])
+      : undefined;
+  if (podTerminationDelayMs !== undefined && !(podTerminationDelayMs >= 0)) {
+    console.error(
+      'reconcile-studio serve: --pod-termination-delay must be a number of milliseconds',
+    );
     return 2;
   }
   const maxWatchSeconds =
@@ -122,6 +136,7 @@ export async function run(argv: string[]): Promise<number> {
   const cluster = new Cluster({
     controllers: !values['no-controllers'],
     ...(podReadyDelayMs !== undefined ? { podReadyDelayMs } : {}),
+    ...(podTerminationDelayMs !== undefined ? { podTerminationDelayMs } : {}),
     ...(state ? { state } : {}),
   });
   if (values.manifests?.length) {
