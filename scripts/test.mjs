@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
   E2E_PACKAGES,
+  INTEGRATION_PACKAGES,
   ensureGoModules,
   ensureNodeModules,
   ensureSystemPackages,
@@ -65,6 +66,8 @@ const needsE2e = files.some((f) => f.includes(join('test', 'e2e')));
 const run = (script, ...args) =>
   execFileSync(process.execPath, [join(root, script), ...args], { stdio: 'inherit', cwd: root });
 if (needsE2e) ensureSystemPackages(E2E_PACKAGES);
+if (files.some((f) => f.includes(join('test', 'integration'))))
+  ensureSystemPackages(INTEGRATION_PACKAGES);
 if (needsBuild) ensureGoModules();
 if (needsE2e) run('scripts/package.mjs');
 else if (needsBuild) run('scripts/build.mjs');

@@ -32,8 +32,14 @@ Options:
   --state FILE          keep the cluster in FILE (and FILE.wal): every acknowledged write is on
                         disk; restored at start (objects restored win over --manifests)
   --pod-ready-delay MS  how long new pods take to become Ready (default: 2000)
+  --pod-termination-delay MS
+                        how long a pod deleted gracefully stays Terminating (at most its
+                        grace period; default: 0)
   --no-controllers      do not run the Deployment/ReplicaSet/pod controllers
   --watch-timeout S     end every watch after at most S seconds (clients then re-watch)
+  --min-request-timeout S
+                        a watch without timeoutSeconds ends after S to 2*S seconds, as
+                        kube-apiserver's flag (default: 1800; 0: never)
   --log-requests        print each request (method, path, Accept, User-Agent) to stderr
   -h, --help            show this help
 `;
@@ -58,9 +64,11 @@ export async function run(argv: string[]): Promise<number> {
         manifests: { type: 'string', multiple: true },
         state: { type: 'string' },
         'pod-ready-delay': { type: 'string' },
+        'pod-termination-delay': { type: 'string' },
         'no-controllers': { type: 'boolean' },
         'log-requests': { type: 'boolean' },
         'watch-timeout': { type: 'string' },
+        'min-request-timeout': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: false,
@@ -86,6 +94,16 @@ export async function run(argv: string[]): Promise<number> {
     console.error('reconcile-studio serve: --pod-ready-delay must be a number of milliseconds');
     return 2;
   }
+  const podTerminationDelayMs =
+    values['pod-termination-delay'] !== undefined
+      ? Number(values['pod-termination-delay'])
+      : undefined;
+  if (podTerminationDelayMs !== undefined && !(podTerminationDelayMs >= 0)) {
+    console.error(
+      'reconcile-studio serve: --pod-termination-delay must be a number of milliseconds',
+    );
+    return 2;
+  }
   const maxWatchSeconds =
     values['watch-timeout'] !== undefined ? Number(values['watch-timeout']) : undefined;
   if (
@@ -93,6 +111,17 @@ export async function run(argv: string[]): Promise<number> {
     !(Number.isInteger(maxWatchSeconds) && maxWatchSeconds > 0)
   ) {
     console.error('reconcile-studio serve: --watch-timeout must be a whole number of seconds');
+    return 2;
+  }
+  const minRequestTimeoutSeconds =
+    values['min-request-timeout'] !== undefined ? Number(values['min-request-timeout']) : undefined;
+  if (
+    minRequestTimeoutSeconds !== undefined &&
+    !(Number.isInteger(minRequestTimeoutSeconds) && minRequestTimeoutSeconds >= 0)
+  ) {
+    console.error(
+      'reconcile-studio serve: --min-request-timeout must be a whole number of seconds',
+    );
     return 2;
   }
 
@@ -107,6 +136,7 @@ export async function run(argv: string[]): Promise<number> {
   const cluster = new Cluster({
     controllers: !values['no-controllers'],
     ...(podReadyDelayMs !== undefined ? { podReadyDelayMs } : {}),
+    ...(podTerminationDelayMs !== undefined ? { podTerminationDelayMs } : {}),
     ...(state ? { state } : {}),
   });
   if (values.manifests?.length) {
@@ -157,6 +187,7 @@ export async function run(argv: string[]): Promise<number> {
       host: values.host ?? '127.0.0.1',
       ...(values['log-requests'] ? { onRequest: logRequest } : {}),
       ...(maxWatchSeconds ? { maxWatchSeconds } : {}),
+      ...(minRequestTimeoutSeconds !== undefined ? { minRequestTimeoutSeconds } : {}),
     });
   } catch (err) {
     console.error(

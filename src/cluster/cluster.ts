@@ -27,7 +27,12 @@ import {
   newInvalid,
   newMethodNotSupported,
   newNotFound,
+  newTooLargeResourceVersion,
 } from './errors';
+import { continueTooOld, listTooOld, scanAt } from './snapshot';
+import { allocateNodePorts, keepAllocated } from './serviceallocation';
+import { fieldManagerRequired } from './optionsvalidation';
+import { gracePeriodSeconds, gracefulDeletion } from './gracefuldelete';
 import { checkAppliedTyped, checkDecodable, checkPatchedTyped, decodeTyped } from './decode';
 import { generateName } from './names';
 import { deepEqual, isObject, jsonPatch, mergePatch, strategicMergePatch } from './patch';
@@ -58,12 +63,20 @@ import { startControllers } from './controllers';
 import type { ClusterState } from './state';
 import { NODE_NAME, fakeNode } from './kubelet';
 
+/** How long before a watch's time-out its last bookmark goes out (cacheWatcher.nextBookmarkTime). */
+const PRE_TIMEOUT_BOOKMARK_MS = 2000;
+
 export interface ClusterOptions {
   clock?: Clock;
   /** Run the built-in workload controllers (Deployment, ReplicaSet, pod readiness). Default true. */
   controllers?: boolean;
   /** How long a new pod takes to become Running and Ready. Default 2000 ms. */
   podReadyDelayMs?: number;
+  /**
+   * How long the fake kubelet takes to stop a pod deleted gracefully (at most its grace period);
+   * the pod stays Terminating until then. Default 0: at once, after the MODIFIED event.
+   */
+  podTerminationDelayMs?: number;
   /** Interval of watch bookmarks. Default 60 s, like the apiserver's. */
   bookmarkIntervalMs?: number;
   /** How many changes watches can resume from. */
@@ -119,6 +132,7 @@ export class Cluster {
   readonly registry = new Registry();
   readonly store: Store;
   readonly podReadyDelayMs: number;
+  readonly podTerminationDelayMs: number;
   readonly bookmarkIntervalMs: number;
   private readonly admission: AdmissionPlugin[] = [];
   private readonly stoppers: Array<() => void> = [];
@@ -128,6 +142,7 @@ export class Cluster {
   constructor(opts: ClusterOptions = {}) {
     this.clock = opts.clock ?? new RealClock();
     this.podReadyDelayMs = opts.podReadyDelayMs ?? 2000;
+    this.podTerminationDelayMs = opts.podTerminationDelayMs ?? 0;
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60_000;
     this.store = new Store({
       ...(opts.watchWindow !== undefined ? { window: opts.watchWindow } : {}),
@@ -322,17 +337,27 @@ export class Cluster {
     const ns = t.info.namespaced && opts.namespace ? opts.namespace : undefined;
     let after: string | undefined;
     let listRv = this.store.resourceVersion;
+    let gone = listTooOld;
     if (opts.continue) {
       const tok = decodeContinue(opts.continue);
       after = tok.start;
-      listRv = tok.rv;
+      // Every page reads at the first page's resourceVersion; -1 (the token a 410 hands out)
+      // goes on at the newest.
+      if (tok.rv > 0) listRv = tok.rv;
+      gone = () => continueTooOld(encodeContinue(-1, tok.start));
+    } else if (opts.resourceVersionMatch === 'Exact' && opts.resourceVersion) {
+      listRv = Number(opts.resourceVersion);
+      if (!Number.isInteger(listRv) || listRv < 0)
+        throw newBadRequest(`invalid resource version: "${opts.resourceVersion}"`);
+      if (listRv > this.store.resourceVersion)
+        throw newTooLargeResourceVersion(listRv, this.store.resourceVersion);
     }
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
     const objects: KubeObject[] = [];
     let lastKey: string | undefined;
     let more = false;
     let remaining = 0;
-    for (const [k, o] of this.store.scan(t.storageKey, ns, after)) {
+    for (const [k, o] of scanAt(this.store, t.storageKey, listRv, gone, ns, after)) {
       if (!filter(o)) continue;
       if (objects.length >= limit) {
         more = true;
@@ -480,8 +505,10 @@ export class Cluster {
     unsubscribe = this.store.subscribe((c) => {
       if (c.rv > threshold && !stopped) deliver(c);
     });
+    const timeoutMs =
+      opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds * 1000 : 0;
     if (opts.allowWatchBookmarks) {
-      const tick = () => {
+      const bookmark = () => {
         if (stopped) return;
         push({
           type: 'BOOKMARK',
@@ -491,13 +518,23 @@ export class Cluster {
             metadata: { resourceVersion: String(this.store.resourceVersion) },
           },
         });
-        timers[0] = this.clock.setTimeout(tick, this.bookmarkIntervalMs);
       };
-      timers[0] = this.clock.setTimeout(tick, this.bookmarkIntervalMs);
+      // As the watch cache's cacheWatcher.nextBookmarkTime: every interval, and 2 s before the
+      // deadline (then no more), so a client that re-watches after the time-out resumes from as
+      // recent a resourceVersion as possible.
+      const lastAt = timeoutMs ? this.clock.now() + timeoutMs - PRE_TIMEOUT_BOOKMARK_MS : Infinity;
+      const schedule = () => {
+        const now = this.clock.now();
+        const next = Math.min(now + this.bookmarkIntervalMs, lastAt);
+        if (next > now) timers[0] = this.clock.setTimeout(tick, next - now);
+      };
+      const tick = () => {
+        bookmark();
+        schedule();
+      };
+      schedule();
     }
-    if (opts.timeoutSeconds && opts.timeoutSeconds > 0) {
-      timers[1] = this.clock.setTimeout(() => stop(true), opts.timeoutSeconds * 1000);
-    }
+    if (timeoutMs) timers[1] = this.clock.setTimeout(() => stop(true), timeoutMs);
     return { stop: () => stop(false) };
   }
 
@@ -550,6 +587,7 @@ export class Cluster {
     else delete md.generation;
     st.prepareForCreate?.(obj);
     checkUnknownFields(t, st.defaults?.(obj), opts);
+    if (isCoreService(t)) allocateNodePorts(obj, this.scan({ apiVersion: 'v1', kind: 'Service' }));
     const errs = [...validateObjectMeta(obj, st.nameRule), ...(st.validate?.(obj) ?? [])];
     if (errs.length) throw newInvalid(qualifiedKind, md.name, errs);
     if (t.info.group === 'apiextensions.k8s.io')
@@ -725,7 +763,10 @@ export class Cluster {
           ]);
         }
       }
+      if (isCoreService(t)) keepAllocated(next, old);
       checkUnknownFields(t, st.defaults?.(next), opts);
+      if (isCoreService(t))
+        allocateNodePorts(next, this.scan({ apiVersion: 'v1', kind: 'Service' }));
     }
     return this.finishUpdate(t, key, old, next, opts);
   }
@@ -775,8 +816,13 @@ export class Cluster {
     if (opts.dryRun) return this.out(next, t);
     next.metadata.resourceVersion = String(this.store.nextRv());
     this.serializable(t, next);
-    if (next.metadata.deletionTimestamp && !hasFinalizers(t, next)) {
-      // The last finalizer is gone: the deletion completes now.
+    if (
+      next.metadata.deletionTimestamp &&
+      !hasFinalizers(t, next) &&
+      !old.metadata.deletionGracePeriodSeconds
+    ) {
+      // The last finalizer is gone: the deletion completes now (ShouldDeleteDuringUpdate; an
+      // object in its grace period waits for the DELETE that ends it).
       this.store.commit(t.storageKey, key, 'DELETED', next, old);
       this.afterWrite(t, undefined, next);
       return this.out(next, t);
@@ -848,8 +894,7 @@ export class Cluster {
     const skey = objectKey(ns, key.name);
     const old = this.store.get(t.storageKey, skey);
     if (patchType === 'apply') {
-      if (!opts.fieldManager)
-        throw newBadRequest('PATCH, application/apply-patch+yaml requires fieldManager to be set');
+      if (!opts.fieldManager) throw fieldManagerRequired();
       if (!isObject(patch))
         throw newBadRequest('error decoding YAML: the applied configuration must be an object');
       const applied = patch as KubeObject;
@@ -976,7 +1021,9 @@ export class Cluster {
     }
     if (finalizers.length) md.finalizers = finalizers;
     else delete md.finalizers;
-    const pending = hasFinalizers(t, next);
+    const graceful = gracefulDeletion(old, gracePeriodSeconds(t, old, opts), this.clock.now());
+    if (graceful.set) Object.assign(md, graceful.set);
+    const pending = graceful.pending || hasFinalizers(t, next);
     if (pending) {
       if (!md.deletionTimestamp) {
         md.deletionTimestamp = this.now();
@@ -1121,6 +1168,10 @@ function setOrDelete(o: object, k: string, v: unknown): void {
   else r[k] = v;
 }
 
+function isCoreService(t: ResourceType): boolean {
+  return t.info.kind === 'Service' && t.info.group === '';
+}
+
 function hasFinalizers(t: ResourceType, o: KubeObject): boolean {
   if ((o.metadata.finalizers ?? []).length) return true;
   if (t.info.kind === 'Namespace' && t.info.group === '') {
@@ -1240,7 +1291,12 @@ function decodeContinue(tok: string): { rv: number; start: string } {
       rv?: number;
       start?: string;
     };
-    if (o.v !== 'meta.k8s.io/v1' || typeof o.rv !== 'number' || typeof o.start !== 'string')
+    if (
+      o.v !== 'meta.k8s.io/v1' ||
+      typeof o.rv !== 'number' ||
+      o.rv === 0 ||
+      typeof o.start !== 'string'
+    )
       throw new Error('bad');
     return { rv: o.rv, start: o.start };
   } catch {

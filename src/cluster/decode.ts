@@ -8,7 +8,13 @@
  */
 import YAML from 'yaml';
 import { goTypeOf } from './apitypes';
-import { fieldInvalid, newBadRequest, newInvalid, newUnsupportedMediaType } from './errors';
+import {
+  fieldInvalid,
+  newBadRequest,
+  newInvalid,
+  newUnknownStorageError,
+  newUnsupportedMediaType,
+} from './errors';
 import type { GoTypeError } from './gotypes';
 import { goTypeErrorMessage, jsonKind, typedDecode } from './gotypes';
 import { isObject } from './patch';
@@ -137,6 +143,17 @@ export function checkKind(obj: KubeObject, t: ResourceType): void {
 }
 
 /**
+ * etcd3 store's Create refuses an object whose resourceVersion parses as a non-zero number
+ * (`storage.ErrResourceVersionSetOnCreate`); no storage-error conversion knows it, so clients get
+ * it as a 500 with reason Unknown (an unparsable resourceVersion is ignored, as there).
+ */
+export function checkResourceVersionUnset(obj: KubeObject): void {
+  const rv = obj.metadata.resourceVersion;
+  if (typeof rv === 'string' && /^\d+$/.test(rv) && Number(rv) !== 0)
+    throw newUnknownStorageError('resourceVersion should not be set on objects to be created');
+}
+
+/**
  * EnsureObjectNamespaceMatchesRequestNamespace of the create and update handlers: a namespaced
  * object takes the URL's namespace, and may not name another one.
  */
@@ -160,6 +177,16 @@ export function decodePatch(body: Buffer | undefined, type: PatchType): unknown 
   } catch (err) {
     throw newBadRequest(`error decoding patch: ${message(err)}`);
   }
+}
+
+/**
+ * A boolean parameter: absent → undefined; "0", "false" in any case → false; any other value,
+ * the empty string included → true (only the first value counts).
+ */
+export function queryBool(q: URLSearchParams, name: string): boolean | undefined {
+  const v = q.get(name);
+  if (v === null) return undefined;
+  return !(v === '0' || v.toLowerCase() === 'false');
 }
 
 /**
@@ -190,7 +217,7 @@ export function decodeDeleteOptions(q: URLSearchParams, body: Buffer | undefined
   }
   const policy = (q.get('propagationPolicy') ?? fromBody.propagationPolicy) as
     DeleteOptions['propagationPolicy'] | undefined;
-  const orphan = q.get('orphanDependents') ?? fromBody.orphanDependents;
+  const orphan = queryBool(q, 'orphanDependents') ?? fromBody.orphanDependents;
   const pre = isObject(fromBody.preconditions)
     ? (fromBody.preconditions as DeleteOptions['preconditions'])
     : undefined;
@@ -202,12 +229,17 @@ export function decodeDeleteOptions(q: URLSearchParams, body: Buffer | undefined
       `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`,
     );
   }
+  const grace =
+    int64Param(q, 'gracePeriodSeconds') ??
+    (typeof fromBody.gracePeriodSeconds === 'number' ? fromBody.gracePeriodSeconds : undefined);
   return {
+    ...(grace !== undefined ? { gracePeriodSeconds: grace } : {}),
     ...(policy
       ? { propagationPolicy: policy }
-      : orphan === true || orphan === 'true'
+      : orphan === true
         ? { propagationPolicy: 'Orphan' as const }
         : {}),
+    ...(typeof orphan === 'boolean' ? { orphanDependents: orphan } : {}),
     ...(pre ? { preconditions: pre } : {}),
     ...(dryRun ? { dryRun } : {}),
   };

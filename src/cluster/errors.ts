@@ -187,6 +187,22 @@ export function newGone(message: string): StatusError {
   return status(410, 'Expired', message);
 }
 
+/**
+ * The storage layer's "too large resource version" (a read at a resourceVersion the store has not
+ * reached), as apierrors.NewTimeoutError renders it with the ResourceVersionTooLarge cause.
+ */
+export function newTooLargeResourceVersion(asked: number, current: number): StatusError {
+  return status(
+    504,
+    'Timeout',
+    `Timeout: Too large resource version: ${asked}, current: ${current}`,
+    {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds: 1,
+    },
+  );
+}
+
 export function newMethodNotSupported(gr: GroupResource, action: string): StatusError {
   return status(
     405,
@@ -228,6 +244,11 @@ export function newUnsupportedMediaType(
 
 export function newNotFoundPath(): StatusError {
   return status(404, 'NotFound', 'the server could not find the requested resource');
+}
+
+/** A storage error no conversion recognizes: 500 with reason Unknown (""), as convertStorageErrorOrNot. */
+export function newUnknownStorageError(message: string): StatusError {
+  return status(500, '', message);
 }
 
 export function newInternal(message: string): StatusError {

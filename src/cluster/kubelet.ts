@@ -216,6 +216,47 @@ export function startKubelet(cluster: Cluster): () => void {
     );
   }
 
+  /** Stops a pod being deleted gracefully, then ends its deletion with a grace period of 0. */
+  function kill(p: KubeObject): void {
+    for (const c of containers(p))
+      cluster.recordEvent(
+        p,
+        'Normal',
+        'Killing',
+        `Stopping container ${String(c.name)}`,
+        'kubelet',
+      );
+    try {
+      cluster.delete(
+        POD,
+        { namespace: p.metadata.namespace, name: p.metadata.name! },
+        { gracePeriodSeconds: 0, preconditions: { uid: p.metadata.uid! } },
+      );
+    } catch (err) {
+      if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
+    }
+  }
+
+  /**
+   * A graceful delete of a pod on this node: stop it within its grace period (after the
+   * cluster's podTerminationDelayMs, at once by default), as the kubelet's pod killer does.
+   */
+  function onTerminating(p: KubeObject, key: string): void {
+    cluster.clock.clearTimeout(timers.get(key));
+    timers.delete(key);
+    const grace = (p.metadata.deletionGracePeriodSeconds ?? 0) * 1000;
+    const delay = Math.min(grace, cluster.podTerminationDelayMs);
+    if (delay <= 0) return kill(p);
+    timers.set(
+      key,
+      cluster.clock.setTimeout(() => {
+        timers.delete(key);
+        const cur = cluster.peek(POD, { namespace: p.metadata.namespace, name: p.metadata.name! });
+        if (cur && cur.metadata.uid === p.metadata.uid) kill(cur);
+      }, delay),
+    );
+  }
+
   const unsub = cluster.store.subscribe((c) => {
     if (c.storageKey !== '/pods') return;
     const key = `${c.object.metadata.namespace}/${c.object.metadata.name}`;
@@ -225,6 +266,14 @@ export function startKubelet(cluster: Cluster): () => void {
       return;
     }
     if (c.type === 'ADDED') onPod(c.object);
+    const md = c.object.metadata;
+    if (
+      c.type === 'MODIFIED' &&
+      md.deletionGracePeriodSeconds &&
+      md.deletionGracePeriodSeconds !== c.old?.metadata.deletionGracePeriodSeconds &&
+      rec(c.object.spec).nodeName === NODE_NAME
+    )
+      onTerminating(c.object, key);
   });
   return () => {
     unsub();

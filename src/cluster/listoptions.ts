@@ -4,19 +4,12 @@
  * WatchList rules of `meta/internalversion/validation.ValidateListOptions`, whose violations are a
  * 422 on the `ListOptions.meta.k8s.io` kind.
  */
-import { int64Param } from './decode';
-import { fieldForbidden, fieldNotSupported, newInvalid } from './errors';
+import { int64Param, queryBool } from './decode';
+import { fieldForbidden, fieldNotSupported, newBadRequest, newInvalid } from './errors';
+import { parseFieldSelector } from './selector';
 import type { FieldError } from './errors';
 
-/**
- * A boolean parameter: absent → undefined; "0", "false" in any case → false; any other value,
- * the empty string included → true (only the first value counts).
- */
-export function queryBool(q: URLSearchParams, name: string): boolean | undefined {
-  const v = q.get(name);
-  if (v === null) return undefined;
-  return !(v === '0' || v.toLowerCase() === 'false');
-}
+export { queryBool };
 
 const NOT_OLDER_THAN = 'NotOlderThan';
 const EXACT = 'Exact';
@@ -92,11 +85,34 @@ function watchErrors(q: URLSearchParams): FieldError[] {
   return errs;
 }
 
-/** The watch's `timeoutSeconds`, capped by the server's maximum when it has one. */
-export function watchTimeoutSeconds(q: URLSearchParams, max?: number): number | undefined {
+/** kube-apiserver's default `--min-request-timeout`, in seconds. */
+export const MIN_REQUEST_TIMEOUT_SECONDS = 1800;
+
+export interface WatchTimeoutOptions {
+  /** The server's cap on every watch (`serve --watch-timeout`). */
+  max?: number | undefined;
+  /** `--min-request-timeout` (default 1800 s; 0 leaves watches without a time-out open). */
+  minRequestTimeout?: number | undefined;
+  /** Math.random, unless a test fixes it. */
+  random?: () => number;
+}
+
+/**
+ * How long a watch runs, as the apiserver's ListResource decides: its `timeoutSeconds`, or —
+ * when it gives none (or 0) — a random time between `minRequestTimeout` and twice that (30 to
+ * 60 minutes by default), so that the watches of many clients do not all end at once. Capped by
+ * the server's maximum when it has one.
+ */
+export function watchTimeoutSeconds(
+  q: URLSearchParams,
+  opts: WatchTimeoutOptions = {},
+): number | undefined {
   const asked = int64Param(q, 'timeoutSeconds');
-  if (!max) return asked;
-  return asked && asked > 0 ? Math.min(asked, max) : max;
+  const min = opts.minRequestTimeout ?? MIN_REQUEST_TIMEOUT_SECONDS;
+  const timeout =
+    asked && asked > 0 ? asked : min > 0 ? min * ((opts.random ?? Math.random)() + 1) : undefined;
+  if (!opts.max) return timeout;
+  return timeout ? Math.min(timeout, opts.max) : opts.max;
 }
 
 /**
@@ -110,4 +126,27 @@ export function sendInitialEventsOf(q: URLSearchParams): boolean | undefined {
   if (given !== undefined || q.get('resourceVersionMatch')) return given;
   const rv = q.get('resourceVersion') ?? '';
   return rv === '' || rv === '0' ? true : undefined;
+}
+
+/**
+ * The query of a request on a legacy `watch/` path, as the apiserver's ListResource handler
+ * (forceWatch) reads it: always a watch, and a watch of one object (`watch/.../NAME`) is a watch
+ * of the collection with the field selector `metadata.name=NAME` — a field selector that asks for
+ * another name is a 400.
+ */
+export function legacyWatchQuery(q: URLSearchParams, name: string | undefined): URLSearchParams {
+  const out = new URLSearchParams(q);
+  out.set('watch', 'true');
+  if (name === undefined) return out;
+  const given = q.get('fieldSelector') ?? '';
+  if (given.trim()) {
+    const byName = parseFieldSelector(given).find(
+      (r) => r.field === 'metadata.name' && r.op === '=',
+    );
+    if (byName?.value !== name)
+      throw newBadRequest("fieldSelector metadata.name doesn't match requested name");
+  } else {
+    out.set('fieldSelector', `metadata.name=${name.replace(/[\\,=]/g, (c) => `\\${c}`)}`);
+  }
+  return out;
 }

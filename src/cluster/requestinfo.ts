@@ -58,6 +58,11 @@ export interface ResourceRoute {
   namespace?: string;
   name?: string;
   subresource?: string;
+  /**
+   * Addressed through the deprecated `watch/` prefix (`/api/v1/watch/namespaces/NS/configmaps`),
+   * which requestinfo reads as the `watch` verb and kube-apiserver still serves.
+   */
+  watch?: true;
 }
 
 /**
@@ -71,8 +76,10 @@ export function resolveResource(
   rest: string[],
 ): ResourceRoute | undefined {
   if (rest.some((s) => s === '')) return undefined;
+  // requestinfo's special verbs: `watch` before the resource path makes the request a watch.
+  const watch = rest[0] === 'watch' && rest.length > 1;
   let namespace: string | undefined;
-  let r = rest;
+  let r = watch ? rest.slice(1) : rest;
   const nsType = registry.forResource(apiVersion, 'namespaces');
   if (
     r[0] === 'namespaces' &&
@@ -86,6 +93,8 @@ export function resolveResource(
   if (extra.length) return undefined;
   const t = registry.forResource(apiVersion, resource);
   if (!t) return undefined;
+  // Watch routes are installed for collections and objects only, never for subresources.
+  if (watch && (subresource !== undefined || !t.info.verbs.includes('watch'))) return undefined;
   if (namespace !== undefined && !t.info.namespaced) return undefined;
   if (
     subresource &&
@@ -104,5 +113,6 @@ export function resolveResource(
     ...(namespace !== undefined ? { namespace } : {}),
     ...(name !== undefined ? { name } : {}),
     ...(subresource ? { subresource } : {}),
+    ...(watch ? { watch: true as const } : {}),
   };
 }

@@ -13,6 +13,7 @@ import type { Cluster } from './cluster';
 import { generateServingCerts } from './certs';
 import type { ServingCerts } from './certs';
 import {
+  legacyWatchQuery,
   queryBool,
   sendInitialEventsOf,
   validateListOptions,
@@ -31,10 +32,13 @@ import {
   newUnsupportedMediaType,
 } from './errors';
 import { renderKubeconfig } from './kubeconfig';
+import { isPrettyPrint } from './negotiation';
+import { validateWriteOptions } from './optionsvalidation';
 import { openapiV2, openapiV3, openapiV3Index } from './openapi';
 import {
   adoptRequestNamespace,
   checkKind,
+  checkResourceVersionUnset,
   decodeDeleteOptions,
   decodeObject,
   decodePatch,
@@ -46,6 +50,7 @@ import { parseRequestTarget, resolveResource } from './requestinfo';
 import type { ResourceRoute } from './requestinfo';
 import { toTable } from './table';
 import { WatchStream } from './watchstream';
+import { deleteCode, deleteResponse } from './deleteresponse';
 import type { KubeObject, ListOptions, PatchType, WatchEvent } from './types';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -71,6 +76,11 @@ export interface ServerOptions {
    * re-watches happen in seconds rather than the 5–10 minutes client-go asks for.
    */
   maxWatchSeconds?: number;
+  /**
+   * kube-apiserver's `--min-request-timeout`: a watch without `timeoutSeconds` ends after a random
+   * time between this and twice this (default 1800 s; 0: never).
+   */
+  minRequestTimeoutSeconds?: number;
   /** Sees every authenticated request before it is served (`serve --log-requests`). */
   onRequest?: (req: IncomingMessage) => void;
 }
@@ -150,7 +160,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     const method = req.method ?? 'GET';
     const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req);
     const { path, segments: segs, query: q } = parseRequestTarget(req.url ?? '/');
-    const pretty = q.get('pretty') === 'true';
+    const pretty = isPrettyPrint(q, req.headers['user-agent']);
 
     if (method === 'GET' && segs.length <= 2 && !['api', 'apis'].includes(segs[0] ?? '')) {
       const p = path.replace(/\/+$/, '');
@@ -210,6 +220,11 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     }
     const route = resolveResource(cluster.registry, apiVersion, rest);
     if (!route) return sendStatus(res, newNotFoundPath());
+    if (route.watch) {
+      if (method !== 'GET') throw newMethodNotSupported(route.t.gr, method.toLowerCase());
+      const { name, ...collection } = route;
+      return serveResource(req, res, collection, method, legacyWatchQuery(q, name), body, pretty);
+    }
     return serveResource(req, res, route, method, q, body, pretty);
   }
 
@@ -235,6 +250,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       },
       queryBool(q, 'watch') === true,
     );
+    if (method !== 'GET' && method !== 'PATCH') validateWriteOptions(method, q);
     const dryRun = q.getAll('dryRun').includes('All');
     const fieldManager = q.get('fieldManager') ?? userAgentManager(req.headers['user-agent']);
     const table = wantsTable(req.headers.accept);
@@ -297,6 +313,9 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         ...(q.get('limit') ? { limit: int64Param(q, 'limit') } : {}),
         ...(q.get('continue') ? { continue: q.get('continue')! } : {}),
         ...(q.get('resourceVersion') ? { resourceVersion: q.get('resourceVersion')! } : {}),
+        ...(q.get('resourceVersionMatch')
+          ? { resourceVersionMatch: q.get('resourceVersionMatch')! }
+          : {}),
       };
       if (method === 'GET') {
         validateListOptions(q);
@@ -330,6 +349,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         checkKind(obj, t);
         decodeTyped(t, obj, false);
         adoptRequestNamespace(obj, t, namespace);
+        checkResourceVersionUnset(obj);
         const out = cluster.createAs(t, obj, {
           dryRun,
           fieldManager,
@@ -402,12 +422,13 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         const ct = (req.headers['content-type'] ?? '').split(';')[0].trim();
         const patchType = PATCH_TYPES[ct];
         if (!patchType) throw newUnsupportedMediaType(ct);
+        validateWriteOptions(method, q, patchType);
         const patch = decodePatch(body, patchType);
         const existed = before !== undefined;
         const out = cluster.patchAs(t, key, patch, patchType, {
           dryRun,
           fieldManager: q.get('fieldManager') ?? (patchType === 'apply' ? '' : fieldManager),
-          force: q.get('force') === 'true',
+          force: queryBool(q, 'force') === true,
           warnings,
           ...(fieldValidation ? { fieldValidation } : {}),
           ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
@@ -416,11 +437,10 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         return send(!existed && !dryRun ? 201 : 200, out);
       }
       case 'DELETE': {
-        const out = cluster.deleteAs(t, key, decodeDeleteOptions(q, body));
+        const dopts = decodeDeleteOptions(q, body);
+        const out = cluster.deleteAs(t, key, dopts);
         record?.objectsOf(before, out);
-        // 200 even when finalizers hold the object, as the apiserver answers (202 is kept for the
-        // legacy orphanDependents=false case only).
-        return send(200, out);
+        return send(deleteCode(out, dopts), deleteResponse(t, out));
       }
       default:
         throw newMethodNotSupported(t.gr, method.toLowerCase());
@@ -467,7 +487,10 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       resource: t.info.plural,
       end,
     });
-    const timeout = watchTimeoutSeconds(q, opts.maxWatchSeconds);
+    const timeout = watchTimeoutSeconds(q, {
+      max: opts.maxWatchSeconds,
+      minRequestTimeout: opts.minRequestTimeoutSeconds,
+    });
     const sendInitialEvents = sendInitialEventsOf(q);
     const w: { stop(): void } = cluster.watch(
       type,

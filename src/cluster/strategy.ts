@@ -13,6 +13,8 @@ import { matchesLabels, fromLabelSelector } from './selector';
 import type { KubeObject } from './types';
 import { validateCrd } from './crd';
 import { parseQuantity } from './quantity';
+import { validateService } from './serviceallocation';
+import { validateConfigMap, validateSecret } from './configvalidation';
 
 type Obj = Record<string, unknown>;
 
@@ -186,6 +188,7 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     prepareForCreate(obj) {
       obj.status = { loadBalancer: {} };
     },
+    validate: (obj, old) => validateService(obj, old),
     defaults(obj) {
       const spec = ensure(obj as Obj, 'spec');
       setDefault(spec, 'type', 'ClusterIP');
@@ -207,7 +210,11 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
       }
     },
   },
+  '/ConfigMap': {
+    validate: (obj, old) => validateConfigMap(obj, old),
+  },
   '/Secret': {
+    validate: (obj, old) => validateSecret(obj, old),
     defaults(obj) {
       const o = obj as Obj;
       setDefault(o, 'type', 'Opaque');

@@ -84,6 +84,8 @@ export interface ListOptions {
   limit?: number;
   continue?: string;
   resourceVersion?: string;
+  /** `Exact` reads at `resourceVersion` (or 410); otherwise lists read the newest. */
+  resourceVersionMatch?: string;
 }
 
 export interface WatchOptions extends ListOptions {
@@ -103,6 +105,8 @@ export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
   gracePeriodSeconds?: number;
+  /** The deprecated form of the propagation policy (true: Orphan); false only changes the code. */
+  orphanDependents?: boolean;
 }
 
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';

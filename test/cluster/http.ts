@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import { request } from 'node:https';
 import { Cluster } from '../../src/cluster/cluster';
+import type { ClusterOptions } from '../../src/cluster/cluster';
 import { startServer } from '../../src/cluster/server';
 import type { ServerHandle, ServerOptions } from '../../src/cluster/server';
 
@@ -13,6 +14,13 @@ export interface Served {
   cluster: Cluster;
   server: ServerHandle;
   get(path: string, headers?: Record<string, string>): Promise<Answer>;
+  /** Any request; a body that is not a string is sent as JSON. */
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Answer>;
   watch(
     path: string,
     until: (events: WatchedEvent[]) => boolean,
@@ -35,25 +43,47 @@ export interface WatchedEvent {
 export const meta = (o: Record<string, unknown>) => o.metadata as Record<string, unknown>;
 
 /** A cluster without controllers, served on a free loopback port. */
-export async function served(opts: Omit<ServerOptions, 'cluster'> = {}): Promise<Served> {
-  const cluster = new Cluster({ controllers: false });
+export async function served(
+  opts: Omit<ServerOptions, 'cluster'> = {},
+  clusterOpts: ClusterOptions = {},
+): Promise<Served> {
+  const cluster = new Cluster({ controllers: false, ...clusterOpts });
   const server = await startServer({ cluster, ...opts });
   const auth = { authorization: `Bearer ${server.token}` };
 
-  const get = (path: string, headers: Record<string, string> = {}): Promise<Answer> =>
+  const call = (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Answer> =>
     new Promise((resolve, reject) => {
+      const text =
+        body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
       const req = request(
         `${server.url}${path}`,
-        { ca: server.caPem, headers: { ...auth, ...headers } },
+        {
+          method,
+          ca: server.caPem,
+          headers: {
+            ...auth,
+            ...(text !== undefined ? { 'content-type': 'application/json' } : {}),
+            ...headers,
+          },
+        },
         (res) => {
-          let body = '';
-          res.on('data', (d: Buffer) => (body += d.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+          let out = '';
+          res.on('data', (d: Buffer) => (out += d.toString()));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: out }),
+          );
         },
       );
       req.on('error', reject);
-      req.end();
+      req.end(text);
     });
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    call('GET', path, undefined, headers);
 
   /** Collects a watch's events until `until` says stop (or the server ends it). */
   const watch = (
@@ -89,6 +119,7 @@ export async function served(opts: Omit<ServerOptions, 'cluster'> = {}): Promise
     cluster,
     server,
     get,
+    call,
     watch,
     close: async () => {
       await server.close();
