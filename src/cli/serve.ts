@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { Cluster } from '../cluster/cluster';
 import { loadManifests } from '../cluster/manifests';
 import { startServer } from '../cluster/server';
+import { FaultInjector, parseSeed, readFaultsFile } from '../cluster/faults';
 import { cleanTempFiles } from '../cluster/atomicfile';
 import { installKubeconfig } from '../cluster/kubeconfig';
 import type { InstalledKubeconfig } from '../cluster/kubeconfig';
@@ -34,6 +35,8 @@ Options:
   --pod-ready-delay MS  how long new pods take to become Ready (default: 2000)
   --no-controllers      do not run the Deployment/ReplicaSet/pod controllers
   --watch-timeout S     end every watch after at most S seconds (clients then re-watch)
+  --faults FILE         inject the faults FILE describes into requests (errors, latency, watches)
+  --seed N              seed of the faults' probability draws (default 1)
   --log-requests        print each request (method, path, Accept, User-Agent) to stderr
   -h, --help            show this help
 `;
@@ -61,6 +64,8 @@ export async function run(argv: string[]): Promise<number> {
         'no-controllers': { type: 'boolean' },
         'log-requests': { type: 'boolean' },
         'watch-timeout': { type: 'string' },
+        faults: { type: 'string' },
+        seed: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: false,
@@ -94,6 +99,21 @@ export async function run(argv: string[]): Promise<number> {
   ) {
     console.error('reconcile-studio serve: --watch-timeout must be a whole number of seconds');
     return 2;
+  }
+
+  let faults: FaultInjector | undefined;
+  const seed = values.seed !== undefined ? parseSeed(values.seed) : undefined;
+  if (typeof seed === 'string') {
+    console.error(`reconcile-studio serve: ${seed}`);
+    return 2;
+  }
+  if (values.faults !== undefined) {
+    try {
+      faults = new FaultInjector(readFaultsFile(resolve(values.faults)), seed);
+    } catch (err) {
+      console.error(`reconcile-studio serve: ${err instanceof Error ? err.message : String(err)}`);
+      return 2;
+    }
   }
 
   let state: ClusterState | undefined;
@@ -157,6 +177,7 @@ export async function run(argv: string[]): Promise<number> {
       host: values.host ?? '127.0.0.1',
       ...(values['log-requests'] ? { onRequest: logRequest } : {}),
       ...(maxWatchSeconds ? { maxWatchSeconds } : {}),
+      ...(faults ? { faults } : {}),
     });
   } catch (err) {
     console.error(
@@ -194,6 +215,7 @@ export async function run(argv: string[]): Promise<number> {
   };
   process.once('exit', removeKubeconfig);
   console.log(`Serving the fake cluster at ${server.url}`);
+  if (faults) console.log(`Injecting ${faults.size} faults from ${values.faults}`);
   console.log(`Kubeconfig: ${kubeconfig.file}`);
   if (kubeconfig.keptCurrentContext !== undefined) {
     console.log(

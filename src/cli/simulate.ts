@@ -10,8 +10,9 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_HANG_TIMEOUT_MS, DEFAULT_MEMORY_LIMIT_MB } from '../runtime/loader';
 import { parseDuration, simulate, type SimulationResult } from '../runtime/simulation';
 import type { ReconcileTrace } from '../runtime/trace';
+import { parseSeed, readFaultsFile, type FaultRule } from '../cluster/faults';
 
-const HELP = `Usage: reconcile-studio simulate --reconciler FILE [--manifests PATH...] [--duration 10m] [--json]
+const HELP = `Usage: reconcile-studio simulate --reconciler FILE [--manifests PATH...] [--duration 10m] [--json] [--faults FILE [--seed N]]
 
 Runs a reconciler module against a fresh fake cluster (built-in controllers on) on a virtual
 clock from t=0 and reports the reconciles, metrics, events and findings.
@@ -26,6 +27,8 @@ Options:
                         without returning; then the run stops with an error (default ${DEFAULT_HANG_TIMEOUT_MS}, 0: never)
   --memory-limit MB     heap limit of the reconciler's worker thread (default ${DEFAULT_MEMORY_LIMIT_MB})
   --cache-delay MS      delay watch events reach the cache by MS of virtual time (stale reads)
+  --faults FILE         inject the faults FILE describes into the reconciler's API calls
+  --seed N              seed of the faults' probability draws (default 1): same seed, same run
   -h, --help            show this help`;
 
 export async function run(argv: string[]): Promise<number> {
@@ -43,6 +46,8 @@ export async function run(argv: string[]): Promise<number> {
         'hang-timeout': { type: 'string' },
         'memory-limit': { type: 'string' },
         'cache-delay': { type: 'string' },
+        faults: { type: 'string' },
+        seed: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: true,
@@ -84,6 +89,24 @@ export async function run(argv: string[]): Promise<number> {
     console.error('simulate: --memory-limit must be more than 0');
     return 2;
   }
+  let faults: FaultRule[] | undefined;
+  let seed: number | undefined;
+  if (values.seed !== undefined) {
+    const s = parseSeed(values.seed as string);
+    if (typeof s === 'string') {
+      console.error(`simulate: ${s}`);
+      return 2;
+    }
+    seed = s;
+  }
+  if (values.faults !== undefined) {
+    try {
+      faults = readFaultsFile(values.faults as string);
+    } catch (err) {
+      console.error(`simulate: ${err instanceof Error ? err.message : String(err)}`);
+      return 2;
+    }
+  }
   let result: SimulationResult;
   const stopOnSignal = onSignals();
   try {
@@ -95,6 +118,8 @@ export async function run(argv: string[]): Promise<number> {
       hangTimeoutMs: numbers['hang-timeout'],
       memoryLimitMb: numbers['memory-limit'],
       ...(numbers['cache-delay'] ? { propagationDelayMs: numbers['cache-delay'] } : {}),
+      ...(faults ? { faults } : {}),
+      ...(seed !== undefined ? { seed } : {}),
     });
   } catch (err) {
     console.error(`simulate: ${err instanceof Error ? err.message : String(err)}`);
@@ -148,7 +173,7 @@ function traceLine(t: ReconcileTrace): string {
   const calls = t.calls
     .map(
       (c) =>
-        `${c.verb} ${c.resource}${c.subresource ? `/${c.subresource}` : ''} ${c.code}${c.noop ? ' (no-op)' : ''}`,
+        `${c.verb} ${c.resource}${c.subresource ? `/${c.subresource}` : ''} ${c.code}${c.noop ? ' (no-op)' : ''}${c.fault !== undefined ? ` [fault ${c.fault}]` : ''}`,
     )
     .join(', ');
   const trig = t.triggers[0];

@@ -13,6 +13,8 @@ import type { Controller } from './controller';
 import { analyze, type ClusterEvent, type Finding } from './findings';
 import { loadReconciler, type LoadOptions } from './loader';
 import { Manager } from './manager';
+import { FaultyApiServer } from './faultyapiserver';
+import { FaultInjector, type FaultRule } from '../cluster/faults';
 import type { Request } from './reconcile';
 import type { ReconcileTrace, TraceError } from './trace';
 import { WORKER_FAILURES } from './workerprotocol';
@@ -28,6 +30,10 @@ export interface SimulationOptions {
   podReadyDelayMs?: number;
   /** Delay of watch events reaching the informer cache (ms of virtual time). */
   propagationDelayMs?: number;
+  /** Faults (cluster/faults.ts) injected into the reconciler's API calls. */
+  faults?: FaultRule[];
+  /** Seed of the faults' `probability` draws (default 1). */
+  seed?: number;
 }
 
 export interface ReconcileRecord {
@@ -43,6 +49,8 @@ export interface ReconcileRecord {
     name: string;
     subresource: string;
     code: number;
+    /** The injected fault that failed or delayed the call. */
+    fault?: string;
   }>;
 }
 
@@ -105,7 +113,9 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
     memoryLimitMb: opts.memoryLimitMb,
   });
   const mgr = new Manager({
-    api: cluster,
+    api: opts.faults?.length
+      ? new FaultyApiServer(cluster, new FaultInjector(opts.faults, opts.seed))
+      : cluster,
     clock,
     stepper: false,
     ...(opts.propagationDelayMs ? { propagationDelayMs: opts.propagationDelayMs } : {}),
@@ -180,6 +190,7 @@ function buildReport(
         name: c.name,
         subresource: c.subresource,
         code: c.code,
+        ...(c.fault !== undefined ? { fault: c.fault } : {}),
       })),
     })),
     metrics: {
