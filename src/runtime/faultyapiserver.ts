@@ -103,9 +103,8 @@ export class FaultyApiServer implements ApiServer {
     onEvent: (e: WatchEvent) => void,
     onClose?: (err?: unknown) => void,
   ): WatchHandle {
-    const fault = this.faults.decide(
-      this.request('watch', type, opts.namespace, '', '', opts.resourceVersion),
-    );
+    const r = this.request('watch', type, opts.namespace, '', '', opts.resourceVersion);
+    const fault = r && this.faults.decide(r);
     let closed = false;
     const end = () => {
       if (closed) return;
@@ -140,7 +139,9 @@ export class FaultyApiServer implements ApiServer {
     name: string,
     subresource: string,
     resourceVersion?: string,
-  ): FaultRequest {
+  ): FaultRequest | undefined {
+    // No rules (an editor session whose faults file is empty): no per-call cost beyond this.
+    if (this.faults.size === 0) return undefined;
     return {
       verb,
       group: type.apiVersion.includes('/') ? type.apiVersion.split('/')[0] : '',
@@ -155,8 +156,8 @@ export class FaultyApiServer implements ApiServer {
   }
 
   /** Runs `fn` under the fault the injector picks, if any; unchanged (and synchronous) if none. */
-  private call<T>(r: FaultRequest, fn: () => T): T | Promise<Awaited<T>> {
-    const effect = this.faults.decide(r);
+  private call<T>(r: FaultRequest | undefined, fn: () => T): T | Promise<Awaited<T>> {
+    const effect = r && this.faults.decide(r);
     if (!effect) return fn();
     const answer = (): T => {
       const err = failureOf(effect, r.verb);
