@@ -19,6 +19,9 @@ import {
   newInternal,
   newNotFound,
   newNotFoundPath,
+  newServiceUnavailable,
+  newTimeoutError,
+  newTooManyRequests,
   type GroupResource,
 } from './errors';
 import type { KubeObject, WatchEvent } from './types';
@@ -397,24 +400,6 @@ function goneFor(r: FaultRequest): StatusError {
   return newGone(`too old resource version: ${r.resourceVersion} (${r.resourceVersion})`);
 }
 
-function failure(
-  code: number,
-  reason: string,
-  message: string,
-  retryAfterSeconds?: number,
-): StatusError {
-  return new StatusError({
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message,
-    reason,
-    ...(retryAfterSeconds ? { details: { retryAfterSeconds } } : {}),
-    code,
-  });
-}
-
 /** The Status kube-apiserver answers with for `code`, in its own words. */
 export function statusFor(
   code: FaultCode,
@@ -436,27 +421,21 @@ export function statusFor(
       return newConflict(gr, r.name, OBJECT_MODIFIED);
     case 429:
       // errors.NewTooManyRequests; the response carries Retry-After from the details.
-      return failure(
-        429,
-        'TooManyRequests',
+      return newTooManyRequests(
         'Too many requests, please try again later.',
         retryAfterSeconds ?? 1,
       );
     case 500:
       return newInternal('injected fault');
     case 503:
-      return failure(
-        503,
-        'ServiceUnavailable',
+      return newServiceUnavailable(
         'the server is currently unable to handle the request',
         retryAfterSeconds,
       );
     case 504:
       // The apiserver's request time-out filter (errors.NewTimeoutError).
-      return failure(
-        504,
-        'Timeout',
-        'Timeout: request did not complete within requested timeout - context deadline exceeded',
+      return newTimeoutError(
+        'request did not complete within requested timeout - context deadline exceeded',
       );
   }
 }
