@@ -7,6 +7,7 @@
  * there, as a Go operator that died or wedged would, and the result says where.
  */
 import { Cluster } from '../cluster/cluster';
+import type { KubeObject } from '../cluster/types';
 import { loadManifests } from '../cluster/manifests';
 import { VirtualClock } from '../util/clock';
 import type { Controller } from './controller';
@@ -96,6 +97,10 @@ export interface SimulationResult {
   controller: string;
   durationMs: number;
   prometheus: string;
+  /** The objects of the reconciler's `for` type at the end (the chaos report compares them). */
+  objects: KubeObject[];
+  /** The objects of its `owns` types at the end. */
+  owned: KubeObject[];
   /** The reconcile whose worker failed; the controller stopped after it. */
   workerFailure?: { at: number; key: string; error: TraceError };
 }
@@ -155,6 +160,8 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
       controller: ctrl.name,
       durationMs: opts.durationMs,
       prometheus: mgr.metricsText(),
+      objects: cluster.list(loaded.definition.for).items,
+      owned: (loaded.definition.owns ?? []).flatMap((t) => cluster.list(t).items),
       ...(workerFailure ? { workerFailure } : {}),
     };
   } finally {
