@@ -4,10 +4,9 @@
  * judged against the baseline's final state. Exit status: 0 every case converged, 1 some did not
  * (or the run failed), 2 usage error.
  */
-import { parseArgs } from 'node:util';
 import { parseSeed } from '../cluster/faults';
 import { chaos, type ChaosReport } from '../runtime/chaos';
-import { parseDuration } from '../runtime/simulation';
+import { parseRunArgs } from './runargs';
 
 const HELP = `Usage: reconcile-studio chaos --reconciler FILE --manifests PATH... [--duration 2m] [--seed N] [--json]
 
@@ -27,42 +26,15 @@ Options:
   -h, --help            show this help`;
 
 export async function run(argv: string[]): Promise<number> {
-  let values: Record<string, string | boolean | string[] | undefined>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: {
-        reconciler: { type: 'string' },
-        manifests: { type: 'string', multiple: true },
-        duration: { type: 'string' },
-        seed: { type: 'string' },
-        json: { type: 'boolean' },
-        'in-process': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: true,
-    }));
-  } catch (err) {
-    console.error(`chaos: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  const reconciler = values.reconciler as string | undefined;
-  if (!reconciler) {
-    console.error(`chaos: --reconciler is required\n\n${HELP}`);
-    return 2;
-  }
-  let durationMs: number;
-  try {
-    durationMs = parseDuration((values.duration as string | undefined) ?? '2m');
-  } catch (err) {
-    console.error(`chaos: ${(err as Error).message}`);
-    return 2;
-  }
+  const args = parseRunArgs(
+    'chaos',
+    argv,
+    HELP,
+    { seed: { type: 'string' }, json: { type: 'boolean' }, 'in-process': { type: 'boolean' } },
+    '2m',
+  );
+  if (typeof args === 'number') return args;
+  const { values, reconciler, manifests, durationMs } = args;
   const seed = values.seed !== undefined ? parseSeed(values.seed as string) : undefined;
   if (typeof seed === 'string') {
     console.error(`chaos: ${seed}`);
@@ -72,7 +44,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     report = await chaos({
       reconciler,
-      manifests: [...((values.manifests as string[] | undefined) ?? []), ...positionals],
+      manifests,
       durationMs,
       isolate: !values['in-process'],
       ...(seed !== undefined ? { seed } : {}),

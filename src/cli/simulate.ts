@@ -6,9 +6,9 @@
  * the end, 1 the reconciler could not load, a manifest failed or the reconciler's worker failed
  * (exit, out of memory, crash, hang: the run stops there), 2 usage error.
  */
-import { parseArgs } from 'node:util';
 import { DEFAULT_HANG_TIMEOUT_MS, DEFAULT_MEMORY_LIMIT_MB } from '../runtime/loader';
-import { parseDuration, simulate, type SimulationResult } from '../runtime/simulation';
+import { simulate, type SimulationResult } from '../runtime/simulation';
+import { parseRunArgs } from './runargs';
 import type { ReconcileTrace } from '../runtime/trace';
 import { parseSeed, readFaultsFile, type FaultRule } from '../cluster/faults';
 
@@ -32,48 +32,23 @@ Options:
   -h, --help            show this help`;
 
 export async function run(argv: string[]): Promise<number> {
-  let values: Record<string, string | boolean | string[] | undefined>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: {
-        reconciler: { type: 'string' },
-        manifests: { type: 'string', multiple: true },
-        duration: { type: 'string' },
-        json: { type: 'boolean' },
-        'in-process': { type: 'boolean' },
-        'hang-timeout': { type: 'string' },
-        'memory-limit': { type: 'string' },
-        'cache-delay': { type: 'string' },
-        faults: { type: 'string' },
-        seed: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: true,
-    }));
-  } catch (err) {
-    console.error(`simulate: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  const reconciler = values.reconciler as string | undefined;
-  if (!reconciler) {
-    console.error(`simulate: --reconciler is required\n\n${HELP}`);
-    return 2;
-  }
-  // `--manifests a b c`: positionals after the flag are manifests too.
-  const manifests = [...((values.manifests as string[] | undefined) ?? []), ...positionals];
-  let durationMs: number;
-  try {
-    durationMs = parseDuration((values.duration as string | undefined) ?? '10m');
-  } catch (err) {
-    console.error(`simulate: ${(err as Error).message}`);
-    return 2;
-  }
+  const args = parseRunArgs(
+    'simulate',
+    argv,
+    HELP,
+    {
+      json: { type: 'boolean' },
+      'in-process': { type: 'boolean' },
+      'hang-timeout': { type: 'string' },
+      'memory-limit': { type: 'string' },
+      'cache-delay': { type: 'string' },
+      faults: { type: 'string' },
+      seed: { type: 'string' },
+    },
+    '10m',
+  );
+  if (typeof args === 'number') return args;
+  const { values, reconciler, manifests, durationMs } = args;
   const numbers: Record<string, number> = {};
   for (const flag of ['hang-timeout', 'memory-limit', 'cache-delay']) {
     const v = values[flag] as string | undefined;

@@ -2,23 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { run } from '../../src/cli/chaos';
+import { capture as captureRun } from './capture';
 
 const SAMPLE = join(__dirname, '..', '..', 'samples/quota-operator');
 
-async function capture(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...a: unknown[]) => out.push(a.join(' '));
-  console.error = (...a: unknown[]) => err.push(a.join(' '));
-  try {
-    return { code: await run(argv), out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
+const capture = (argv: string[]) => captureRun(run, argv);
 
 test('chaos without --reconciler or with a bad --seed is a usage error', async () => {
   assert.equal((await capture([])).code, 2);

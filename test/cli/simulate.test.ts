@@ -6,26 +6,13 @@ import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { run } from '../../src/cli/simulate';
+import { capture as captureRun } from './capture';
 import { parseDuration } from '../../src/runtime/simulation';
 
 const ROOT = join(__dirname, '..', '..');
 const SAMPLE = join(ROOT, 'samples/quota-operator');
 
-async function capture(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...a: unknown[]) => out.push(a.join(' '));
-  console.error = (...a: unknown[]) => err.push(a.join(' '));
-  try {
-    const code = await run(argv);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
+const capture = (argv: string[]) => captureRun(run, argv);
 
 test('durations parse as 10m, 90s, 1h30m, 500ms and bare milliseconds', () => {
   assert.equal(parseDuration('10m'), 600_000);
