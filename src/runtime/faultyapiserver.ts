@@ -32,10 +32,17 @@ import {
 export const IN_PROCESS_USER_AGENT = 'manager/v0.0.0 (reconcile-studio) in-process';
 
 export class FaultyApiServer implements ApiServer {
+  // Present exactly when the wrapped server has them: callers test for them (a remote server has
+  // no peek, and the client then diffs against the informer or a GET).
+  readonly resources?: ApiServer['resources'];
+  readonly peek?: ApiServer['peek'];
+
   constructor(
     private readonly inner: ApiServer,
     private readonly faults: FaultInjector,
   ) {
+    if (inner.resources) this.resources = inner.resources.bind(inner);
+    if (inner.peek) this.peek = inner.peek.bind(inner);
     // Cluster events (the recorder) are not API calls a fault applies to: passed through as is.
     const withEvents = inner as { recordEvent?: (...args: never[]) => unknown };
     if (withEvents.recordEvent)
@@ -44,14 +51,6 @@ export class FaultyApiServer implements ApiServer {
 
   get clock() {
     return this.inner.clock;
-  }
-
-  resources() {
-    return this.inner.resources?.() ?? [];
-  }
-
-  peek(type: TypeRef, key: ObjectKey): KubeObject | undefined {
-    return this.inner.peek?.(type, key);
   }
 
   get(type: TypeRef, key: ObjectKey): MaybePromise<KubeObject> {
