@@ -395,9 +395,14 @@ function effectOf(rule: FaultRule, r: FaultRequest): FaultEffect {
   };
 }
 
-/** The 410 the watch cache answers for a resourceVersion it no longer has. */
+/**
+ * The 410 the watch cache answers for a resourceVersion it no longer has: `too old resource
+ * version: asked (oldest kept)`; the oldest kept is made the next one.
+ */
 function goneFor(r: FaultRequest): StatusError {
-  return newGone(`too old resource version: ${r.resourceVersion} (${r.resourceVersion})`);
+  const asked = Number(r.resourceVersion);
+  const oldest = Number.isInteger(asked) ? String(asked + 1) : r.resourceVersion;
+  return newGone(`too old resource version: ${r.resourceVersion} (${oldest})`);
 }
 
 /** The Status kube-apiserver answers with for `code`, in its own words. */

@@ -6,7 +6,8 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kubectl, ok, serve } from './serve';
 import type { Served } from './serve';
@@ -15,6 +16,7 @@ type K8s = typeof import('@kubernetes/client-node');
 let k8s: K8s;
 let s: Served;
 let kc: InstanceType<K8s['KubeConfig']>;
+let faultsDir: string | undefined;
 
 const FAULTS = `faults:
   - name: throttle-kubectl
@@ -44,9 +46,8 @@ const cm = (name: string, ns = 'default', v = '1') =>
 
 before(async () => {
   k8s = await import('@kubernetes/client-node');
-  const { mkdtempSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
-  const file = join(mkdtempSync(join(tmpdir(), 'rs-faults-')), 'faults.yaml');
+  faultsDir = mkdtempSync(join(tmpdir(), 'rs-faults-'));
+  const file = join(faultsDir, 'faults.yaml');
   writeFileSync(file, FAULTS);
   s = await serve(['--faults', file, '--log-requests']);
   await ok(s.kubeconfig, ['create', 'namespace', 'dropped']);
@@ -59,6 +60,7 @@ before(async () => {
 });
 after(async () => {
   await s?.stop();
+  if (faultsDir) rmSync(faultsDir, { recursive: true, force: true });
 });
 
 test('serve says how many faults it injects', () => {
@@ -185,3 +187,17 @@ test(
     }
   },
 );
+
+test('serve refuses a bad faults file with file:line and exit 2', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rs-faults-bad-'));
+  try {
+    const file = join(dir, 'faults.yaml');
+    writeFileSync(file, 'faults:\n  - match: {verb: get}\n    error: {code: 302}\n');
+    await assert.rejects(
+      serve(['--faults', file]),
+      /exited with 2: .*faults\.yaml:3: faults\[0\]\.error\.code must be one of 403, 404, 409, 429, 500, 503, 504, got 302/s,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
