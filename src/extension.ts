@@ -12,6 +12,7 @@ import { createLogger } from './vscode/output';
 import { QueueTreeProvider } from './vscode/queuetree';
 import { ReconcilerCodeLensProvider } from './vscode/reconcilermodules';
 import { ReconcileSession } from './vscode/reconcilesession';
+import { WorkspaceFaults } from './vscode/workspacefaults';
 import { ResourceTreeProvider } from './vscode/resourcetree';
 import { readSettings } from './vscode/settings';
 import { ClusterStatusBar } from './vscode/statusbar';
@@ -22,9 +23,14 @@ export function activate(context: vscode.ExtensionContext): void {
   const log = createLogger(context);
   const resources = new ResourceTreeProvider();
   const queue = new QueueTreeProvider();
+  const faults = new WorkspaceFaults(log);
   // Watch events reach the live YAML documents too; events only flow once a cluster has started.
-  const clusters = new ClusterSession(context, log, resources, (ev) =>
-    liveYaml.objectChanged(ev.object),
+  const clusters = new ClusterSession(
+    context,
+    log,
+    resources,
+    (ev) => liveYaml.objectChanged(ev.object),
+    faults,
   );
   const liveYaml = new LiveYamlProvider(clusters);
   const reconciles = new ReconcileSession(log, clusters, queue);
@@ -43,6 +49,7 @@ export function activate(context: vscode.ExtensionContext): void {
     log,
     resources,
     queue,
+    faults,
     clusters,
     liveYaml,
     reconciles,

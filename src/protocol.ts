@@ -30,6 +30,8 @@ export interface ApiCallView {
   /** Wall-clock time the call took (0 while it has not happened yet). */
   latencyMs: number;
   phase: Phase;
+  /** The injected fault (faults file) that failed or delayed the call, by name. */
+  fault?: string;
 }
 
 export interface WriteView {

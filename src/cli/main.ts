@@ -15,6 +15,10 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: 'run a reconciler against a fresh fake cluster on the virtual clock',
     load: async () => (await import('./simulate')).run,
   },
+  chaos: {
+    summary: 'the robustness report: a reconciler under each fault class against its baseline',
+    load: async () => (await import('./chaos')).run,
+  },
   test: {
     summary: 'run a command (an envtest suite) against a fresh fake cluster',
     load: async () => (await import('./test')).run,

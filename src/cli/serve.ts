@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { Cluster } from '../cluster/cluster';
 import { loadManifests } from '../cluster/manifests';
 import { startServer } from '../cluster/server';
+import { FaultInjector, parseSeed, readFaultsFile } from '../cluster/faults';
 import { cleanTempFiles } from '../cluster/atomicfile';
 import { installKubeconfig } from '../cluster/kubeconfig';
 import type { InstalledKubeconfig } from '../cluster/kubeconfig';
@@ -40,6 +41,8 @@ Options:
   --min-request-timeout S
                         a watch without timeoutSeconds ends after S to 2*S seconds, as
                         kube-apiserver's flag (default: 1800; 0: never)
+  --faults FILE         inject the faults FILE describes into requests (errors, latency, watches)
+  --seed N              seed of the faults' probability draws (default 1)
   --log-requests        print each request (method, path, Accept, User-Agent) to stderr
   -h, --help            show this help
 `;
@@ -69,6 +72,8 @@ export async function run(argv: string[]): Promise<number> {
         'log-requests': { type: 'boolean' },
         'watch-timeout': { type: 'string' },
         'min-request-timeout': { type: 'string' },
+        faults: { type: 'string' },
+        seed: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: false,
@@ -123,6 +128,21 @@ export async function run(argv: string[]): Promise<number> {
       'reconcile-studio serve: --min-request-timeout must be a whole number of seconds',
     );
     return 2;
+  }
+
+  let faults: FaultInjector | undefined;
+  const seed = values.seed !== undefined ? parseSeed(values.seed) : undefined;
+  if (typeof seed === 'string') {
+    console.error(`reconcile-studio serve: ${seed}`);
+    return 2;
+  }
+  if (values.faults !== undefined) {
+    try {
+      faults = new FaultInjector(readFaultsFile(resolve(values.faults)), seed);
+    } catch (err) {
+      console.error(`reconcile-studio serve: ${err instanceof Error ? err.message : String(err)}`);
+      return 2;
+    }
   }
 
   let state: ClusterState | undefined;
@@ -188,6 +208,7 @@ export async function run(argv: string[]): Promise<number> {
       ...(values['log-requests'] ? { onRequest: logRequest } : {}),
       ...(maxWatchSeconds ? { maxWatchSeconds } : {}),
       ...(minRequestTimeoutSeconds !== undefined ? { minRequestTimeoutSeconds } : {}),
+      ...(faults ? { faults } : {}),
     });
   } catch (err) {
     console.error(
@@ -225,6 +246,7 @@ export async function run(argv: string[]): Promise<number> {
   };
   process.once('exit', removeKubeconfig);
   console.log(`Serving the fake cluster at ${server.url}`);
+  if (faults) console.log(`Injecting ${faults.size} faults from ${values.faults}`);
   console.log(`Kubeconfig: ${kubeconfig.file}`);
   if (kubeconfig.keptCurrentContext !== undefined) {
     console.log(

@@ -6,12 +6,13 @@
  * the end, 1 the reconciler could not load, a manifest failed or the reconciler's worker failed
  * (exit, out of memory, crash, hang: the run stops there), 2 usage error.
  */
-import { parseArgs } from 'node:util';
 import { DEFAULT_HANG_TIMEOUT_MS, DEFAULT_MEMORY_LIMIT_MB } from '../runtime/loader';
-import { parseDuration, simulate, type SimulationResult } from '../runtime/simulation';
+import { simulate, type SimulationResult } from '../runtime/simulation';
+import { parseRunArgs } from './runargs';
 import type { ReconcileTrace } from '../runtime/trace';
+import { parseSeed, readFaultsFile, type FaultRule } from '../cluster/faults';
 
-const HELP = `Usage: reconcile-studio simulate --reconciler FILE [--manifests PATH...] [--duration 10m] [--json]
+const HELP = `Usage: reconcile-studio simulate --reconciler FILE [--manifests PATH...] [--duration 10m] [--json] [--faults FILE [--seed N]]
 
 Runs a reconciler module against a fresh fake cluster (built-in controllers on) on a virtual
 clock from t=0 and reports the reconciles, metrics, events and findings.
@@ -26,49 +27,28 @@ Options:
                         without returning; then the run stops with an error (default ${DEFAULT_HANG_TIMEOUT_MS}, 0: never)
   --memory-limit MB     heap limit of the reconciler's worker thread (default ${DEFAULT_MEMORY_LIMIT_MB})
   --cache-delay MS      delay watch events reach the cache by MS of virtual time (stale reads)
+  --faults FILE         inject the faults FILE describes into the reconciler's API calls
+  --seed N              seed of the faults' probability draws (default 1): same seed, same run
   -h, --help            show this help`;
 
 export async function run(argv: string[]): Promise<number> {
-  let values: Record<string, string | boolean | string[] | undefined>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: {
-        reconciler: { type: 'string' },
-        manifests: { type: 'string', multiple: true },
-        duration: { type: 'string' },
-        json: { type: 'boolean' },
-        'in-process': { type: 'boolean' },
-        'hang-timeout': { type: 'string' },
-        'memory-limit': { type: 'string' },
-        'cache-delay': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: true,
-    }));
-  } catch (err) {
-    console.error(`simulate: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  const reconciler = values.reconciler as string | undefined;
-  if (!reconciler) {
-    console.error(`simulate: --reconciler is required\n\n${HELP}`);
-    return 2;
-  }
-  // `--manifests a b c`: positionals after the flag are manifests too.
-  const manifests = [...((values.manifests as string[] | undefined) ?? []), ...positionals];
-  let durationMs: number;
-  try {
-    durationMs = parseDuration((values.duration as string | undefined) ?? '10m');
-  } catch (err) {
-    console.error(`simulate: ${(err as Error).message}`);
-    return 2;
-  }
+  const args = parseRunArgs(
+    'simulate',
+    argv,
+    HELP,
+    {
+      json: { type: 'boolean' },
+      'in-process': { type: 'boolean' },
+      'hang-timeout': { type: 'string' },
+      'memory-limit': { type: 'string' },
+      'cache-delay': { type: 'string' },
+      faults: { type: 'string' },
+      seed: { type: 'string' },
+    },
+    '10m',
+  );
+  if (typeof args === 'number') return args;
+  const { values, reconciler, manifests, durationMs } = args;
   const numbers: Record<string, number> = {};
   for (const flag of ['hang-timeout', 'memory-limit', 'cache-delay']) {
     const v = values[flag] as string | undefined;
@@ -84,6 +64,24 @@ export async function run(argv: string[]): Promise<number> {
     console.error('simulate: --memory-limit must be more than 0');
     return 2;
   }
+  let faults: FaultRule[] | undefined;
+  let seed: number | undefined;
+  if (values.seed !== undefined) {
+    const s = parseSeed(values.seed as string);
+    if (typeof s === 'string') {
+      console.error(`simulate: ${s}`);
+      return 2;
+    }
+    seed = s;
+  }
+  if (values.faults !== undefined) {
+    try {
+      faults = readFaultsFile(values.faults as string);
+    } catch (err) {
+      console.error(`simulate: ${err instanceof Error ? err.message : String(err)}`);
+      return 2;
+    }
+  }
   let result: SimulationResult;
   const stopOnSignal = onSignals();
   try {
@@ -95,6 +93,8 @@ export async function run(argv: string[]): Promise<number> {
       hangTimeoutMs: numbers['hang-timeout'],
       memoryLimitMb: numbers['memory-limit'],
       ...(numbers['cache-delay'] ? { propagationDelayMs: numbers['cache-delay'] } : {}),
+      ...(faults ? { faults } : {}),
+      ...(seed !== undefined ? { seed } : {}),
     });
   } catch (err) {
     console.error(`simulate: ${err instanceof Error ? err.message : String(err)}`);
@@ -148,7 +148,7 @@ function traceLine(t: ReconcileTrace): string {
   const calls = t.calls
     .map(
       (c) =>
-        `${c.verb} ${c.resource}${c.subresource ? `/${c.subresource}` : ''} ${c.code}${c.noop ? ' (no-op)' : ''}`,
+        `${c.verb} ${c.resource}${c.subresource ? `/${c.subresource}` : ''} ${c.code}${c.noop ? ' (no-op)' : ''}${c.fault !== undefined ? ` [fault ${c.fault}]` : ''}`,
     )
     .join(', ');
   const trig = t.triggers[0];

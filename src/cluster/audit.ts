@@ -40,6 +40,8 @@ export interface AuditEvent {
   name: string;
   /** HTTP status of the response (0 while a watch is still open). */
   code: number;
+  /** The fault (faults.ts) injected into this request, by name: the debugger marks these. */
+  fault?: string;
   /** From the Status body of an error response. */
   reason?: string;
   message?: string;
@@ -130,6 +132,7 @@ export class InFlight {
   private target: AuditTarget;
   private status: { reason?: string; message?: string } = {};
   private objects: { before?: KubeObject; after?: KubeObject } = {};
+  private fault: string | undefined;
   private done = false;
 
   constructor(
@@ -161,6 +164,11 @@ export class InFlight {
     };
   }
 
+  /** A fault was injected into this request. */
+  injected(fault: string): void {
+    this.fault = fault;
+  }
+
   /** A write's object before (as stored) and after (as returned). */
   objectsOf(before: KubeObject | undefined, after: KubeObject | undefined): void {
     this.objects = { ...(before ? { before } : {}), ...(after ? { after } : {}) };
@@ -187,6 +195,7 @@ export class InFlight {
       requestURI: this.req.requestURI,
       ...this.target,
       code,
+      ...(this.fault !== undefined ? { fault: this.fault } : {}),
       ...this.status,
       start: this.start,
       ...this.objects,

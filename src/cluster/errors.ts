@@ -255,6 +255,31 @@ export function newInternal(message: string): StatusError {
   return status(500, 'InternalError', `Internal error occurred: ${message}`);
 }
 
+/** errors.NewTooManyRequests: the response carries `Retry-After` from the details. */
+export function newTooManyRequests(message: string, retryAfterSeconds: number): StatusError {
+  return status(429, 'TooManyRequests', message, { retryAfterSeconds });
+}
+
+/** errors.NewServiceUnavailable (with the optional retry delay of a 503). */
+export function newServiceUnavailable(message: string, retryAfterSeconds?: number): StatusError {
+  return status(
+    503,
+    'ServiceUnavailable',
+    message,
+    retryAfterSeconds ? { retryAfterSeconds } : undefined,
+  );
+}
+
+/** errors.NewTimeoutError: 504 with the message prefixed `Timeout: `. */
+export function newTimeoutError(message: string, retryAfterSeconds = 0): StatusError {
+  return status(
+    504,
+    'Timeout',
+    `Timeout: ${message}`,
+    retryAfterSeconds ? { retryAfterSeconds } : undefined,
+  );
+}
+
 export function newNotAcceptable(message: string): StatusError {
   return status(406, 'NotAcceptable', message);
 }

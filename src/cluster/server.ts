@@ -8,7 +8,8 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { AuditLog, type InFlight } from './audit';
+import { AuditLog, verbOf, type InFlight } from './audit';
+import { injectHttpFault, watchUnderFault, type FaultEffect, type FaultInjector } from './faults';
 import type { Cluster } from './cluster';
 import { generateServingCerts } from './certs';
 import type { ServingCerts } from './certs';
@@ -81,6 +82,8 @@ export interface ServerOptions {
    * time between this and twice this (default 1800 s; 0: never).
    */
   minRequestTimeoutSeconds?: number;
+  /** Faults to inject into resource requests (`serve --faults`). */
+  faults?: FaultInjector;
   /** Sees every authenticated request before it is served (`serve --log-requests`). */
   onRequest?: (req: IncomingMessage) => void;
 }
@@ -223,9 +226,18 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     if (route.watch) {
       if (method !== 'GET') throw newMethodNotSupported(route.t.gr, method.toLowerCase());
       const { name, ...collection } = route;
-      return serveResource(req, res, collection, method, legacyWatchQuery(q, name), body, pretty);
+      return serveResource(
+        req,
+        res,
+        collection,
+        method,
+        legacyWatchQuery(q, name),
+        body,
+        pretty,
+        user,
+      );
     }
-    return serveResource(req, res, route, method, q, body, pretty);
+    return serveResource(req, res, route, method, q, body, pretty, user);
   }
 
   async function serveResource(
@@ -236,6 +248,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     q: URLSearchParams,
     body: Buffer | undefined,
     pretty: boolean,
+    user: string,
   ): Promise<void> {
     const { t, namespace, name, subresource } = route;
     const type = { apiVersion: t.apiVersion, kind: t.info.kind };
@@ -251,6 +264,19 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       queryBool(q, 'watch') === true,
     );
     if (method !== 'GET' && method !== 'PATCH') validateWriteOptions(method, q);
+    const verb = verbOf(method, name !== undefined, queryBool(q, 'watch') === true);
+    const fault = opts.faults?.decide({
+      verb,
+      group: t.gr.group,
+      resource: t.info.plural,
+      subresource: subresource ?? '',
+      namespace: namespace ?? '',
+      name: name ?? '',
+      userAgent: req.headers['user-agent'] ?? '',
+      user,
+      resourceVersion: q.get('resourceVersion') ?? '',
+    });
+    if (fault) await injectHttpFault(fault, verb, res, record);
     const dryRun = q.getAll('dryRun').includes('All');
     const fieldManager = q.get('fieldManager') ?? userAgentManager(req.headers['user-agent']);
     const table = wantsTable(req.headers.accept);
@@ -319,7 +345,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       };
       if (method === 'GET') {
         validateListOptions(q);
-        if (queryBool(q, 'watch')) return serveWatch(req, res, t, listOpts, q, table);
+        if (queryBool(q, 'watch')) return serveWatch(req, res, t, listOpts, q, table, fault);
         if (metaOnly) {
           const list = cluster.list(type, listOpts);
           return send(200, {
@@ -454,6 +480,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     listOpts: ListOptions,
     q: URLSearchParams,
     table: boolean,
+    fault?: FaultEffect,
   ): void {
     const includeObject = q.get('includeObject') ?? undefined;
     const metaOnly = wantsPartialMetadata(req.headers.accept);
@@ -492,16 +519,18 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       minRequestTimeout: opts.minRequestTimeoutSeconds,
     });
     const sendInitialEvents = sendInitialEventsOf(q);
-    const w: { stop(): void } = cluster.watch(
-      type,
-      {
-        ...listOpts,
-        ...(queryBool(q, 'allowWatchBookmarks') ? { allowWatchBookmarks: true } : {}),
-        ...(sendInitialEvents !== undefined ? { sendInitialEvents } : {}),
-        ...(timeout ? { timeoutSeconds: timeout } : {}),
-      },
-      write,
-      end,
+    const w: { stop(): void } = watchUnderFault(fault, cluster.clock, write, end, (deliver) =>
+      cluster.watch(
+        type,
+        {
+          ...listOpts,
+          ...(queryBool(q, 'allowWatchBookmarks') ? { allowWatchBookmarks: true } : {}),
+          ...(sendInitialEvents !== undefined ? { sendInitialEvents } : {}),
+          ...(timeout ? { timeoutSeconds: timeout } : {}),
+        },
+        deliver,
+        end,
+      ),
     );
     // Events are delivered from a microtask queued by watch(): this one runs after the first batch.
     queueMicrotask(() => stream.initialSent());

@@ -21,6 +21,7 @@ import type { Cache } from './cache';
 import type { ApiCall, DiffEntry, Phase, PhaseRecord, ReconcileTrace, Verb } from './trace';
 import { diffObjects } from './trace';
 import { clone } from '../cluster/clone';
+import { faultOf } from '../cluster/faults';
 
 /** What a ReconcileRun needs from its controller. */
 export interface RunDeps {
@@ -40,9 +41,16 @@ export interface RunDeps {
   recordEvent?(obj: ObjectLike, type: string, reason: string, message: string): void;
 }
 
-function errorInfo(err: unknown): { code: number; reason?: string; message: string } {
+function errorInfo(err: unknown): {
+  code: number;
+  reason?: string;
+  message: string;
+  fault?: string;
+} {
   const e = err as { code?: unknown; reason?: unknown; message?: unknown };
+  const fault = faultOf(err);
   return {
+    ...(fault !== undefined ? { fault } : {}),
     code: typeof e?.code === 'number' ? e.code : 500,
     ...(typeof e?.reason === 'string' ? { reason: e.reason } : {}),
     message: typeof e?.message === 'string' ? e.message : String(err),
@@ -350,6 +358,8 @@ export class ReconcileRun {
           call.code = 200;
           break;
       }
+      const delayedBy = faultOf(pending);
+      if (delayedBy !== undefined) call.fault = delayedBy;
       const done = isPromise(pending) ? await pending : pending;
       if (verb !== 'delete') result = done as KubeObject;
     } catch (err) {
@@ -370,7 +380,7 @@ export class ReconcileRun {
       }
       rec.diff = diffObjects(before, result);
     }
-    rec.summary += ` → ${call.code}${call.reason ? ` ${call.reason}` : ''}${call.noop ? ' (no-op)' : ''}`;
+    rec.summary += ` → ${call.code}${call.reason ? ` ${call.reason}` : ''}${call.noop ? ' (no-op)' : ''}${call.fault !== undefined ? ` [fault ${call.fault}]` : ''}`;
     this.trace.calls.push(call);
     if (!error && !call.noop) this.deps.onWrite(this.trace, call);
     await this.gate(rec, 'exit');

@@ -7,12 +7,15 @@
  * there, as a Go operator that died or wedged would, and the result says where.
  */
 import { Cluster } from '../cluster/cluster';
+import type { KubeObject } from '../cluster/types';
 import { loadManifests } from '../cluster/manifests';
 import { VirtualClock } from '../util/clock';
 import type { Controller } from './controller';
 import { analyze, type ClusterEvent, type Finding } from './findings';
 import { loadReconciler, type LoadOptions } from './loader';
 import { Manager } from './manager';
+import { FaultyApiServer } from './faultyapiserver';
+import { FaultInjector, type FaultRule } from '../cluster/faults';
 import type { Request } from './reconcile';
 import type { ReconcileTrace, TraceError } from './trace';
 import { WORKER_FAILURES } from './workerprotocol';
@@ -28,6 +31,10 @@ export interface SimulationOptions {
   podReadyDelayMs?: number;
   /** Delay of watch events reaching the informer cache (ms of virtual time). */
   propagationDelayMs?: number;
+  /** Faults (cluster/faults.ts) injected into the reconciler's API calls. */
+  faults?: FaultRule[];
+  /** Seed of the faults' `probability` draws (default 1). */
+  seed?: number;
 }
 
 export interface ReconcileRecord {
@@ -43,6 +50,8 @@ export interface ReconcileRecord {
     name: string;
     subresource: string;
     code: number;
+    /** The injected fault that failed or delayed the call. */
+    fault?: string;
   }>;
 }
 
@@ -88,6 +97,10 @@ export interface SimulationResult {
   controller: string;
   durationMs: number;
   prometheus: string;
+  /** The objects of the reconciler's `for` type at the end (the chaos report compares them). */
+  objects: KubeObject[];
+  /** The objects of its `owns` types at the end. */
+  owned: KubeObject[];
   /** The reconcile whose worker failed; the controller stopped after it. */
   workerFailure?: { at: number; key: string; error: TraceError };
 }
@@ -105,7 +118,9 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
     memoryLimitMb: opts.memoryLimitMb,
   });
   const mgr = new Manager({
-    api: cluster,
+    api: opts.faults?.length
+      ? new FaultyApiServer(cluster, new FaultInjector(opts.faults, opts.seed))
+      : cluster,
     clock,
     stepper: false,
     ...(opts.propagationDelayMs ? { propagationDelayMs: opts.propagationDelayMs } : {}),
@@ -145,6 +160,8 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
       controller: ctrl.name,
       durationMs: opts.durationMs,
       prometheus: mgr.metricsText(),
+      objects: cluster.list(loaded.definition.for).items,
+      owned: (loaded.definition.owns ?? []).flatMap((t) => cluster.list(t).items),
       ...(workerFailure ? { workerFailure } : {}),
     };
   } finally {
@@ -180,6 +197,7 @@ function buildReport(
         name: c.name,
         subresource: c.subresource,
         code: c.code,
+        ...(c.fault !== undefined ? { fault: c.fault } : {}),
       })),
     })),
     metrics: {

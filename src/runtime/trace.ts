@@ -34,6 +34,8 @@ export interface ApiCall {
   code: number;
   reason?: string;
   message?: string;
+  /** The fault (faults file) that failed or delayed this call, by name: the debugger marks it. */
+  fault?: string;
   /** Reads are served by the informer cache; writes go to the API server. */
   source: 'cache' | 'server';
   at: number;

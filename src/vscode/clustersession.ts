@@ -18,6 +18,7 @@ import { CRD_TYPE, OWNED_KINDS, typeOfKind, type ResourceSource } from './model/
 import type { Logger } from './output';
 import type { ResourceTreeProvider } from './resourcetree';
 import { readSettings } from './settings';
+import type { WorkspaceFaults } from './workspacefaults';
 
 export class ClusterSession implements vscode.Disposable {
   private source: ResourceSource | undefined;
@@ -38,6 +39,8 @@ export class ClusterSession implements vscode.Disposable {
     private readonly log: Logger,
     private readonly tree: ResourceTreeProvider,
     private readonly onObject: (ev: WatchEvent) => void = () => undefined,
+    /** The workspace's faults file, injected into the embedded cluster's requests. */
+    readonly faults?: WorkspaceFaults,
   ) {}
 
   get cluster(): Cluster | undefined {
@@ -128,7 +131,8 @@ export class ClusterSession implements vscode.Disposable {
   /** Serves the cluster on 127.0.0.1 and points new terminals' KUBECONFIG at it. */
   private async serve(cluster: Cluster): Promise<void> {
     const { startServer, writeKubeconfigFile } = await import('./engine');
-    this.served = await startServer({ cluster });
+    const faults = await this.faults?.load();
+    this.served = await startServer({ cluster, ...(faults ? { faults } : {}) });
     const file = join(this.context.globalStorageUri.fsPath, 'fake-cluster.kubeconfig');
     // Its own file (never the user's kubeconfig): atomic, 0600 as it holds the bearer token.
     writeKubeconfigFile(file, this.served.kubeconfig('reconcile-studio'));

@@ -7,6 +7,8 @@ export { writeKubeconfigFile } from '../cluster/kubeconfig';
 export { Cluster } from '../cluster/cluster';
 export { loadManifests } from '../cluster/manifests';
 export { startServer } from '../cluster/server';
+export { FaultInjector, FaultsFileError, parseFaults } from '../cluster/faults';
+export { FaultyApiServer } from '../runtime/faultyapiserver';
 export { loadReconciler } from '../runtime/loader';
 export { Manager } from '../runtime/manager';
 export { simulate } from '../runtime/simulation';

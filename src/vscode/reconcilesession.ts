@@ -66,7 +66,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     const file = uri.fsPath;
     this.log.info(`loading reconciler ${file}`);
     // The runtime is loaded on first use, not at activation.
-    const { loadReconciler, Manager, DebuggerModel, eventsOf, NO_EVENTS } =
+    const { loadReconciler, Manager, DebuggerModel, eventsOf, NO_EVENTS, FaultyApiServer } =
       await import('./engine');
     // Against the cluster the views show: a kubeconfig context the user allowed writes to, or the
     // embedded fake cluster (started on demand).
@@ -83,7 +83,9 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
       events = NO_EVENTS;
     } else {
       const cluster = await this.clusters.startEmbedded();
-      api = cluster;
+      // The workspace's faults apply to the reconciler's calls as to any client's.
+      const faults = await this.clusters.faults?.load();
+      api = faults ? new FaultyApiServer(cluster, faults) : cluster;
       events = eventsOf(cluster);
     }
     let loaded: LoadedReconciler;

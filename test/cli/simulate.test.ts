@@ -6,26 +6,13 @@ import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { run } from '../../src/cli/simulate';
+import { capture as captureRun } from './capture';
 import { parseDuration } from '../../src/runtime/simulation';
 
 const ROOT = join(__dirname, '..', '..');
 const SAMPLE = join(ROOT, 'samples/quota-operator');
 
-async function capture(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...a: unknown[]) => out.push(a.join(' '));
-  console.error = (...a: unknown[]) => err.push(a.join(' '));
-  try {
-    const code = await run(argv);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
+const capture = (argv: string[]) => captureRun(run, argv);
 
 test('durations parse as 10m, 90s, 1h30m, 500ms and bare milliseconds', () => {
   assert.equal(parseDuration('10m'), 600_000);
@@ -261,4 +248,69 @@ test('simulate rejects a non-numeric --hang-timeout as a usage error', async () 
   const { code, err } = await capture(['--reconciler', 'x.js', '--hang-timeout', 'soon']);
   assert.equal(code, 2);
   assert.match(err, /--hang-timeout must be a non-negative number, got "soon"/);
+});
+
+test('simulate --faults refuses a bad faults file with file:line and exit 2, and a bad --seed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rs-sim-faults-'));
+  try {
+    const file = join(dir, 'faults.yaml');
+    writeFileSync(file, 'faults:\n  - error: {code: 418}\n');
+    const bad = await capture([
+      '--reconciler',
+      join(SAMPLE, 'reconcilers/webapp.reconciler.ts'),
+      '--faults',
+      file,
+    ]);
+    assert.equal(bad.code, 2);
+    assert.match(
+      bad.err,
+      new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: .*code must be one of`),
+    );
+    const seed = await capture([
+      '--reconciler',
+      join(SAMPLE, 'reconcilers/webapp.reconciler.ts'),
+      '--seed',
+      'abc',
+    ]);
+    assert.equal(seed.code, 2);
+    assert.match(seed.err, /--seed must be a whole number/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('simulate --faults marks the injected calls in the timeline and the JSON', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rs-sim-faults-'));
+  try {
+    const file = join(dir, 'faults.yaml');
+    writeFileSync(
+      file,
+      'faults:\n  - name: one-conflict\n    match: {verb: update, resource: deployments}\n    times: 1\n    error: {code: 409}\n',
+    );
+    const args = [
+      '--reconciler',
+      join(SAMPLE, 'reconcilers/webapp.reconciler.ts'),
+      '--manifests',
+      join(SAMPLE, 'config'),
+      '--duration',
+      '1m',
+      '--in-process',
+      '--faults',
+      file,
+      '--seed',
+      '3',
+    ];
+    const text = await capture(args);
+    assert.equal(text.code, 0, text.err);
+    assert.match(text.out, /update deployments 409 \[fault one-conflict\]/);
+    const json = await capture([...args, '--json']);
+    const doc = JSON.parse(json.out) as { reconciles: Array<{ calls: Array<{ fault?: string }> }> };
+    const faulted = doc.reconciles.flatMap((r) => r.calls).filter((c) => c.fault);
+    assert.deepEqual(
+      faulted.map((c) => c.fault),
+      ['one-conflict'],
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

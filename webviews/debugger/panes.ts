@@ -110,7 +110,10 @@ export function callsPane(v: View, cur: ReconcileView): HTMLElement {
                 cell(
                   `${c.resource}${c.subresource ? '/' + c.subresource : ''} ${c.namespace ? c.namespace + '/' : ''}${c.name ?? ''}`,
                 ),
-                cell(c.code || '…', c.code >= 400 ? 'code-error' : 'code-ok'),
+                cell(
+                  c.fault !== undefined ? `${c.code || '…'} (fault ${c.fault})` : c.code || '…',
+                  c.code >= 400 || c.fault !== undefined ? 'code-error' : 'code-ok',
+                ),
                 cell(c.source),
                 cell(c.latencyMs ? formatDuration(c.latencyMs) : '—'),
                 cell(c.message && c.code >= 400 ? c.message : ''),

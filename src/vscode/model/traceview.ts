@@ -155,6 +155,7 @@ export function toReconcileView(
         source: c.source,
         latencyMs: c.wallMs ?? 0,
         phase: p.phase,
+        ...(c.fault !== undefined ? { fault: c.fault } : {}),
       });
     }
     if ((p.phase === 'write' || p.phase === 'status') && p.call) {

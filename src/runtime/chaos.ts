@@ -1,0 +1,247 @@
+/**
+ * The robustness report (`reconcile-studio chaos`): a baseline simulation without faults, then
+ * the same start once per fault class, each compared with the baseline's final state (the
+ * objects of the reconciler's `for` and `owns` types, status included). Everything runs on the
+ * virtual clock with seeded draws, so the same inputs give the same report.
+ */
+import type { FaultRule } from '../cluster/faults';
+import type { KubeObject } from '../cluster/types';
+import { simulate, type SimulationOptions, type SimulationResult } from './simulation';
+import { diffObjects, type ReconcileTrace } from './trace';
+
+/** One fault class: a name (the report's `fault`) and the rules that provoke it. */
+export interface FaultClass {
+  fault: string;
+  rules: FaultRule[];
+}
+
+const rule = (
+  r: Omit<FaultRule, 'line' | 'match'> & { match?: FaultRule['match'] },
+): FaultRule => ({
+  match: {},
+  ...r,
+  line: 0,
+});
+
+/** The classes of the issue, each a transient fault the operator should ride out. */
+export const FAULT_CLASSES: FaultClass[] = [
+  {
+    fault: 'write-conflict',
+    rules: [
+      rule({
+        name: 'write-conflict',
+        match: { verb: 'update', subresource: '' },
+        times: 1,
+        error: { code: 409 },
+      }),
+    ],
+  },
+  {
+    fault: 'throttling',
+    // The reconciler's writes (the informers' lists would absorb the first hits unseen).
+    rules: [
+      rule({
+        name: 'throttling',
+        match: { verb: 'update' },
+        times: 3,
+        error: { code: 429 },
+        retryAfterSeconds: 1,
+      }),
+    ],
+  },
+  {
+    fault: 'write-500',
+    rules: [
+      rule({
+        name: 'write-500',
+        match: { verb: 'update', subresource: '' },
+        times: 1,
+        error: { code: 500 },
+      }),
+    ],
+  },
+  {
+    fault: 'status-500',
+    rules: [
+      rule({
+        name: 'status-500',
+        match: { subresource: 'status' },
+        times: 1,
+        error: { code: 500 },
+      }),
+    ],
+  },
+  {
+    fault: 'read-timeout',
+    rules: [
+      rule({ name: 'read-timeout', match: { verb: 'list' }, times: 1, error: { code: 504 } }),
+    ],
+  },
+  {
+    fault: 'watch-closed',
+    rules: [rule({ name: 'watch-closed', match: { verb: 'watch' }, times: 1, closeWatch: true })],
+  },
+  {
+    fault: 'watch-410',
+    rules: [rule({ name: 'watch-410', match: { verb: 'watch' }, times: 1, gone: true })],
+  },
+  {
+    fault: 'stale-cache',
+    rules: [rule({ name: 'stale-cache', match: { verb: 'watch' }, cacheLagMs: 2000 })],
+  },
+  {
+    fault: 'quota-exhausted',
+    rules: [
+      rule({ name: 'quota-exhausted', match: { verb: 'create' }, times: 1, error: { code: 403 } }),
+      rule({
+        name: 'quota-exhausted',
+        match: { verb: 'update', subresource: '' },
+        times: 1,
+        error: { code: 403 },
+      }),
+    ],
+  },
+];
+
+export interface ChaosBaseline {
+  reconciles: number;
+  apiCalls: number;
+  /** Virtual ms of the reconciler's last write that changed something (its steady state). */
+  steadyAtMs: number | null;
+  objects: number;
+}
+
+export interface ChaosCase {
+  fault: string;
+  converged: boolean;
+  /** Virtual ms of the last changing write, when the run ended in the baseline's state. */
+  timeToConvergeMs: number | null;
+  reconciles: number;
+  apiCalls: number;
+  /** What went wrong beyond the baseline: the simulation's finding kinds and the report's own. */
+  findings: string[];
+  /** How the final state differs from the baseline's, one line per field ('' when converged). */
+  diff: string;
+}
+
+export interface ChaosReport {
+  baseline: ChaosBaseline;
+  cases: ChaosCase[];
+}
+
+export type ChaosOptions = Omit<SimulationOptions, 'faults'> & { classes?: FaultClass[] };
+
+export async function chaos(opts: ChaosOptions): Promise<ChaosReport> {
+  const { classes = FAULT_CLASSES, ...sim } = opts;
+  const base = await simulate(sim);
+  const expected = stateOf(base);
+  const baseFindings = new Set(base.findings.map((f) => f.kind));
+  const cases: ChaosCase[] = [];
+  for (const c of classes) {
+    const run = await simulate({ ...sim, faults: c.rules });
+    const diff = diffStates(expected, stateOf(run));
+    const converged = diff.length === 0;
+    const findings: string[] = [
+      ...new Set(run.findings.map((f) => f.kind).filter((k) => !baseFindings.has(k))),
+    ];
+    if (run.traces.some(swallowed)) findings.push('errors-swallowed');
+    if (diff.some((l) => / \.status[.[]/.test(l) || / \.status:/.test(l)))
+      findings.push('lost-status');
+    cases.push({
+      fault: c.fault,
+      converged,
+      timeToConvergeMs: converged ? lastChange(run) : null,
+      reconciles: run.traces.length,
+      apiCalls: apiCalls(run),
+      findings,
+      diff: diff.join('\n'),
+    });
+  }
+  return {
+    baseline: {
+      reconciles: base.traces.length,
+      apiCalls: apiCalls(base),
+      steadyAtMs: lastChange(base),
+      objects: base.objects.length + base.owned.length,
+    },
+    cases,
+  };
+}
+
+/** A reconcile that met an injected failure yet reported success: the error went nowhere. */
+function swallowed(t: ReconcileTrace): boolean {
+  return !t.error && t.calls.some((c) => c.fault !== undefined && c.code >= 400);
+}
+
+function apiCalls(r: SimulationResult): number {
+  return r.traces.reduce((n, t) => n + t.calls.length, 0);
+}
+
+function lastChange(r: SimulationResult): number | null {
+  let last: number | null = null;
+  for (const t of r.traces)
+    for (const c of t.calls)
+      if (c.source === 'server' && c.code < 300 && !c.noop) last = Math.max(last ?? 0, c.at);
+  return last;
+}
+
+/**
+ * An object as it is compared: without what differs between two runs that reached the same
+ * state (versions, uids, times, generations, managed fields).
+ */
+function normalize(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(normalize);
+  if (typeof v !== 'object' || v === null) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (VOLATILE.has(k) || /(Time|Timestamp)$/.test(k)) continue;
+    out[k] = normalize(x);
+  }
+  return out;
+}
+
+const VOLATILE = new Set([
+  'resourceVersion',
+  'uid',
+  'generation',
+  'observedGeneration',
+  'managedFields',
+  'selfLink',
+]);
+
+function keyOf(o: KubeObject): string {
+  const ns = o.metadata.namespace;
+  return `${o.kind} ${ns ? `${ns}/` : ''}${o.metadata.name ?? ''}`;
+}
+
+/**
+ * The state a run ended in: the reconciler's own objects whole (their status is its to write),
+ * the objects it owns without their status (written by other controllers, and naming pods whose
+ * generated names differ from run to run).
+ */
+function stateOf(r: SimulationResult): Map<string, unknown> {
+  return new Map([
+    ...r.objects.map((o) => [keyOf(o), normalize(o)] as const),
+    ...r.owned.map((o) => {
+      const { status: _status, ...rest } = o;
+      return [keyOf(o), normalize(rest)] as const;
+    }),
+  ]);
+}
+
+function diffStates(want: Map<string, unknown>, got: Map<string, unknown>): string[] {
+  const lines: string[] = [];
+  for (const [k, w] of want) {
+    const g = got.get(k);
+    if (g === undefined) {
+      lines.push(`${k}: missing`);
+      continue;
+    }
+    for (const d of diffObjects(w, g))
+      lines.push(
+        `${k}: ${d.path}: ${JSON.stringify(d.before) ?? '(none)'} → ${JSON.stringify(d.after) ?? '(none)'}`,
+      );
+  }
+  for (const k of got.keys()) if (!want.has(k)) lines.push(`${k}: not in the baseline`);
+  return lines;
+}

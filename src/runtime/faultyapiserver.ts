@@ -1,0 +1,187 @@
+/**
+ * The runtime's in-process calls under the faults file: an ApiServer that asks a FaultInjector
+ * (cluster/faults.ts) about each call before handing it to the real one, exactly as the served
+ * cluster does for each HTTP request. Calls no fault touches stay synchronous (the virtual
+ * clock's ordering is kept); latency waits on the cluster's clock, so it is virtual time in a
+ * simulation. The in-process runtime identifies itself as a kubebuilder operator binary does
+ * (user agent `manager/…`), so one faults file aims at a Go operator and its TypeScript twin alike.
+ */
+import { DEFAULT_USER } from '../cluster/server';
+import type { FaultEffect, FaultInjector, FaultRequest } from '../cluster/faults';
+import { markInjected, watchUnderFault } from '../cluster/faults';
+import type { AuditVerb } from '../cluster/audit';
+import type {
+  DeleteOptions,
+  KubeObject,
+  ListOptions,
+  ObjectKey,
+  PatchType,
+  TypeRef,
+  WatchEvent,
+  WatchOptions,
+} from '../cluster/types';
+import { RealClock } from '../util/clock';
+import {
+  isPromise,
+  resourceName,
+  type ApiServer,
+  type MaybePromise,
+  type WatchHandle,
+} from './apiserver';
+
+export const IN_PROCESS_USER_AGENT = 'manager/v0.0.0 (reconcile-studio) in-process';
+
+export class FaultyApiServer implements ApiServer {
+  // Present exactly when the wrapped server has them: callers test for them (a remote server has
+  // no peek, and the client then diffs against the informer or a GET).
+  readonly resources?: ApiServer['resources'];
+  readonly peek?: ApiServer['peek'];
+
+  constructor(
+    private readonly inner: ApiServer,
+    private readonly faults: FaultInjector,
+  ) {
+    if (inner.resources) this.resources = inner.resources.bind(inner);
+    if (inner.peek) this.peek = inner.peek.bind(inner);
+    // Cluster events (the recorder) are not API calls a fault applies to: passed through as is.
+    const withEvents = inner as { recordEvent?: (...args: never[]) => unknown };
+    if (withEvents.recordEvent)
+      (this as { recordEvent?: unknown }).recordEvent = withEvents.recordEvent.bind(inner);
+  }
+
+  get clock() {
+    return this.inner.clock;
+  }
+
+  get(type: TypeRef, key: ObjectKey): MaybePromise<KubeObject> {
+    return this.call(this.request('get', type, key.namespace, key.name, ''), () =>
+      this.inner.get(type, key),
+    );
+  }
+
+  list(type: TypeRef, opts?: ListOptions) {
+    const r = this.request('list', type, opts?.namespace, '', '', opts?.resourceVersion);
+    return this.call(r, () => this.inner.list(type, opts));
+  }
+
+  create(obj: KubeObject, opts?: { dryRun?: boolean }): MaybePromise<KubeObject> {
+    const r = this.request('create', obj, obj.metadata.namespace, '', '');
+    return this.call(r, () => this.inner.create(obj, opts));
+  }
+
+  update(obj: KubeObject, opts?: { subresource?: 'status' }): MaybePromise<KubeObject> {
+    const r = this.request(
+      'update',
+      obj,
+      obj.metadata.namespace,
+      obj.metadata.name ?? '',
+      opts?.subresource ?? '',
+    );
+    return this.call(r, () => this.inner.update(obj, opts));
+  }
+
+  patch(
+    type: TypeRef,
+    key: ObjectKey,
+    patch: unknown,
+    patchType: PatchType,
+    opts?: { subresource?: 'status' },
+  ): MaybePromise<KubeObject> {
+    const r = this.request('patch', type, key.namespace, key.name, opts?.subresource ?? '');
+    return this.call(r, () => this.inner.patch(type, key, patch, patchType, opts));
+  }
+
+  delete(type: TypeRef, key: ObjectKey, opts?: DeleteOptions): unknown {
+    const r = this.request('delete', type, key.namespace, key.name, '');
+    return this.call(r, () => this.inner.delete(type, key, opts));
+  }
+
+  watch(
+    type: TypeRef,
+    opts: WatchOptions,
+    onEvent: (e: WatchEvent) => void,
+    onClose?: (err?: unknown) => void,
+  ): WatchHandle {
+    const r = this.request('watch', type, opts.namespace, '', '', opts.resourceVersion);
+    const fault = r && this.faults.decide(r);
+    let closed = false;
+    const end = () => {
+      if (closed) return;
+      closed = true;
+      handle.stop();
+      onClose?.();
+    };
+    const handle: WatchHandle = watchUnderFault(
+      fault,
+      this.clock ?? new RealClock(),
+      onEvent,
+      end,
+      (deliver) =>
+        this.inner.watch(type, opts, deliver, (err) => {
+          if (closed) return;
+          closed = true;
+          onClose?.(err);
+        }),
+    );
+    return {
+      stop: () => {
+        closed = true;
+        handle.stop();
+      },
+    };
+  }
+
+  private request(
+    verb: AuditVerb,
+    type: TypeRef,
+    namespace: string | undefined,
+    name: string,
+    subresource: string,
+    resourceVersion?: string,
+  ): FaultRequest | undefined {
+    // No rules (an editor session whose faults file is empty): no per-call cost beyond this.
+    if (this.faults.size === 0) return undefined;
+    return {
+      verb,
+      group: type.apiVersion.includes('/') ? type.apiVersion.split('/')[0] : '',
+      resource: resourceName(this.inner, type),
+      subresource,
+      namespace: namespace ?? '',
+      name,
+      userAgent: IN_PROCESS_USER_AGENT,
+      user: DEFAULT_USER,
+      resourceVersion: resourceVersion ?? '',
+    };
+  }
+
+  /** Runs `fn` under the fault the injector picks, if any; unchanged (and synchronous) if none. */
+  private call<T>(r: FaultRequest | undefined, fn: () => T): T | Promise<Awaited<T>> {
+    const effect = r && this.faults.decide(r);
+    if (!effect) return fn();
+    const answer = (): T => {
+      const err = failureOf(effect, r.verb);
+      if (err) throw err;
+      return fn();
+    };
+    if (effect.latencyMs <= 0) return answer();
+    const clock = this.clock ?? new RealClock();
+    const delayed = new Promise<Awaited<T>>((resolve, reject) => {
+      clock.setTimeout(() => {
+        try {
+          const v = answer();
+          if (isPromise(v as MaybePromise<unknown>))
+            (v as Promise<Awaited<T>>).then(resolve, reject);
+          else resolve(v as Awaited<T>);
+        } catch (err) {
+          reject(err);
+        }
+      }, effect.latencyMs);
+    });
+    // The answer is marked, so the trace's row for the call names the fault that delayed it.
+    return markInjected(delayed, effect.fault);
+  }
+}
+
+function failureOf(effect: FaultEffect, verb: AuditVerb): Error | undefined {
+  return effect.error ?? (verb === 'list' ? effect.gone : undefined);
+}
