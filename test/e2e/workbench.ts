@@ -111,12 +111,23 @@ function makeWorkbench(
       return file;
     },
     async runCommand(title) {
-      await page.keyboard.press('F1');
       const input = page.locator('.quick-input-widget input');
-      await input.waitFor({ state: 'visible' });
-      await input.fill(`>${title}`);
       const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-      await row.waitFor({ state: 'visible', timeout: 15_000 });
+      // The palette can open before the workbench has every contribution and context key (a
+      // command whose enablement is not yet known is left out): ask again rather than fail.
+      for (let attempt = 1; ; attempt++) {
+        await page.keyboard.press('F1');
+        await input.waitFor({ state: 'visible' });
+        await input.fill(`>${title}`);
+        try {
+          await row.waitFor({ state: 'visible', timeout: 10_000 });
+          break;
+        } catch (err) {
+          if (attempt === 4) throw err;
+          await page.keyboard.press('Escape');
+          await page.waitForTimeout(1_000);
+        }
+      }
       await input.press('Enter');
     },
     async openView(containerTitle) {
