@@ -120,12 +120,13 @@ function makeWorkbench(
         await input.waitFor({ state: 'visible' });
         await input.fill(`>${title}`);
         try {
-          await row.waitFor({ state: 'visible', timeout: 10_000 });
+          await row.waitFor({ state: 'visible', timeout: 15_000 });
           break;
         } catch (err) {
-          if (attempt === 4) throw err;
+          if (attempt === 3) throw err;
+          console.log(`# "${title}" not in the command palette yet; asking again`);
           await page.keyboard.press('Escape');
-          await page.waitForTimeout(1_000);
+          await input.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
         }
       }
       await input.press('Enter');
