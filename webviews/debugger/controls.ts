@@ -137,7 +137,11 @@ export function faultControls(v: View): HTMLElement {
   const target = v.state.faultTarget;
   return h(
     'div',
-    { class: 'outcomes', role: 'group', 'aria-label': 'Inject a fault into the held call' },
+    {
+      class: 'outcomes fault-controls',
+      role: 'group',
+      'aria-label': 'Inject a fault into the held call',
+    },
     h(
       'span',
       {
