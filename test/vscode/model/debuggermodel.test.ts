@@ -196,11 +196,12 @@ describe('DebuggerModel latency chart', () => {
 });
 
 describe('DebuggerModel fault injection into the held call', () => {
-  /** Holds before the first write; returns the promise of the background clock advance. */
+  /** Holds before the first write (or status write); returns the background clock advance. */
   async function holdAtWrite(
     s: Awaited<ReturnType<typeof session>>,
+    phase: 'write' | 'status' = 'write',
   ): Promise<{ running: Promise<number> }> {
-    s.model.setBreakpoints(['write'], []);
+    s.model.setBreakpoints([phase], []);
     s.manager.start();
     const held = new Promise<void>((resolve) => s.manager.on('held', () => resolve()));
     const running = s.clock.advance(60_000);
@@ -264,6 +265,31 @@ describe('DebuggerModel fault injection into the held call', () => {
         ['create', 201, 'debugger-1: Delay 2 s'],
       );
       assert.equal(s.clock.now() - heldAt, 2000, 'the answer came 2 s later in controller time');
+    } finally {
+      s.model.setBreakpoints([], []);
+      s.manager.stepper?.continue();
+      await running;
+      await s.close();
+    }
+  });
+
+  it('fails the held status write with Internal Error: the status subresource is matched', async () => {
+    const s = await session({ faults: true });
+    let running: Promise<number> | undefined;
+    try {
+      ({ running } = await holdAtWrite(s, 'status'));
+      const key = s.model.state().current!.request;
+      assert.equal(
+        s.model.state().faultTarget,
+        `update webapps/status ${key.namespace}/${key.name}`,
+      );
+      s.model.injectFault('internal');
+      await stepToNextHold(s);
+      const call = s.model.state().current!.calls.at(-1)!;
+      assert.deepEqual(
+        [call.verb, call.subresource, call.code, call.fault],
+        ['update', 'status', 500, 'debugger-1: Internal Error'],
+      );
     } finally {
       s.model.setBreakpoints([], []);
       s.manager.stepper?.continue();
