@@ -90,7 +90,20 @@ export interface ReconcileSummary {
   start: number;
   end: number | null;
   outcome: string;
+  /** The injected faults that hit this reconcile's calls, by name (absent when none). */
+  faults?: string[];
 }
+
+/** What the debugger's "Fail the next call with…" / "Delay it" can do to the held call. */
+export const DEBUGGER_FAULTS = [
+  'conflict',
+  'quota',
+  'throttle',
+  'internal',
+  'timeout',
+  'delay',
+] as const;
+export type DebuggerFault = (typeof DEBUGGER_FAULTS)[number];
 
 export interface FindingView {
   kind: string;
@@ -115,6 +128,11 @@ export interface DebuggerState {
   breakpoints: { phases: Phase[]; outcomes: Outcome[] };
   charts: { queueDepth: Array<[number, number]>; latencyMs: Array<[number, number]> };
   findings: FindingView[];
+  /**
+   * The call held before it happens that a fault can be injected into (a write or status write
+   * of a TypeScript reconciler on the embedded cluster), e.g. "update configmaps default/cfg".
+   */
+  faultTarget?: string;
 }
 
 /** Webview → extension. */
@@ -127,7 +145,8 @@ export type WebviewMessage =
   | { type: 'showSource' }
   | { type: 'setBreakpoints'; phases: Phase[]; outcomes: Outcome[] }
   | { type: 'inspect'; id: string }
-  | { type: 'openFinding'; index: number };
+  | { type: 'openFinding'; index: number }
+  | { type: 'injectFault'; fault: DebuggerFault };
 
 /** Extension → webview. */
 export type HostMessage = { type: 'state'; state: DebuggerState };
@@ -148,6 +167,10 @@ export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
     return { type, phases, outcomes };
   }
   if (type === 'inspect' && typeof msg.id === 'string') return { type, id: msg.id };
+  if (type === 'injectFault') {
+    const fault = stringsIn([msg.fault], DEBUGGER_FAULTS)?.[0];
+    return fault ? { type, fault } : undefined;
+  }
   if (type === 'openFinding' && Number.isInteger(msg.index)) {
     return { type, index: msg.index as number };
   }

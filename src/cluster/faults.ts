@@ -368,6 +368,16 @@ export class FaultInjector {
     return this.rules.length;
   }
 
+  /**
+   * Adds a rule ahead of the others (the debugger's "Fail the next call with…"): it decides
+   * before the file's rules, whose counters are kept. A reload of the file drops it.
+   */
+  inject(rule: FaultRule): void {
+    this.rules = [rule, ...this.rules];
+    this.matched = [0, ...this.matched];
+    this.hits = [0, ...this.hits];
+  }
+
   decide(r: FaultRequest): FaultEffect | undefined {
     for (let i = 0; i < this.rules.length; i++) {
       const rule = this.rules[i];

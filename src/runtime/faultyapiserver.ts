@@ -20,7 +20,7 @@ import type {
   WatchEvent,
   WatchOptions,
 } from '../cluster/types';
-import { RealClock } from '../util/clock';
+import { RealClock, type VirtualClock } from '../util/clock';
 import {
   isPromise,
   resourceName,
@@ -177,6 +177,10 @@ export class FaultyApiServer implements ApiServer {
         }
       }, effect.latencyMs);
     });
+    // A reconcile freezes the virtual clock while it runs: the latency is then its own time to let
+    // pass, or the answer would wait for a clock that cannot move.
+    const lapsing = clock as Partial<Pick<VirtualClock, 'frozen' | 'elapse'>>;
+    if (lapsing.frozen && lapsing.elapse) void lapsing.elapse(effect.latencyMs);
     // The answer is marked, so the trace's row for the call names the fault that delayed it.
     return markInjected(delayed, effect.fault);
   }

@@ -141,6 +141,23 @@ export class VirtualClock implements Clock {
     return fired;
   }
 
+  /**
+   * Lets `ms` of controller time pass now, frozen or not, firing the timers due on the way: an
+   * in-process call that takes time (an injected latency) is time the reconcile spends, while
+   * the reconcile itself keeps the clock frozen — nothing else would move it.
+   */
+  async elapse(ms: number): Promise<void> {
+    const target = this.current + ms;
+    for (;;) {
+      const next = this.popDue(target);
+      if (!next) break;
+      this.current = Math.max(this.current, next.due);
+      next.fn();
+      await settle();
+    }
+    this.current = Math.max(this.current, target);
+  }
+
   private popDue(target: number): PendingTimer | undefined {
     let best: PendingTimer | undefined;
     for (const t of this.pending.values()) {

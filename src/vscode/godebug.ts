@@ -301,6 +301,10 @@ export class GoDebugController implements vscode.Disposable {
       return;
     }
     if (msg.type === 'showSource') return this.showSource();
+    if (msg.type === 'injectFault')
+      throw new Error(
+        'Failing a held call is for TypeScript reconcilers on the embedded cluster. For a Go operator, write the fault in .reconcile-studio/faults.yaml.',
+      );
     if (msg.type === 'inspect' || msg.type === 'openFinding') {
       const id =
         msg.type === 'inspect' ? msg.id : this.traceOfFinding(this.findings.traceIds[msg.index]);

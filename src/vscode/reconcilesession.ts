@@ -5,6 +5,7 @@
  * problem), is re-loaded when saved, and only runs in a trusted workspace.
  */
 import * as vscode from 'vscode';
+import type { FaultInjector } from '../cluster/faults';
 import type { ApiServer } from '../runtime/apiserver';
 import type { TypeRef } from '../cluster/types';
 import type { DebuggerState, WebviewMessage } from '../protocol';
@@ -66,13 +67,21 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     const file = uri.fsPath;
     this.log.info(`loading reconciler ${file}`);
     // The runtime is loaded on first use, not at activation.
-    const { loadReconciler, Manager, DebuggerModel, eventsOf, NO_EVENTS, FaultyApiServer } =
-      await import('./engine');
+    const {
+      loadReconciler,
+      Manager,
+      DebuggerModel,
+      eventsOf,
+      NO_EVENTS,
+      FaultInjector,
+      FaultyApiServer,
+    } = await import('./engine');
     // Against the cluster the views show: a kubeconfig context the user allowed writes to, or the
     // embedded fake cluster (started on demand).
     const source = this.clusters.current;
     let api: ApiServer;
     let events: EventSource;
+    let injector: FaultInjector | undefined;
     if (source?.remoteApi) {
       if (source.readOnly) {
         throw new Error(
@@ -84,8 +93,9 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     } else {
       const cluster = await this.clusters.startEmbedded();
       // The workspace's faults apply to the reconciler's calls as to any client's.
-      const faults = await this.clusters.faults?.load();
-      api = faults ? new FaultyApiServer(cluster, faults) : cluster;
+      // The debugger's "Fail the next call with…" adds its one-shot rules to the same injector.
+      injector = (await this.clusters.faults?.load()) ?? new FaultInjector([]);
+      api = new FaultyApiServer(cluster, injector);
       events = eventsOf(cluster);
     }
     let loaded: LoadedReconciler;
@@ -108,6 +118,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     const forType = loaded.definition.for;
     manager.addReconciler(loaded.definition, loaded.reconcile);
     const model = new DebuggerModel(manager, events, forType, vscode.workspace.asRelativePath(uri));
+    if (injector) model.useFaults(injector);
     const running: Running = {
       uri,
       loaded,
@@ -311,6 +322,12 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
         break;
       case 'openFinding':
         r?.model.openFinding(msg.index);
+        break;
+      case 'injectFault':
+        if (r) {
+          r.model.injectFault(msg.fault);
+          this.log.info(`debugger: injected ${msg.fault} into ${r.model.reconciler}'s next call`);
+        }
         break;
       case 'ready':
         break;

@@ -165,6 +165,18 @@ test('the first rule that fires decides; the others do not count the request', (
   );
 });
 
+test("an injected rule decides before the file's, whose counters are kept", () => {
+  const inj = new FaultInjector(
+    rules(`faults:\n  - {name: file, after: 1, times: 1, error: {code: 500}}\n`),
+  );
+  assert.equal(inj.decide(req()), undefined, 'the file rule lets its first request through');
+  inj.inject({ name: 'held', match: { name: 'cfg' }, times: 1, error: { code: 409 }, line: 0 });
+  assert.deepEqual(
+    [inj.decide(req())?.fault, inj.decide(req())?.fault, inj.decide(req())?.fault],
+    ['held', 'file', undefined],
+  );
+});
+
 test('probability draws are reproducible with the same seed and differ with another', () => {
   const file = rules(`faults:\n  - probability: 0.5\n    error: {code: 503}\n`);
   const run = (seed: number) => {

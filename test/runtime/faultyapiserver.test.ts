@@ -48,6 +48,18 @@ test('latency delays the answer on the virtual clock and marks it with the fault
   assert.equal(done, true);
 });
 
+test('latency passes by itself while a reconcile keeps the virtual clock frozen', async () => {
+  const { clock, api } = setup(`faults:\n  - {name: slow, latencyMs: 1500}\n`);
+  const thaw = clock.freeze();
+  try {
+    const out = await (api.create(configMap('c')) as Promise<KubeObject>);
+    assert.equal(out.metadata.name, 'c');
+    assert.equal(clock.now(), 1500);
+  } finally {
+    thaw();
+  }
+});
+
 test('watch faults: closeWatch ends it, gone sends the 410, cacheLagMs delivers late', async () => {
   const { clock, cluster, api } = setup(`faults:
   - {name: drop, match: {verb: watch, namespace: a}, closeWatch: true}

@@ -1,5 +1,6 @@
 /** The panel's controls: toolbar, findings banner, phase pipeline with breakpoints, outcome breakpoints. */
 import {
+  DEBUGGER_FAULTS,
   OUTCOMES,
   PHASES,
   type Outcome,
@@ -7,6 +8,7 @@ import {
   type ReconcileView,
   type WebviewMessage,
 } from '../../src/protocol';
+import { DEBUGGER_FAULT_LABELS } from '../../src/vscode/model/debuggerfaults';
 import { h } from './dom';
 import { OUTCOME_LABELS, PHASE_LABELS } from './labels';
 import type { View } from './view';
@@ -125,4 +127,42 @@ function toggleBreakpoint(v: View, kind: 'phase' | 'outcome', value: string): vo
   if (set.has(value)) set.delete(value);
   else set.add(value);
   v.post({ type: 'setBreakpoints', phases: [...phases], outcomes: [...outcomes] });
+}
+
+/**
+ * "Fail the next call with…" / "Delay it": enabled while held before a write or status write of a
+ * TypeScript reconciler on the embedded cluster (the host says which call in `faultTarget`).
+ */
+export function faultControls(v: View): HTMLElement {
+  const target = v.state.faultTarget;
+  return h(
+    'div',
+    {
+      class: 'outcomes fault-controls',
+      role: 'group',
+      'aria-label': 'Inject a fault into the held call',
+    },
+    h(
+      'span',
+      {
+        title: target
+          ? `The held call: ${target}`
+          : 'Hold before a write or status write (TypeScript reconcilers on the embedded cluster)',
+      },
+      target ? `Fail the next call (${target}) with:` : 'Fail the next call with:',
+    ),
+    ...DEBUGGER_FAULTS.map((fault) =>
+      h(
+        'vscode-button',
+        {
+          secondary: true,
+          disabled: !target,
+          'aria-label':
+            fault === 'delay' ? 'Delay it' : `Fail with ${DEBUGGER_FAULT_LABELS[fault]}`,
+          onclick: () => v.post({ type: 'injectFault', fault }),
+        },
+        DEBUGGER_FAULT_LABELS[fault],
+      ),
+    ),
+  );
 }

@@ -20,7 +20,7 @@ import {
   type WebviewMessage,
 } from '../../src/protocol';
 import { callsPane, chartsPane, objectsPane, requestPane, resultPane, timelinePane } from './panes';
-import { findingsBanner, outcomeBreakpoints, pipeline, toolbar } from './controls';
+import { faultControls, findingsBanner, outcomeBreakpoints, pipeline, toolbar } from './controls';
 import type { View } from './view';
 import { h, replaceChildren } from './dom';
 import { formatClock } from './format';
@@ -66,6 +66,7 @@ function render(): void {
     findingsBanner(view),
     pipeline(view, cur),
     outcomeBreakpoints(view),
+    faultControls(view),
     cur
       ? h(
           'div',

@@ -162,6 +162,13 @@ export function timelinePane(v: View): HTMLElement {
                 },
                 `${v.rel(r.start)} ${r.outcome}`,
               ),
+              r.faults
+                ? h(
+                    'span',
+                    { class: 'code-error', title: 'Injected faults' },
+                    ` ⚡ ${r.faults.join(', ')}`,
+                  )
+                : null,
             ),
           ),
         ),

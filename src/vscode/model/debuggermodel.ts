@@ -3,9 +3,11 @@
  * held one, or the one the user picked in the timeline), this key's history, findings, and the
  * queue-depth and latency series for the charts. No vscode import: tested in plain Node.
  */
+import type { FaultRule } from '../../cluster/faults';
 import type { KubeObject, TypeRef } from '../../cluster/types';
 import {
   emptyDebuggerState,
+  type DebuggerFault,
   type DebuggerState,
   type FindingView,
   type Outcome,
@@ -15,7 +17,8 @@ import {
 import { analyze, type ClusterEvent, type Finding } from '../../runtime/findings';
 import type { Manager } from '../../runtime/manager';
 import type { HeldState } from '../../runtime/stepper';
-import type { ReconcileTrace } from '../../runtime/trace';
+import type { ApiCall, ReconcileTrace } from '../../runtime/trace';
+import { DEBUGGER_FAULT_LABELS, describeCall, faultRuleFor } from './debuggerfaults';
 import { OUTCOME_TO_RUNTIME, timelineOf, toReconcileView } from './traceview';
 
 const MAX_POINTS = 300;
@@ -55,6 +58,11 @@ export class DebuggerModel {
   /** The first trace each shown finding points at, so the banner can open its evidence. */
   private findingTraces: Array<number | undefined> = [];
   private breakpoints: DebuggerState['breakpoints'] = { phases: [], outcomes: [] };
+  /** The embedded cluster's fault injector; absent for a remote cluster (nothing to inject into). */
+  private faults: { inject(rule: FaultRule): void } | undefined;
+  private faultsInjected = 0;
+  /** The hold a fault was injected at: one fault per held call. */
+  private faultedHold: HeldState | undefined;
 
   constructor(
     private readonly manager: Manager,
@@ -71,6 +79,34 @@ export class DebuggerModel {
       phases,
       outcomes: outcomes.map((o) => OUTCOME_TO_RUNTIME[o]),
     });
+  }
+
+  /** Lets "Fail the next call with…" add rules to the cluster's injector. */
+  useFaults(faults: { inject(rule: FaultRule): void }): void {
+    this.faults = faults;
+  }
+
+  /**
+   * The held call a fault can be made for: a write or status write held before it runs. A read
+   * is answered by the informer cache, which server faults do not reach (as in controller-runtime).
+   */
+  private faultableCall(): ApiCall | undefined {
+    const h = this.held;
+    if (!this.faults || !h || h.when !== 'enter' || h === this.faultedHold) return undefined;
+    if (h.phase.phase !== 'write' && h.phase.phase !== 'status') return undefined;
+    return h.phase.call;
+  }
+
+  /** Makes the held call fail with `fault` (or answer late) when the user steps on. */
+  injectFault(fault: DebuggerFault): void {
+    const call = this.faultableCall();
+    if (!call)
+      throw new Error(
+        'A fault can be injected only while held before a write or status write of a TypeScript reconciler on the embedded cluster.',
+      );
+    this.faults!.inject(faultRuleFor(call, fault, ++this.faultsInjected));
+    this.faultedHold = this.held;
+    this.message = `${describeCall(call)} will ${fault === 'delay' ? 'be answered late' : `fail with ${DEBUGGER_FAULT_LABELS[fault]}`}: Step to see what the reconciler does`;
   }
 
   onReconcileStart(t: ReconcileTrace): void {
@@ -185,6 +221,7 @@ export class DebuggerModel {
       breakpoints: this.breakpoints,
       charts: { queueDepth: [...this.depth], latencyMs: [...this.latency] },
       findings: this.findings,
+      ...(this.faultableCall() ? { faultTarget: describeCall(this.faultableCall()!) } : {}),
     };
   }
 

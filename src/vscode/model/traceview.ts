@@ -207,12 +207,16 @@ function kindOfPrimary(trace: ReconcileTrace): string | undefined {
 
 /** The timeline of one key's reconciles (its latest 50), oldest first. */
 export function timelineOf(forKey: ReconcileTrace[]): ReconcileSummary[] {
-  return forKey.slice(-50).map((t) => ({
-    id: t.reconcileID,
-    start: t.start,
-    end: t.end ?? null,
-    outcome: summarizeOutcome(t),
-  }));
+  return forKey.slice(-50).map((t) => {
+    const faults = [...new Set(t.calls.flatMap((c) => (c.fault !== undefined ? [c.fault] : [])))];
+    return {
+      id: t.reconcileID,
+      start: t.start,
+      end: t.end ?? null,
+      outcome: summarizeOutcome(t),
+      ...(faults.length ? { faults } : {}),
+    };
+  });
 }
 
 export function summarizeOutcome(trace: ReconcileTrace): string {

@@ -6,8 +6,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Cluster } from '../../../src/cluster/cluster';
+import { FaultInjector } from '../../../src/cluster/faults';
 import { loadManifests } from '../../../src/cluster/manifests';
 import { loadReconciler } from '../../../src/runtime/loader';
+import { FaultyApiServer } from '../../../src/runtime/faultyapiserver';
 import { Manager } from '../../../src/runtime/manager';
 import type { HeldState } from '../../../src/runtime/stepper';
 import { VirtualClock } from '../../../src/util/clock';
@@ -16,7 +18,8 @@ import { DebuggerModel, eventsOf } from '../../../src/vscode/model/debuggermodel
 const ROOT = join(__dirname, '..', '..', '..');
 const SAMPLE = join(ROOT, 'samples/quota-operator');
 
-async function session() {
+/** `faults`: the cluster's calls go through a FaultInjector the debugger can add rules to. */
+async function session(opts: { faults?: boolean } = {}) {
   const clock = new VirtualClock(1_000_000);
   const cluster = new Cluster({ clock, podReadyDelayMs: 500 });
   const res = loadManifests(cluster, [
@@ -27,7 +30,8 @@ async function session() {
   const loaded = await loadReconciler(join(SAMPLE, 'reconcilers/webapp.reconciler.ts'), {
     isolate: false,
   });
-  const manager = new Manager({ api: cluster });
+  const faults = opts.faults ? new FaultInjector([]) : undefined;
+  const manager = new Manager({ api: faults ? new FaultyApiServer(cluster, faults) : cluster });
   manager.addReconciler(loaded.definition, loaded.reconcile);
   const model = new DebuggerModel(
     manager,
@@ -35,6 +39,7 @@ async function session() {
     loaded.definition.for,
     'reconcilers/webapp.reconciler.ts',
   );
+  if (faults) model.useFaults(faults);
   const held: HeldState[] = [];
   manager.on('held', (h) => {
     held.push(h);
@@ -187,5 +192,124 @@ describe('DebuggerModel latency chart', () => {
     model.onReconcileEnd(trace);
     assert.deepEqual(model.state().charts.latencyMs, [[0, 8]]);
     cluster.close();
+  });
+});
+
+describe('DebuggerModel fault injection into the held call', () => {
+  /** Holds before the first write (or status write); returns the background clock advance. */
+  async function holdAtWrite(
+    s: Awaited<ReturnType<typeof session>>,
+    phase: 'write' | 'status' = 'write',
+  ): Promise<{ running: Promise<number> }> {
+    s.model.setBreakpoints([phase], []);
+    s.manager.start();
+    const held = new Promise<void>((resolve) => s.manager.on('held', () => resolve()));
+    const running = s.clock.advance(60_000);
+    await held;
+    return { running };
+  }
+
+  /** Steps once and waits for the next hold (the held call's exit, once it has its answer). */
+  async function stepToNextHold(s: Awaited<ReturnType<typeof session>>): Promise<void> {
+    const next = new Promise<void>((resolve) => {
+      const off = s.manager.on('held', () => {
+        off();
+        resolve();
+      });
+    });
+    s.manager.stepper?.step();
+    await next;
+  }
+
+  it('fails the held write with Conflict when asked: 409, marked injected in the calls and the timeline', async () => {
+    const s = await session({ faults: true });
+    let running: Promise<number> | undefined;
+    try {
+      ({ running } = await holdAtWrite(s));
+      const key = s.model.state().current!.request;
+      assert.equal(s.model.state().faultTarget, `create deployments ${key.namespace}/${key.name}`);
+      s.model.injectFault('conflict');
+      assert.equal(s.model.state().faultTarget, undefined, 'one fault per held call');
+      assert.match(s.model.state().message, /will fail with Conflict: Step/);
+      await stepToNextHold(s);
+      const call = s.model.state().current!.calls.at(-1)!;
+      assert.deepEqual([call.verb, call.resource, call.code], ['create', 'deployments', 409]);
+      assert.equal(call.fault, 'debugger-1: Conflict');
+      assert.match(call.message ?? '', /the object has been modified/);
+      s.model.setBreakpoints([], []);
+      s.manager.stepper?.continue();
+      await until(s.clock, () => s.manager.traces().filter((t) => t.end !== undefined).length >= 2);
+      const timeline = s.model.state().history;
+      assert.deepEqual(timeline[0]?.faults, ['debugger-1: Conflict']);
+      // One shot: the retry's create is not faulted.
+      assert.ok(timeline.slice(1).every((r) => r.faults === undefined));
+    } finally {
+      s.model.setBreakpoints([], []);
+      s.manager.stepper?.continue();
+      await running;
+      await s.close();
+    }
+  });
+
+  it('delays the held write on the virtual clock when asked ("Delay it")', async () => {
+    const s = await session({ faults: true });
+    let running: Promise<number> | undefined;
+    try {
+      ({ running } = await holdAtWrite(s));
+      const heldAt = s.clock.now();
+      s.model.injectFault('delay');
+      await stepToNextHold(s);
+      const call = s.model.state().current!.calls.at(-1)!;
+      assert.deepEqual(
+        [call.verb, call.code, call.fault],
+        ['create', 201, 'debugger-1: Delay 2 s'],
+      );
+      assert.equal(s.clock.now() - heldAt, 2000, 'the answer came 2 s later in controller time');
+    } finally {
+      s.model.setBreakpoints([], []);
+      s.manager.stepper?.continue();
+      await running;
+      await s.close();
+    }
+  });
+
+  it('fails the held status write with Internal Error: the status subresource is matched', async () => {
+    const s = await session({ faults: true });
+    let running: Promise<number> | undefined;
+    try {
+      ({ running } = await holdAtWrite(s, 'status'));
+      const key = s.model.state().current!.request;
+      assert.equal(
+        s.model.state().faultTarget,
+        `update webapps/status ${key.namespace}/${key.name}`,
+      );
+      s.model.injectFault('internal');
+      await stepToNextHold(s);
+      const call = s.model.state().current!.calls.at(-1)!;
+      assert.deepEqual(
+        [call.verb, call.subresource, call.code, call.fault],
+        ['update', 'status', 500, 'debugger-1: Internal Error'],
+      );
+    } finally {
+      s.model.setBreakpoints([], []);
+      s.manager.stepper?.continue();
+      await running;
+      await s.close();
+    }
+  });
+
+  it('offers no fault where there is no injector, or away from a write', async () => {
+    const s = await session();
+    let running: Promise<number> | undefined;
+    try {
+      ({ running } = await holdAtWrite(s));
+      assert.equal(s.model.state().faultTarget, undefined);
+      assert.throws(() => s.model.injectFault('conflict'), /only while held before a write/);
+    } finally {
+      s.model.setBreakpoints([], []);
+      s.manager.stepper?.continue();
+      await running;
+      await s.close();
+    }
   });
 });

@@ -1,0 +1,56 @@
+/**
+ * The Reconcile Debugger's "Fail the next call with…" and "Delay it": the held call, about to be
+ * made, becomes a one-shot rule of the embedded cluster's FaultInjector (cluster/faults.ts), so it
+ * meets the apiserver's own Status for the code exactly as a faults-file rule would make it. No
+ * vscode import: tested in plain Node.
+ */
+import type { FaultCode, FaultRule } from '../../cluster/faults';
+import type { DebuggerFault } from '../../protocol';
+import type { ApiCall } from '../../runtime/trace';
+
+/** How long "Delay it" holds the answer back, on the cluster's (virtual) clock. */
+export const DEBUGGER_DELAY_MS = 2000;
+
+export const DEBUGGER_FAULT_LABELS: Record<DebuggerFault, string> = {
+  conflict: 'Conflict',
+  quota: 'Forbidden by quota',
+  throttle: 'Too Many Requests',
+  internal: 'Internal Error',
+  timeout: 'Timeout',
+  delay: `Delay ${DEBUGGER_DELAY_MS / 1000} s`,
+};
+
+const CODES: Record<Exclude<DebuggerFault, 'delay'>, FaultCode> = {
+  conflict: 409,
+  // The faults layer answers 403 with the apiserver's Forbidden; it cannot word a quota's
+  // `exceeded quota: …` without a ResourceQuota to name.
+  quota: 403,
+  throttle: 429,
+  internal: 500,
+  timeout: 504,
+};
+
+/** The one-shot rule that makes the held `call` fail (or answer late) when it is made. */
+export function faultRuleFor(call: ApiCall, fault: DebuggerFault, seq: number): FaultRule {
+  return {
+    name: `debugger-${seq}: ${DEBUGGER_FAULT_LABELS[fault]}`,
+    match: {
+      verb: call.verb,
+      resource: call.resource,
+      subresource: call.subresource,
+      namespace: call.namespace,
+      // A create's request names no object yet (the name is in its body).
+      ...(call.verb === 'create' ? {} : { name: call.name }),
+    },
+    times: 1,
+    ...(fault === 'delay' ? { latencyMs: DEBUGGER_DELAY_MS } : { error: { code: CODES[fault] } }),
+    line: 0,
+  };
+}
+
+/** "update configmaps/status default/cfg": the held call, as the controls name it. */
+export function describeCall(call: ApiCall): string {
+  const res = call.subresource ? `${call.resource}/${call.subresource}` : call.resource;
+  const key = call.namespace ? `${call.namespace}/${call.name}` : call.name;
+  return `${call.verb} ${res} ${key}`;
+}
