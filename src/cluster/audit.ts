@@ -141,7 +141,12 @@ export class AuditLog {
     const size = (e.before ? this.sizeOf(e.before) : 0) + (e.after ? this.sizeOf(e.after) : 0);
     this.holding.push({ e, size });
     this.heldBytes += size;
-    while (this.heldBytes > this.objectBytes && this.holding.length - this.holdingStart > 1) {
+    while (
+      this.holding.length - this.holdingStart > 1 &&
+      // Past the byte bound, or already dropped from the buffer (the buffer keeps the last `limit` seqs).
+      (this.heldBytes > this.objectBytes ||
+        this.holding[this.holdingStart].e.seq <= this.seq - this.limit)
+    ) {
       const old = this.holding[this.holdingStart++];
       delete old.e.before;
       delete old.e.after;

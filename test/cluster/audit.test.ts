@@ -50,6 +50,21 @@ describe('AuditLog', () => {
     assert.equal((events[3].after?.data as Record<string, string>).i, '3');
   });
 
+  it('lets go of the objects of events dropped past its limit', () => {
+    const log = new AuditLog({ limit: 2 });
+    const seen: AuditEvent[] = [];
+    log.subscribe((e) => seen.push(e));
+    for (let i = 0; i < 3; i++) {
+      const r = log.begin(req);
+      r.objectsOf(undefined, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}` } });
+      r.complete(200);
+    }
+    assert.deepEqual(
+      seen.map((e) => !!e.after),
+      [false, true, true],
+    );
+  });
+
   it('filters by user and by sequence number', () => {
     const log = new AuditLog();
     log.begin(req).complete(200);
