@@ -6,7 +6,9 @@
  *
  * This is how the editor tells what an operator process did, as opposed to kubectl or the
  * editor itself: each client gets a token of its own, and findings and the debugger read this
- * record filtered by user. Memory is bounded: the oldest events are dropped past `limit`.
+ * record filtered by user. Memory is bounded: the oldest events are dropped past `limit`, and the
+ * oldest events' objects past `objectBytes` (a write of a few huge objects would otherwise hold
+ * thousands of their versions, as the watch window bounds its own by bytes).
  */
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from './types';
@@ -71,16 +73,36 @@ export type AuditTarget = Pick<
 >;
 
 export const DEFAULT_AUDIT_LIMIT = 10_000;
+/** How many bytes (of serialized objects) the events' `before`/`after` keep at most. */
+export const DEFAULT_AUDIT_OBJECT_BYTES = 32 * 1024 * 1024;
+
+const jsonSize = (o: KubeObject) => JSON.stringify(o).length;
 
 export class AuditLog {
   private readonly buffer: AuditEvent[] = [];
   private readonly listeners = new Set<(ev: AuditEvent) => void>();
   private seq = 0;
   readonly limit: number;
+  private readonly objectBytes: number;
+  private readonly sizeOf: (o: KubeObject) => number;
+  /** Events still holding objects, oldest first, with those objects' size. */
+  private readonly holding: Array<{ e: AuditEvent; size: number }> = [];
+  private holdingStart = 0;
+  private heldBytes = 0;
 
-  constructor(opts: { limit?: number; now?: () => number } = {}) {
+  constructor(
+    opts: {
+      limit?: number;
+      now?: () => number;
+      /** At most this many bytes of objects (by `sizeOf`, default their JSON length). */
+      objectBytes?: number;
+      sizeOf?: (o: KubeObject) => number;
+    } = {},
+  ) {
     this.limit = opts.limit ?? DEFAULT_AUDIT_LIMIT;
     this.now = opts.now ?? Date.now;
+    this.objectBytes = opts.objectBytes ?? DEFAULT_AUDIT_OBJECT_BYTES;
+    this.sizeOf = opts.sizeOf ?? jsonSize;
   }
 
   readonly now: () => number;
@@ -108,6 +130,33 @@ export class AuditLog {
   /** Forgets every event (the sequence keeps counting, so `since` stays valid). */
   clear(): void {
     this.buffer.length = 0;
+    this.holding.length = 0;
+    this.holdingStart = 0;
+    this.heldBytes = 0;
+  }
+
+  /** Counts `e`'s objects and drops the oldest events' objects beyond the byte bound (the newest stay). */
+  private hold(e: AuditEvent): void {
+    if (!e.before && !e.after) return;
+    const size = (e.before ? this.sizeOf(e.before) : 0) + (e.after ? this.sizeOf(e.after) : 0);
+    this.holding.push({ e, size });
+    this.heldBytes += size;
+    while (
+      this.holding.length - this.holdingStart > 1 &&
+      // Past the byte bound, or already dropped from the buffer (the buffer keeps the last `limit` seqs).
+      (this.heldBytes > this.objectBytes ||
+        this.holding[this.holdingStart].e.seq <= this.seq - this.limit)
+    ) {
+      const old = this.holding[this.holdingStart++];
+      delete old.e.before;
+      delete old.e.after;
+      this.heldBytes -= old.size;
+    }
+    // Compact now and then rather than shifting on every write.
+    if (this.holdingStart > 1024) {
+      this.holding.splice(0, this.holdingStart);
+      this.holdingStart = 0;
+    }
   }
 
   /** @internal used by InFlight */
@@ -115,6 +164,7 @@ export class AuditLog {
     const e: AuditEvent = { seq: ++this.seq, ...ev };
     this.buffer.push(e);
     if (this.buffer.length > this.limit) this.buffer.splice(0, this.buffer.length - this.limit);
+    this.hold(e);
     for (const l of this.listeners) {
       try {
         l(e);

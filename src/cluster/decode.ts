@@ -251,8 +251,8 @@ export function checkDecodable(obj: unknown): void {
   if (why) throw newBadRequest(`couldn't get version/kind; json parse error: ${why}`);
 }
 
-function typeErrorOf(t: ResourceType, obj: unknown, prune: boolean) {
-  return typedDecode(obj, goTypeOf(t.info.group, t.info.kind, !!t.crd), prune);
+function typeErrorOf(t: ResourceType, obj: unknown, prune: boolean, timeErrors = true) {
+  return typedDecode(obj, goTypeOf(t.info.group, t.info.kind, !!t.crd), prune, timeErrors);
 }
 
 /**
@@ -286,7 +286,8 @@ export function checkPatchedTyped(t: ResourceType, patched: unknown): void {
  * error (`.metadata.name: expected string, got &value.valueUnstructured{Value:42}`), as a 400.
  */
 export function checkAppliedTyped(t: ResourceType, applied: unknown, key: string): void {
-  const { error } = typeErrorOf(t, applied, false);
+  // Structured-merge-diff types a time as a plain string: only its stored form is rewritten here.
+  const { error } = typeErrorOf(t, applied, false, false);
   if (error) {
     const gvk = `${t.info.group}/${t.info.version}, Kind=${t.info.kind}`;
     throw newBadRequest(

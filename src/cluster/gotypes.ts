@@ -9,6 +9,8 @@
  * is described only in part: its undeclared fields are kept, not reported, since the fake
  * cluster does not know all of them.
  */
+import { parseMetaTime } from './metatime';
+
 /** The JSON kind of a value as Go's UnmarshalTypeError names it. */
 export function jsonKind(v: unknown): string {
   if (v === null) return 'null';
@@ -29,8 +31,8 @@ export type GoType =
   | { k: 'quantity' }
   /** intstr.IntOrString. */
   | { k: 'intstr' }
-  /** metav1.Time / MicroTime: a string (or null). */
-  | { k: 'time'; name: string }
+  /** metav1.Time / MicroTime (`micro`): an RFC 3339 string (or null), stored as metatime.ts writes it. */
+  | { k: 'time'; name: string; micro?: boolean }
   /** interface{}, runtime.RawExtension, or anything not described: every JSON value. */
   | { k: 'any' }
   | { k: 'map'; elem: GoType; name?: string }
@@ -116,10 +118,17 @@ const QUANTITY_MESSAGE =
 
 /**
  * Checks `value` against `type`; with `prune`, deletes the fields closed structs do not declare.
- * Stops at the first type error. Recursion is bounded by the request's depth limit.
+ * Times are rewritten in place as the apiserver stores them (a Go round trip); with `timeErrors`,
+ * a time that does not parse is the type's UnmarshalJSON error. Stops at the first type error.
+ * Recursion is bounded by the request's depth limit.
  */
-export function typedDecode(value: unknown, type: GoType, prune: boolean): TypedDecodeResult {
-  const w = new Walker(prune);
+export function typedDecode(
+  value: unknown,
+  type: GoType,
+  prune: boolean,
+  timeErrors = true,
+): TypedDecodeResult {
+  const w = new Walker(prune, timeErrors);
   const error = w.walk(value, type);
   return { ...(error ? { error } : {}), unknown: w.unknown };
 }
@@ -137,7 +146,23 @@ class Walker {
   /** Every step on the way: field names, map keys (strings) and list indices (numbers). */
   private readonly steps: Array<string | number> = [];
 
-  constructor(private readonly prune: boolean) {}
+  /** A time's stored form, for the caller holding the value to put in its place. */
+  private replacement: string | undefined;
+
+  constructor(
+    private readonly prune: boolean,
+    private readonly timeErrors: boolean,
+  ) {}
+
+  /** Walks `c[k]` and puts a rewritten time in its place. */
+  private child(c: Record<string | number, unknown>, k: string | number, t: GoType) {
+    const e = this.walk(c[k], t);
+    if (this.replacement !== undefined) {
+      c[k] = this.replacement;
+      this.replacement = undefined;
+    }
+    return e;
+  }
 
   private path(): string {
     return this.steps.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('');
@@ -161,8 +186,14 @@ class Walker {
     if (v === null || t.k === 'any') return undefined;
     switch (t.k) {
       case 'string':
-      case 'time':
         return typeof v === 'string' ? undefined : this.fail(v, t);
+      case 'time': {
+        if (typeof v !== 'string') return this.fail(v, t);
+        const r = parseMetaTime(v, t.micro === true);
+        if ('error' in r) return this.timeErrors ? this.fail(v, t, 'string', r.error) : undefined;
+        if (r.value !== v) this.replacement = r.value;
+        return undefined;
+      }
       case 'bool':
         return typeof v === 'boolean' ? undefined : this.fail(v, t);
       case 'float':
@@ -201,7 +232,7 @@ class Walker {
         if (typeof v !== 'object' || Array.isArray(v)) return this.fail(v, t);
         for (const k in v) {
           this.steps.push(k);
-          const e = this.walk((v as Record<string, unknown>)[k], t.elem);
+          const e = this.child(v as Record<string, unknown>, k, t.elem);
           this.steps.pop();
           if (e) return e;
         }
@@ -211,7 +242,7 @@ class Walker {
         if (!Array.isArray(v)) return this.fail(v, t);
         for (let i = 0; i < v.length; i++) {
           this.steps.push(i);
-          const e = this.walk(v[i], t.elem);
+          const e = this.child(v as unknown[] as Record<number, unknown>, i, t.elem);
           this.steps.pop();
           if (e) return e;
         }
@@ -239,7 +270,7 @@ class Walker {
       this.struct = bare;
       this.fields.push(k);
       this.steps.push(k);
-      const e = this.walk(o[k], typeof f === 'function' ? f() : f);
+      const e = this.child(o, k, typeof f === 'function' ? f() : f);
       this.steps.pop();
       this.fields.pop();
       this.struct = outer;

@@ -22,6 +22,49 @@ describe('AuditLog', () => {
     );
   });
 
+  it('drops the oldest events’ objects past its byte bound, keeping the events and the newest objects', () => {
+    const log = new AuditLog({ objectBytes: 250 });
+    const cm = (i: number) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'big' },
+      data: { i: String(i), pad: 'x'.repeat(40) },
+    });
+    for (let i = 0; i < 4; i++) {
+      const r = log.begin(req);
+      r.objectsOf(i ? cm(i - 1) : undefined, cm(i));
+      r.complete(200);
+    }
+    const events = log.events();
+    assert.equal(events.length, 4);
+    // Each object is 130 bytes of JSON: past 250 bytes only the newest update (260) keeps its objects.
+    assert.deepEqual(
+      events.map((e) => [!!e.before, !!e.after]),
+      [
+        [false, false],
+        [false, false],
+        [false, false],
+        [true, true],
+      ],
+    );
+    assert.equal((events[3].after?.data as Record<string, string>).i, '3');
+  });
+
+  it('lets go of the objects of events dropped past its limit', () => {
+    const log = new AuditLog({ limit: 2 });
+    const seen: AuditEvent[] = [];
+    log.subscribe((e) => seen.push(e));
+    for (let i = 0; i < 3; i++) {
+      const r = log.begin(req);
+      r.objectsOf(undefined, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}` } });
+      r.complete(200);
+    }
+    assert.deepEqual(
+      seen.map((e) => !!e.after),
+      [false, true, true],
+    );
+  });
+
   it('filters by user and by sequence number', () => {
     const log = new AuditLog();
     log.begin(req).complete(200);
