@@ -26,6 +26,7 @@ import {
 } from './errors';
 import type { KubeObject, WatchEvent } from './types';
 import type { Clock, TimerHandle } from '../util/clock';
+import { seededRandom } from '../util/random';
 
 export const FAULT_CODES = [403, 404, 409, 429, 500, 503, 504] as const;
 export type FaultCode = (typeof FAULT_CODES)[number];
@@ -310,18 +311,6 @@ function matches(rule: FaultRule, r: FaultRequest): boolean {
   return true;
 }
 
-/** mulberry32: small, fast, and the same sequence for the same seed on every platform. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Errors and delayed answers a fault produced → the fault's name. */
 const injected = new WeakMap<object, string>();
 
@@ -353,7 +342,7 @@ export class FaultInjector {
     this.rules = rules;
     this.matched = rules.map(() => 0);
     this.hits = rules.map(() => 0);
-    this.random = seeded(seed);
+    this.random = seededRandom(seed);
   }
 
   /** Replaces the rules (a reloaded file); counters and the generator start again. */
@@ -361,7 +350,7 @@ export class FaultInjector {
     this.rules = rules;
     this.matched = rules.map(() => 0);
     this.hits = rules.map(() => 0);
-    this.random = seeded(this.seed);
+    this.random = seededRandom(this.seed);
   }
 
   get size(): number {

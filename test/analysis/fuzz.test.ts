@@ -9,19 +9,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { analyzeTypeScript } from '../../src/analysis/ts/analyze';
 import { Workspace } from '../../src/analysis/workspace';
+import { seededRandom as prng } from '../../src/util/random';
 import { analyzer, FIXTURES } from './helpers';
-
-/** mulberry32: small, fast, good enough for picking mutations. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TOKENS = [
   '{',

@@ -140,41 +140,34 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
     assert.deepEqual(m.snapshots(T0 + 205)[0].retries, [{ key: 'default/shop', count: 3 }]);
   });
 
-  it('keeps one hot-loop report per key, the newest, however long an unpausable process loops', () => {
+  /** A manager whose every pass writes the WebApp's status, each write triggering the next. */
+  function statusWritingLoop(passes: number, firstRv: number): ObservedManager {
     const m = new ObservedManager('go-operator', 0);
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < passes; i++) {
       rid++;
       const at = i * 20;
       log(m, at, 'Reconciling');
       m.onAudit(
         audit(at + 2, {
           subresource: 'status',
-          before: webapp(String(1000 + i)),
-          after: webapp(String(1001 + i)),
+          before: webapp(String(firstRv + i)),
+          after: webapp(String(firstRv + 1 + i)),
         }),
       );
       log(m, at + 5, 'Reconcile successful');
     }
+    return m;
+  }
+
+  it('keeps one hot-loop report per key, the newest, however long an unpausable process loops', () => {
+    const m = statusWritingLoop(200, 1000);
     const c = m.get('webapp')!;
     assert.equal(c.hotLoops.length, 1);
     assert.ok(c.hotLoops[0].at > 1000, 'the report is the newest one');
   });
 
   it('sees a hot loop when each pass is triggered by its own status write, and findings name it', () => {
-    const m = new ObservedManager('go-operator', 0);
-    for (let i = 0; i < 25; i++) {
-      rid++;
-      const at = i * 20;
-      log(m, at, 'Reconciling');
-      m.onAudit(
-        audit(at + 2, {
-          subresource: 'status',
-          before: webapp(String(100 + i)),
-          after: webapp(String(101 + i)),
-        }),
-      );
-      log(m, at + 5, 'Reconcile successful');
-    }
+    const m = statusWritingLoop(25, 100);
     const c = m.get('webapp')!;
     assert.equal(c.traces[1].triggers[0].selfTriggered, true);
     assert.equal(c.hotLoops.length, 1);

@@ -17,7 +17,14 @@ import {
 import { outcomesAt } from '../../runtime/godebug/holds';
 import type { GoPhase } from '../../runtime/godebug/phases';
 import type { ReconcileTrace } from '../../runtime/trace';
-import { describeNext, OUTCOME_OF_RUNTIME, timelineOf, toReconcileView, yamlOf } from './traceview';
+import {
+  apiCallView,
+  describeNext,
+  OUTCOME_OF_RUNTIME,
+  timelineOf,
+  toReconcileView,
+  writeView,
+} from './traceview';
 
 export interface GoStop {
   phase: GoPhase;
@@ -33,30 +40,17 @@ export function goReconcileView(controller: string, stops: GoStop[], held: boole
   const writes: WriteView[] = [];
   for (const { phase: p } of stops) {
     if (!p.call) continue;
-    const c = p.call;
-    calls.push({
-      verb: c.verb,
-      resource: c.kind,
-      namespace: c.namespace || undefined,
-      name: c.name || undefined,
-      subresource: c.subresource || undefined,
-      code: c.code ?? 0,
-      message: c.message,
-      source: c.source,
-      latencyMs: 0,
-      phase: p.phase,
-    });
-    if (p.phase === 'write' || p.phase === 'status') {
-      writes.push({
-        verb: c.verb,
-        resource: c.kind,
-        name: c.name || undefined,
-        subresource: c.subresource || undefined,
-        code: c.code ?? 0,
-        before: yamlOf(c.before as KubeObject | undefined),
-        after: yamlOf(c.after as KubeObject | undefined),
-      });
-    }
+    // Delve's stops name the kind; the views' resource column shows what the call was about.
+    const c = { ...p.call, resource: p.call.kind, code: p.call.code ?? 0 };
+    calls.push(apiCallView(c, p.phase, 0));
+    if (p.phase === 'write' || p.phase === 'status')
+      writes.push(
+        writeView(
+          c,
+          p.call.before as KubeObject | undefined,
+          p.call.after as KubeObject | undefined,
+        ),
+      );
   }
   const last = stops[stops.length - 1];
   const ended = stops.find((s) => s.phase.result);

@@ -24,6 +24,55 @@ export function yamlOf(obj: KubeObject | undefined): string {
   return stringify(copy, { lineWidth: 0 });
 }
 
+/** What the API calls pane and the write diffs need of one call, whoever recorded it. */
+interface CallRecord {
+  verb: string;
+  resource: string;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+  code: number;
+  message?: string;
+  source: 'cache' | 'server';
+}
+
+export function apiCallView(
+  c: CallRecord,
+  phase: Phase,
+  latencyMs: number,
+  fault?: string,
+): ApiCallView {
+  return {
+    verb: c.verb,
+    resource: c.resource,
+    namespace: c.namespace || undefined,
+    name: c.name || undefined,
+    subresource: c.subresource || undefined,
+    code: c.code,
+    message: c.message,
+    source: c.source,
+    latencyMs,
+    phase,
+    ...(fault !== undefined ? { fault } : {}),
+  };
+}
+
+export function writeView(
+  c: CallRecord,
+  before: KubeObject | undefined,
+  after: KubeObject | undefined,
+): WriteView {
+  return {
+    verb: c.verb,
+    resource: c.resource,
+    name: c.name || undefined,
+    subresource: c.subresource || undefined,
+    code: c.code,
+    before: yamlOf(before),
+    after: yamlOf(after),
+  };
+}
+
 export function describeTrigger(t: Trigger | undefined): string {
   if (!t) return 'enqueued';
   switch (t.kind) {
@@ -143,31 +192,10 @@ export function toReconcileView(
     !o.metadata.ownerReferences?.some((r) => r.controller);
   for (const p of trace.phases) {
     if (p.call && p.phase !== 'diff') {
-      const c = p.call;
-      calls.push({
-        verb: c.verb,
-        resource: c.resource,
-        namespace: c.namespace || undefined,
-        name: c.name || undefined,
-        subresource: c.subresource || undefined,
-        code: c.code,
-        message: c.message,
-        source: c.source,
-        latencyMs: c.wallMs ?? 0,
-        phase: p.phase,
-        ...(c.fault !== undefined ? { fault: c.fault } : {}),
-      });
+      calls.push(apiCallView(p.call, p.phase, p.call.wallMs ?? 0, p.call.fault));
     }
     if ((p.phase === 'write' || p.phase === 'status') && p.call) {
-      writes.push({
-        verb: p.call.verb,
-        resource: p.call.resource,
-        name: p.call.name || undefined,
-        subresource: p.call.subresource || undefined,
-        code: p.call.code,
-        before: yamlOf(p.before),
-        after: yamlOf(p.after),
-      });
+      writes.push(writeView(p.call, p.before, p.after));
       if (p.call.kind === kindOfPrimary(trace) && p.call.name === trace.request.name) {
         objectBefore ??= p.before;
         if (p.after) objectAfter = p.after;
