@@ -388,9 +388,7 @@ export class Controller extends Emitter<ControllerEvents> {
       onPhase: (t, rec) => {
         if (this.has('phase')) this.emit('phase', { trace: t, phase: rec });
       },
-      gate: stepper
-        ? (t, rec, when) => (stepper.active ? stepper.gate(t, rec, when) : Promise.resolve())
-        : undefined,
+      gate: stepper,
       onWrite: (t, call) => this.noteWrite(t, call),
       recordObjects: this.opts.recordObjects,
       recordEvent: this.opts.recordEvent,
@@ -436,20 +434,20 @@ export class Controller extends Emitter<ControllerEvents> {
         summary: describeTriggers(trace.triggers),
         triggers: trace.triggers,
       });
-      await run.gate(enq, 'enter');
+      if (run.gated) await run.gate(enq, 'enter');
       const deq = run.addPhase({
         phase: 'dequeue',
         at: clock.now(),
         summary: `worker ${worker} took ${key}${queuedAt !== undefined ? ` after ${clock.now() - queuedAt} ms in the queue` : ''}`,
         ...(queuedAt !== undefined ? { queueWaitMs: clock.now() - queuedAt } : {}),
       });
-      await run.gate(deq, 'enter');
+      if (run.gated) await run.gate(deq, 'enter');
       const rec = run.addPhase({
         phase: 'reconcile',
         at: clock.now(),
         summary: `Reconcile ${key} (reconcileID ${trace.reconcileID})`,
       });
-      await run.gate(rec, 'enter');
+      if (run.gated) await run.gate(rec, 'enter');
 
       let result: Result = {};
       let error: unknown;
@@ -482,8 +480,8 @@ export class Controller extends Emitter<ControllerEvents> {
         result,
         next,
       });
-      await run.gate(resRec, 'enter');
-      await run.gate(resRec, 'exit');
+      if (run.gated) await run.gate(resRec, 'enter');
+      if (run.gated) await run.gate(resRec, 'exit');
       this.apply(key, trace, next);
     } finally {
       trace.end = clock.now();
