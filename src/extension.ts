@@ -87,7 +87,7 @@ export function activate(context: vscode.ExtensionContext): void {
         `language server failed to start: ${err instanceof Error ? err.message : String(err)}`,
       ),
     );
-  if (readSettings().autoStart) void vscode.commands.executeCommand('reconcileStudio.startCluster');
+  if (readSettings().cluster.autoStart) void vscode.commands.executeCommand('reconcileStudio.startCluster');
   log.info(`Reconcile Studio activated in ${(performance.now() - started).toFixed(1)} ms`);
 }
 

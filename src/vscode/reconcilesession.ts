@@ -102,7 +102,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     try {
       loaded = await loadReconciler(file, {
         isolate: true,
-        hangTimeoutMs: readSettings().hangTimeoutMs,
+        hangTimeoutMs: readSettings().runtime.hangTimeoutMs,
       });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -133,7 +133,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     this.running = running;
     this.wire(running);
     model.setBreakpoints([], []);
-    if (opts.hold && readSettings().breakOnStart) manager.stepper?.pause();
+    if (opts.hold && readSettings().debugger.breakOnStart) manager.stepper?.pause();
     manager.start();
     model.status = opts.hold ? 'paused' : 'running';
     model.message = opts.hold ? 'Waiting for the first request…' : 'Running';
