@@ -80,7 +80,9 @@ export function registerCommands({
     if (!pick) return;
     await reconciles.stop();
     await clusters.use(new KubeconfigSource(pick, !readSettings().cluster.allowWrites));
-    log.info(`connected to context ${pick}${readSettings().cluster.allowWrites ? '' : ' (read-only)'}`);
+    log.info(
+      `connected to context ${pick}${readSettings().cluster.allowWrites ? '' : ' (read-only)'}`,
+    );
   });
 
   // ---- objects in the Custom Resources view
