@@ -1,6 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import {
@@ -11,12 +10,11 @@ import {
   managerFlags,
 } from '../../src/runtime/goprocess';
 import type { ZapEntry } from '../../src/runtime/zaplog';
-import { cleanup } from './helpers';
+import { cleanup, tempDir } from './helpers';
 
 /** A stand-in for a manager binary: a Node script run as a custom command (removed after `t`). */
 function script(t: TestContext, body: string): { dir: string; command: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'rs-goproc-'));
-  cleanup(t, () => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(t, 'rs-goproc-');
   writeFileSync(join(dir, 'mgr.js'), body);
   return { dir, command: `"${process.execPath}" mgr.js $RECONCILE_STUDIO_MANAGER_FLAGS` };
 }

@@ -1,4 +1,6 @@
 /** Shared set-up for runtime tests: a fake cluster on a virtual clock with the WebApp CRD. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { Cluster } from '../../src/cluster/cluster';
@@ -59,6 +61,13 @@ export function releasesOf(owner: TestContext | Releases): Releases {
 /** Releases `release` when `owner` (a test, or a helper's own Releases) ends. */
 export function cleanup(owner: TestContext | Releases, release: () => unknown): void {
   releasesOf(owner).add(release);
+}
+
+/** A fresh temp dir, removed with what it holds when `owner` ends. */
+export function tempDir(owner: TestContext | Releases, prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cleanup(owner, () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 export interface Env {

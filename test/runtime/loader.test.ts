@@ -1,19 +1,17 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   loadReconciler,
   ReconcilerLoadError,
   type LoadedReconciler,
 } from '../../src/runtime/loader';
-import { CONFIGMAP, Releases, cleanup, configMap, env } from './helpers';
+import { CONFIGMAP, Releases, cleanup, configMap, env, tempDir } from './helpers';
 
 /** `source` written to a temp dir removed when `owner` ends; returns the file's path. */
 function fixture(owner: TestContext | Releases, name: string, source: string): { file: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'rs-loader-test-'));
-  cleanup(owner, () => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir(owner, 'rs-loader-test-');
   const file = join(dir, name);
   writeFileSync(file, source);
   return { file };
