@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { ClusterSession } from './vscode/clustersession';
 import { registerCommands } from './vscode/commands';
+import { DebuggerPanel } from './vscode/debuggerpanel';
 import { GoDebugController } from './vscode/godebug';
 import { GoOperatorCodeLensProvider, GoOperatorSession } from './vscode/gooperator';
 import { LiveYamlProvider, SCHEME } from './vscode/liveyaml';
@@ -73,6 +74,10 @@ export function activate(context: vscode.ExtensionContext): void {
       { language: 'go', scheme: 'file' },
       new GoOperatorCodeLensProvider(),
     ),
+    // A debugger panel open when the window reloaded comes back through its backend.
+    DebuggerPanel.registerSerializer(context.extensionUri, (snapshot) =>
+      snapshot?.source.backend === 'go' ? goDebug : reconciles,
+    ),
     clusters.onDidChange(updateStatus),
     reconciles.onDidChangeQueue(updateStatus),
     resources.onDidChangeTreeData(updateStatus),
@@ -87,7 +92,8 @@ export function activate(context: vscode.ExtensionContext): void {
         `language server failed to start: ${err instanceof Error ? err.message : String(err)}`,
       ),
     );
-  if (readSettings().autoStart) void vscode.commands.executeCommand('reconcileStudio.startCluster');
+  if (readSettings().cluster.autoStart)
+    void vscode.commands.executeCommand('reconcileStudio.startCluster');
   log.info(`Reconcile Studio activated in ${(performance.now() - started).toFixed(1)} ms`);
 }
 

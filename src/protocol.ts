@@ -133,6 +133,8 @@ export interface DebuggerState {
    * of a TypeScript reconciler on the embedded cluster), e.g. "update configmaps default/cfg".
    */
   faultTarget?: string;
+  /** What the session runs, so a restored panel can start it again (absent before any run). */
+  source?: DebuggerSource;
 }
 
 /** Webview → extension. */
@@ -198,4 +200,96 @@ export function emptyDebuggerState(): DebuggerState {
     charts: { queueDepth: [], latencyMs: [] },
     findings: [],
   };
+}
+
+/** Which backend a debugger session runs, and what: enough to start it again. */
+export interface DebuggerSource {
+  backend: 'typescript' | 'go';
+  /** The reconciler module's URI (TypeScript) or the Go module's folder. */
+  module: string;
+}
+
+/**
+ * What the debugger webview keeps with `setState`. After a window reload VS Code hands it to the
+ * extension's panel serializer, which brings the panel back saying what it showed.
+ */
+export interface DebuggerSnapshot {
+  source: DebuggerSource;
+  reconciler: string | null;
+  /** The reconcile shown: its request, the last phase it reached, and whether it was held there. */
+  shown: { id: string; request: RequestView; phase: Phase | null; held: boolean } | null;
+  breakpoints: { phases: Phase[]; outcomes: Outcome[] };
+}
+
+/**
+ * The snapshot of what the panel shows now, or null when no session ran (nothing to restore).
+ * A stopped session that shows no reconcile (a panel restored after a reload) keeps what the
+ * `previous` snapshot of the same session showed, so a second reload still says it.
+ */
+export function debuggerSnapshot(
+  state: DebuggerState,
+  previous?: DebuggerSnapshot,
+): DebuggerSnapshot | null {
+  if (!state.source) return null;
+  const cur = state.current;
+  const same =
+    previous?.source.backend === state.source.backend &&
+    previous.source.module === state.source.module;
+  const keep = !cur && state.status === 'stopped' && same ? previous.shown : null;
+  return {
+    source: state.source,
+    reconciler: state.reconciler,
+    shown:
+      keep ??
+      (cur
+        ? {
+            id: cur.id,
+            request: cur.request,
+            phase: cur.heldAt ?? cur.phases[cur.phases.length - 1]?.phase ?? null,
+            held: cur.heldAt !== null,
+          }
+        : null),
+    breakpoints: state.breakpoints,
+  };
+}
+
+/** Validates a snapshot VS Code hands back (it was stored by the webview: trust nothing). */
+export function parseDebuggerSnapshot(raw: unknown): DebuggerSnapshot | undefined {
+  const o = record(raw);
+  const source = record(o?.source);
+  const backend = source?.backend;
+  if (!o || (backend !== 'typescript' && backend !== 'go') || typeof source?.module !== 'string')
+    return undefined;
+  const bp = record(o.breakpoints);
+  const phases = stringsIn(bp?.phases, PHASES);
+  const outcomes = stringsIn(bp?.outcomes, OUTCOMES);
+  const shown = record(o.shown);
+  const request = record(shown?.request);
+  const phase = shown?.phase === null ? null : stringsIn([shown?.phase], PHASES)?.[0];
+  const validShown =
+    shown &&
+    typeof shown.id === 'string' &&
+    typeof request?.namespace === 'string' &&
+    typeof request.name === 'string' &&
+    phase !== undefined &&
+    typeof shown.held === 'boolean';
+  return {
+    source: { backend, module: source.module },
+    reconciler: typeof o.reconciler === 'string' ? o.reconciler : null,
+    shown: validShown
+      ? {
+          id: shown.id as string,
+          request: { namespace: request.namespace as string, name: request.name as string },
+          phase,
+          held: shown.held as boolean,
+        }
+      : null,
+    breakpoints: phases && outcomes ? { phases, outcomes } : { phases: [...PHASES], outcomes: [] },
+  };
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }

@@ -14,20 +14,20 @@ import {
   type InitializeResult,
 } from 'vscode-languageserver/node';
 import { Analyzer } from './analyzer';
-import type { SeverityConfig } from './rules';
 import { goHover } from './hover';
 import { codeActions, toDiagnostic } from './lsp';
 import { languageOf } from './files';
 import { Workspace } from './workspace';
+import {
+  SETTINGS_SECTION,
+  defaultSettings,
+  sectionFrom,
+  type ServerInitializationOptions,
+  type Settings,
+} from '../settings';
 
-/** The `reconcileStudio.diagnostics` settings section. */
-export interface DiagnosticsSettings {
-  enabled?: boolean;
-  severity?: SeverityConfig;
-  debounceMs?: number;
-}
-
-const DEFAULT_DEBOUNCE_MS = 200;
+/** The `reconcileStudio.diagnostics` settings section, typed by the shared settings contract. */
+export type DiagnosticsSettings = Settings['diagnostics'];
 
 function uriToPath(uri: string): string {
   return uri.startsWith('file:') ? fileURLToPath(uri) : uri;
@@ -45,7 +45,7 @@ export function startServer(connection: Connection): void {
     a.log = (line) => connection.console.warn(`reconcile-studio: ${line}`);
     return (workspace = new Workspace(a));
   });
-  let settings: DiagnosticsSettings = {};
+  let settings: DiagnosticsSettings = defaultSettings().diagnostics;
   let canPullConfig = false;
   const timers = new Map<string, NodeJS.Timeout>();
   const published = new Set<string>();
@@ -54,7 +54,7 @@ export function startServer(connection: Connection): void {
     const ws = workspace;
     if (!ws) return;
     const uri = pathToUri(path);
-    if (settings.enabled === false || !ws.isOpen(path)) {
+    if (!settings.enabled || !ws.isOpen(path)) {
       if (published.delete(uri)) void connection.sendDiagnostics({ uri, diagnostics: [] });
       return;
     }
@@ -78,10 +78,7 @@ export function startServer(connection: Connection): void {
     }
     for (const p of targets) {
       clearTimeout(timers.get(p));
-      const delay =
-        p === path
-          ? (settings.debounceMs ?? DEFAULT_DEBOUNCE_MS)
-          : (settings.debounceMs ?? DEFAULT_DEBOUNCE_MS) * 2;
+      const delay = p === path ? settings.debounceMs : settings.debounceMs * 2;
       timers.set(
         p,
         setTimeout(() => {
@@ -98,14 +95,16 @@ export function startServer(connection: Connection): void {
 
   const pullSettings = async (): Promise<void> => {
     if (!canPullConfig) return;
-    const got: unknown = await connection.workspace.getConfiguration('reconcileStudio.diagnostics');
-    if (got && typeof got === 'object') settings = got as DiagnosticsSettings;
+    const got: unknown = await connection.workspace.getConfiguration(
+      `${SETTINGS_SECTION}.diagnostics`,
+    );
+    if (got && typeof got === 'object') settings = sectionFrom('diagnostics', got);
   };
 
   connection.onInitialize((params): InitializeResult => {
     canPullConfig = !!params.capabilities.workspace?.configuration;
-    const init = params.initializationOptions as { diagnostics?: DiagnosticsSettings } | undefined;
-    if (init?.diagnostics) settings = init.diagnostics;
+    const init = params.initializationOptions as Partial<ServerInitializationOptions> | undefined;
+    if (init?.diagnostics) settings = sectionFrom('diagnostics', init.diagnostics);
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
@@ -121,10 +120,11 @@ export function startServer(connection: Connection): void {
   });
 
   connection.onDidChangeConfiguration((change) => {
-    const pushed = (
-      change.settings as { reconcileStudio?: { diagnostics?: DiagnosticsSettings } } | null
-    )?.reconcileStudio?.diagnostics;
-    if (pushed) settings = pushed;
+    // The client pushes `{ reconcileStudio: { diagnostics } }` (its synchronize section).
+    const pushed: unknown = (
+      change.settings as Record<string, { diagnostics?: unknown } | undefined> | null
+    )?.[SETTINGS_SECTION]?.diagnostics;
+    if (pushed) settings = sectionFrom('diagnostics', pushed);
     void (pushed ? Promise.resolve() : pullSettings()).then(refreshAll, () => undefined);
   });
 

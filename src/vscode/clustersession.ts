@@ -79,11 +79,11 @@ export class ClusterSession implements vscode.Disposable {
         this.pacer.start();
         // Loaded on first use, so activating the extension does not pay for the cluster.
         const { Cluster } = await import('./engine');
-        const cluster = new Cluster({ clock, podReadyDelayMs: settings.podReadyDelayMs });
+        const cluster = new Cluster({ clock, podReadyDelayMs: settings.cluster.podReadyDelayMs });
         this.embedded = cluster;
         progress.report({ message: 'loading workspace manifests' });
-        await this.loadInto(cluster, await workspaceManifestPaths(settings.manifests));
-        if (settings.serve) await this.serve(cluster);
+        await this.loadInto(cluster, await workspaceManifestPaths(settings.cluster.manifests));
+        if (settings.cluster.serve) await this.serve(cluster);
         await this.use(new EmbeddedSource(cluster));
         this.log.info(`fake cluster ready in ${(performance.now() - started).toFixed(0)} ms`);
         return cluster;
@@ -94,7 +94,7 @@ export class ClusterSession implements vscode.Disposable {
   /** Loads manifests into the running embedded cluster; errors go to Problems with file:line. */
   async loadWorkspaceManifests(): Promise<void> {
     const cluster = await this.startEmbedded();
-    await this.loadInto(cluster, await workspaceManifestPaths(readSettings().manifests));
+    await this.loadInto(cluster, await workspaceManifestPaths(readSettings().cluster.manifests));
   }
 
   private async loadInto(cluster: Cluster, paths: string[]): Promise<void> {

@@ -79,8 +79,10 @@ export function registerCommands({
     });
     if (!pick) return;
     await reconciles.stop();
-    await clusters.use(new KubeconfigSource(pick, !readSettings().allowWrites));
-    log.info(`connected to context ${pick}${readSettings().allowWrites ? '' : ' (read-only)'}`);
+    await clusters.use(new KubeconfigSource(pick, !readSettings().cluster.allowWrites));
+    log.info(
+      `connected to context ${pick}${readSettings().cluster.allowWrites ? '' : ' (read-only)'}`,
+    );
   });
 
   // ---- objects in the Custom Resources view

@@ -1,12 +1,15 @@
 /**
  * Hosts the Reconcile Debugger webview: a strict CSP (nonce, no inline handlers, resources only
  * from dist/webviews), messages validated on arrival, and the whole state re-sent whenever the
- * webview (re)loads, so hiding the panel loses nothing.
+ * webview (re)loads, so hiding the panel loses nothing. A window reload brings the panel back
+ * through a WebviewPanelSerializer, from the snapshot the webview saved with `setState`.
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import {
+  parseDebuggerSnapshot,
   parseWebviewMessage,
+  type DebuggerSnapshot,
   type DebuggerState,
   type HostMessage,
   type WebviewMessage,
@@ -16,6 +19,11 @@ export interface DebuggerBackend {
   state(): DebuggerState;
   onDidChangeState(listener: (state: DebuggerState) => void): vscode.Disposable;
   handle(msg: WebviewMessage): void | Promise<void>;
+  /**
+   * Takes over a panel restored after a window reload: the session it showed is gone (the
+   * extension host restarted), so the backend says so and keeps what it needs to start it again.
+   */
+  restore(snapshot: DebuggerSnapshot): void;
 }
 
 export class DebuggerPanel implements vscode.Disposable {
@@ -48,28 +56,49 @@ export class DebuggerPanel implements vscode.Disposable {
       DebuggerPanel.current.panel.reveal(column);
       return DebuggerPanel.current;
     }
-    const root = vscode.Uri.joinPath(extensionUri, 'dist', 'webviews');
     const panel = vscode.window.createWebviewPanel(
       DebuggerPanel.viewType,
       'Reconcile Debugger',
       column,
       {
-        enableScripts: true,
-        localResourceRoots: [root],
+        ...webviewOptions(extensionUri),
         // Kept alive while hidden behind an editor (a Go debug stop opens its source in this
         // group): coming back is instant and a Step's click-to-render is not a page reload.
         retainContextWhenHidden: true,
       },
     );
-    DebuggerPanel.current = new DebuggerPanel(panel, root, backend);
+    DebuggerPanel.current = new DebuggerPanel(panel, extensionUri, backend);
     return DebuggerPanel.current;
+  }
+
+  /**
+   * Brings panels back after a window reload (activation event `onWebviewPanel:<viewType>`).
+   * `backendFor` picks the backend from the saved snapshot (absent when no session had run, or
+   * the state was unreadable): the panel is never left blank.
+   */
+  static registerSerializer(
+    extensionUri: vscode.Uri,
+    backendFor: (snapshot: DebuggerSnapshot | undefined) => DebuggerBackend,
+  ): vscode.Disposable {
+    return vscode.window.registerWebviewPanelSerializer(DebuggerPanel.viewType, {
+      deserializeWebviewPanel: async (panel, saved: unknown) => {
+        const snapshot = parseDebuggerSnapshot(saved);
+        const backend = backendFor(snapshot);
+        if (snapshot) backend.restore(snapshot);
+        // Options are set again: the extension's folder may have moved with an update.
+        panel.webview.options = webviewOptions(extensionUri);
+        DebuggerPanel.current?.dispose();
+        DebuggerPanel.current = new DebuggerPanel(panel, extensionUri, backend);
+      },
+    });
   }
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
-    root: vscode.Uri,
+    extensionUri: vscode.Uri,
     private readonly backend: DebuggerBackend,
   ) {
+    const root = webviewRoot(extensionUri);
     panel.iconPath = vscode.Uri.joinPath(root, '..', '..', 'media', 'reconcile-studio.svg');
     panel.webview.html = html(panel.webview, root);
     this.disposables.push(
@@ -98,6 +127,14 @@ export class DebuggerPanel implements vscode.Disposable {
     for (const d of this.disposables.splice(0)) d.dispose();
     this.panel.dispose();
   }
+}
+
+function webviewRoot(extensionUri: vscode.Uri): vscode.Uri {
+  return vscode.Uri.joinPath(extensionUri, 'dist', 'webviews');
+}
+
+function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
+  return { enableScripts: true, localResourceRoots: [webviewRoot(extensionUri)] };
 }
 
 function html(webview: vscode.Webview, root: vscode.Uri): string {

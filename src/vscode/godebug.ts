@@ -9,7 +9,13 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { writeKubeconfigFile } from '../cluster/kubeconfig';
-import { PHASES, type DebuggerState, type FindingView, type WebviewMessage } from '../protocol';
+import {
+  PHASES,
+  type DebuggerSnapshot,
+  type DebuggerState,
+  type FindingView,
+  type WebviewMessage,
+} from '../protocol';
 import type { DapClient, DelveServer } from '../runtime/godebug/dap';
 import { holdReason, type GoBreakpoints } from '../runtime/godebug/holds';
 import type { PhaseReader, Stopped } from '../runtime/godebug/stops';
@@ -21,6 +27,7 @@ import { DebuggerPanel } from './debuggerpanel';
 import { pickModule } from './gooperator';
 import { OUTCOME_TO_RUNTIME } from './model/traceview';
 import { goDebuggerState, type GoStop } from './model/godebugview';
+import { restoredMessage } from './model/restoredsession';
 import type { Logger } from './output';
 
 export const GO_DEBUG_TYPE = 'reconcile-studio-go';
@@ -186,7 +193,7 @@ export class GoDebugController implements vscode.Disposable {
   }
 
   state(): DebuggerState {
-    return goDebuggerState({
+    const state = goDebuggerState({
       status: this.status,
       message: this.message,
       reconciler: this.reconciler,
@@ -198,6 +205,17 @@ export class GoDebugController implements vscode.Disposable {
       breakpoints: this.breakpointsShown,
       findings: this.findings.views,
     });
+    return this.moduleDir ? { ...state, source: { backend: 'go', module: this.moduleDir } } : state;
+  }
+
+  restore(snapshot: DebuggerSnapshot): void {
+    if (this.session) return;
+    // Restart (handle) starts the module again from here.
+    this.moduleDir = snapshot.source.module;
+    this.reconciler = snapshot.reconciler;
+    this.breakpointsShown = snapshot.breakpoints;
+    this.status = 'stopped';
+    this.message = restoredMessage(snapshot);
   }
 
   /**

@@ -92,7 +92,7 @@ export class GoOperatorSession implements vscode.Disposable {
     server.addUser(GO_OPERATOR_USER);
     const kubeconfig = join(this.context.globalStorageUri.fsPath, 'go-operator.kubeconfig');
     writeKubeconfigFile(kubeconfig, server.kubeconfig('reconcile-studio', GO_OPERATOR_USER));
-    const command = readSettings().goRunCommand;
+    const command = readSettings().go.runCommand;
     const proc = new GoManagerProcess({
       command,
       cwd: moduleDir,

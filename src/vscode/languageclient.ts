@@ -9,6 +9,8 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
+import { SETTINGS_SECTION, type ServerInitializationOptions } from '../settings';
+import { readSettings } from './settings';
 
 export async function startLanguageClient(
   context: vscode.ExtensionContext,
@@ -24,19 +26,20 @@ export async function startLanguageClient(
   };
   const goFiles = vscode.workspace.createFileSystemWatcher('**/*.go');
   context.subscriptions.push(goFiles);
+  const initializationOptions: ServerInitializationOptions = {
+    diagnostics: readSettings().diagnostics,
+  };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [
       { scheme: 'file', language: 'go' },
       { scheme: 'file', language: 'typescript' },
     ],
     synchronize: {
-      configurationSection: 'reconcileStudio.diagnostics',
+      configurationSection: `${SETTINGS_SECTION}.diagnostics`,
       // API types and sibling files edited outside the editor change what the server knows.
       fileEvents: goFiles,
     },
-    initializationOptions: {
-      diagnostics: vscode.workspace.getConfiguration('reconcileStudio').get('diagnostics'),
-    },
+    initializationOptions,
   };
   const client = new LanguageClient(
     'reconcileStudio',

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { FaultInjector } from '../cluster/faults';
 import type { ApiServer } from '../runtime/apiserver';
 import type { TypeRef } from '../cluster/types';
-import type { DebuggerState, WebviewMessage } from '../protocol';
+import type { DebuggerSnapshot, DebuggerState, WebviewMessage } from '../protocol';
 import type { LoadedReconciler } from '../runtime/loader';
 import type { Manager } from '../runtime/manager';
 import type { ClusterSession } from './clustersession';
@@ -17,6 +17,7 @@ import type { DebuggerModel, EventSource } from './model/debuggermodel';
 import { adaptSnapshot } from './model/queuetree';
 import type { Logger } from './output';
 import type { QueueTreeProvider } from './queuetree';
+import { restoredMessage } from './model/restoredsession';
 import { readSettings } from './settings';
 
 interface Running {
@@ -41,6 +42,8 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
   private tickTimer: NodeJS.Timeout | undefined;
   private findingsTimer: NodeJS.Timeout | undefined;
   private idleModel: DebuggerState | undefined;
+  /** The session a panel restored after a window reload showed; Restart runs it again. */
+  private restored: DebuggerSnapshot | undefined;
 
   constructor(
     private readonly log: Logger,
@@ -102,7 +105,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     try {
       loaded = await loadReconciler(file, {
         isolate: true,
-        hangTimeoutMs: readSettings().hangTimeoutMs,
+        hangTimeoutMs: readSettings().runtime.hangTimeoutMs,
       });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -114,6 +117,8 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
       this.stateChanged.fire(this.idleModel);
       throw err;
     }
+    // Loaded: what an earlier failure or a restored panel said is over.
+    this.idleModel = undefined;
     const manager = new Manager({ api, hangTimeoutMs: 10_000 });
     const forType = loaded.definition.for;
     manager.addReconciler(loaded.definition, loaded.reconcile);
@@ -133,7 +138,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     this.running = running;
     this.wire(running);
     model.setBreakpoints([], []);
-    if (opts.hold && readSettings().breakOnStart) manager.stepper?.pause();
+    if (opts.hold && readSettings().debugger.breakOnStart) manager.stepper?.pause();
     manager.start();
     model.status = opts.hold ? 'paused' : 'running';
     model.message = opts.hold ? 'Waiting for the first request…' : 'Running';
@@ -271,7 +276,13 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
   // ---- DebuggerBackend
 
   state(): DebuggerState {
-    if (this.running) return this.running.model.state();
+    const r = this.running;
+    if (r) {
+      return {
+        ...r.model.state(),
+        source: { backend: 'typescript', module: r.uri.toString() },
+      };
+    }
     return (
       this.idleModel ?? {
         status: 'idle',
@@ -288,6 +299,27 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
         findings: [],
       }
     );
+  }
+
+  restore(snapshot: DebuggerSnapshot): void {
+    if (this.running) return;
+    this.restored = snapshot;
+    this.idleModel = {
+      ...this.state(),
+      status: 'stopped',
+      message: restoredMessage(snapshot),
+      reconciler: snapshot.reconciler,
+      breakpoints: snapshot.breakpoints,
+      source: snapshot.source,
+    };
+  }
+
+  /** Starts again the session a restored panel showed, with the breakpoints it had. */
+  private async runRestored(snapshot: DebuggerSnapshot): Promise<void> {
+    await this.run(vscode.Uri.parse(snapshot.source.module), { hold: true });
+    this.restored = undefined;
+    const { phases, outcomes } = snapshot.breakpoints;
+    this.running?.model.setBreakpoints(phases, outcomes);
   }
 
   onDidChangeState(listener: (s: DebuggerState) => void): vscode.Disposable {
@@ -313,6 +345,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
         break;
       case 'restart':
         if (r) await this.run(r.uri, { hold: true });
+        else if (this.restored) await this.runRestored(this.restored);
         break;
       case 'setBreakpoints':
         r?.model.setBreakpoints(msg.phases, msg.outcomes);

@@ -1,27 +1,13 @@
-/** Typed access to the extension's settings; the names and defaults mirror package.json. */
+/**
+ * The extension's settings, read through the shared contract (src/settings.ts): the language
+ * server reads its section the same way, and every default comes from package.json.
+ */
 import * as vscode from 'vscode';
+import { SETTINGS_SECTION, settingsFrom, type Settings } from '../settings';
 
-export interface Settings {
-  autoStart: boolean;
-  serve: boolean;
-  podReadyDelayMs: number;
-  manifests: string[];
-  allowWrites: boolean;
-  breakOnStart: boolean;
-  hangTimeoutMs: number;
-  goRunCommand: string;
-}
+export type { Settings };
 
 export function readSettings(): Settings {
-  const c = vscode.workspace.getConfiguration('reconcileStudio');
-  return {
-    autoStart: c.get('cluster.autoStart', false),
-    serve: c.get('cluster.serve', true),
-    podReadyDelayMs: c.get('cluster.podReadyDelayMs', 2000),
-    manifests: c.get('cluster.manifests', ['config/crd/bases', 'config/samples']),
-    allowWrites: c.get('cluster.allowWrites', false),
-    breakOnStart: c.get('debugger.breakOnStart', true),
-    hangTimeoutMs: c.get('runtime.hangTimeoutMs', 5000),
-    goRunCommand: c.get('go.runCommand', 'go run ./cmd').trim() || 'go run ./cmd',
-  };
+  const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+  return settingsFrom((section) => c.get(section));
 }

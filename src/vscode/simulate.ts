@@ -16,7 +16,7 @@ export async function runSimulation(
   if (!vscode.workspace.isTrusted)
     throw new Error('This workspace is not trusted: its reconcilers do not run.');
   const { simulate, formatReport } = await import('./engine');
-  const manifests = await workspaceManifestPaths(readSettings().manifests);
+  const manifests = await workspaceManifestPaths(readSettings().cluster.manifests);
   const result = await vscode.window.withProgress(
     {
       location: vscode.ProgressLocation.Notification,
@@ -27,8 +27,8 @@ export async function runSimulation(
         reconciler: module.fsPath,
         manifests,
         durationMs,
-        podReadyDelayMs: readSettings().podReadyDelayMs,
-        hangTimeoutMs: readSettings().hangTimeoutMs,
+        podReadyDelayMs: readSettings().cluster.podReadyDelayMs,
+        hangTimeoutMs: readSettings().runtime.hangTimeoutMs,
       }),
   );
   log.info(

@@ -6,8 +6,8 @@ import { GenerationChangedPredicate } from '../../src/runtime/predicate';
 import { PHASES } from '../../src/runtime/trace';
 import { CONFIGMAP, DEPLOYMENT, WEBAPP, configMap, env, webapp } from './helpers';
 
-test('requeueAfter fires exactly at t+30s on the virtual clock', async () => {
-  const e = await env();
+test('requeueAfter fires exactly at t+30s on the virtual clock', async (t) => {
+  const e = await env(t);
   const starts: number[] = [];
   e.mgr.addReconciler({ for: CONFIGMAP }, async () => {
     starts.push(e.clock.now());
@@ -22,18 +22,17 @@ test('requeueAfter fires exactly at t+30s on the virtual clock', async () => {
   assert.deepEqual(starts, [0, 30_000]);
   await e.clock.advance(60_000);
   assert.deepEqual(starts, [0, 30_000, 60_000, 90_000]);
-  const t = e.mgr.traces()[0];
-  assert.deepEqual(t.next, {
+  const trace = e.mgr.traces()[0];
+  assert.deepEqual(trace.next, {
     action: 'requeueAfter',
     delayMs: 30_000,
     at: 30_000,
     reason: { kind: 'requeueAfter' },
   });
-  await e.close();
 });
 
-test('an error is retried with backoff 5, 10, 20, 40 ms (addRateLimited)', async () => {
-  const e = await env();
+test('an error is retried with backoff 5, 10, 20, 40 ms (addRateLimited)', async (t) => {
+  const e = await env(t);
   const starts: number[] = [];
   const ctrl = e.mgr.addReconciler({ for: CONFIGMAP }, async () => {
     starts.push(e.clock.now());
@@ -47,11 +46,10 @@ test('an error is retried with backoff 5, 10, 20, 40 ms (addRateLimited)', async
   assert.equal(ctrl.queue.numRequeues('default/a'), 5);
   assert.equal(ctrl.traces[0].next?.reason?.kind, 'backoff');
   assert.equal(ctrl.traces[1].next?.reason?.attempt, 2);
-  await e.close();
 });
 
-test('success forgets the backoff: the next failure starts again at 5 ms', async () => {
-  const e = await env();
+test('success forgets the backoff: the next failure starts again at 5 ms', async (t) => {
+  const e = await env(t);
   let n = 0;
   const ctrl = e.mgr.addReconciler({ for: CONFIGMAP }, async () => {
     n++;
@@ -63,11 +61,10 @@ test('success forgets the backoff: the next failure starts again at 5 ms', async
   await e.clock.advance(100);
   assert.equal(n, 3);
   assert.equal(ctrl.queue.numRequeues('default/a'), 0);
-  await e.close();
 });
 
-test('a TerminalError is not retried', async () => {
-  const e = await env();
+test('a TerminalError is not retried', async (t) => {
+  const e = await env(t);
   let n = 0;
   const ctrl = e.mgr.addReconciler({ for: CONFIGMAP }, async () => {
     n++;
@@ -83,11 +80,10 @@ test('a TerminalError is not retried', async () => {
   assert.equal(ctrl.metrics.reconcileTotal.get({ ...l, result: 'error' }), 1);
   assert.equal(ctrl.traces[0].outcome, 'terminal');
   assert.deepEqual(ctrl.traces[0].next, { action: 'none' });
-  await e.close();
 });
 
-test('a Result returned with an error is ignored, with a warning, and the error is rate-limited', async () => {
-  const e = await env();
+test('a Result returned with an error is ignored, with a warning, and the error is rate-limited', async (t) => {
+  const e = await env(t);
   let n = 0;
   const ctrl = e.mgr.addReconciler({ for: CONFIGMAP }, async () => {
     n++;
@@ -98,16 +94,15 @@ test('a Result returned with an error is ignored, with a warning, and the error 
   e.cluster.create(configMap('a'));
   e.mgr.start();
   await e.clock.advance(10);
-  const t = ctrl.traces[0];
-  assert.equal(t.next?.action, 'rateLimited');
-  assert.equal(t.next?.delayMs, 5);
-  assert.match(t.warnings[0], /RequeueAfter and Requeue will always be ignored/);
+  const trace = ctrl.traces[0];
+  assert.equal(trace.next?.action, 'rateLimited');
+  assert.equal(trace.next?.delayMs, 5);
+  assert.match(trace.warnings[0], /RequeueAfter and Requeue will always be ignored/);
   assert.equal(ctrl.traces[1].start, 5, 'retried after 5 ms, not 60 s');
-  await e.close();
 });
 
-test('requeue: true goes through the rate limiter (5 ms, then 10 ms)', async () => {
-  const e = await env();
+test('requeue: true goes through the rate limiter (5 ms, then 10 ms)', async (t) => {
+  const e = await env(t);
   const starts: number[] = [];
   const ctrl = e.mgr.addReconciler({ for: CONFIGMAP }, async () => {
     starts.push(e.clock.now());
@@ -119,11 +114,10 @@ test('requeue: true goes through the rate limiter (5 ms, then 10 ms)', async () 
   assert.deepEqual(starts, [0, 5, 15]);
   assert.equal(ctrl.metrics.reconcileTotal.get({ controller: 'configmap', result: 'requeue' }), 2);
   assert.equal(ctrl.queue.numRequeues('default/a'), 0, 'forgotten after the final success');
-  await e.close();
 });
 
-test('a no-op status write causes no further reconcile', async () => {
-  const e = await env();
+test('a no-op status write causes no further reconcile', async (t) => {
+  const e = await env(t);
   let n = 0;
   e.mgr.addReconciler({ for: WEBAPP }, async (ctx, req) => {
     n++;
@@ -142,11 +136,10 @@ test('a no-op status write causes no further reconcile', async () => {
   assert.equal(t2.calls[1].noop, true);
   assert.equal(t2.triggers[0].selfTriggered, true);
   assert.equal(t2.triggers[0].fromReconcile, t1.id);
-  await e.close();
 });
 
-test('GenerationChangedPredicate ignores the status-only update', async () => {
-  const e = await env();
+test('GenerationChangedPredicate ignores the status-only update', async (t) => {
+  const e = await env(t);
   let n = 0;
   newControllerManagedBy(e.mgr)
     .for(WEBAPP, { predicates: [GenerationChangedPredicate] })
@@ -165,11 +158,10 @@ test('GenerationChangedPredicate ignores the status-only update', async () => {
   e.cluster.update({ ...app, spec: { image: 'nginx', replicas: 2 } });
   await e.clock.advance(1000);
   assert.equal(n, 2, 'a spec change (new generation) passes');
-  await e.close();
 });
 
-test('a change to an owned child reconciles its controlling owner', async () => {
-  const e = await env();
+test('a change to an owned child reconciles its controlling owner', async (t) => {
+  const e = await env(t);
   const seen: string[] = [];
   e.mgr.addReconciler({ for: WEBAPP, owns: [CONFIGMAP] }, async (_ctx, req) => {
     seen.push(`${req.namespace}/${req.name}`);
@@ -197,14 +189,13 @@ test('a change to an owned child reconciles its controlling owner', async () => 
   });
   await e.clock.advance(0);
   assert.deepEqual(seen, ['default/owner']);
-  const t = e.mgr.traces().at(-1)!;
-  assert.equal(t.triggers[0].cause?.handler, 'owns');
-  assert.equal(t.triggers[0].cause?.object.kind, 'ConfigMap');
-  await e.close();
+  const trace = e.mgr.traces().at(-1)!;
+  assert.equal(trace.triggers[0].cause?.handler, 'owns');
+  assert.equal(trace.triggers[0].cause?.object.kind, 'ConfigMap');
 });
 
-test('a non-controller ownerReference does not trigger the owner', async () => {
-  const e = await env();
+test('a non-controller ownerReference does not trigger the owner', async (t) => {
+  const e = await env(t);
   const seen: string[] = [];
   e.mgr.addReconciler({ for: WEBAPP, owns: [CONFIGMAP] }, async (_ctx, req) => {
     seen.push(req.name);
@@ -231,11 +222,10 @@ test('a non-controller ownerReference does not trigger the owner', async () => {
   });
   await e.clock.advance(0);
   assert.deepEqual(seen, []);
-  await e.close();
 });
 
-test('watches with a map function reconciles what the function returns', async () => {
-  const e = await env();
+test('watches with a map function reconciles what the function returns', async (t) => {
+  const e = await env(t);
   const seen: string[] = [];
   newControllerManagedBy(e.mgr)
     .for(WEBAPP)
@@ -251,11 +241,10 @@ test('watches with a map function reconciles what the function returns', async (
   });
   await e.clock.advance(0);
   assert.deepEqual(seen, ['shop']);
-  await e.close();
 });
 
-test('a key re-added while its reconcile runs is reconciled again only after it finishes', async () => {
-  const e = await env();
+test('a key re-added while its reconcile runs is reconciled again only after it finishes', async (t) => {
+  const e = await env(t);
   const log: string[] = [];
   let first = true;
   e.mgr.addReconciler({ for: CONFIGMAP }, async (ctx, req) => {
@@ -274,11 +263,10 @@ test('a key re-added while its reconcile runs is reconciled again only after it 
   e.mgr.start();
   await e.clock.advance(0);
   assert.deepEqual(log, ['start 0', 'end', 'start 0', 'end']);
-  await e.close();
 });
 
-test('maxConcurrentReconciles=2 runs two keys at once but never one key twice', async () => {
-  const e = await env();
+test('maxConcurrentReconciles=2 runs two keys at once but never one key twice', async (t) => {
+  const e = await env(t);
   let running = 0;
   let peak = 0;
   const perKey = new Map<string, number>();
@@ -300,11 +288,10 @@ test('maxConcurrentReconciles=2 runs two keys at once but never one key twice', 
   await e.clock.advance(0);
   assert.equal(peak, 2);
   assert.equal(perKeyPeak, 1);
-  await e.close();
 });
 
-test('a throw is caught and counted as an error; a TypeError also counts as a panic', async () => {
-  const e = await env();
+test('a throw is caught and counted as an error; a TypeError also counts as a panic', async (t) => {
+  const e = await env(t);
   const ctrl = e.mgr.addReconciler({ for: CONFIGMAP }, async () => {
     const o = undefined as unknown as { x: number };
     return { requeueAfter: o.x };
@@ -316,11 +303,10 @@ test('a throw is caught and counted as an error; a TypeError also counts as a pa
   assert.equal(ctrl.metrics.reconcileErrors.get(l), 1);
   assert.equal(ctrl.metrics.reconcilePanics.get(l), 1);
   assert.equal(ctrl.traces[0].error?.name, 'TypeError');
-  await e.close();
 });
 
-test('a hot loop writing the spec back is paused and reported', async () => {
-  const e = await env({ hotLoop: { threshold: 10 } });
+test('a hot loop writing the spec back is paused and reported', async (t) => {
+  const e = await env(t, { hotLoop: { threshold: 10 } });
   let n = 0;
   const ctrl = e.mgr.addReconciler({ for: WEBAPP }, async (ctx, req) => {
     n++;
@@ -337,11 +323,10 @@ test('a hot loop writing the spec back is paused and reported', async () => {
   assert.equal(ctrl.hotLoops[0].suspended, true);
   assert.ok(n <= 12, `stopped quickly (ran ${n} times)`);
   assert.equal(ctrl.isSuspended('default/spin'), true);
-  await e.close();
 });
 
-test('reads come from the cache: with a propagation delay a stale read gets a 409 Conflict', async () => {
-  const e = await env({ propagationDelayMs: 100 });
+test('reads come from the cache: with a propagation delay a stale read gets a 409 Conflict', async (t) => {
+  const e = await env(t, { propagationDelayMs: 100 });
   const codes: number[] = [];
   e.mgr.addReconciler({ for: CONFIGMAP }, async (ctx, req) => {
     const cm = await ctx.client.get(CONFIGMAP, req);
@@ -363,11 +348,10 @@ test('reads come from the cache: with a propagation delay a stale read gets a 40
   e.cluster.update({ ...cm, data: { other: 'writer' } });
   await e.clock.advance(500);
   assert.ok(codes.includes(409), `saw ${codes.join(',')}`);
-  await e.close();
 });
 
-test('a reconcile is traced as enqueue, dequeue, reconcile, read, diff, write, status, result', async () => {
-  const e = await env();
+test('a reconcile is traced as enqueue, dequeue, reconcile, read, diff, write, status, result', async (t) => {
+  const e = await env(t);
   e.mgr.addReconciler({ for: WEBAPP }, async (ctx, req) => {
     const app = await ctx.client.get(WEBAPP, req);
     await ctx.client.create({
@@ -381,13 +365,13 @@ test('a reconcile is traced as enqueue, dequeue, reconcile, read, diff, write, s
   e.cluster.create(webapp('w'));
   e.mgr.start();
   await e.clock.advance(0);
-  const t = e.mgr.traces()[0];
+  const trace = e.mgr.traces()[0];
   assert.deepEqual(
-    t.phases.map((p) => p.phase),
+    trace.phases.map((p) => p.phase),
     ['enqueue', 'dequeue', 'reconcile', 'read', 'diff', 'write', 'diff', 'status', 'result'],
   );
-  assert.deepEqual([...new Set(t.phases.map((p) => p.phase))].sort(), [...PHASES].sort());
-  const status = t.phases.find((p) => p.phase === 'status')!;
+  assert.deepEqual([...new Set(trace.phases.map((p) => p.phase))].sort(), [...PHASES].sort());
+  const status = trace.phases.find((p) => p.phase === 'status')!;
   assert.deepEqual(
     status.diff?.find((d) => d.path === '.status.phase'),
     {
@@ -397,19 +381,18 @@ test('a reconcile is traced as enqueue, dequeue, reconcile, read, diff, write, s
     },
   );
   assert.deepEqual(
-    t.calls.map((c) => [c.verb, c.resource, c.subresource, c.code, c.source]),
+    trace.calls.map((c) => [c.verb, c.resource, c.subresource, c.code, c.source]),
     [
       ['get', 'webapps', '', 200, 'cache'],
       ['create', 'configmaps', '', 201, 'server'],
       ['update', 'webapps', 'status', 200, 'server'],
     ],
   );
-  assert.doesNotThrow(() => JSON.stringify(t));
-  await e.close();
+  assert.doesNotThrow(() => JSON.stringify(trace));
 });
 
-test('metrics are exported as Prometheus text with controller-runtime names', async () => {
-  const e = await env();
+test('metrics are exported as Prometheus text with controller-runtime names', async (t) => {
+  const e = await env(t);
   e.mgr.addReconciler({ for: CONFIGMAP }, async () => ({}));
   e.cluster.create(configMap('a'));
   e.mgr.start();
@@ -427,11 +410,10 @@ test('metrics are exported as Prometheus text with controller-runtime names', as
   ]) {
     assert.ok(text.includes(name), `missing ${name}`);
   }
-  await e.close();
 });
 
-test('the queue snapshot shows waiting items with due time and reason', async () => {
-  const e = await env();
+test('the queue snapshot shows waiting items with due time and reason', async (t) => {
+  const e = await env(t);
   const ctrl = e.mgr.addReconciler({ for: CONFIGMAP }, async (_c, req) => {
     if (req.name === 'a') throw new Error('x');
     return { requeueAfter: 60_000 };
@@ -449,11 +431,10 @@ test('the queue snapshot shows waiting items with due time and reason', async ()
     ],
   );
   assert.deepEqual(s.retries, [{ key: 'default/a', count: 1 }]);
-  await e.close();
 });
 
-test('a reconcile of an owned Deployment child survives a real cluster round trip', async () => {
-  const e = await env();
+test('a reconcile of an owned Deployment child survives a real cluster round trip', async (t) => {
+  const e = await env(t);
   e.mgr.addReconciler({ for: WEBAPP, owns: [DEPLOYMENT] }, async (ctx, req) => {
     const app = await ctx.client.get(WEBAPP, req);
     try {
@@ -494,5 +475,4 @@ test('a reconcile of an owned Deployment child survives a real cluster round tri
   assert.equal(ts.length, 2, 'created child triggers the owner once');
   assert.equal(ts[1].triggers[0].cause?.handler, 'owns');
   assert.equal(ts[1].triggers[0].selfTriggered, true);
-  await e.close();
 });

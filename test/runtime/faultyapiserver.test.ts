@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { Cluster } from '../../src/cluster/cluster';
@@ -8,17 +8,19 @@ import type { KubeObject, WatchEvent } from '../../src/cluster/types';
 import { VirtualClock } from '../../src/util/clock';
 import { FaultyApiServer } from '../../src/runtime/faultyapiserver';
 import { simulate } from '../../src/runtime/simulation';
-import { CONFIGMAP, ROOT, configMap } from './helpers';
+import { CONFIGMAP, ROOT, cleanup, configMap } from './helpers';
 
-function setup(yaml: string) {
+function setup(t: TestContext, yaml: string) {
   const clock = new VirtualClock(0);
   const cluster = new Cluster({ clock, controllers: false });
+  cleanup(t, () => cluster.close());
   const api = new FaultyApiServer(cluster, new FaultInjector(parseFaults(yaml, 'f.yaml')));
   return { clock, cluster, api };
 }
 
-test('an injected error is thrown synchronously, named, and the call is not made', () => {
+test('an injected error is thrown synchronously, named, and the call is not made', (t) => {
   const { cluster, api } = setup(
+    t,
     `faults:\n  - {name: c, match: {verb: create, resource: configmaps}, times: 1, error: {code: 409}}\n`,
   );
   let err: unknown;
@@ -35,8 +37,8 @@ test('an injected error is thrown synchronously, named, and the call is not made
   assert.equal(out.metadata.name, 'a');
 });
 
-test('latency delays the answer on the virtual clock and marks it with the fault', async () => {
-  const { clock, api } = setup(`faults:\n  - {name: slow, latencyMs: 1500}\n`);
+test('latency delays the answer on the virtual clock and marks it with the fault', async (t) => {
+  const { clock, api } = setup(t, `faults:\n  - {name: slow, latencyMs: 1500}\n`);
   const pending = api.create(configMap('b'));
   assert.ok(pending instanceof Promise);
   assert.equal(faultOf(pending), 'slow');
@@ -48,8 +50,8 @@ test('latency delays the answer on the virtual clock and marks it with the fault
   assert.equal(done, true);
 });
 
-test('latency passes by itself while a reconcile keeps the virtual clock frozen', async () => {
-  const { clock, api } = setup(`faults:\n  - {name: slow, latencyMs: 1500}\n`);
+test('latency passes by itself while a reconcile keeps the virtual clock frozen', async (t) => {
+  const { clock, api } = setup(t, `faults:\n  - {name: slow, latencyMs: 1500}\n`);
   const thaw = clock.freeze();
   try {
     const out = await (api.create(configMap('c')) as Promise<KubeObject>);
@@ -60,12 +62,15 @@ test('latency passes by itself while a reconcile keeps the virtual clock frozen'
   }
 });
 
-test('watch faults: closeWatch ends it, gone sends the 410, cacheLagMs delivers late', async () => {
-  const { clock, cluster, api } = setup(`faults:
+test('watch faults: closeWatch ends it, gone sends the 410, cacheLagMs delivers late', async (t) => {
+  const { clock, cluster, api } = setup(
+    t,
+    `faults:
   - {name: drop, match: {verb: watch, namespace: a}, closeWatch: true}
   - {name: expire, match: {verb: watch, namespace: b}, gone: true}
   - {name: lag, match: {verb: watch, namespace: default}, cacheLagMs: 2000}
-`);
+`,
+  );
   let closed = 0;
   api.watch(
     CONFIGMAP,
@@ -85,6 +90,7 @@ test('watch faults: closeWatch ends it, gone sends the 410, cacheLagMs delivers 
   const h = api.watch(CONFIGMAP, { namespace: 'default', resourceVersion: '1' }, (e) =>
     lagged.push(e),
   );
+  cleanup(t, () => h.stop());
   await clock.advance(0);
   assert.equal(closed, 1);
   assert.equal(goneClosed, 1);
@@ -100,7 +106,6 @@ test('watch faults: closeWatch ends it, gone sends the 410, cacheLagMs delivers 
     lagged.map((e) => e.type),
     ['ADDED'],
   );
-  h.stop();
 });
 
 const SAMPLE = join(ROOT, 'samples/quota-operator');

@@ -44,8 +44,8 @@ function deployment(name: string, owner: KubeObject): KubeObject {
   };
 }
 
-test('FailedCreate on a ReplicaSet owned by a Deployment owned by the CR is a quota conflict of that CR', async () => {
-  const e = await env();
+test('FailedCreate on a ReplicaSet owned by a Deployment owned by the CR is a quota conflict of that CR', async (t) => {
+  const e = await env(t);
   const ctrl = e.mgr.addReconciler({ for: WEBAPP }, async () => ({}));
   const app = e.cluster.create(webapp('blog'));
   const dep = e.cluster.create(deployment('blog', app));
@@ -96,11 +96,10 @@ test('FailedCreate on a ReplicaSet owned by a Deployment owned by the CR is a qu
     q.message,
     /ReplicaSet default\/blog-7d9f ← owned by Deployment default\/blog ← owned by WebApp default\/blog/,
   );
-  await e.close();
 });
 
-test('a 403 exceeded-quota answer to a write is a quota conflict with the call as evidence', async () => {
-  const e = await env();
+test('a 403 exceeded-quota answer to a write is a quota conflict with the call as evidence', async (t) => {
+  const e = await env(t);
   e.cluster.addAdmission((a) => {
     if (a.operation === 'CREATE' && a.object.kind === 'Deployment') {
       throw newForbidden(
@@ -133,11 +132,10 @@ test('a 403 exceeded-quota answer to a write is a quota conflict with the call a
   assert.equal(q.evidence.source, 'api-call');
   assert.equal(q.evidence.count, 3, 'at t=0, 30 s and 60 s');
   assert.equal(q.evidence.limited, 'pods=3');
-  await e.close();
 });
 
-test('repeated 409 Conflicts on one key are a conflict storm', async () => {
-  const e = await env();
+test('repeated 409 Conflicts on one key are a conflict storm', async (t) => {
+  const e = await env(t);
   const ctrl = e.mgr.addReconciler({ for: CONFIGMAP }, async (ctx, req) => {
     const cm = await ctx.client.get(CONFIGMAP, req);
     cm.metadata.resourceVersion = '1'; // always stale
@@ -158,11 +156,10 @@ test('repeated 409 Conflicts on one key are a conflict storm', async () => {
   const storm = fs.find((f) => f.kind === 'conflict-storm')!;
   assert.ok(storm);
   assert.ok((storm.evidence.conflicts as number) >= 3);
-  await e.close();
 });
 
-test('the backoff reaching its 1000 s cap is reported', async () => {
-  const e = await env();
+test('the backoff reaching its 1000 s cap is reported', async (t) => {
+  const e = await env(t);
   const ctrl = e.mgr.addReconciler({ for: CONFIGMAP }, async () => {
     throw new Error('always');
   });
@@ -180,11 +177,10 @@ test('the backoff reaching its 1000 s cap is reported', async () => {
   assert.ok(cap);
   assert.equal(cap.evidence.delayMs, 1_000_000);
   assert.equal(cap.evidence.attempts, 19, '5 ms · 2^18 is the first delay over the cap');
-  await e.close();
 });
 
-test('status writes that trigger the next reconcile and the bottleneck summary are reported', async () => {
-  const e = await env();
+test('status writes that trigger the next reconcile and the bottleneck summary are reported', async (t) => {
+  const e = await env(t);
   const ctrl = e.mgr.addReconciler({ for: WEBAPP }, async (ctx, req) => {
     const app = await ctx.client.get(WEBAPP, req);
     app.status = { phase: 'Running' };
@@ -207,11 +203,10 @@ test('status writes that trigger the next reconcile and the bottleneck summary a
   const b = fs.find((f) => f.kind === 'bottleneck')!;
   assert.equal(b.evidence.reconciles, 2);
   assert.equal(b.evidence.apiCallsPerReconcile, 2);
-  await e.close();
 });
 
-test('the hot-loop finding names the paths written on every pass', async () => {
-  const e = await env({ hotLoop: { threshold: 5 } });
+test('the hot-loop finding names the paths written on every pass', async (t) => {
+  const e = await env(t, { hotLoop: { threshold: 5 } });
   let n = 1;
   const ctrl = e.mgr.addReconciler({ for: WEBAPP }, async (ctx, req) => {
     const app = await ctx.client.get(WEBAPP, req);
@@ -233,5 +228,4 @@ test('the hot-loop finding names the paths written on every pass', async () => {
   assert.ok(h);
   assert.ok((h.evidence.changedPaths as string[]).includes('.spec.replicas'));
   assert.match(h.message, /writes \.spec back/);
-  await e.close();
 });

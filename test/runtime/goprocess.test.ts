@@ -1,8 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import {
   DEFAULT_RUN_COMMAND,
   GoManagerProcess,
@@ -11,10 +10,11 @@ import {
   managerFlags,
 } from '../../src/runtime/goprocess';
 import type { ZapEntry } from '../../src/runtime/zaplog';
+import { cleanup, tempDir } from './helpers';
 
-/** A stand-in for a manager binary: a Node script run as a custom command. */
-function script(body: string): { dir: string; command: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'rs-goproc-'));
+/** A stand-in for a manager binary: a Node script run as a custom command (removed after `t`). */
+function script(t: TestContext, body: string): { dir: string; command: string } {
+  const dir = tempDir(t, 'rs-goproc-');
   writeFileSync(join(dir, 'mgr.js'), body);
   return { dir, command: `"${process.execPath}" mgr.js $RECONCILE_STUDIO_MANAGER_FLAGS` };
 }
@@ -30,19 +30,23 @@ describe('Go manager process', () => {
     assert.equal(commandLine('make run', 8080), 'make run');
   });
 
-  it('gives the process its kubeconfig and flags, parses its zap logs and keeps its last lines and build errors', async () => {
-    const { dir, command } = script(`
+  it('gives the process its kubeconfig and flags, parses its zap logs and keeps its last lines and build errors', async (t) => {
+    const { dir, command } = script(
+      t,
+      `
       console.log('starting with ' + process.env.KUBECONFIG + ' ' + process.argv.slice(2).join(' '));
       console.log(JSON.stringify({ level: 'info', ts: 1764545000.5, msg: 'Starting Controller', controller: 'webapp' }));
       console.error('internal/controller/x.go:3:4: undefined: y');
       process.exit(2);
-    `);
+    `,
+    );
     const p = new GoManagerProcess({
       command,
       cwd: dir,
       kubeconfig: '/k/config',
       metricsPort: 9999,
     });
+    cleanup(t, () => p.stop());
     const logs: ZapEntry[] = [];
     p.on('log', (e) => logs.push(e));
     await p.start();
@@ -63,15 +67,19 @@ describe('Go manager process', () => {
     );
   });
 
-  it('reports a panic and scrapes /metrics while the process serves it; stop() ends it', async () => {
+  it('reports a panic and scrapes /metrics while the process serves it; stop() ends it', async (t) => {
     const port = await freePort();
-    const { dir, command } = script(`
+    const { dir, command } = script(
+      t,
+      `
       const addr = process.argv.find((a) => a.startsWith('--metrics-bind-address=')).split('=')[1];
       const [host, port] = addr.split(':');
       require('node:http').createServer((req, res) => res.end('workqueue_depth{name="webapp"} 4\\n')).listen(Number(port), host, () => console.log('serving'));
       process.on('SIGTERM', () => { console.log('panic: not really'); process.exit(3); });
-    `);
+    `,
+    );
     const p = new GoManagerProcess({ command, cwd: dir, kubeconfig: '/k', metricsPort: port });
+    cleanup(t, () => p.stop());
     const serving = new Promise<void>((r) => p.on('line', (l) => l.text === 'serving' && r()));
     await p.start();
     await serving;

@@ -1,5 +1,8 @@
 /** Shared set-up for runtime tests: a fake cluster on a virtual clock with the WebApp CRD. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TestContext } from 'node:test';
 import { Cluster } from '../../src/cluster/cluster';
 import { loadManifests } from '../../src/cluster/manifests';
 import type { KubeObject } from '../../src/cluster/types';
@@ -11,34 +14,85 @@ export const WEBAPP = { apiVersion: 'apps.example.com/v1', kind: 'WebApp' };
 export const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' };
 export const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 
+/**
+ * What a test started, released when it ends whether it passed or failed, the last started first
+ * (as Go's t.Cleanup): a failed assertion must not leave a manager, cluster, worker thread, child
+ * process or temp dir behind to keep the run alive or disturb the next test. A helper that starts
+ * and ends its resources inside one call uses a Releases of its own with try/finally.
+ */
+export class Releases {
+  private readonly stack: Array<() => unknown> = [];
+
+  add(release: () => unknown): void {
+    this.stack.push(release);
+  }
+
+  /** Runs every release (each even if one before it threw), then reports what failed. */
+  async releaseAll(): Promise<void> {
+    const errors: unknown[] = [];
+    for (const release of this.stack.splice(0).reverse()) {
+      try {
+        await release();
+      } catch (err) {
+        errors.push(err);
+      }
+    }
+    if (errors.length === 1) throw errors[0];
+    if (errors.length > 1)
+      throw new AggregateError(errors, 'releasing what the test started failed');
+  }
+}
+
+const byTest = new WeakMap<TestContext, Releases>();
+
+/** The Releases of test `t`, released after it (`t.after`), created on first use. */
+export function releasesOf(owner: TestContext | Releases): Releases {
+  if (owner instanceof Releases) return owner;
+  let r = byTest.get(owner);
+  if (!r) {
+    const created = new Releases();
+    owner.after(() => created.releaseAll());
+    byTest.set(owner, created);
+    r = created;
+  }
+  return r;
+}
+
+/** Releases `release` when `owner` (a test, or a helper's own Releases) ends. */
+export function cleanup(owner: TestContext | Releases, release: () => unknown): void {
+  releasesOf(owner).add(release);
+}
+
+/** A fresh temp dir, removed with what it holds when `owner` ends. */
+export function tempDir(owner: TestContext | Releases, prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cleanup(owner, () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 export interface Env {
   clock: VirtualClock;
   cluster: Cluster;
   mgr: Manager;
-  close(): Promise<void>;
 }
 
+/** A cluster and a manager, both released when `owner` ends (see Releases). */
 export async function env(
+  owner: TestContext | Releases,
   opts: Partial<ManagerOptions> = {},
   clusterControllers = false,
 ): Promise<Env> {
   const clock = new VirtualClock();
   const cluster = new Cluster({ clock, controllers: clusterControllers });
+  cleanup(owner, () => cluster.close());
   const res = loadManifests(cluster, [
     join(ROOT, 'samples/quota-operator/config/crd/bases/apps.example.com_webapps.yaml'),
   ]);
   if (res.errors.length) throw new Error(JSON.stringify(res.errors));
   await clock.advance(0);
   const mgr = new Manager({ api: cluster, ...opts });
-  return {
-    clock,
-    cluster,
-    mgr,
-    close: async () => {
-      await mgr.stop();
-      cluster.close();
-    },
-  };
+  cleanup(owner, () => mgr.stop());
+  return { clock, cluster, mgr };
 }
 
 export function webapp(

@@ -20,7 +20,7 @@ import { Informer } from '../../src/runtime/informer';
 import { Manager } from '../../src/runtime/manager';
 import { newControllerManagedBy } from '../../src/runtime/builder';
 import { ignoreNotFound } from '../../src/cluster/errors';
-import { CONFIGMAP, WEBAPP, configMap, env, webapp } from './helpers';
+import { CONFIGMAP, WEBAPP, cleanup, configMap, env, webapp } from './helpers';
 
 /** The in-process cluster behind promises; its watches can be ended "by the server". */
 class AsyncApi implements ApiServer {
@@ -73,11 +73,12 @@ class AsyncApi implements ApiServer {
   }
 }
 
-test('an informer over a promise API syncs when its list arrives', async () => {
-  const e = await env({ stepper: false });
+test('an informer over a promise API syncs when its list arrives', async (t) => {
+  const e = await env(t, { stepper: false });
   e.cluster.create(configMap('a'));
   const api = new AsyncApi(e.cluster);
   const inf = new Informer({ api, type: CONFIGMAP, clock: e.clock });
+  cleanup(t, () => inf.stop());
   const added: string[] = [];
   inf.addEventHandler({ onAdd: (o) => added.push(o.metadata.name!) });
   inf.start();
@@ -85,14 +86,13 @@ test('an informer over a promise API syncs when its list arrives', async () => {
   await inf.waitForSync();
   assert.equal(inf.hasSynced(), true);
   assert.deepEqual(added, ['a']);
-  inf.stop();
-  await e.close();
 });
 
-test('a watch the server closes is resumed from the last resourceVersion, without a relist', async () => {
-  const e = await env({ stepper: false });
+test('a watch the server closes is resumed from the last resourceVersion, without a relist', async (t) => {
+  const e = await env(t, { stepper: false });
   const api = new AsyncApi(e.cluster);
   const inf = new Informer({ api, type: CONFIGMAP, clock: e.clock });
+  cleanup(t, () => inf.stop());
   const seen: string[] = [];
   inf.addEventHandler({ onAdd: (o) => seen.push(`add ${o.metadata.name}`) });
   inf.start();
@@ -108,16 +108,15 @@ test('a watch the server closes is resumed from the last resourceVersion, withou
   assert.equal(api.watches.length, 2);
   assert.equal(api.watches[1].opts.resourceVersion, rv);
   assert.deepEqual(seen, ['add before', 'add during']);
-  inf.stop();
-  await e.close();
 });
 
-test('a watch that fails with 410 Gone relists: deletions missed meanwhile are dispatched', async () => {
-  const e = await env({ stepper: false });
+test('a watch that fails with 410 Gone relists: deletions missed meanwhile are dispatched', async (t) => {
+  const e = await env(t, { stepper: false });
   e.cluster.create(configMap('stays'));
   e.cluster.create(configMap('goes'));
   const api = new AsyncApi(e.cluster);
   const inf = new Informer({ api, type: CONFIGMAP, clock: e.clock });
+  cleanup(t, () => inf.stop());
   const deleted: string[] = [];
   inf.addEventHandler({ onDelete: (o) => deleted.push(o.metadata.name!) });
   inf.start();
@@ -132,15 +131,14 @@ test('a watch that fails with 410 Gone relists: deletions missed meanwhile are d
   assert.ok(inf.getByKey('default/stays'));
   assert.equal(inf.getByKey('default/goes'), undefined);
   assert.deepEqual(deleted, ['goes']);
-  inf.stop();
-  await e.close();
 });
 
-test('a Manager over a promise API: workers wait for the caches, writes are awaited', async () => {
-  const e = await env({ stepper: false });
+test('a Manager over a promise API: workers wait for the caches, writes are awaited', async (t) => {
+  const e = await env(t, { stepper: false });
   e.cluster.create(webapp('shop'));
   const api = new AsyncApi(e.cluster);
   const mgr = new Manager({ api, stepper: false, clock: e.clock });
+  cleanup(t, () => mgr.stop());
   newControllerManagedBy(mgr)
     .for(WEBAPP)
     .owns(CONFIGMAP)
@@ -178,6 +176,4 @@ test('a Manager over a promise API: workers wait for the caches, writes are awai
   // The child's watch event is an owner-triggered reconcile that finds it in the cache.
   assert.deepEqual(calls[1], ['get WebApp 200 cache', 'get ConfigMap 200 cache']);
   assert.ok(e.cluster.peek(CONFIGMAP, { namespace: 'default', name: 'shop' }));
-  await mgr.stop();
-  await e.close();
 });

@@ -1,16 +1,31 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadReconciler, ReconcilerLoadError } from '../../src/runtime/loader';
-import { CONFIGMAP, configMap, env } from './helpers';
+import {
+  loadReconciler,
+  ReconcilerLoadError,
+  type LoadedReconciler,
+} from '../../src/runtime/loader';
+import { CONFIGMAP, Releases, cleanup, configMap, env, tempDir } from './helpers';
 
-function fixture(name: string, source: string): { file: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), 'rs-loader-test-'));
+/** `source` written to a temp dir removed when `owner` ends; returns the file's path. */
+function fixture(owner: TestContext | Releases, name: string, source: string): { file: string } {
+  const dir = tempDir(owner, 'rs-loader-test-');
   const file = join(dir, name);
   writeFileSync(file, source);
-  return { file, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { file };
+}
+
+/** Loads the module of `file`; its worker is ended when `owner` ends. */
+async function load(
+  owner: TestContext | Releases,
+  file: string,
+  opts?: Parameters<typeof loadReconciler>[1],
+): Promise<LoadedReconciler> {
+  const rec = await loadReconciler(file, opts);
+  cleanup(owner, () => rec.dispose());
+  return rec;
 }
 
 const GOOD = `import { isNotFound, TerminalError, type Reconciler } from 'reconcile-studio';
@@ -35,15 +50,15 @@ export default r;
 `;
 
 for (const isolate of [true, false]) {
-  test(`a .ts reconciler importing 'reconcile-studio' loads and runs (${isolate ? 'worker' : 'in-process'})`, async () => {
-    const fx = fixture('good.reconciler.ts', GOOD);
-    const rec = await loadReconciler(fx.file, { isolate });
+  test(`a .ts reconciler importing 'reconcile-studio' loads and runs (${isolate ? 'worker' : 'in-process'})`, async (t) => {
+    const fx = fixture(t, 'good.reconciler.ts', GOOD);
+    const rec = await load(t, fx.file, { isolate });
     assert.deepEqual(rec.definition, {
       for: { apiVersion: 'v1', kind: 'ConfigMap' },
       owns: [{ apiVersion: 'v1', kind: 'Secret' }],
       maxConcurrentReconciles: 2,
     });
-    const e = await env();
+    const e = await env(t);
     const ctrl = e.mgr.addReconciler(rec.definition, rec.reconcile);
     e.cluster.create(configMap('a', { x: '1' }));
     e.cluster.create(configMap('t', { mode: 'terminal' }));
@@ -51,17 +66,15 @@ for (const isolate of [true, false]) {
     await e.clock.advance(0);
     const cm = e.cluster.get(CONFIGMAP, { namespace: 'default', name: 'a' });
     assert.equal((cm.data as Record<string, string>).seen, '0');
-    const t = ctrl.traces.find((x) => x.key === 'default/t')!;
-    assert.equal(t.outcome, 'terminal', 'TerminalError from the module is recognised');
-    assert.equal(t.calls[1].code, 404);
-    await e.close();
-    await rec.dispose();
-    fx.cleanup();
+    const terminal = ctrl.traces.find((x) => x.key === 'default/t')!;
+    assert.equal(terminal.outcome, 'terminal', 'TerminalError from the module is recognised');
+    assert.equal(terminal.calls[1].code, 404);
   });
 }
 
-test('a synchronous infinite loop is stopped, reported, and the next reconcile still runs', async () => {
+test('a synchronous infinite loop is stopped, reported, and the next reconcile still runs', async (t) => {
   const fx = fixture(
+    t,
     'loop.reconciler.ts',
     `export default {
   for: { apiVersion: 'v1', kind: 'ConfigMap' },
@@ -73,29 +86,27 @@ test('a synchronous infinite loop is stopped, reported, and the next reconcile s
 };
 `,
   );
-  const rec = await loadReconciler(fx.file, { hangTimeoutMs: 300 });
-  const e = await env();
+  const rec = await load(t, fx.file, { hangTimeoutMs: 300 });
+  const e = await env(t);
   const ctrl = e.mgr.addReconciler(rec.definition, rec.reconcile);
   e.cluster.create(configMap('spin', { spin: 'yes' }));
   e.mgr.start();
   await e.clock.advance(0);
-  const t = ctrl.traces[0];
-  assert.equal(t.error?.name, 'ReconcileHangError');
-  assert.match(t.error!.message, /did not return within 300 ms/);
-  assert.equal(t.next?.action, 'rateLimited');
+  const spun = ctrl.traces[0];
+  assert.equal(spun.error?.name, 'ReconcileHangError');
+  assert.match(spun.error!.message, /did not return within 300 ms/);
+  assert.equal(spun.next?.action, 'rateLimited');
   // a healthy key afterwards runs on the restarted worker
   ctrl.suspend('default/spin');
   e.cluster.create(configMap('fine'));
   await e.clock.advance(10);
   const fine = ctrl.traces.find((x) => x.key === 'default/fine');
   assert.equal(fine?.outcome, 'success');
-  await e.close();
-  await rec.dispose();
-  fx.cleanup();
 });
 
-test("errors thrown by user code carry the user's file:line (source-mapped)", async () => {
+test("errors thrown by user code carry the user's file:line (source-mapped)", async (t) => {
   const fx = fixture(
+    t,
     'throws.reconciler.ts',
     `interface Pad { a: number }
 export default {
@@ -109,8 +120,8 @@ export default {
 `,
   );
   for (const isolate of [true, false]) {
-    const rec = await loadReconciler(fx.file, { isolate });
-    const e = await env();
+    const rec = await load(t, fx.file, { isolate });
+    const e = await env(t);
     const ctrl = e.mgr.addReconciler(rec.definition, rec.reconcile);
     e.cluster.create(configMap('a'));
     e.mgr.start();
@@ -118,14 +129,12 @@ export default {
     const err = ctrl.traces[0].error!;
     assert.equal(err.message, 'broken on purpose');
     assert.equal(err.location?.replace(/:\d+$/, ''), `${fx.file}:7`, `isolate=${isolate}`);
-    await e.close();
-    await rec.dispose();
   }
-  fx.cleanup();
 });
 
-test('a syntax error is reported at its file:line:column', async () => {
+test('a syntax error is reported at its file:line:column', async (t) => {
   const fx = fixture(
+    t,
     'bad.reconciler.ts',
     `export default {\n  for: { apiVersion: 'v1', kind: 'ConfigMap' },\n  reconcile( {\n};\n`,
   );
@@ -134,14 +143,12 @@ test('a syntax error is reported at its file:line:column', async () => {
     assert.match(String(err.location), /bad\.reconciler\.ts:\d+:\d+$/);
     return true;
   });
-  fx.cleanup();
 });
 
-test('a module without for/reconcile is refused with an explanation', async () => {
-  const fx = fixture('empty.js', 'module.exports = { hello: 1 };');
+test('a module without for/reconcile is refused with an explanation', async (t) => {
+  const fx = fixture(t, 'empty.js', 'module.exports = { hello: 1 };');
   await assert.rejects(loadReconciler(fx.file, { isolate: false }), /default-export \{ for/);
   await assert.rejects(loadReconciler(fx.file), /default-export \{ for/);
-  fx.cleanup();
 });
 
 /** Loads `source` in a worker, reconciles one ConfigMap, and returns that reconcile's trace. */
@@ -150,46 +157,46 @@ async function reconcileOnce(
   source: string,
   opts: Parameters<typeof loadReconciler>[1] = {},
 ): Promise<import('../../src/runtime/trace').ReconcileTrace> {
-  const fx = fixture(name, source);
-  const rec = await loadReconciler(fx.file, opts);
-  const e = await env();
-  const ctrl = e.mgr.addReconciler(rec.definition, rec.reconcile);
-  e.cluster.create(configMap('a'));
-  e.mgr.start();
-  await e.clock.advance(0);
-  const t = ctrl.traces[0];
-  await e.close();
-  await rec.dispose();
-  fx.cleanup();
-  return t;
+  // Released before it returns (callers run it many times in one test), even when it throws.
+  const own = new Releases();
+  try {
+    const fx = fixture(own, name, source);
+    const rec = await load(own, fx.file, opts);
+    const e = await env(own);
+    const ctrl = e.mgr.addReconciler(rec.definition, rec.reconcile);
+    e.cluster.create(configMap('a'));
+    e.mgr.start();
+    await e.clock.advance(0);
+    return ctrl.traces[0];
+  } finally {
+    await own.releaseAll();
+  }
 }
 
 const CM_FOR = `for: { apiVersion: 'v1', kind: 'ConfigMap' }`;
 
-test('a reconciler calling process.exit(1) fails that reconcile with ReconcilerExitError, and the next runs on a new worker', async () => {
+test('a reconciler calling process.exit(1) fails that reconcile with ReconcilerExitError, and the next runs on a new worker', async (t) => {
   const fx = fixture(
+    t,
     'exit.reconciler.js',
     `module.exports = { ${CM_FOR}, async reconcile(ctx, req) { if (req.name === 'die') process.exit(1); return {}; } };`,
   );
-  const rec = await loadReconciler(fx.file);
-  const e = await env();
+  const rec = await load(t, fx.file);
+  const e = await env(t);
   const ctrl = e.mgr.addReconciler(rec.definition, rec.reconcile);
   e.cluster.create(configMap('die'));
   e.mgr.start();
   await e.clock.advance(0);
-  const t = ctrl.traces[0];
-  assert.equal(t.error?.name, 'ReconcilerExitError');
+  const died = ctrl.traces[0];
+  assert.equal(died.error?.name, 'ReconcilerExitError');
   assert.match(
-    t.error!.message,
+    died.error!.message,
     /worker exited with code 1 \(the reconciler called process\.exit\?\)/,
   );
   ctrl.suspend('default/die');
   e.cluster.create(configMap('fine'));
   await e.clock.advance(10);
   assert.equal(ctrl.traces.find((x) => x.key === 'default/fine')?.outcome, 'success');
-  await e.close();
-  await rec.dispose();
-  fx.cleanup();
 });
 
 test('a reconciler allocating without bound is stopped at the memory limit with ReconcilerOutOfMemoryError', async () => {
@@ -202,8 +209,9 @@ test('a reconciler allocating without bound is stopped at the memory limit with 
   assert.match(t.error!.message, /ran out of memory \(heap limit 64 MB\)/);
 });
 
-test('a module that loops at load is refused after the hang time-out, naming the file', async () => {
+test('a module that loops at load is refused after the hang time-out, naming the file', async (t) => {
   const fx = fixture(
+    t,
     'loadloop.reconciler.js',
     `for (;;) {}\nmodule.exports = { ${CM_FOR}, async reconcile() {} };`,
   );
@@ -213,16 +221,15 @@ test('a module that loops at load is refused after the hang time-out, naming the
     assert.match(err.message, /did not finish loading within 300 ms/);
     return true;
   });
-  fx.cleanup();
 });
 
-test('a module that calls process.exit at load is refused, not waited for', async () => {
+test('a module that calls process.exit at load is refused, not waited for', async (t) => {
   const fx = fixture(
+    t,
     'loadexit.reconciler.js',
     `process.exit(3);\nmodule.exports = { ${CM_FOR}, async reconcile() {} };`,
   );
   await assert.rejects(loadReconciler(fx.file), /exited with code 3 while loading the module/);
-  fx.cleanup();
 });
 
 test('malformed Results are errors located at the reconcile function; a negative requeueAfter is a success with a warning, as in Go', async () => {
@@ -275,16 +282,17 @@ test('a thrown non-Error is shown as util.inspect shows it, not as [object Objec
   }
 });
 
-test('a worker crashing outside a reconcile fails the next reconcile with ReconcilerCrashError, then recovers', async () => {
+test('a worker crashing outside a reconcile fails the next reconcile with ReconcilerCrashError, then recovers', async (t) => {
   const fx = fixture(
+    t,
     'late.reconciler.js',
     `module.exports = { ${CM_FOR}, async reconcile(ctx, req) {
   if (req.name === 'first') setTimeout(() => { throw new Error('thrown from a timer'); }, 0);
   return {};
 } };`,
   );
-  const rec = await loadReconciler(fx.file);
-  const e = await env();
+  const rec = await load(t, fx.file);
+  const e = await env(t);
   const ctrl = e.mgr.addReconciler(rec.definition, rec.reconcile);
   e.cluster.create(configMap('first'));
   e.mgr.start();
@@ -312,7 +320,4 @@ test('a worker crashing outside a reconcile fails the next reconcile with Reconc
   e.cluster.create(configMap('after'));
   await e.clock.advance(10);
   assert.equal(ctrl.traces.find((t) => t.key === 'default/after')?.outcome, 'success');
-  await e.close();
-  await rec.dispose();
-  fx.cleanup();
 });

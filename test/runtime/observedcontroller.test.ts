@@ -8,7 +8,7 @@ import { loadManifests } from '../../src/cluster/manifests';
 import { ObservedManager } from '../../src/runtime/observedcontroller';
 import { observedFindings } from '../../src/runtime/observedfindings';
 import { parseZapLine } from '../../src/runtime/zaplog';
-import { ROOT } from './helpers';
+import { ROOT, cleanup } from './helpers';
 
 const T0 = Date.parse('2026-11-30T23:00:00Z');
 let rid = 0;
@@ -166,13 +166,14 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
     assert.ok(c.hotLoops[0].at > 1000, 'the report is the newest one');
   });
 
-  it('sees a hot loop when each pass is triggered by its own status write, and findings name it', () => {
+  it('sees a hot loop when each pass is triggered by its own status write, and findings name it', (t) => {
     const m = statusWritingLoop(25, 100);
     const c = m.get('webapp')!;
     assert.equal(c.traces[1].triggers[0].selfTriggered, true);
     assert.equal(c.hotLoops.length, 1);
     assert.equal(c.hotLoops[0].reason, 'self-triggered');
     const cluster = new Cluster();
+    cleanup(t, () => cluster.close());
     const kinds = analyze({
       controller: c,
       forType: { apiVersion: 'apps.example.com/v1', kind: 'WebApp' },
@@ -180,15 +181,15 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
       events: [],
       durationMs: 500,
     }).map((f) => f.kind);
-    cluster.close();
     assert.ok(kinds.includes('hot-loop'));
     assert.ok(kinds.includes('status-update-requeue'));
   });
 
-  it('reports a quota 403 the process got as a quota conflict', () => {
+  it('reports a quota 403 the process got as a quota conflict', (t) => {
     const m = new ObservedManager('go-operator', 0);
     quotaRefusal(m);
     const cluster = new Cluster();
+    cleanup(t, () => cluster.close());
     const f = analyze({
       controller: m.get('webapp')!,
       forType: { apiVersion: 'apps.example.com/v1', kind: 'WebApp' },
@@ -196,7 +197,6 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
       events: [],
       durationMs: 10,
     }).find((x) => x.kind === 'quota-conflict');
-    cluster.close();
     assert.equal(f?.evidence.quota, 'compute');
   });
 
@@ -260,7 +260,7 @@ describe('log entries wait for the audit events of the requests they follow', ()
 });
 
 describe('quota findings for what a Go controller made', () => {
-  it('follows the objects it wrote when their owner references are gone', () => {
+  it('follows the objects it wrote when their owner references are gone', (t) => {
     const m = new ObservedManager('go-operator', 0);
     rid++;
     log(m, 0, 'Reconciling');
@@ -278,6 +278,7 @@ describe('quota findings for what a Go controller made', () => {
     );
     log(m, 3, 'Reconcile successful');
     const cluster = new Cluster();
+    cleanup(t, () => cluster.close());
     // An Update of a locally built Deployment dropped its owner reference to the WebApp.
     const deploy = cluster.create({
       apiVersion: 'apps/v1',
@@ -312,7 +313,6 @@ describe('quota findings for what a Go controller made', () => {
       events: [event],
       durationMs: 10,
     });
-    cluster.close();
     const f = findings.find((x) => x.kind === 'quota-conflict');
     assert.deepEqual(f?.request, { namespace: 'default', name: 'shop' });
     assert.equal(f?.evidence.quota, 'compute');
@@ -339,25 +339,25 @@ describe('a call whose audit event arrives after its reconcile was applied', () 
 });
 
 describe('findings of a Go manager watched from outside', () => {
-  it('names the quota conflict of a controller whose kind the cluster serves', () => {
+  it('names the quota conflict of a controller whose kind the cluster serves', (t) => {
     const cluster = new Cluster();
+    cleanup(t, () => cluster.close());
     loadManifests(cluster, [
       join(ROOT, 'samples/quota-operator/config/crd/bases/apps.example.com_webapps.yaml'),
     ]);
     const m = new ObservedManager('go-operator', 0);
     quotaRefusal(m);
     const f = observedFindings(m, cluster).find((x) => x.kind === 'quota-conflict');
-    cluster.close();
     assert.equal(f?.controller, 'webapp');
     assert.deepEqual(f?.request, { namespace: 'default', name: 'shop' });
   });
 
-  it('has none for a controller whose kind the cluster does not serve', () => {
+  it('has none for a controller whose kind the cluster does not serve', (t) => {
     const cluster = new Cluster();
+    cleanup(t, () => cluster.close());
     const m = new ObservedManager('go-operator', 0);
     quotaRefusal(m);
     const all = observedFindings(m, cluster);
-    cluster.close();
     assert.deepEqual(all, []);
   });
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HeldState } from '../../src/runtime/stepper';
-import { CONFIGMAP, WEBAPP, configMap, env, webapp } from './helpers';
+import { CONFIGMAP, Releases, WEBAPP, configMap, env, webapp } from './helpers';
 import type { Env } from './helpers';
 
 function reconcilerFor(e: Env) {
@@ -23,8 +23,8 @@ function nextHold(e: Env): Promise<HeldState> {
   });
 }
 
-test('a phase breakpoint holds the reconcile with the trace so far and freezes the clock', async () => {
-  const e = await env();
+test('a phase breakpoint holds the reconcile with the trace so far and freezes the clock', async (t) => {
+  const e = await env(t);
   reconcilerFor(e);
   e.mgr.stepper!.setBreakpoints({ phases: ['status'] });
   e.cluster.create(webapp('w'));
@@ -46,11 +46,10 @@ test('a phase breakpoint holds the reconcile with the trace so far and freezes t
   e.mgr.stepper!.continue();
   await run;
   assert.equal(e.clock.now(), 60_000);
-  await e.close();
 });
 
-test('step holds at every following phase boundary, in order', async () => {
-  const e = await env();
+test('step holds at every following phase boundary, in order', async (t) => {
+  const e = await env(t);
   reconcilerFor(e);
   e.mgr.stepper!.setBreakpoints({ phases: ['enqueue'] });
   e.cluster.create(webapp('w'));
@@ -74,11 +73,10 @@ test('step holds at every following phase boundary, in order', async () => {
     'status',
     'result',
   ]);
-  await e.close();
 });
 
-test('an outcome breakpoint holds after a NotFound read', async () => {
-  const e = await env();
+test('an outcome breakpoint holds after a NotFound read', async (t) => {
+  const e = await env(t);
   e.mgr.addReconciler({ for: CONFIGMAP }, async (ctx, req) => {
     try {
       await ctx.client.get(WEBAPP, req);
@@ -98,11 +96,10 @@ test('an outcome breakpoint holds after a NotFound read', async () => {
   assert.equal(h.phase.call?.code, 404);
   e.mgr.stepper!.continue();
   await run;
-  await e.close();
 });
 
-test('request breakpoints only hold the named request', async () => {
-  const e = await env();
+test('request breakpoints only hold the named request', async (t) => {
+  const e = await env(t);
   reconcilerFor(e);
   e.mgr.stepper!.setBreakpoints({ phases: ['reconcile'], requests: ['default/b'] });
   e.cluster.create(webapp('a'));
@@ -115,12 +112,19 @@ test('request breakpoints only hold the named request', async () => {
   e.mgr.stepper!.setBreakpoints({});
   e.mgr.stepper!.continue();
   await run;
-  await e.close();
 });
 
 test('stepping never changes what happens: the same traces with and without holds', async () => {
   async function runOnce(hold: boolean) {
-    const e = await env();
+    // Each run is released before the next starts, even when it throws.
+    const own = new Releases();
+    try {
+      return await traceOf(await env(own), hold);
+    } finally {
+      await own.releaseAll();
+    }
+  }
+  async function traceOf(e: Env, hold: boolean) {
     reconcilerFor(e);
     if (hold) {
       e.mgr.stepper!.setBreakpoints({ phases: ['diff', 'result'] });
@@ -136,7 +140,6 @@ test('stepping never changes what happens: the same traces with and without hold
       calls: t.calls.map((c) => `${c.verb}:${c.code}:${c.noop ?? ''}`),
       next: t.next,
     }));
-    await e.close();
     return out;
   }
   assert.deepEqual(await runOnce(true), await runOnce(false));

@@ -52,6 +52,16 @@ export function toolbar(v: View): HTMLElement {
   );
 }
 
+/**
+ * Offered when the panel shows a session that no longer runs (it stopped, failed, or the window
+ * was reloaded under it): one click runs it again, as Restart does.
+ */
+export function startAgain(v: View): HTMLElement | null {
+  const { status, source } = v.state;
+  if (!source || (status !== 'stopped' && status !== 'error')) return null;
+  return h('vscode-button', { onclick: () => v.post({ type: 'restart' }) }, 'Start again');
+}
+
 export function findingsBanner(v: View): HTMLElement | null {
   if (v.state.findings.length === 0) return null;
   return h(

@@ -1,7 +1,9 @@
 /**
  * The Reconcile Debugger panel. It renders the DebuggerState the extension sends and posts the
  * user's intents back; it holds no reconcile logic of its own. On load it says `ready` and the
- * host answers with the whole state, so hiding and re-showing the panel loses nothing.
+ * host answers with the whole state, so hiding and re-showing the panel loses nothing. Each state
+ * is also saved with `setState` (as a DebuggerSnapshot): after a window reload VS Code hands it to
+ * the extension, which brings the panel back saying what it showed.
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
@@ -14,19 +16,31 @@ import '@vscode-elements/elements/dist/vscode-table-row/index.js';
 import '@vscode-elements/elements/dist/vscode-table-cell/index.js';
 import './debugger.css';
 import {
+  debuggerSnapshot,
   emptyDebuggerState,
+  parseDebuggerSnapshot,
+  type DebuggerSnapshot,
   type DebuggerState,
   type HostMessage,
   type WebviewMessage,
 } from '../../src/protocol';
 import { callsPane, chartsPane, objectsPane, requestPane, resultPane, timelinePane } from './panes';
-import { faultControls, findingsBanner, outcomeBreakpoints, pipeline, toolbar } from './controls';
+import {
+  faultControls,
+  findingsBanner,
+  outcomeBreakpoints,
+  pipeline,
+  startAgain,
+  toolbar,
+} from './controls';
 import type { View } from './view';
 import { h, replaceChildren } from './dom';
 import { formatClock } from './format';
 
 interface VsCodeApi {
   postMessage(msg: WebviewMessage): void;
+  setState(state: DebuggerSnapshot | null): void;
+  getState(): unknown;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
@@ -78,7 +92,7 @@ function render(): void {
           timelinePane(view),
           chartsPane(view),
         )
-      : h('div', { class: 'empty' }, h('p', {}, state.message), chartsPane(view)),
+      : h('div', { class: 'empty' }, h('p', {}, state.message), startAgain(view), chartsPane(view)),
   );
 }
 
@@ -87,6 +101,7 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
   if (msg?.type === 'state') {
     state = msg.state;
     render();
+    vscode.setState(debuggerSnapshot(state, parseDebuggerSnapshot(vscode.getState())));
   }
 });
 

@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DELVE_MISSING, findDelve } from '../../../src/runtime/godebug/delve';
+import { tempDir } from '../helpers';
 
 function fakeDlv(dir: string): string {
   mkdirSync(dir, { recursive: true });
@@ -23,14 +23,14 @@ function goBinDir(): string | undefined {
 }
 
 describe('finding Delve', () => {
-  it('finds nothing when neither the PATH nor GOPATH/bin has dlv, and says how to install it', async () => {
-    const empty = mkdtempSync(join(tmpdir(), 'rs-nodlv-'));
+  it('finds nothing when neither the PATH nor GOPATH/bin has dlv, and says how to install it', async (t) => {
+    const empty = tempDir(t, 'rs-nodlv-');
     assert.equal(await findDelve({ PATH: empty, GOPATH: empty, HOME: empty }), undefined);
     assert.match(DELVE_MISSING, /go install github\.com\/go-delve\/delve\/cmd\/dlv@v1\.27\./);
   });
 
-  it('prefers dlv on the PATH', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rs-dlvpath-'));
+  it('prefers dlv on the PATH', async (t) => {
+    const dir = tempDir(t, 'rs-dlvpath-');
     const dlv = fakeDlv(join(dir, 'bin'));
     assert.equal(await findDelve({ PATH: join(dir, 'bin') }), dlv);
   });
@@ -38,10 +38,10 @@ describe('finding Delve', () => {
   it(
     'falls back to GOPATH/bin, where go install puts it',
     { skip: !goBinDir() && 'no go' },
-    async () => {
-      const gopath = mkdtempSync(join(tmpdir(), 'rs-gopath-'));
+    async (t) => {
+      const gopath = tempDir(t, 'rs-gopath-');
       const dlv = fakeDlv(join(gopath, 'bin'));
-      const home = mkdtempSync(join(tmpdir(), 'rs-home-'));
+      const home = tempDir(t, 'rs-home-');
       assert.equal(
         await findDelve({
           PATH: goBinDir()!,

@@ -1,13 +1,13 @@
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { UnsupportedError, resolvePhaseSymbols } from '../../../src/runtime/godebug/symbols';
+import { tempDir } from '../helpers';
 
 /** A controller-runtime source tree with just the declarations the debugger looks for. */
-function source(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'rs-crsrc-'));
+function source(t: TestContext, files: Record<string, string>): string {
+  const dir = tempDir(t, 'rs-crsrc-');
   for (const [file, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, file)), { recursive: true });
     writeFileSync(join(dir, file), text);
@@ -55,8 +55,8 @@ const TREE = {
 };
 
 describe('phase breakpoints from the controller-runtime source', () => {
-  it('finds lines by the statement after the one that yields the phase', () => {
-    const dir = source(TREE);
+  it('finds lines by the statement after the one that yields the phase', (t) => {
+    const dir = source(t, TREE);
     const s = resolvePhaseSymbols('v0.24.1', dir);
     const result = s.lines.find((l) => l.role === 'result')!;
     assert.equal(readFileSync(result.file, 'utf8').split('\n')[result.line - 1].trim(), 'switch {');
@@ -81,19 +81,19 @@ describe('phase breakpoints from the controller-runtime source', () => {
     );
   });
 
-  it('refuses a version older than the oldest supported one', () => {
+  it('refuses a version older than the oldest supported one', (t) => {
     assert.throws(
-      () => resolvePhaseSymbols('v0.14.6', source(TREE)),
+      () => resolvePhaseSymbols('v0.14.6', source(t, TREE)),
       (e: Error) =>
         e instanceof UnsupportedError &&
         /v0\.14\.6 is not supported.*v0\.15 or newer/.test(e.message),
     );
   });
 
-  it('refuses a source that lacks a phase function, naming it', () => {
+  it('refuses a source that lacks a phase function, naming it', (t) => {
     const tree = { ...TREE, 'pkg/cache/internal/cache_reader.go': 'package internal\n' };
     assert.throws(
-      () => resolvePhaseSymbols('v0.99.0', source(tree)),
+      () => resolvePhaseSymbols('v0.99.0', source(t, tree)),
       (e: Error) => e instanceof UnsupportedError && /\(\*CacheReader\)\.List/.test(e.message),
     );
   });
