@@ -2,7 +2,8 @@
 // once (Get, create a child, status update) on the virtual clock against the same API calls made
 // directly on the fake cluster. Prints ratios against the floors and absolute figures.
 import { join } from 'node:path';
-import { Cluster } from '../src/cluster/cluster';
+import { createCluster } from '../src/cluster/builtins';
+import type { Cluster } from '../src/cluster/cluster';
 import { loadManifests } from '../src/cluster/manifests';
 import type { KubeObject } from '../src/cluster/types';
 import { VirtualClock } from '../src/util/clock';
@@ -106,7 +107,7 @@ function child(app: KubeObject): KubeObject {
 
 async function newCluster(n: number): Promise<{ clock: VirtualClock; cluster: Cluster }> {
   const clock = new VirtualClock();
-  const cluster = new Cluster({ clock, controllers: false });
+  const cluster = createCluster({ clock, controllers: false });
   loadManifests(cluster, [
     join(ROOT, 'samples/quota-operator/config/crd/bases/apps.example.com_webapps.yaml'),
   ]);

@@ -5,7 +5,7 @@
  * Available and Progressing conditions `kubectl rollout status` reads. Not modelled: the
  * progress deadline (ProgressDeadlineExceeded), revisionHistoryLimit cleanup, rollbacks.
  */
-import type { Cluster } from './cluster';
+import type { ControllerHost } from './controllerhost';
 import { clone } from './clone';
 import { StatusError } from './errors';
 import { deepEqual, isObject } from './patch';
@@ -60,7 +60,7 @@ function templateWithoutHash(t: unknown): unknown {
   return c;
 }
 
-export function startDeploymentController(cluster: Cluster): () => void {
+export function startDeploymentController(cluster: ControllerHost): () => void {
   const q = new WorkQueue('deployment-controller', cluster.clock, (key) => sync(key));
 
   function ownedReplicaSets(d: KubeObject): KubeObject[] {
@@ -338,7 +338,7 @@ export function startDeploymentController(cluster: Cluster): () => void {
     }
   }
 
-  const unsub = cluster.store.subscribe((c) => {
+  const unsub = cluster.subscribe((c) => {
     if (c.storageKey === 'apps/deployments') {
       if (c.type !== 'DELETED') q.add(`${c.object.metadata.namespace}/${c.object.metadata.name}`);
       return;

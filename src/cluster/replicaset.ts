@@ -4,7 +4,7 @@
  * FailedCreate message carries the admission error, e.g. the quota message), sets the
  * ReplicaFailure condition while creates fail, and writes status (replicas, ready, available).
  */
-import type { Cluster } from './cluster';
+import type { ControllerHost } from './controllerhost';
 import { clone } from './clone';
 import { StatusError } from './errors';
 import { deepEqual, isObject } from './patch';
@@ -33,7 +33,7 @@ export function isPodReady(p: KubeObject): boolean {
   );
 }
 
-export function startReplicaSetController(cluster: Cluster): () => void {
+export function startReplicaSetController(cluster: ControllerHost): () => void {
   const q = new WorkQueue('replicaset-controller', cluster.clock, (key) => sync(key));
   const keyOf = (ns: string | undefined, name: string) => `${ns ?? ''}/${name}`;
 
@@ -192,7 +192,7 @@ export function startReplicaSetController(cluster: Cluster): () => void {
     }
   }
 
-  const unsub = cluster.store.subscribe((c) => {
+  const unsub = cluster.subscribe((c) => {
     if (c.storageKey === 'apps/replicasets') {
       if (c.type !== 'DELETED') q.add(keyOf(c.object.metadata.namespace, c.object.metadata.name!));
       return;

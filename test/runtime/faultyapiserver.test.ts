@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { Cluster } from '../../src/cluster/cluster';
+import { createCluster } from '../../src/cluster/builtins';
 import { FaultInjector, faultOf, parseFaults } from '../../src/cluster/faults';
 import { isConflict } from '../../src/cluster/errors';
 import type { KubeObject, WatchEvent } from '../../src/cluster/types';
@@ -12,7 +12,7 @@ import { CONFIGMAP, ROOT, configMap } from './helpers';
 
 function setup(yaml: string) {
   const clock = new VirtualClock(0);
-  const cluster = new Cluster({ clock, controllers: false });
+  const cluster = createCluster({ clock, controllers: false });
   const api = new FaultyApiServer(cluster, new FaultInjector(parseFaults(yaml, 'f.yaml')));
   return { clock, cluster, api };
 }

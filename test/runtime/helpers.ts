@@ -1,6 +1,7 @@
 /** Shared set-up for runtime tests: a fake cluster on a virtual clock with the WebApp CRD. */
 import { join } from 'node:path';
-import { Cluster } from '../../src/cluster/cluster';
+import { createCluster } from '../../src/cluster/builtins';
+import type { Cluster } from '../../src/cluster/cluster';
 import { loadManifests } from '../../src/cluster/manifests';
 import type { KubeObject } from '../../src/cluster/types';
 import { VirtualClock } from '../../src/util/clock';
@@ -23,7 +24,7 @@ export async function env(
   clusterControllers = false,
 ): Promise<Env> {
   const clock = new VirtualClock();
-  const cluster = new Cluster({ clock, controllers: clusterControllers });
+  const cluster = createCluster({ clock, controllers: clusterControllers });
   const res = loadManifests(cluster, [
     join(ROOT, 'samples/quota-operator/config/crd/bases/apps.example.com_webapps.yaml'),
   ]);
