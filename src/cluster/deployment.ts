@@ -8,6 +8,7 @@
  */
 import type { ControllerHost } from './controllerhost';
 import { clone } from './clone';
+import { controllerOf } from './controllerref';
 import {
   REVISION,
   availableOf,
@@ -24,7 +25,6 @@ import {
 } from './deploymentutil';
 import { StatusError } from './errors';
 import { deepEqual, isObject } from './patch';
-import { controllerOf } from './replicaset';
 import type { KubeObject } from './types';
 import { WorkQueue } from './workqueue';
 

@@ -5,6 +5,7 @@
  * Deployment reports. deployment.ts reads the cluster, calls these and writes the results.
  */
 import { clone } from './clone';
+import { newControllerRef } from './controllerref';
 import { deepEqual, isObject } from './patch';
 import type { KubeObject } from './types';
 
@@ -116,16 +117,7 @@ export function newReplicaSetFor(d: KubeObject, revision: number): KubeObject {
         'deployment.kubernetes.io/desired-replicas': String(desired),
         'deployment.kubernetes.io/max-replicas': String(desired),
       },
-      ownerReferences: [
-        {
-          apiVersion: 'apps/v1',
-          kind: 'Deployment',
-          name: d.metadata.name!,
-          uid: d.metadata.uid!,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [newControllerRef(d, 'apps/v1', 'Deployment')],
     },
     spec: {
       replicas: 0,

@@ -6,6 +6,7 @@
  */
 import type { ControllerHost } from './controllerhost';
 import { clone } from './clone';
+import { controllerOf, newControllerRef } from './controllerref';
 import { StatusError } from './errors';
 import { deepEqual, isObject } from './patch';
 import type { KubeObject } from './types';
@@ -18,12 +19,6 @@ const SOURCE = 'replicaset-controller';
 
 function rec(v: unknown): Obj {
   return isObject(v) ? v : {};
-}
-
-export function controllerOf(
-  o: KubeObject,
-): { kind: string; name: string; uid: string } | undefined {
-  return o.metadata.ownerReferences?.find((r) => r.controller);
 }
 
 export function isPodReady(p: KubeObject): boolean {
@@ -45,16 +40,7 @@ export function podFromTemplate(rs: KubeObject): KubeObject {
       namespace: rs.metadata.namespace,
       labels: { ...(md.labels as Record<string, string>) },
       ...(md.annotations ? { annotations: { ...(md.annotations as Record<string, string>) } } : {}),
-      ownerReferences: [
-        {
-          apiVersion: 'apps/v1',
-          kind: 'ReplicaSet',
-          name: rs.metadata.name!,
-          uid: rs.metadata.uid!,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [newControllerRef(rs, 'apps/v1', 'ReplicaSet')],
     },
     spec: clone(rec(tmpl.spec)),
   };
