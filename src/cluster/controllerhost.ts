@@ -9,6 +9,7 @@
  * callers must not mutate them. Writes throw StatusError, as the cluster's verbs do.
  */
 import type { Clock } from '../util/clock';
+import type { RecordEvent } from './events';
 import type { ResourceType } from './registry';
 import type { ChangeListener } from './store';
 import type {
@@ -45,13 +46,7 @@ export interface ControllerHost {
   finalizeNamespace(name: string, finalizer: string): void;
 
   /** Records an Event about `involved`, aggregated as client-go's EventRecorder does. */
-  recordEvent(
-    involved: KubeObject,
-    type: 'Normal' | 'Warning',
-    reason: string,
-    message: string,
-    source?: string,
-  ): void;
+  recordEvent: RecordEvent;
 
   /** Every committed change, in commit order, from a microtask; returns the unsubscribe. */
   subscribe(onChange: ChangeListener): () => void;

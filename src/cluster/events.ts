@@ -9,6 +9,15 @@ import type { KubeObject, ObjectKey, TypeRef } from './types';
 
 type Obj = Record<string, unknown>;
 
+/** Records an Event about `involved` (source: the reporting component). */
+export type RecordEvent = (
+  involved: KubeObject,
+  type: 'Normal' | 'Warning',
+  reason: string,
+  message: string,
+  source?: string,
+) => void;
+
 /** The calls the recorder makes: Events are read, created and updated like any object. */
 export interface EventSink {
   readonly clock: Clock;
