@@ -126,7 +126,7 @@ export class Cluster {
     }
   }
 
-  /** Adds a validating admission plugin (run in order, after the built-in ones). */
+  /** Adds a validating admission plugin; plugins run in the order added (withBuiltins adds the built-in ones). */
   addAdmission(p: AdmissionPlugin): void {
     this.admission.push(p);
   }
