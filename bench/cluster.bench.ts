@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { Agent, createServer, request } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Cluster } from '../src/cluster/cluster';
+import { createCluster } from '../src/cluster/builtins';
 import { generateServingCerts } from '../src/cluster/certs';
 import { startServer } from '../src/cluster/server';
 import type { KubeObject } from '../src/cluster/types';
@@ -47,7 +47,7 @@ function line(name: string, ours: string, floor: string, ratio: number, goal?: s
 
 function storeOps(): void {
   const N = 20_000;
-  const cluster = new Cluster({ controllers: false });
+  const cluster = createCluster({ controllers: false });
   const map = new Map<string, KubeObject>();
   // create
   const tCreate = time(() => {
@@ -146,7 +146,7 @@ async function inFlight(
 /** Child mode: the served cluster and the bare floor server, in their own process like a real apiserver. */
 async function serveChild(): Promise<void> {
   const certs = await generateServingCerts();
-  const cluster = new Cluster({ controllers: false });
+  const cluster = createCluster({ controllers: false });
   cluster.create(cm(0));
   cluster.create({
     apiVersion: 'apiextensions.k8s.io/v1',
@@ -278,7 +278,7 @@ async function https(): Promise<void> {
 /** Child mode: fill a cluster with N objects and print the resident set size. */
 function rssChild(n: number): void {
   const before = process.memoryUsage().rss;
-  const cluster = new Cluster({ controllers: false });
+  const cluster = createCluster({ controllers: false });
   for (let i = 0; i < n; i++) cluster.create(cm(i));
   globalThis.gc?.();
   console.log(JSON.stringify({ rss: process.memoryUsage().rss, baseline: before }));
@@ -317,7 +317,7 @@ async function memory(): Promise<void> {
 async function startup(): Promise<void> {
   // In-process: a fresh cluster, certificates, listen, first HTTPS answer.
   const t = performance.now();
-  const cluster = new Cluster();
+  const cluster = createCluster();
   const server = await startServer({ cluster });
   const http = client(server.url, server.caPem, server.token);
   await http.get('/version');

@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Cluster } from '../src/cluster/cluster';
+import { createCluster } from '../src/cluster/builtins';
 import { startServer } from '../src/cluster/server';
 import { persist } from '../src/cluster/state';
 import { lineReader } from './lines';
@@ -32,7 +32,7 @@ const mib = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MiB`;
 
 /** Child mode: a served cluster (with a state file when given a folder); answers `rss` on stdin. */
 async function serveChild(stateDir: string | undefined): Promise<void> {
-  const cluster = new Cluster({ controllers: false });
+  const cluster = createCluster({ controllers: false });
   const persistence = stateDir ? await persist(cluster, join(stateDir, 'state.json')) : undefined;
   const server = await startServer({ cluster });
   console.log(JSON.stringify({ url: server.url, ca: server.caPem, token: server.token }));

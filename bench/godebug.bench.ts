@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Cluster } from '../src/cluster/cluster';
+import { createCluster } from '../src/cluster/builtins';
 import { writeKubeconfigFile } from '../src/cluster/kubeconfig';
 import { loadManifests } from '../src/cluster/manifests';
 import { startServer } from '../src/cluster/server';
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     return;
   }
   const cr = await controllerRuntimeOf(SAMPLE);
-  const cluster = new Cluster({ podReadyDelayMs: 200 });
+  const cluster = createCluster({ podReadyDelayMs: 200 });
   loadManifests(cluster, [
     join(SAMPLE, 'config/crd/bases'),
     join(SAMPLE, 'config/samples/apps_v1_webapp_blog.yaml'),

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Cluster } from '../src/cluster/cluster';
+import { createCluster } from '../src/cluster/builtins';
 import { writeKubeconfigFile } from '../src/cluster/kubeconfig';
 import { loadManifests } from '../src/cluster/manifests';
 import { startServer } from '../src/cluster/server';
@@ -25,7 +25,7 @@ function median(xs: number[]): number {
 
 /** One run: a fresh cluster, the manager started, ms until its first "Reconciling". */
 async function runToFirstReconcile(dir: string): Promise<number> {
-  const cluster = new Cluster({ podReadyDelayMs: 200 });
+  const cluster = createCluster({ podReadyDelayMs: 200 });
   loadManifests(cluster, [join(SAMPLE, 'config/crd/bases'), join(SAMPLE, 'config/samples')]);
   const server = await startServer({ cluster });
   server.addUser('go-operator');

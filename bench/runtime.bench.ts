@@ -10,7 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
-import { Cluster } from '../src/cluster/cluster';
+import { createCluster } from '../src/cluster/builtins';
+import type { Cluster } from '../src/cluster/cluster';
 import { loadManifests } from '../src/cluster/manifests';
 import type { KubeObject } from '../src/cluster/types';
 import { VirtualClock } from '../src/util/clock';
@@ -114,7 +115,7 @@ function child(app: KubeObject): KubeObject {
 
 async function newCluster(n: number): Promise<{ clock: VirtualClock; cluster: Cluster }> {
   const clock = new VirtualClock();
-  const cluster = new Cluster({ clock, controllers: false });
+  const cluster = createCluster({ clock, controllers: false });
   loadManifests(cluster, [
     join(ROOT, 'samples/quota-operator/config/crd/bases/apps.example.com_webapps.yaml'),
   ]);

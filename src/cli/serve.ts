@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Cluster } from '../cluster/cluster';
+import { createCluster } from '../cluster/builtins';
 import { loadManifests } from '../cluster/manifests';
 import { startServer } from '../cluster/server';
 import { FaultInjector, parseSeed, readFaultsFile } from '../cluster/faults';
@@ -153,7 +153,7 @@ export async function run(argv: string[]): Promise<number> {
     state = restored.state;
   }
 
-  const cluster = new Cluster({
+  const cluster = createCluster({
     controllers: !values['no-controllers'],
     ...(podReadyDelayMs !== undefined ? { podReadyDelayMs } : {}),
     ...(podTerminationDelayMs !== undefined ? { podTerminationDelayMs } : {}),

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Cluster } from '../cluster/cluster';
+import { createCluster } from '../cluster/builtins';
 import { loadManifests } from '../cluster/manifests';
 import { startServer } from '../cluster/server';
 
@@ -59,7 +59,7 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
 
-  const cluster = new Cluster({ controllers: !values['no-controllers'] });
+  const cluster = createCluster({ controllers: !values['no-controllers'] });
   if (values.manifests?.length) {
     const res = loadManifests(
       cluster,

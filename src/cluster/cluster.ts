@@ -2,7 +2,9 @@
  * The fake cluster's API: the verbs of kube-apiserver (get, list, watch, create, update, patch,
  * delete, deletecollection, and the status and scale subresources) over an in-memory store, with
  * the apiserver's semantics (resourceVersion, generation, status subresource, no-op writes,
- * finalizers, admission) and the built-in controllers that make the cluster look alive.
+ * finalizers, admission). The admission plugins and the built-in controllers that make the
+ * cluster look alive are wired from outside (builtins.ts), as kube-apiserver's admission chain
+ * and kube-controller-manager are: a bare `new Cluster()` runs none of them.
  *
  * Every method is synchronous and throws StatusError. Objects going in and out are deep copies.
  */
@@ -36,12 +38,13 @@ import { gracePeriodSeconds, gracefulDeletion } from './gracefuldelete';
 import { checkAppliedTyped, checkDecodable, checkPatchedTyped, decodeTyped } from './decode';
 import { generateName } from './names';
 import { deepEqual, isObject, jsonPatch, mergePatch, strategicMergePatch } from './patch';
+import type { AdmissionAttributes, AdmissionPlugin } from './admission';
 import { Registry } from './registry';
 import type { ResourceType } from './registry';
 import type { FieldRequirement, LabelSelector } from './selector';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selector';
 import { applyPatch, recordManagedFields } from './fieldmanager';
-import type { Change } from './store';
+import type { Change, ChangeListener } from './store';
 import { Store, objectKey } from './store';
 import { strategyFor, validateObjectMeta } from './strategy';
 import { convertEvent } from './events';
@@ -55,28 +58,19 @@ import type {
   PatchType,
   ResourceInfo,
   TypeRef,
+  UpdateOptions,
   WatchEvent,
   WatchOptions,
+  WriteOptions,
 } from './types';
 import { splitApiVersion } from './types';
-import { startControllers } from './controllers';
 import type { ClusterState } from './state';
-import { NODE_NAME, fakeNode } from './kubelet';
 
 /** How long before a watch's time-out its last bookmark goes out (cacheWatcher.nextBookmarkTime). */
 const PRE_TIMEOUT_BOOKMARK_MS = 2000;
 
 export interface ClusterOptions {
   clock?: Clock;
-  /** Run the built-in workload controllers (Deployment, ReplicaSet, pod readiness). Default true. */
-  controllers?: boolean;
-  /** How long a new pod takes to become Running and Ready. Default 2000 ms. */
-  podReadyDelayMs?: number;
-  /**
-   * How long the fake kubelet takes to stop a pod deleted gracefully (at most its grace period);
-   * the pod stays Terminating until then. Default 0: at once, after the MODIFIED event.
-   */
-  podTerminationDelayMs?: number;
   /** Interval of watch bookmarks. Default 60 s, like the apiserver's. */
   bookmarkIntervalMs?: number;
   /** How many changes watches can resume from. */
@@ -87,30 +81,8 @@ export interface ClusterOptions {
   state?: ClusterState;
 }
 
-export interface AdmissionAttributes {
-  operation: 'CREATE' | 'UPDATE' | 'DELETE';
-  type: ResourceType;
-  object: KubeObject;
-  old?: KubeObject;
-  subresource?: string;
-  dryRun: boolean;
-}
-
-/** A validating admission plugin: throws a StatusError to refuse. */
-export type AdmissionPlugin = (a: AdmissionAttributes) => void;
-
-export interface WriteOptions {
-  dryRun?: boolean;
-  fieldManager?: string;
-  /** How unknown fields are treated: dropped silently, reported as warnings, or refused (400). Default Warn. */
-  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
-  /** Receives the warnings of this write (unknown fields under Warn), as the apiserver's Warning headers. */
-  warnings?: string[];
-}
-
-export interface UpdateOptions extends WriteOptions {
-  subresource?: 'status' | 'scale';
-}
+export type { AdmissionAttributes, AdmissionPlugin } from './admission';
+export type { UpdateOptions, WriteOptions } from './types';
 
 export interface PatchOptions extends UpdateOptions {
   force?: boolean;
@@ -131,8 +103,6 @@ export class Cluster {
   readonly clock: Clock;
   readonly registry = new Registry();
   readonly store: Store;
-  readonly podReadyDelayMs: number;
-  readonly podTerminationDelayMs: number;
   readonly bookmarkIntervalMs: number;
   private readonly admission: AdmissionPlugin[] = [];
   private readonly stoppers: Array<() => void> = [];
@@ -141,8 +111,6 @@ export class Cluster {
 
   constructor(opts: ClusterOptions = {}) {
     this.clock = opts.clock ?? new RealClock();
-    this.podReadyDelayMs = opts.podReadyDelayMs ?? 2000;
-    this.podTerminationDelayMs = opts.podTerminationDelayMs ?? 0;
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60_000;
     this.store = new Store({
       ...(opts.watchWindow !== undefined ? { window: opts.watchWindow } : {}),
@@ -156,12 +124,9 @@ export class Cluster {
       if (!this.peek({ apiVersion: 'v1', kind: 'Namespace' }, { name: ns }))
         this.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     }
-    if (!this.peek({ apiVersion: 'v1', kind: 'Node' }, { name: NODE_NAME }))
-      this.create(fakeNode(this.now()));
-    this.stoppers.push(...startControllers(this, { workloads: opts.controllers !== false }));
   }
 
-  /** Adds a validating admission plugin (run in order, after the built-in ones). */
+  /** Adds a validating admission plugin; plugins run in the order added (withBuiltins adds the built-in ones). */
   addAdmission(p: AdmissionPlugin): void {
     this.admission.push(p);
   }
@@ -202,6 +167,24 @@ export class Cluster {
 
   resources(): ResourceInfo[] {
     return this.registry.all().map((t) => clone(t.info));
+  }
+
+  /** Every served resource type (each version), for the controllers that work on all of them. */
+  resourceTypes(): ResourceType[] {
+    return this.registry.all();
+  }
+
+  /** The registry entry of a kind, if it is served (the RESTMapper's answer, without a 404). */
+  resourceFor(type: TypeRef): ResourceType | undefined {
+    return this.registry.forKind(type);
+  }
+
+  /**
+   * Hears every committed change, in commit order, from a microtask (never inside the write):
+   * what the built-in controllers' informers would see.
+   */
+  subscribe(onChange: ChangeListener): () => void {
+    return this.store.subscribe(onChange);
   }
 
   /** The registry entry of a kind, or a 404 naming it as the RESTMapper would. */

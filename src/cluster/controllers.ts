@@ -1,23 +1,23 @@
 /**
- * Starts the cluster's built-in controllers. The GC, namespace, CRD and quota controllers belong
- * to the cluster's integrity and always run; the workload controllers (Deployment, ReplicaSet,
- * and the kwok-like pod lifecycle) run unless `controllers: false`.
+ * Starts the cluster's built-in controllers, as kube-controller-manager runs its controllers
+ * against the apiserver. The GC, namespace, CRD and quota controllers belong to the cluster's
+ * integrity and always run; the workload controllers (Deployment, ReplicaSet, and the kwok-like
+ * pod lifecycle) run unless `workloads` is false.
  */
-import type { Cluster } from './cluster';
+import type { ControllerHost } from './controllerhost';
 import { startCrdFinalizer } from './crdcontroller';
 import { startDeploymentController } from './deployment';
 import { startGarbageCollector } from './garbagecollector';
+import type { KubeletOptions } from './kubelet';
 import { startKubelet } from './kubelet';
-import { namespaceLifecycle, startNamespaceController } from './namespace';
-import { quotaAdmission, startQuotaController } from './quota';
+import { startNamespaceController } from './namespace';
+import { startQuotaController } from './quota';
 import { startReplicaSetController } from './replicaset';
 
 export function startControllers(
-  cluster: Cluster,
-  opts: { workloads: boolean },
+  cluster: ControllerHost,
+  opts: { workloads: boolean; kubelet?: KubeletOptions },
 ): Array<() => void> {
-  cluster.addAdmission(namespaceLifecycle(cluster));
-  cluster.addAdmission(quotaAdmission(cluster));
   const stops = [
     startNamespaceController(cluster),
     startGarbageCollector(cluster),
@@ -28,7 +28,7 @@ export function startControllers(
     stops.push(
       startDeploymentController(cluster),
       startReplicaSetController(cluster),
-      startKubelet(cluster),
+      startKubelet(cluster, opts.kubelet),
     );
   return stops;
 }

@@ -3,36 +3,34 @@
  * custom resources are deleted first, then the `customresourcecleanup` finalizer is removed and
  * the resource disappears from discovery.
  */
-import type { Cluster } from './cluster';
 import { clone } from './clone';
+import type { ControllerHost } from './controllerhost';
+import { isEmpty, resourceAt, storedResources, typeRefOf } from './controllerhost';
 import { CRD_FINALIZER } from './crd';
 import { StatusError } from './errors';
-import { objectKey } from './store';
 import { WorkQueue } from './workqueue';
 
 const CRD_STORAGE = 'apiextensions.k8s.io/customresourcedefinitions';
+const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
 
-export function startCrdFinalizer(cluster: Cluster): () => void {
+export function startCrdFinalizer(cluster: ControllerHost): () => void {
   const q = new WorkQueue('crd-finalizer', cluster.clock, (name) => sync(name));
   function sync(name: string): void {
-    const crd = cluster.store.get(CRD_STORAGE, objectKey(undefined, name));
+    const crd = cluster.peek(CRD, { name });
     if (
       !crd ||
       !crd.metadata.deletionTimestamp ||
       !(crd.metadata.finalizers ?? []).includes(CRD_FINALIZER)
     )
       return;
-    const types = cluster.registry.all().filter((t) => t.crd === name);
-    let remaining = 0;
-    if (types.length) {
-      const t = types[0];
-      const victims = [...cluster.store.scan(t.storageKey)].map(([, o]) => o);
-      remaining = victims.length;
+    const t = storedResources(cluster).find((r) => r.crd === name);
+    if (t) {
+      const victims = [...cluster.scan(typeRefOf(t))];
       for (const o of victims) {
         if (o.metadata.deletionTimestamp) continue;
         try {
-          cluster.deleteAs(
-            t,
+          cluster.delete(
+            typeRefOf(t),
             { namespace: o.metadata.namespace, name: o.metadata.name! },
             { propagationPolicy: 'Background' },
           );
@@ -40,26 +38,20 @@ export function startCrdFinalizer(cluster: Cluster): () => void {
           if (!(err instanceof StatusError && err.code === 404)) throw err;
         }
       }
-      remaining = cluster.store.count(t.storageKey);
+      if (!isEmpty(cluster.scan(typeRefOf(t)))) return;
     }
-    if (remaining > 0) return;
     const next = clone(crd);
     next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== CRD_FINALIZER);
-    cluster.updateAs(
-      cluster.typeOf({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' }),
-      next,
-      {},
-      true,
-    );
+    cluster.update(next);
   }
-  const unsub = cluster.store.subscribe((c) => {
+  const unsub = cluster.subscribe((c) => {
     if (c.storageKey === CRD_STORAGE) {
       if (c.type !== 'DELETED' && c.object.metadata.deletionTimestamp)
         q.add(c.object.metadata.name!);
       return;
     }
     if (c.type === 'DELETED') {
-      const t = cluster.registry.versionsOf(c.storageKey)[0];
+      const t = resourceAt(cluster, c.storageKey);
       if (t?.crd) q.add(t.crd);
     }
   });

@@ -4,217 +4,130 @@
  * ready) or Recreate, revision annotations, ScalingReplicaSet events, and status with the
  * Available and Progressing conditions `kubectl rollout status` reads. Not modelled: the
  * progress deadline (ProgressDeadlineExceeded), revisionHistoryLimit cleanup, rollbacks.
+ * The decisions themselves are pure functions in deploymentutil.ts.
  */
-import type { Cluster } from './cluster';
+import type { ControllerHost } from './controllerhost';
 import { clone } from './clone';
+import { controllerOf } from './controllerref';
+import {
+  REVISION,
+  availableOf,
+  calculateStatus,
+  desiredReplicas,
+  findNewReplicaSet,
+  maxRevision,
+  newRSNewReplicas,
+  newReplicaSetFor,
+  oldReplicaSetsScaleDown,
+  podsOf,
+  replicasOf,
+  rollingBudget,
+} from './deploymentutil';
 import { StatusError } from './errors';
 import { deepEqual, isObject } from './patch';
-import { controllerOf } from './replicaset';
 import type { KubeObject } from './types';
 import { WorkQueue } from './workqueue';
 
-type Obj = Record<string, unknown>;
 const DEPLOY = { apiVersion: 'apps/v1', kind: 'Deployment' };
 const RS = { apiVersion: 'apps/v1', kind: 'ReplicaSet' };
 const SOURCE = 'deployment-controller';
-const HASH_LABEL = 'pod-template-hash';
-const REVISION = 'deployment.kubernetes.io/revision';
+const MANAGER = { fieldManager: 'kube-controller-manager' };
 
-function rec(v: unknown): Obj {
+function rec(v: unknown): Record<string, unknown> {
   return isObject(v) ? v : {};
 }
 
-function fnv32a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
-  return h;
-}
-
-/** controller.ComputeHash + rand.SafeEncodeString: a short, vowel-free hash of the pod template. */
-export function podTemplateHash(template: unknown, collisionCount = 0): string {
-  const digits = String(
-    fnv32a(stableStringify(template) + (collisionCount ? String(collisionCount) : '')),
-  );
-  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
-  let out = '';
-  for (const d of digits) out += alphabet[d.charCodeAt(0) % alphabet.length];
+/**
+ * getReplicaSetsForDeployment: the ReplicaSets this Deployment controls. (Adopting orphans that
+ * match its selector and releasing those that stop matching, as ClaimReplicaSets does, is not
+ * modelled: only this controller creates ReplicaSets with a Deployment's owner reference.)
+ */
+export function getReplicaSetsForDeployment(cluster: ControllerHost, d: KubeObject): KubeObject[] {
+  const out: KubeObject[] = [];
+  for (const rs of cluster.scan(RS, d.metadata.namespace))
+    if (controllerOf(rs)?.uid === d.metadata.uid) out.push(rs);
   return out;
 }
 
-function stableStringify(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
-  if (isObject(v))
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableStringify(v[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v);
-}
-
-function templateWithoutHash(t: unknown): unknown {
-  const c = clone(rec(t));
-  const md = rec(c.metadata);
-  if (isObject(md.labels)) {
-    delete md.labels[HASH_LABEL];
-  }
-  return c;
-}
-
-export function startDeploymentController(cluster: Cluster): () => void {
+export function startDeploymentController(cluster: ControllerHost): () => void {
   const q = new WorkQueue('deployment-controller', cluster.clock, (key) => sync(key));
 
-  function ownedReplicaSets(d: KubeObject): KubeObject[] {
-    const out: KubeObject[] = [];
-    for (const rs of cluster.scan(RS, d.metadata.namespace))
-      if (controllerOf(rs)?.uid === d.metadata.uid) out.push(rs);
-    return out;
-  }
-
+  /** syncDeployment: find or create the new ReplicaSet, take one rollout step, report status. */
   function sync(key: string): void {
     const [ns, name] = key.split('/');
     const d = cluster.peek(DEPLOY, { namespace: ns, name });
     if (!d || d.metadata.deletionTimestamp) return;
-    const spec = rec(d.spec);
-    const desired = typeof spec.replicas === 'number' ? spec.replicas : 1;
-    const template = rec(spec.template);
-    const hash = podTemplateHash(
-      template,
-      typeof rec(d.status).collisionCount === 'number'
-        ? (rec(d.status).collisionCount as number)
-        : 0,
-    );
-    const all = ownedReplicaSets(d);
-    let newRs = all.find((rs) => deepEqual(templateWithoutHash(rec(rs.spec).template), template));
-    const old = all.filter((rs) => rs !== newRs);
-    const maxRevision = all.reduce(
-      (m, rs) => Math.max(m, Number(rs.metadata.annotations?.[REVISION] ?? 0)),
-      0,
-    );
-    const paused = spec.paused === true;
-    if (!newRs && !paused) {
-      const labels = {
-        ...(rec(template.metadata).labels as Record<string, string>),
-        [HASH_LABEL]: hash,
-      };
-      const selector = clone(rec(spec.selector));
-      selector.matchLabels = { ...rec(selector.matchLabels), [HASH_LABEL]: hash };
-      const tmpl = clone(template);
-      tmpl.metadata = { ...rec(tmpl.metadata), labels };
-      try {
-        newRs = cluster.create(
-          {
-            apiVersion: 'apps/v1',
-            kind: 'ReplicaSet',
-            metadata: {
-              name: `${name}-${hash}`,
-              namespace: ns,
-              labels,
-              annotations: {
-                [REVISION]: String(maxRevision + 1),
-                'deployment.kubernetes.io/desired-replicas': String(desired),
-                'deployment.kubernetes.io/max-replicas': String(desired),
-              },
-              ownerReferences: [
-                {
-                  apiVersion: 'apps/v1',
-                  kind: 'Deployment',
-                  name,
-                  uid: d.metadata.uid!,
-                  controller: true,
-                  blockOwnerDeletion: true,
-                },
-              ],
-            },
-            spec: {
-              replicas: 0,
-              minReadySeconds: spec.minReadySeconds ?? 0,
-              selector,
-              template: tmpl,
-            },
-          },
-          { fieldManager: 'kube-controller-manager' },
-        );
-      } catch (err) {
-        if (err instanceof StatusError && err.code === 409) {
-          q.addRateLimited(key);
-          return;
-        }
-        throw err;
-      }
+    const rss = getReplicaSetsForDeployment(cluster, d);
+    if (isObject(d.spec) && d.spec.paused === true) {
+      syncRolloutStatus(key, findNewReplicaSet(d, rss)?.metadata.name);
+      return;
     }
-    if (newRs && !paused) {
-      rollout(d, newRs, old, desired);
-      const rev = newRs.metadata.annotations?.[REVISION];
-      if (rev && d.metadata.annotations?.[REVISION] !== rev) {
-        const next = clone(cluster.peek(DEPLOY, { namespace: ns, name })!);
-        next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [REVISION]: rev };
-        try {
-          cluster.update(next, { fieldManager: 'kube-controller-manager' });
-        } catch (err) {
-          if (!(err instanceof StatusError && (err.code === 409 || err.code === 404))) throw err;
-          q.addRateLimited(key);
-        }
+    const newRs = getNewReplicaSet(key, d, rss);
+    if (!newRs) return;
+    const olds = rss.filter((rs) => rs !== newRs);
+    if (rec(rec(d.spec).strategy).type === 'Recreate') rolloutRecreate(d, newRs, olds);
+    else rolloutRolling(d, newRs, olds);
+    syncRevision(key, newRs);
+    syncRolloutStatus(key, newRs.metadata.name);
+  }
+
+  /** The new ReplicaSet, created (at the next revision) if there is none; undefined on a conflict (retried). */
+  function getNewReplicaSet(key: string, d: KubeObject, rss: KubeObject[]): KubeObject | undefined {
+    const existing = findNewReplicaSet(d, rss);
+    if (existing) return existing;
+    try {
+      return cluster.create(newReplicaSetFor(d, maxRevision(rss) + 1), MANAGER);
+    } catch (err) {
+      if (err instanceof StatusError && err.code === 409) {
+        q.addRateLimited(key);
+        return undefined;
       }
+      throw err;
     }
-    writeStatus(key, newRs?.metadata.name);
+  }
+
+  /** The live ReplicaSet (an earlier step of this sync may have scaled it). */
+  const live = (rs: KubeObject) =>
+    cluster.peek(RS, { namespace: rs.metadata.namespace, name: rs.metadata.name! }) ?? rs;
+
+  /** The old ReplicaSets that still want or have pods. */
+  const activeOlds = (olds: KubeObject[]) =>
+    olds.map(live).filter((rs) => replicasOf(rs) > 0 || podsOf(rs) > 0);
+
+  /** rolloutRecreate: the old ReplicaSets go to zero, the new one scales up once their pods are gone. */
+  function rolloutRecreate(d: KubeObject, newRs: KubeObject, olds: KubeObject[]): void {
+    const active = activeOlds(olds);
+    for (const rs of active) scale(d, rs, 0);
+    if (active.every((rs) => podsOf(live(rs)) === 0)) scale(d, newRs, desiredReplicas(d));
   }
 
   /**
-   * One step of the rollout, as rolling.go / recreate.go do: RollingUpdate surges the new
-   * ReplicaSet up to maxSurge above the desired count and scales old ones down as far as
-   * maxUnavailable allows, so old and new pods overlap until the new ones are ready; Recreate
-   * scales the old ones to zero first. Each ready pod resyncs the Deployment for the next step.
+   * rolloutRolling: the new ReplicaSet surges up to maxSurge above the desired count and the old
+   * ones shrink as far as maxUnavailable allows, so old and new pods overlap until the new ones
+   * are ready; each ready pod resyncs the Deployment for the next step.
    */
-  function rollout(d: KubeObject, newRs: KubeObject, old: KubeObject[], desired: number): void {
-    const spec = rec(d.spec);
-    const strategy = rec(spec.strategy);
-    const replicasOf = (rs: KubeObject) =>
-      typeof rec(rs.spec).replicas === 'number' ? (rec(rs.spec).replicas as number) : 0;
-    const availableOf = (rs: KubeObject) =>
-      typeof rec(rs.status).availableReplicas === 'number'
-        ? (rec(rs.status).availableReplicas as number)
-        : 0;
-    const podsOf = (rs: KubeObject) =>
-      typeof rec(rs.status).replicas === 'number' ? (rec(rs.status).replicas as number) : 0;
-    const live = (rs: KubeObject) =>
-      cluster.peek(RS, { namespace: rs.metadata.namespace, name: rs.metadata.name! }) ?? rs;
-    const olds = old.map(live).filter((rs) => replicasOf(rs) > 0 || podsOf(rs) > 0);
-    if (strategy.type === 'Recreate') {
-      for (const rs of olds) scale(d, rs, 0);
-      if (olds.every((rs) => podsOf(live(rs)) === 0)) scale(d, newRs, desired);
-      return;
-    }
-    const ru = rec(strategy.rollingUpdate);
-    const maxSurge = resolveFraction(ru.maxSurge ?? '25%', desired, true);
-    let maxUnavailable = resolveFraction(ru.maxUnavailable ?? '25%', desired, false);
-    if (maxSurge === 0 && maxUnavailable === 0) maxUnavailable = 1;
-    let current = live(newRs);
-    if (!olds.length) {
+  function rolloutRolling(d: KubeObject, newRs: KubeObject, olds: KubeObject[]): void {
+    const desired = desiredReplicas(d);
+    const active = activeOlds(olds);
+    const current = live(newRs);
+    if (!active.length) {
       scale(d, current, desired);
       return;
     }
-    // Scale up the new ReplicaSet within the surge budget.
-    const total = replicasOf(current) + olds.reduce((n, rs) => n + replicasOf(rs), 0);
-    if (replicasOf(current) < desired) {
-      const room = desired + maxSurge - total;
-      if (room > 0) scale(d, current, Math.min(desired, replicasOf(current) + room));
-    } else if (replicasOf(current) > desired) scale(d, current, desired);
-    current = live(newRs);
-    // Scale down old ReplicaSets, oldest first, as far as availability allows.
-    const allReplicas = replicasOf(current) + olds.reduce((n, rs) => n + replicasOf(rs), 0);
-    const newUnavailable = Math.max(0, replicasOf(current) - availableOf(current));
-    let budget = allReplicas - (desired - maxUnavailable) - newUnavailable;
-    const byAge = [...olds].sort((a, b) =>
-      String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp)),
+    const { maxSurge, maxUnavailable } = rollingBudget(d);
+    const total = replicasOf(current) + active.reduce((n, rs) => n + replicasOf(rs), 0);
+    scale(d, current, newRSNewReplicas(desired, maxSurge, replicasOf(current), total));
+    const scaled = live(newRs);
+    const cuts = oldReplicaSetsScaleDown(
+      active,
+      { replicas: replicasOf(scaled), available: availableOf(scaled) },
+      desired,
+      maxUnavailable,
     );
-    for (const rs of byAge) {
-      if (budget <= 0) break;
-      const cut = Math.min(replicasOf(rs), budget);
-      scale(d, rs, replicasOf(rs) - cut);
-      budget -= cut;
-    }
+    for (const { rs, replicas } of cuts) scale(d, rs, replicas);
   }
 
+  /** scaleReplicaSetAndRecordEvent. */
   function scale(d: KubeObject, rs: KubeObject, replicas: number): void {
     const current = cluster.peek(RS, { namespace: rs.metadata.namespace, name: rs.metadata.name! });
     if (!current || rec(current.spec).replicas === replicas) return;
@@ -225,7 +138,7 @@ export function startDeploymentController(cluster: Cluster): () => void {
       ...(next.metadata.annotations ?? {}),
       'deployment.kubernetes.io/desired-replicas': String(rec(d.spec).replicas ?? 1),
     };
-    cluster.update(next, { fieldManager: 'kube-controller-manager' });
+    cluster.update(next, MANAGER);
     cluster.recordEvent(
       d,
       'Normal',
@@ -235,110 +148,42 @@ export function startDeploymentController(cluster: Cluster): () => void {
     );
   }
 
-  function writeStatus(key: string, newRsName: string | undefined): void {
+  /** The Deployment carries its new ReplicaSet's revision annotation. */
+  function syncRevision(key: string, newRs: KubeObject): void {
+    const [ns, name] = key.split('/');
+    const rev = newRs.metadata.annotations?.[REVISION];
+    const d = cluster.peek(DEPLOY, { namespace: ns, name });
+    if (!rev || !d || d.metadata.annotations?.[REVISION] === rev) return;
+    const next = clone(d);
+    next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [REVISION]: rev };
+    try {
+      cluster.update(next, MANAGER);
+    } catch (err) {
+      if (!(err instanceof StatusError && (err.code === 409 || err.code === 404))) throw err;
+      q.addRateLimited(key);
+    }
+  }
+
+  /** syncRolloutStatus: writes calculateStatus over the ReplicaSets as they are now. */
+  function syncRolloutStatus(key: string, newRsName: string | undefined): void {
     const [ns, name] = key.split('/');
     const d = cluster.peek(DEPLOY, { namespace: ns, name });
     if (!d) return;
-    const desired = typeof rec(d.spec).replicas === 'number' ? (rec(d.spec).replicas as number) : 1;
-    const all = ownedReplicaSets(d);
-    const newRs = all.find((rs) => rs.metadata.name === newRsName);
-    const sum = (k: string, list = all) =>
-      list.reduce(
-        (s, rs) => s + (typeof rec(rs.status)[k] === 'number' ? (rec(rs.status)[k] as number) : 0),
-        0,
-      );
-    const replicas = sum('replicas');
-    const updated = newRs ? sum('replicas', [newRs]) : 0;
-    const ready = sum('readyReplicas');
-    const available = sum('availableReplicas');
-    const maxUnavailable = resolveFraction(
-      rec(rec(rec(d.spec).strategy).rollingUpdate).maxUnavailable ?? '25%',
-      desired,
-      false,
-    );
-    const now = cluster.now();
-    const prev = Array.isArray(rec(d.status).conditions) ? (rec(d.status).conditions as Obj[]) : [];
-    const cond = (type: string, status: string, reason: string, message: string): Obj => {
-      const p = prev.find((c) => c.type === type);
-      const changed = !p || p.status !== status;
-      return {
-        type,
-        status,
-        lastUpdateTime: p && p.reason === reason && p.message === message ? p.lastUpdateTime : now,
-        lastTransitionTime: changed ? now : p.lastTransitionTime,
-        reason,
-        message,
-      };
-    };
-    const conditions: Obj[] = [
-      available >= desired - maxUnavailable
-        ? cond(
-            'Available',
-            'True',
-            'MinimumReplicasAvailable',
-            'Deployment has minimum availability.',
-          )
-        : cond(
-            'Available',
-            'False',
-            'MinimumReplicasUnavailable',
-            'Deployment does not have minimum availability.',
-          ),
-    ];
-    const complete = newRs && updated === desired && replicas === desired && available === desired;
-    conditions.push(
-      complete
-        ? cond(
-            'Progressing',
-            'True',
-            'NewReplicaSetAvailable',
-            `ReplicaSet "${newRs!.metadata.name}" has successfully progressed.`,
-          )
-        : newRs
-          ? cond(
-              'Progressing',
-              'True',
-              'ReplicaSetUpdated',
-              `ReplicaSet "${newRs.metadata.name}" is progressing.`,
-            )
-          : cond('Progressing', 'Unknown', 'DeploymentPaused', 'Deployment is paused'),
-    );
-    const failure =
-      newRs &&
-      (rec(newRs.status).conditions as Obj[] | undefined)?.find((c) => c.type === 'ReplicaFailure');
-    if (failure)
-      conditions.push(
-        cond('ReplicaFailure', 'True', String(failure.reason), String(failure.message)),
-      );
-    const status: Obj = {
-      observedGeneration: d.metadata.generation,
-      replicas,
-      updatedReplicas: updated,
-      readyReplicas: ready,
-      availableReplicas: available,
-      unavailableReplicas: Math.max(0, desired - available),
-      conditions,
-    };
-    for (const k of [
-      'replicas',
-      'updatedReplicas',
-      'readyReplicas',
-      'availableReplicas',
-      'unavailableReplicas',
-    ])
-      if (status[k] === 0) delete status[k];
+    const rss = getReplicaSetsForDeployment(cluster, d);
+    const newRs = rss.find((rs) => rs.metadata.name === newRsName);
+    const status = calculateStatus(d, rss, newRs, cluster.now());
     if (deepEqual(status, d.status)) return;
     const next = clone(d);
     next.status = status;
     try {
-      cluster.update(next, { subresource: 'status', fieldManager: 'kube-controller-manager' });
+      cluster.update(next, { subresource: 'status', ...MANAGER });
     } catch (err) {
       if (err instanceof StatusError && err.code === 409) q.add(key);
       else if (!(err instanceof StatusError && err.code === 404)) throw err;
     }
   }
 
-  const unsub = cluster.store.subscribe((c) => {
+  const unsub = cluster.subscribe((c) => {
     if (c.storageKey === 'apps/deployments') {
       if (c.type !== 'DELETED') q.add(`${c.object.metadata.namespace}/${c.object.metadata.name}`);
       return;
@@ -352,13 +197,4 @@ export function startDeploymentController(cluster: Cluster): () => void {
     unsub();
     q.stop();
   };
-}
-
-/** intstr.GetScaledValueFromIntOrPercent. */
-function resolveFraction(v: unknown, total: number, roundUp: boolean): number {
-  if (typeof v === 'number') return v;
-  const m = /^(\d+)%$/.exec(String(v));
-  if (!m) return 0;
-  const x = (Number(m[1]) * total) / 100;
-  return roundUp ? Math.ceil(x) : Math.floor(x);
 }

@@ -4,10 +4,28 @@
  * does, and the conversion between core/v1 and events.k8s.io/v1 Events (one store, two views).
  */
 import { StatusError } from './errors';
-import type { Cluster } from './cluster';
-import type { KubeObject } from './types';
+import type { Clock } from '../util/clock';
+import type { KubeObject, ObjectKey, TypeRef } from './types';
 
 type Obj = Record<string, unknown>;
+
+/** Records an Event about `involved` (source: the reporting component). */
+export type RecordEvent = (
+  involved: KubeObject,
+  type: 'Normal' | 'Warning',
+  reason: string,
+  message: string,
+  source?: string,
+) => void;
+
+/** The calls the recorder makes: Events are read, created and updated like any object. */
+export interface EventSink {
+  readonly clock: Clock;
+  now(): string;
+  get(type: TypeRef, key: ObjectKey): KubeObject;
+  create(obj: KubeObject): KubeObject;
+  update(obj: KubeObject): KubeObject;
+}
 
 export class EventRecorder {
   /** aggregation key -> event name */
@@ -15,7 +33,7 @@ export class EventRecorder {
   private seq = 0;
   private readonly similar = new Map<string, { since: number; messages: Set<string> }>();
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(private readonly cluster: EventSink) {}
 
   record(
     involved: KubeObject,

@@ -4,8 +4,9 @@
  * foreground deletion and removes its `foregroundDeletion` finalizer once no dependent with
  * `blockOwnerDeletion` is left, and orphans dependents of an owner with the `orphan` finalizer.
  */
-import type { Cluster } from './cluster';
 import { clone } from './clone';
+import type { ControllerHost } from './controllerhost';
+import { resourceAt, storedResources, typeRefOf } from './controllerhost';
 import { StatusError } from './errors';
 import type { ResourceType } from './registry';
 import type { Change } from './store';
@@ -15,7 +16,7 @@ import { WorkQueue } from './workqueue';
 
 const SEP = '\u0000';
 
-export function startGarbageCollector(cluster: Cluster): () => void {
+export function startGarbageCollector(cluster: ControllerHost): () => void {
   /** owner uid -> dependents (storageKey SEP key) */
   const dependents = new Map<string, Set<string>>();
   /** uid -> (storageKey SEP key) of every object, to find owners being deleted. */
@@ -38,8 +39,8 @@ export function startGarbageCollector(cluster: Cluster): () => void {
       }
     }
   };
-  for (const sk of cluster.store.storageKeys())
-    for (const [, o] of cluster.store.scan(sk)) index(sk, o, true);
+  for (const t of storedResources(cluster))
+    for (const o of cluster.scan(typeRefOf(t))) index(t.storageKey, o, true);
 
   // Two kinds of work: "attempt to delete" a dependent, and "process" an owner being deleted.
   const dependentQ = new WorkQueue('garbage-collector', cluster.clock, (id) => attemptToDelete(id));
@@ -47,27 +48,30 @@ export function startGarbageCollector(cluster: Cluster): () => void {
     processDeletingOwner(id),
   );
 
-  const typeFor = (storageKey: string): ResourceType | undefined =>
-    cluster.registry.versionsOf(storageKey)[0];
   const lookup = (id: string): { t: ResourceType; o: KubeObject } | undefined => {
     const [sk, key] = id.split(SEP);
-    const t = typeFor(sk);
-    const o = cluster.store.get(sk, key);
-    return t && o ? { t, o } : undefined;
+    const t = resourceAt(cluster, sk);
+    if (!t) return undefined;
+    // objectKey is `namespace/name`; neither may contain a slash.
+    const slash = key.indexOf('/');
+    const o = cluster.peek(typeRefOf(t), {
+      ...(slash > 0 ? { namespace: key.slice(0, slash) } : {}),
+      name: key.slice(slash + 1),
+    });
+    return o ? { t, o } : undefined;
   };
 
   /** The live owner a reference points at, if it exists with that uid. */
   const ownerOf = (dep: KubeObject, r: OwnerReference): KubeObject | undefined => {
-    const t = cluster.registry.forKind({ apiVersion: r.apiVersion, kind: r.kind });
+    const t = cluster.resourceFor({ apiVersion: r.apiVersion, kind: r.kind });
     if (!t) {
       // Unknown kind (e.g. a CRD not loaded): only the uid index can tell.
       const id = byUid.get(r.uid);
       return id ? lookup(id)?.o : undefined;
     }
-    const o = cluster.store.get(
-      t.storageKey,
-      objectKey(t.info.namespaced ? dep.metadata.namespace : undefined, r.name),
-    );
+    // A namespaced owner of a cluster-scoped dependent cannot exist.
+    if (t.info.namespaced && !dep.metadata.namespace) return undefined;
+    const o = cluster.peek(r, { namespace: dep.metadata.namespace, name: r.name });
     return o && o.metadata.uid === r.uid ? o : undefined;
   };
 
@@ -99,12 +103,12 @@ export function startGarbageCollector(cluster: Cluster): () => void {
           const drop = new Set([...dangling, ...waiting].map((r) => r.uid));
           const next = clone(o);
           next.metadata.ownerReferences = refs.filter((r) => !drop.has(r.uid));
-          cluster.updateAs(t, next, {}, true);
+          cluster.update(next);
         }
         return;
       }
       const policy = waiting.length ? 'Foreground' : 'Background';
-      cluster.deleteAs(t, key, {
+      cluster.delete(typeRefOf(t), key, {
         propagationPolicy: policy,
         preconditions: { uid: o.metadata.uid },
       });
@@ -130,7 +134,7 @@ export function startGarbageCollector(cluster: Cluster): () => void {
           (r) => r.uid !== o.metadata.uid,
         );
         if (!next.metadata.ownerReferences.length) delete next.metadata.ownerReferences;
-        cluster.updateAs(dep.t, next, {}, true);
+        cluster.update(next);
       }
       removeFinalizer(t, o, 'orphan');
       return;
@@ -152,7 +156,7 @@ export function startGarbageCollector(cluster: Cluster): () => void {
     const next = clone(o);
     next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((x) => x !== f);
     try {
-      cluster.updateAs(t, next, {}, true);
+      cluster.update(next);
     } catch (err) {
       if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
       if (err.code === 409)
@@ -184,7 +188,7 @@ export function startGarbageCollector(cluster: Cluster): () => void {
     if (c.type === 'MODIFIED' && o.metadata.ownerReferences?.length && !sameOwners(c.old, o))
       dependentQ.add(id);
   };
-  const unsub = cluster.store.subscribe(onChange);
+  const unsub = cluster.subscribe(onChange);
   return () => {
     unsub();
     dependentQ.stop();

@@ -3,7 +3,7 @@
  * fake node at once and becomes Running and Ready after the configured delay (on the cluster's
  * clock), with the conditions and container statuses a real kubelet reports.
  */
-import type { Cluster } from './cluster';
+import type { ControllerHost } from './controllerhost';
 import { clone } from './clone';
 import { StatusError } from './errors';
 import { isObject } from './patch';
@@ -81,7 +81,19 @@ export function fakeNode(now: string): KubeObject {
   };
 }
 
-export function startKubelet(cluster: Cluster): () => void {
+export interface KubeletOptions {
+  /** How long a new pod takes to become Running and Ready. Default 2000 ms. */
+  podReadyDelayMs?: number;
+  /**
+   * How long the fake kubelet takes to stop a pod deleted gracefully (at most its grace period);
+   * the pod stays Terminating until then. Default 0: at once, after the MODIFIED event.
+   */
+  podTerminationDelayMs?: number;
+}
+
+export function startKubelet(cluster: ControllerHost, opts: KubeletOptions = {}): () => void {
+  const podReadyDelayMs = opts.podReadyDelayMs ?? 2000;
+  const podTerminationDelayMs = opts.podTerminationDelayMs ?? 0;
   const timers = new Map<string, TimerHandle>();
   let ipSeq = 2;
 
@@ -212,7 +224,7 @@ export function startKubelet(cluster: Cluster): () => void {
         } catch (err) {
           if (!(err instanceof StatusError && err.code === 404)) throw err;
         }
-      }, cluster.podReadyDelayMs),
+      }, podReadyDelayMs),
     );
   }
 
@@ -245,7 +257,7 @@ export function startKubelet(cluster: Cluster): () => void {
     cluster.clock.clearTimeout(timers.get(key));
     timers.delete(key);
     const grace = (p.metadata.deletionGracePeriodSeconds ?? 0) * 1000;
-    const delay = Math.min(grace, cluster.podTerminationDelayMs);
+    const delay = Math.min(grace, podTerminationDelayMs);
     if (delay <= 0) return kill(p);
     timers.set(
       key,
@@ -257,7 +269,7 @@ export function startKubelet(cluster: Cluster): () => void {
     );
   }
 
-  const unsub = cluster.store.subscribe((c) => {
+  const unsub = cluster.subscribe((c) => {
     if (c.storageKey !== '/pods') return;
     const key = `${c.object.metadata.namespace}/${c.object.metadata.name}`;
     if (c.type === 'DELETED') {

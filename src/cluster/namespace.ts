@@ -4,16 +4,18 @@
  * contents and then finalizes it. New namespaces get their `default` ServiceAccount, as the
  * serviceaccounts controller does.
  */
-import type { AdmissionPlugin, Cluster } from './cluster';
+import type { AdmissionPlugin } from './admission';
+import type { ControllerHost } from './controllerhost';
+import { storedResources, typeRefOf } from './controllerhost';
 import { StatusError, newForbidden, newNotFound } from './errors';
-import { objectKey } from './store';
 import type { KubeObject } from './types';
 import { WorkQueue } from './workqueue';
 
 const NS_STORAGE = '/namespaces';
+const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace' };
 const IMMORTAL = new Set(['default', 'kube-system', 'kube-public']);
 
-export function namespaceLifecycle(cluster: Cluster): AdmissionPlugin {
+export function namespaceLifecycle(cluster: ControllerHost): AdmissionPlugin {
   return (a) => {
     if (a.type.info.kind === 'Namespace' && a.type.info.group === '') {
       if (a.operation === 'DELETE' && IMMORTAL.has(a.object.metadata.name ?? '')) {
@@ -27,7 +29,7 @@ export function namespaceLifecycle(cluster: Cluster): AdmissionPlugin {
     }
     if (a.operation !== 'CREATE' || !a.type.info.namespaced) return;
     const ns = a.object.metadata.namespace ?? 'default';
-    const obj = cluster.store.get(NS_STORAGE, objectKey(undefined, ns));
+    const obj = cluster.peek(NAMESPACE, { name: ns });
     if (!obj) throw newNotFound({ group: '', resource: 'namespaces' }, ns);
     if (obj.metadata.deletionTimestamp) {
       const err = newForbidden(
@@ -50,17 +52,16 @@ export function namespaceLifecycle(cluster: Cluster): AdmissionPlugin {
   };
 }
 
-export function startNamespaceController(cluster: Cluster): () => void {
+export function startNamespaceController(cluster: ControllerHost): () => void {
   const q = new WorkQueue('namespace-controller', cluster.clock, (name) => sync(cluster, name));
-  const unsub = cluster.store.subscribe((c) => {
+  const unsub = cluster.subscribe((c) => {
     if (c.storageKey === NS_STORAGE) {
       if (c.type === 'ADDED') ensureDefaultServiceAccount(cluster, c.object);
       if (c.type !== 'DELETED' && c.object.metadata.deletionTimestamp)
         q.add(c.object.metadata.name!);
     } else if (c.type === 'DELETED' || c.object.metadata.deletionTimestamp) {
       const ns = c.object.metadata.namespace;
-      if (ns && cluster.store.get(NS_STORAGE, objectKey(undefined, ns))?.metadata.deletionTimestamp)
-        q.add(ns);
+      if (ns && cluster.peek(NAMESPACE, { name: ns })?.metadata.deletionTimestamp) q.add(ns);
     }
   });
   return () => {
@@ -69,7 +70,7 @@ export function startNamespaceController(cluster: Cluster): () => void {
   };
 }
 
-function ensureDefaultServiceAccount(cluster: Cluster, ns: KubeObject): void {
+function ensureDefaultServiceAccount(cluster: ControllerHost, ns: KubeObject): void {
   const name = ns.metadata.name!;
   if (ns.metadata.deletionTimestamp) return;
   if (
@@ -87,23 +88,21 @@ function ensureDefaultServiceAccount(cluster: Cluster, ns: KubeObject): void {
   }
 }
 
-function sync(cluster: Cluster, name: string): void {
-  const ns = cluster.store.get(NS_STORAGE, objectKey(undefined, name));
+function sync(cluster: ControllerHost, name: string): void {
+  const ns = cluster.peek(NAMESPACE, { name });
   if (!ns || !ns.metadata.deletionTimestamp) return;
   let remaining = 0;
-  const seen = new Set<string>();
-  for (const t of cluster.registry.all()) {
-    if (!t.info.namespaced || seen.has(t.storageKey)) continue;
-    seen.add(t.storageKey);
+  for (const t of storedResources(cluster)) {
+    if (!t.info.namespaced) continue;
     const victims: KubeObject[] = [];
-    for (const [, o] of cluster.store.scan(t.storageKey, name)) {
+    for (const o of cluster.scan(typeRefOf(t), name)) {
       remaining++;
       if (!o.metadata.deletionTimestamp) victims.push(o);
     }
     for (const o of victims) {
       try {
-        cluster.deleteAs(
-          t,
+        cluster.delete(
+          typeRefOf(t),
           { namespace: name, name: o.metadata.name! },
           { propagationPolicy: 'Background' },
         );

@@ -4,8 +4,10 @@
  * that keeps `status.hard` / `status.used` current. Usage is computed from the store at admission
  * time, so concurrent creates cannot slip past a quota.
  */
-import type { AdmissionPlugin, Cluster } from './cluster';
+import type { AdmissionPlugin } from './admission';
 import { clone } from './clone';
+import type { ControllerHost } from './controllerhost';
+import { isEmpty, storedResources, typeRefOf } from './controllerhost';
 import { StatusError, newForbidden } from './errors';
 import { deepEqual, isObject } from './patch';
 import { formatQuantity, parseQuantity, parseQuantityFull } from './quantity';
@@ -18,6 +20,7 @@ type Obj = Record<string, unknown>;
 type Usage = Map<string, number>;
 
 const QUOTA_STORAGE = '/resourcequotas';
+const QUOTA = { apiVersion: 'v1', kind: 'ResourceQuota' };
 /** Resources that each container must declare when a quota limits them. */
 const POD_COMPUTE = [
   'requests.cpu',
@@ -93,12 +96,10 @@ export function usageOf(t: ResourceType, o: KubeObject): Usage {
 }
 
 /** Current usage in a namespace of the resources a quota names. */
-function namespaceUsage(cluster: Cluster, ns: string, names: string[]): Usage {
+function namespaceUsage(cluster: ControllerHost, ns: string, names: string[]): Usage {
   const total: Usage = new Map(names.map((n) => [n, 0]));
-  const seen = new Set<string>();
-  for (const t of cluster.registry.all()) {
-    if (!t.info.namespaced || seen.has(t.storageKey)) continue;
-    seen.add(t.storageKey);
+  for (const t of storedResources(cluster)) {
+    if (!t.info.namespaced) continue;
     const relevant = names.some(
       (n) =>
         n === countName(t) ||
@@ -112,7 +113,7 @@ function namespaceUsage(cluster: Cluster, ns: string, names: string[]): Usage {
         (t.info.kind === 'Service' && n.startsWith('services')),
     );
     if (!relevant) continue;
-    for (const [, o] of cluster.store.scan(t.storageKey, ns)) {
+    for (const o of cluster.scan(typeRefOf(t), ns)) {
       for (const [k, v] of usageOf(t, o)) if (total.has(k)) total.set(k, total.get(k)! + v);
     }
   }
@@ -132,11 +133,11 @@ function pretty(u: Usage, fmt: Map<string, QuantityFormat>): string {
     .join(',');
 }
 
-export function quotaAdmission(cluster: Cluster): AdmissionPlugin {
+export function quotaAdmission(cluster: ControllerHost): AdmissionPlugin {
   return (a) => {
     if (a.operation !== 'CREATE' || !a.type.info.namespaced) return;
     const ns = a.object.metadata.namespace ?? 'default';
-    const quotas = [...cluster.store.scan(QUOTA_STORAGE, ns)].map(([, q]) => q);
+    const quotas = [...cluster.scan(QUOTA, ns)];
     if (!quotas.length) return;
     const requested = usageOf(a.type, a.object);
     if (!requested.size) return;
@@ -190,10 +191,10 @@ export function quotaAdmission(cluster: Cluster): AdmissionPlugin {
 }
 
 /** The resource quota controller: status.hard mirrors spec.hard, status.used is recomputed on change. */
-export function startQuotaController(cluster: Cluster): () => void {
+export function startQuotaController(cluster: ControllerHost): () => void {
   const q = new WorkQueue('resourcequota-controller', cluster.clock, (ns) => sync(ns));
   function sync(ns: string): void {
-    for (const [, quota] of [...cluster.store.scan(QUOTA_STORAGE, ns)]) {
+    for (const quota of [...cluster.scan(QUOTA, ns)]) {
       const hard = rec(rec(quota.spec).hard);
       const fmt = formats(hard);
       const used = namespaceUsage(cluster, ns, Object.keys(hard));
@@ -205,19 +206,14 @@ export function startQuotaController(cluster: Cluster): () => void {
       const next = clone(quota);
       next.status = status;
       try {
-        cluster.updateAs(
-          cluster.typeOf({ apiVersion: 'v1', kind: 'ResourceQuota' }),
-          next,
-          { subresource: 'status', fieldManager: 'kube-controller-manager' },
-          true,
-        );
+        cluster.update(next, { subresource: 'status', fieldManager: 'kube-controller-manager' });
       } catch (err) {
         if (err instanceof StatusError && err.code === 409) q.addRateLimited(ns);
         else if (!(err instanceof StatusError && err.code === 404)) throw err;
       }
     }
   }
-  const unsub = cluster.store.subscribe((c) => {
+  const unsub = cluster.subscribe((c) => {
     const ns = c.object.metadata.namespace;
     if (!ns) return;
     if (c.storageKey === QUOTA_STORAGE) {
@@ -231,7 +227,7 @@ export function startQuotaController(cluster: Cluster): () => void {
       !(c.storageKey === '/pods' && rec(c.old?.status).phase !== rec(c.object.status).phase)
     )
       return;
-    if (cluster.store.count(QUOTA_STORAGE, ns) > 0) q.add(ns);
+    if (!isEmpty(cluster.scan(QUOTA, ns))) q.add(ns);
   });
   return () => {
     unsub();

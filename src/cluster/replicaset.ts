@@ -4,8 +4,9 @@
  * FailedCreate message carries the admission error, e.g. the quota message), sets the
  * ReplicaFailure condition while creates fail, and writes status (replicas, ready, available).
  */
-import type { Cluster } from './cluster';
+import type { ControllerHost } from './controllerhost';
 import { clone } from './clone';
+import { controllerOf, newControllerRef } from './controllerref';
 import { StatusError } from './errors';
 import { deepEqual, isObject } from './patch';
 import type { KubeObject } from './types';
@@ -20,12 +21,6 @@ function rec(v: unknown): Obj {
   return isObject(v) ? v : {};
 }
 
-export function controllerOf(
-  o: KubeObject,
-): { kind: string; name: string; uid: string } | undefined {
-  return o.metadata.ownerReferences?.find((r) => r.controller);
-}
-
 export function isPodReady(p: KubeObject): boolean {
   const conds = rec(p.status).conditions;
   return (
@@ -33,153 +28,162 @@ export function isPodReady(p: KubeObject): boolean {
   );
 }
 
-export function startReplicaSetController(cluster: Cluster): () => void {
+/** GetPodFromTemplate: the pod manageReplicas creates, labelled from the template and controlled by the ReplicaSet. */
+export function podFromTemplate(rs: KubeObject): KubeObject {
+  const tmpl = rec(rec(rs.spec).template);
+  const md = rec(tmpl.metadata);
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      generateName: `${rs.metadata.name}-`,
+      namespace: rs.metadata.namespace,
+      labels: { ...(md.labels as Record<string, string>) },
+      ...(md.annotations ? { annotations: { ...(md.annotations as Record<string, string>) } } : {}),
+      ownerReferences: [newControllerRef(rs, 'apps/v1', 'ReplicaSet')],
+    },
+    spec: clone(rec(tmpl.spec)),
+  };
+}
+
+/** getPodsToDelete: the `diff` pods to delete, not-ready ones first, then the newest (ActivePodsWithRanks). */
+export function getPodsToDelete(pods: KubeObject[], diff: number): KubeObject[] {
+  return [...pods]
+    .sort(
+      (a, b) =>
+        Number(isPodReady(a)) - Number(isPodReady(b)) ||
+        String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)) ||
+        String(b.metadata.name).localeCompare(String(a.metadata.name)),
+    )
+    .slice(0, diff);
+}
+
+/**
+ * calculateStatus: the counts of the ReplicaSet's live pods, and the ReplicaFailure condition
+ * while creates fail — set once and kept until they succeed, so retries (each with a new
+ * generated pod name in the message) do not rewrite status.
+ */
+export function calculateStatus(
+  rs: KubeObject,
+  pods: KubeObject[],
+  failure: string | undefined,
+  now: string,
+): Obj {
+  const labels = rec(rec(rec(rs.spec).template).metadata).labels as
+    Record<string, string> | undefined;
+  const ready = pods.filter(isPodReady).length;
+  const old = rec(rs.status);
+  const oldConds = Array.isArray(old.conditions) ? (old.conditions as Obj[]) : [];
+  const prev = oldConds.find((c) => c.type === 'ReplicaFailure');
+  const conditions = oldConds.filter((c) => c.type !== 'ReplicaFailure');
+  if (failure)
+    conditions.push(
+      prev ?? {
+        type: 'ReplicaFailure',
+        status: 'True',
+        lastTransitionTime: now,
+        reason: 'FailedCreate',
+        message: failure,
+      },
+    );
+  const status: Obj = {
+    replicas: pods.length,
+    fullyLabeledReplicas: pods.filter((p) =>
+      Object.entries(labels ?? {}).every(([k, v]) => p.metadata.labels?.[k] === v),
+    ).length,
+    readyReplicas: ready,
+    availableReplicas: ready,
+    observedGeneration: rs.metadata.generation,
+    ...(conditions.length ? { conditions } : {}),
+  };
+  for (const k of ['readyReplicas', 'availableReplicas', 'fullyLabeledReplicas'])
+    if (status[k] === 0) delete status[k];
+  return status;
+}
+
+/**
+ * The pods a ReplicaSet controls and that are not being deleted. (claimPods also adopts orphans
+ * matching the selector and releases pods that stop matching; not modelled: only this controller
+ * creates pods with a ReplicaSet's owner reference.)
+ */
+export function activePodsOf(cluster: ControllerHost, rs: KubeObject): KubeObject[] {
+  const out: KubeObject[] = [];
+  for (const p of cluster.scan(POD, rs.metadata.namespace)) {
+    if (controllerOf(p)?.uid === rs.metadata.uid && !p.metadata.deletionTimestamp) out.push(p);
+  }
+  return out;
+}
+
+export function startReplicaSetController(cluster: ControllerHost): () => void {
   const q = new WorkQueue('replicaset-controller', cluster.clock, (key) => sync(key));
   const keyOf = (ns: string | undefined, name: string) => `${ns ?? ''}/${name}`;
 
-  function ownedPods(rs: KubeObject): KubeObject[] {
-    const out: KubeObject[] = [];
-    for (const p of cluster.scan(POD, rs.metadata.namespace)) {
-      if (controllerOf(p)?.uid === rs.metadata.uid) out.push(p);
-    }
-    return out;
-  }
-
+  /** syncReplicaSet: create or delete pods towards spec.replicas, then report status. */
   function sync(key: string): void {
     const [ns, name] = key.split('/');
     const rs = cluster.peek(RS, { namespace: ns, name });
     if (!rs || rs.metadata.deletionTimestamp) return;
-    const spec = rec(rs.spec);
-    const desired = typeof spec.replicas === 'number' ? spec.replicas : 1;
-    const pods = ownedPods(rs).filter((p) => !p.metadata.deletionTimestamp);
-    let failure: string | undefined;
-    if (pods.length < desired) {
-      const tmpl = rec(spec.template);
-      // Slow start like the real controller: 1, 2, 4, ... stopping at the first failure.
-      let remaining = desired - pods.length;
-      for (let batch = 1; remaining > 0 && !failure; batch *= 2) {
-        const n = Math.min(batch, remaining);
-        for (let i = 0; i < n; i++) {
-          try {
-            const pod = cluster.create(
-              {
-                apiVersion: 'v1',
-                kind: 'Pod',
-                metadata: {
-                  generateName: `${rs.metadata.name}-`,
-                  namespace: ns,
-                  labels: { ...(rec(tmpl.metadata).labels as Record<string, string>) },
-                  ...(rec(tmpl.metadata).annotations
-                    ? {
-                        annotations: {
-                          ...(rec(tmpl.metadata).annotations as Record<string, string>),
-                        },
-                      }
-                    : {}),
-                  ownerReferences: [
-                    {
-                      apiVersion: 'apps/v1',
-                      kind: 'ReplicaSet',
-                      name: rs.metadata.name!,
-                      uid: rs.metadata.uid!,
-                      controller: true,
-                      blockOwnerDeletion: true,
-                    },
-                  ],
-                },
-                spec: clone(rec(tmpl.spec)),
-              },
-              { fieldManager: 'kube-controller-manager' },
-            );
-            cluster.recordEvent(
-              rs,
-              'Normal',
-              'SuccessfulCreate',
-              `Created pod: ${pod.metadata.name}`,
-              SOURCE,
-            );
-          } catch (err) {
-            if (!(err instanceof StatusError)) throw err;
-            failure = err.message;
-            cluster.recordEvent(
-              rs,
-              'Warning',
-              'FailedCreate',
-              `Error creating: ${err.message}`,
-              SOURCE,
-            );
-            break;
-          }
-        }
-        remaining -= n;
-      }
-    } else if (pods.length > desired) {
-      // Delete not-ready and newest pods first, as the controller's ranking does.
-      const victims = [...pods]
-        .sort(
-          (a, b) =>
-            Number(isPodReady(a)) - Number(isPodReady(b)) ||
-            String(b.metadata.creationTimestamp).localeCompare(
-              String(a.metadata.creationTimestamp),
-            ) ||
-            String(b.metadata.name).localeCompare(String(a.metadata.name)),
-        )
-        .slice(0, pods.length - desired);
-      for (const p of victims) {
-        try {
-          cluster.delete(POD, { namespace: ns, name: p.metadata.name! });
-          cluster.recordEvent(
-            rs,
-            'Normal',
-            'SuccessfulDelete',
-            `Deleted pod: ${p.metadata.name}`,
-            SOURCE,
-          );
-        } catch (err) {
-          if (!(err instanceof StatusError && err.code === 404)) throw err;
-        }
-      }
-    }
-    writeStatus(rs, failure);
+    const failure = manageReplicas(rs, activePodsOf(cluster, rs));
+    updateStatus(rs, failure);
     if (failure) q.addRateLimited(key);
     else q.forget(key);
   }
 
-  function writeStatus(rs: KubeObject, failure: string | undefined): void {
+  /** manageReplicas: the pods to create or delete; returns the create failure, if any. */
+  function manageReplicas(rs: KubeObject, pods: KubeObject[]): string | undefined {
+    const spec = rec(rs.spec);
+    const desired = typeof spec.replicas === 'number' ? spec.replicas : 1;
+    if (pods.length < desired) {
+      // slowStartBatch run one call at a time: creating stops at the first failure, so a
+      // ReplicaSet refused by quota or admission tries once per sync, not once per missing pod.
+      for (let i = pods.length; i < desired; i++) {
+        const failure = createPod(rs);
+        if (failure) return failure;
+      }
+    } else if (pods.length > desired) {
+      for (const p of getPodsToDelete(pods, pods.length - desired)) deletePod(rs, p);
+    }
+    return undefined;
+  }
+
+  function createPod(rs: KubeObject): string | undefined {
+    try {
+      const pod = cluster.create(podFromTemplate(rs), { fieldManager: 'kube-controller-manager' });
+      cluster.recordEvent(
+        rs,
+        'Normal',
+        'SuccessfulCreate',
+        `Created pod: ${pod.metadata.name}`,
+        SOURCE,
+      );
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof StatusError)) throw err;
+      cluster.recordEvent(rs, 'Warning', 'FailedCreate', `Error creating: ${err.message}`, SOURCE);
+      return err.message;
+    }
+  }
+
+  function deletePod(rs: KubeObject, p: KubeObject): void {
+    try {
+      cluster.delete(POD, { namespace: p.metadata.namespace, name: p.metadata.name! });
+      cluster.recordEvent(
+        rs,
+        'Normal',
+        'SuccessfulDelete',
+        `Deleted pod: ${p.metadata.name}`,
+        SOURCE,
+      );
+    } catch (err) {
+      if (!(err instanceof StatusError && err.code === 404)) throw err;
+    }
+  }
+
+  /** updateReplicaSetStatus: writes calculateStatus over the pods as they are now. */
+  function updateStatus(rs: KubeObject, failure: string | undefined): void {
     const current = cluster.peek(RS, { namespace: rs.metadata.namespace, name: rs.metadata.name! });
     if (!current) return;
-    const pods = ownedPods(current).filter((p) => !p.metadata.deletionTimestamp);
-    const labels = rec(rec(rec(current.spec).template).metadata).labels as
-      Record<string, string> | undefined;
-    const ready = pods.filter(isPodReady).length;
-    const old = rec(current.status);
-    const oldConds = Array.isArray(old.conditions) ? (old.conditions as Obj[]) : [];
-    const prev = oldConds.find((c) => c.type === 'ReplicaFailure');
-    const conditions = oldConds.filter((c) => c.type !== 'ReplicaFailure');
-    // Like calculateStatus: a failure condition is set once and kept until creates succeed, so
-    // retries (each with a new generated pod name in the message) do not rewrite status.
-    if (failure)
-      conditions.push(
-        prev ?? {
-          type: 'ReplicaFailure',
-          status: 'True',
-          lastTransitionTime: cluster.now(),
-          reason: 'FailedCreate',
-          message: failure,
-        },
-      );
-    const status: Obj = {
-      replicas: pods.length,
-      fullyLabeledReplicas: pods.filter((p) =>
-        Object.entries(labels ?? {}).every(([k, v]) => p.metadata.labels?.[k] === v),
-      ).length,
-      readyReplicas: ready,
-      availableReplicas: ready,
-      observedGeneration: current.metadata.generation,
-      ...(conditions.length ? { conditions } : {}),
-    };
-    for (const k of ['readyReplicas', 'availableReplicas', 'fullyLabeledReplicas'])
-      if (status[k] === 0) delete status[k];
+    const status = calculateStatus(current, activePodsOf(cluster, current), failure, cluster.now());
     if (deepEqual(status, current.status)) return;
     const next = clone(current);
     next.status = status;
@@ -192,7 +196,7 @@ export function startReplicaSetController(cluster: Cluster): () => void {
     }
   }
 
-  const unsub = cluster.store.subscribe((c) => {
+  const unsub = cluster.subscribe((c) => {
     if (c.storageKey === 'apps/replicasets') {
       if (c.type !== 'DELETED') q.add(keyOf(c.object.metadata.namespace, c.object.metadata.name!));
       return;

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { writeFileAtomic, writeFileAtomicAsync } from './atomicfile';
-import type { Cluster } from './cluster';
+import type { Store } from './store';
 import { objectKey } from './store';
 import type { KubeObject } from './types';
 import { WriteAheadLog } from './wal';
@@ -92,12 +92,18 @@ export interface Persistence {
   close(): Promise<void>;
 }
 
+/** What persistence needs of a cluster: its store and the cached JSON of stored objects. */
+export interface PersistedCluster {
+  readonly store: Store;
+  jsonOf(o: KubeObject): string;
+}
+
 /**
  * Makes every later write of `cluster` durable in `file` (snapshot) and `file.wal` (log): writes
  * the current state as the snapshot, then journals each change to the log before it is applied.
  */
 export async function persist(
-  cluster: Cluster,
+  cluster: PersistedCluster,
   file: string,
   opts: { compactBytes?: number } = {},
 ): Promise<Persistence> {

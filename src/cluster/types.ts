@@ -111,6 +111,19 @@ export interface DeleteOptions {
 
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
 
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldManager?: string;
+  /** How unknown fields are treated: dropped silently, reported as warnings, or refused (400). Default Warn. */
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
+  /** Receives the warnings of this write (unknown fields under Warn), as the apiserver's Warning headers. */
+  warnings?: string[];
+}
+
+export interface UpdateOptions extends WriteOptions {
+  subresource?: 'status' | 'scale';
+}
+
 /** One servable resource, as discovery describes it. */
 export interface ResourceInfo {
   group: string;

@@ -9,7 +9,7 @@
  */
 import type { TypeRef } from '../cluster/types';
 import { splitApiVersion } from '../cluster/types';
-import type { Controller, HotLoopOptions, ReconcileFunc } from './controller';
+import type { Controller, ControllerOptions, HotLoopOptions, ReconcileFunc } from './controller';
 import {
   EnqueueRequestForObject,
   EnqueueRequestForOwner,
@@ -17,9 +17,20 @@ import {
   type EventHandler,
   type MapFunc,
 } from './handler';
-import type { Manager } from './manager';
 import type { Predicate } from './predicate';
 import type { RateLimiter } from './ratelimiter';
+
+/**
+ * What the builder needs of a manager, as controller-runtime's builder takes the manager.Manager
+ * interface rather than its implementation (Manager satisfies it; manager.ts uses the builder).
+ */
+export interface ControllerManager {
+  newController(
+    o: Pick<ControllerOptions, 'name' | 'reconcile'> & Partial<ControllerOptions>,
+  ): Controller;
+  /** Whether a type is namespaced, for EnqueueRequestForOwner. */
+  isNamespaced(type: TypeRef): boolean;
+}
 
 export interface WatchOpts {
   predicates?: Predicate[];
@@ -44,7 +55,7 @@ export class Builder {
   private options: BuilderOptions = {};
   private controllerName?: string;
 
-  constructor(private readonly mgr: Manager) {}
+  constructor(private readonly mgr: ControllerManager) {}
 
   for(type: TypeRef, opts: WatchOpts = {}): this {
     if (this.forType) throw new Error('for() may only be called once');
@@ -110,7 +121,7 @@ export class Builder {
   }
 }
 
-export function newControllerManagedBy(mgr: Manager): Builder {
+export function newControllerManagedBy(mgr: ControllerManager): Builder {
   return new Builder(mgr);
 }
 

@@ -6,7 +6,7 @@
  * reconciler's worker fails (process.exit, out of memory, a crash, a hang) the controller stops
  * there, as a Go operator that died or wedged would, and the result says where.
  */
-import { Cluster } from '../cluster/cluster';
+import { createCluster } from '../cluster/builtins';
 import type { KubeObject } from '../cluster/types';
 import { loadManifests } from '../cluster/manifests';
 import { VirtualClock } from '../util/clock';
@@ -107,7 +107,7 @@ export interface SimulationResult {
 
 export async function simulate(opts: SimulationOptions): Promise<SimulationResult> {
   const clock = new VirtualClock(0);
-  const cluster = new Cluster({
+  const cluster = createCluster({
     clock,
     controllers: true,
     ...(opts.podReadyDelayMs !== undefined ? { podReadyDelayMs: opts.podReadyDelayMs } : {}),

@@ -78,8 +78,8 @@ export class ClusterSession implements vscode.Disposable {
         this.pacer = new ClockPacer(clock);
         this.pacer.start();
         // Loaded on first use, so activating the extension does not pay for the cluster.
-        const { Cluster } = await import('./engine');
-        const cluster = new Cluster({ clock, podReadyDelayMs: settings.cluster.podReadyDelayMs });
+        const { createCluster } = await import('./engine');
+        const cluster = createCluster({ clock, podReadyDelayMs: settings.cluster.podReadyDelayMs });
         this.embedded = cluster;
         progress.report({ message: 'loading workspace manifests' });
         await this.loadInto(cluster, await workspaceManifestPaths(settings.cluster.manifests));

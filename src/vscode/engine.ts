@@ -5,6 +5,7 @@
  */
 export { writeKubeconfigFile } from '../cluster/kubeconfig';
 export { Cluster } from '../cluster/cluster';
+export { createCluster } from '../cluster/builtins';
 export { loadManifests } from '../cluster/manifests';
 export { startServer } from '../cluster/server';
 export { FaultInjector, FaultsFileError, parseFaults } from '../cluster/faults';

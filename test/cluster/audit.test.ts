@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import { request } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { AuditLog, verbOf, type AuditEvent } from '../../src/cluster/audit';
-import { Cluster } from '../../src/cluster/cluster';
+import { createCluster } from '../../src/cluster/builtins';
+import type { Cluster } from '../../src/cluster/cluster';
 import { DEFAULT_USER, startServer, type ServerHandle } from '../../src/cluster/server';
 
 describe('AuditLog', () => {
@@ -112,7 +113,7 @@ describe('served cluster: users and the audit record', () => {
   let opToken: string;
 
   before(async () => {
-    cluster = new Cluster();
+    cluster = createCluster();
     server = await startServer({ cluster });
     opToken = server.addUser('operator');
   });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
-import { Cluster } from '../../src/cluster/cluster';
+import { createCluster } from '../../src/cluster/builtins';
 import { startServer } from '../../src/cluster/server';
 import type { Change, Journal } from '../../src/cluster/store';
 
@@ -27,7 +27,7 @@ class SlowDisk implements Journal {
 }
 
 test('over HTTPS, a create is answered and watchers see it only once the journal made it durable', async () => {
-  const cluster = new Cluster({ controllers: false });
+  const cluster = createCluster({ controllers: false });
   const server = await startServer({ cluster });
   const disk = new SlowDisk();
   cluster.store.setJournal(disk);

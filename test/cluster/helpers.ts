@@ -1,6 +1,7 @@
 /** Shared fixtures for the fake cluster's tests. */
-import { Cluster } from '../../src/cluster/cluster';
-import type { ClusterOptions } from '../../src/cluster/cluster';
+import { createCluster } from '../../src/cluster/builtins';
+import type { Cluster } from '../../src/cluster/cluster';
+import type { CreateClusterOptions } from '../../src/cluster/builtins';
 import type { KubeObject } from '../../src/cluster/types';
 import { VirtualClock, settle } from '../../src/util/clock';
 
@@ -63,9 +64,12 @@ export function widgetCrd(
   };
 }
 
-export function newCluster(opts: ClusterOptions = {}): { cluster: Cluster; clock: VirtualClock } {
+export function newCluster(opts: CreateClusterOptions = {}): {
+  cluster: Cluster;
+  clock: VirtualClock;
+} {
   const clock = new VirtualClock(Date.parse('2026-01-01T00:00:00Z'));
-  const cluster = new Cluster({ clock, ...opts });
+  const cluster = createCluster({ clock, ...opts });
   return { cluster, clock };
 }
 

@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import { request } from 'node:https';
-import { Cluster } from '../../src/cluster/cluster';
-import type { ClusterOptions } from '../../src/cluster/cluster';
+import { createCluster } from '../../src/cluster/builtins';
+import type { Cluster } from '../../src/cluster/cluster';
+import type { CreateClusterOptions } from '../../src/cluster/builtins';
 import { startServer } from '../../src/cluster/server';
 import type { ServerHandle, ServerOptions } from '../../src/cluster/server';
 
@@ -45,9 +46,9 @@ export const meta = (o: Record<string, unknown>) => o.metadata as Record<string,
 /** A cluster without controllers, served on a free loopback port. */
 export async function served(
   opts: Omit<ServerOptions, 'cluster'> = {},
-  clusterOpts: ClusterOptions = {},
+  clusterOpts: CreateClusterOptions = {},
 ): Promise<Served> {
-  const cluster = new Cluster({ controllers: false, ...clusterOpts });
+  const cluster = createCluster({ controllers: false, ...clusterOpts });
   const server = await startServer({ cluster, ...opts });
   const auth = { authorization: `Bearer ${server.token}` };
 

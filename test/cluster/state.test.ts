@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Cluster } from '../../src/cluster/cluster';
+import { createCluster } from '../../src/cluster/builtins';
 import { readStateFile, writeStateFile } from '../../src/cluster/state';
 import { CM, WIDGET, widget, widgetCrd } from './helpers';
 
 test('a saved state restores objects, CRDs and the resourceVersion counter', () => {
   const dir = mkdtempSync(join(tmpdir(), 'rs-state-'));
   try {
-    const a = new Cluster({ controllers: false });
+    const a = createCluster({ controllers: false });
     a.create(widgetCrd());
     a.create(widget('w1', 4));
     a.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { k: 'v' } });
@@ -20,7 +20,10 @@ test('a saved state restores objects, CRDs and the resourceVersion counter', () 
     a.close();
     const r = readStateFile(file);
     assert.equal(r.kind, 'loaded');
-    const b = new Cluster({ controllers: false, state: r.kind === 'loaded' ? r.state : undefined });
+    const b = createCluster({
+      controllers: false,
+      state: r.kind === 'loaded' ? r.state : undefined,
+    });
     assert.equal(
       (b.get(WIDGET, { namespace: 'default', name: 'w1' }).spec as { size: number }).size,
       4,

@@ -10,7 +10,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Cluster } from '../../src/cluster/cluster';
+import { createCluster } from '../../src/cluster/builtins';
+import type { Cluster } from '../../src/cluster/cluster';
 import { StatusError } from '../../src/cluster/errors';
 import { persist, readStateFile, replay, walFileOf } from '../../src/cluster/state';
 import { WalCorruptError, WriteAheadLog, readWal } from '../../src/cluster/wal';
@@ -36,13 +37,13 @@ function restartFrom(file: string): Cluster {
     snap.kind === 'loaded' ? snap.state : undefined,
     readWal(walFileOf(file)).records,
   );
-  return new Cluster({ controllers: false, state });
+  return createCluster({ controllers: false, state });
 }
 
 test('a write is durable in the log once sync resolves, and replays after a crash', async () => {
   await withDir(async (dir) => {
     const file = join(dir, 'state.json');
-    const a = new Cluster({ controllers: false });
+    const a = createCluster({ controllers: false });
     const p = await persist(a, file);
     a.create(cm('a'));
     a.create(cm('b'));
@@ -64,7 +65,7 @@ test('a write is durable in the log once sync resolves, and replays after a cras
 test('the state file and its log are written 0600: they hold Secrets', async () => {
   await withDir(async (dir) => {
     const file = join(dir, 'state.json');
-    const a = new Cluster({ controllers: false });
+    const a = createCluster({ controllers: false });
     const p = await persist(a, file);
     a.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { t: 'eA==' } });
     await a.store.sync();
@@ -79,7 +80,7 @@ test('the state file and its log are written 0600: they hold Secrets', async () 
 test('a torn last log record is discarded and reported; the records before it replay', async () => {
   await withDir(async (dir) => {
     const file = join(dir, 'state.json');
-    const a = new Cluster({ controllers: false });
+    const a = createCluster({ controllers: false });
     const p = await persist(a, file);
     a.create(cm('kept'));
     await a.store.sync();
@@ -142,7 +143,7 @@ test('records the snapshot already holds are skipped on replay', () => {
 test('the log is compacted into the snapshot as it grows, losing nothing', async () => {
   await withDir(async (dir) => {
     const file = join(dir, 'state.json');
-    const a = new Cluster({ controllers: false });
+    const a = createCluster({ controllers: false });
     const p = await persist(a, file, { compactBytes: 4096 });
     for (let i = 0; i < 200; i++) {
       a.create(cm(`c${i}`, 'x'.repeat(100)));
@@ -160,7 +161,7 @@ test('the log is compacted into the snapshot as it grows, losing nothing', async
 
 test('a log that cannot be written fails the waiting writes and refuses every later one with a 500', async () => {
   await withDir(async (dir) => {
-    const a = new Cluster({ controllers: false });
+    const a = createCluster({ controllers: false });
     const errors: string[] = [];
     const wal = await WriteAheadLog.open(join(dir, 'x.wal'), {
       serialize: (o) => a.jsonOf(o),

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Cluster } from '../../src/cluster/cluster';
+import { createCluster } from '../../src/cluster/builtins';
 import type { WatchEvent } from '../../src/cluster/types';
 import { CM, bigConfigMap, flush, newCluster } from './helpers';
 
@@ -66,7 +66,7 @@ test('a watch resumes from a resourceVersion and replays what it missed', async 
 });
 
 test('a watch from a resourceVersion older than the window gets a 410 Expired ERROR event', async () => {
-  const cluster = new Cluster({ watchWindow: 5, controllers: false });
+  const cluster = createCluster({ watchWindow: 5, controllers: false });
   for (let i = 0; i < 20; i++)
     cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}` } });
   const got: WatchEvent[] = [];
@@ -196,7 +196,7 @@ test('16 writers on one object: exactly one success per resourceVersion, no lost
 });
 
 test('the watch window is bounded by bytes too: a resourceVersion whose changes were too large to keep is 410 Expired', async () => {
-  const cluster = new Cluster({ controllers: false, watchWindowBytes: 1024 * 1024 });
+  const cluster = createCluster({ controllers: false, watchWindowBytes: 1024 * 1024 });
   const { created: first, update } = bigConfigMap(cluster, 300);
   for (let i = 0; i < 10; i++) update(i);
   // Three of these fit in 1 MiB: the first update's resourceVersion fell out of the window.

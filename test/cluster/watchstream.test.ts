@@ -2,12 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { Cluster } from '../../src/cluster/cluster';
+import { createCluster } from '../../src/cluster/builtins';
 import { startServer } from '../../src/cluster/server';
 import { bigConfigMap } from './helpers';
 
 test('a watcher that stops reading is closed once its unsent events pass the limit, not buffered without bound', async () => {
-  const cluster = new Cluster({ controllers: false });
+  const cluster = createCluster({ controllers: false });
   const server = await startServer({ cluster, watchBacklogBytes: 1024 * 1024 });
   const warn = console.warn;
   const warnings: string[] = [];

@@ -11,7 +11,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Cluster } from '../../src/cluster/cluster';
+import { createCluster } from '../../src/cluster/builtins';
+import type { Cluster } from '../../src/cluster/cluster';
 import { writeKubeconfigFile } from '../../src/cluster/kubeconfig';
 import { loadManifests } from '../../src/cluster/manifests';
 import { startServer, type ServerHandle } from '../../src/cluster/server';
@@ -46,7 +47,7 @@ describe('Go debugger: the sample manager under Delve', async () => {
 
   before(async () => {
     if (skip) return;
-    cluster = new Cluster({ podReadyDelayMs: 200 });
+    cluster = createCluster({ podReadyDelayMs: 200 });
     // Only blog: its first reconcile is the one stepped through.
     loadManifests(cluster, [
       join(SAMPLE, 'config/crd/bases'),

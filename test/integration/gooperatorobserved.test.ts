@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Cluster } from '../../src/cluster/cluster';
+import { createCluster } from '../../src/cluster/builtins';
+import type { Cluster } from '../../src/cluster/cluster';
 import { writeKubeconfigFile } from '../../src/cluster/kubeconfig';
 import { loadManifests } from '../../src/cluster/manifests';
 import { startServer, type ServerHandle } from '../../src/cluster/server';
@@ -49,7 +50,7 @@ describe('the sample Go operator, observed', { timeout: 300_000 }, async () => {
   before(async () => {
     if (goProblem) return;
     dir = mkdtempSync(join(tmpdir(), 'rs-goop-'));
-    cluster = new Cluster({ podReadyDelayMs: 200 });
+    cluster = createCluster({ podReadyDelayMs: 200 });
     loadManifests(cluster, [join(SAMPLE, 'config/crd/bases'), join(SAMPLE, 'config/samples')]);
     server = await startServer({ cluster });
     server.addUser(GO_OPERATOR_USER);

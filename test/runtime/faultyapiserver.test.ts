@@ -1,7 +1,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { Cluster } from '../../src/cluster/cluster';
+import { createCluster } from '../../src/cluster/builtins';
 import { FaultInjector, faultOf, parseFaults } from '../../src/cluster/faults';
 import { isConflict } from '../../src/cluster/errors';
 import type { KubeObject, WatchEvent } from '../../src/cluster/types';
@@ -12,7 +12,7 @@ import { CONFIGMAP, ROOT, cleanup, configMap } from './helpers';
 
 function setup(t: TestContext, yaml: string) {
   const clock = new VirtualClock(0);
-  const cluster = new Cluster({ clock, controllers: false });
+  const cluster = createCluster({ clock, controllers: false });
   cleanup(t, () => cluster.close());
   const api = new FaultyApiServer(cluster, new FaultInjector(parseFaults(yaml, 'f.yaml')));
   return { clock, cluster, api };

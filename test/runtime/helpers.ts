@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { Cluster } from '../../src/cluster/cluster';
+import { createCluster } from '../../src/cluster/builtins';
+import type { Cluster } from '../../src/cluster/cluster';
 import { loadManifests } from '../../src/cluster/manifests';
 import type { KubeObject } from '../../src/cluster/types';
 import { VirtualClock } from '../../src/util/clock';
@@ -83,7 +84,7 @@ export async function env(
   clusterControllers = false,
 ): Promise<Env> {
   const clock = new VirtualClock();
-  const cluster = new Cluster({ clock, controllers: clusterControllers });
+  const cluster = createCluster({ clock, controllers: clusterControllers });
   cleanup(owner, () => cluster.close());
   const res = loadManifests(cluster, [
     join(ROOT, 'samples/quota-operator/config/crd/bases/apps.example.com_webapps.yaml'),

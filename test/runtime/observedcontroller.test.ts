@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { AuditEvent } from '../../src/cluster/audit';
-import { Cluster } from '../../src/cluster/cluster';
+import { createCluster } from '../../src/cluster/builtins';
 import { analyze } from '../../src/runtime/findings';
 import { loadManifests } from '../../src/cluster/manifests';
 import { ObservedManager } from '../../src/runtime/observedcontroller';
@@ -172,7 +172,7 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
     assert.equal(c.traces[1].triggers[0].selfTriggered, true);
     assert.equal(c.hotLoops.length, 1);
     assert.equal(c.hotLoops[0].reason, 'self-triggered');
-    const cluster = new Cluster();
+    const cluster = createCluster();
     cleanup(t, () => cluster.close());
     const kinds = analyze({
       controller: c,
@@ -188,7 +188,7 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
   it('reports a quota 403 the process got as a quota conflict', (t) => {
     const m = new ObservedManager('go-operator', 0);
     quotaRefusal(m);
-    const cluster = new Cluster();
+    const cluster = createCluster();
     cleanup(t, () => cluster.close());
     const f = analyze({
       controller: m.get('webapp')!,
@@ -277,7 +277,7 @@ describe('quota findings for what a Go controller made', () => {
       }),
     );
     log(m, 3, 'Reconcile successful');
-    const cluster = new Cluster();
+    const cluster = createCluster();
     cleanup(t, () => cluster.close());
     // An Update of a locally built Deployment dropped its owner reference to the WebApp.
     const deploy = cluster.create({
@@ -340,7 +340,7 @@ describe('a call whose audit event arrives after its reconcile was applied', () 
 
 describe('findings of a Go manager watched from outside', () => {
   it('names the quota conflict of a controller whose kind the cluster serves', (t) => {
-    const cluster = new Cluster();
+    const cluster = createCluster();
     cleanup(t, () => cluster.close());
     loadManifests(cluster, [
       join(ROOT, 'samples/quota-operator/config/crd/bases/apps.example.com_webapps.yaml'),
@@ -353,7 +353,7 @@ describe('findings of a Go manager watched from outside', () => {
   });
 
   it('has none for a controller whose kind the cluster does not serve', (t) => {
-    const cluster = new Cluster();
+    const cluster = createCluster();
     cleanup(t, () => cluster.close());
     const m = new ObservedManager('go-operator', 0);
     quotaRefusal(m);

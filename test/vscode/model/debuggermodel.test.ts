@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { Cluster } from '../../../src/cluster/cluster';
+import { createCluster } from '../../../src/cluster/builtins';
 import { FaultInjector } from '../../../src/cluster/faults';
 import { loadManifests } from '../../../src/cluster/manifests';
 import { loadReconciler } from '../../../src/runtime/loader';
@@ -21,7 +21,7 @@ const SAMPLE = join(ROOT, 'samples/quota-operator');
 /** `faults`: the cluster's calls go through a FaultInjector the debugger can add rules to. */
 async function session(opts: { faults?: boolean } = {}) {
   const clock = new VirtualClock(1_000_000);
-  const cluster = new Cluster({ clock, podReadyDelayMs: 500 });
+  const cluster = createCluster({ clock, podReadyDelayMs: 500 });
   const res = loadManifests(cluster, [
     join(SAMPLE, 'config/crd/bases'),
     join(SAMPLE, 'config/samples'),
@@ -166,7 +166,7 @@ describe('DebuggerModel on the sample operator', () => {
 describe('DebuggerModel latency chart', () => {
   it('charts wall-clock reconcile time without the time spent held at a breakpoint', async () => {
     const clock = new VirtualClock(0);
-    const cluster = new Cluster({ clock, controllers: false });
+    const cluster = createCluster({ clock, controllers: false });
     const manager = new Manager({ api: cluster });
     let wall = 0;
     const model = new DebuggerModel(

@@ -1,0 +1,44 @@
+/**
+ * The fake cluster as users meet it: the API (Cluster) with the built-in admission plugins
+ * registered and the built-in controllers running against it, as kube-apiserver is assembled
+ * with its admission chain and kube-controller-manager runs beside it as a client. Everything
+ * that constructs a cluster for users (CLI, extension, simulation) goes through createCluster;
+ * `new Cluster()` is the bare API, for tests that want no controller at all.
+ */
+import { Cluster } from './cluster';
+import type { ClusterOptions } from './cluster';
+import { startControllers } from './controllers';
+import type { KubeletOptions } from './kubelet';
+import { NODE_NAME, fakeNode } from './kubelet';
+import { namespaceLifecycle } from './namespace';
+import { quotaAdmission } from './quota';
+
+export interface BuiltinsOptions extends KubeletOptions {
+  /**
+   * Run the built-in workload controllers (Deployment, ReplicaSet, pod lifecycle). Default true;
+   * false is `--no-controllers`: the integrity controllers (GC, namespace, CRD, quota) still run.
+   */
+  controllers?: boolean;
+}
+
+/**
+ * Registers the built-in admission plugins (NamespaceLifecycle, ResourceQuota), registers the
+ * fake node and starts the built-in controllers; Cluster.close() stops them.
+ */
+export function withBuiltins(cluster: Cluster, opts: BuiltinsOptions = {}): Cluster {
+  cluster.addAdmission(namespaceLifecycle(cluster));
+  cluster.addAdmission(quotaAdmission(cluster));
+  // The node registers itself, as a kubelet does; it is there even without the pod lifecycle.
+  if (!cluster.peek({ apiVersion: 'v1', kind: 'Node' }, { name: NODE_NAME }))
+    cluster.create(fakeNode(cluster.now()));
+  const stops = startControllers(cluster, { workloads: opts.controllers !== false, kubelet: opts });
+  for (const stop of stops) cluster.onClose(stop);
+  return cluster;
+}
+
+export type CreateClusterOptions = ClusterOptions & BuiltinsOptions;
+
+/** A cluster with its built-ins: what `serve`, `simulate`, `test` and the extension run. */
+export function createCluster(opts: CreateClusterOptions = {}): Cluster {
+  return withBuiltins(new Cluster(opts), opts);
+}

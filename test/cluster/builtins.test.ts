@@ -1,0 +1,99 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createCluster, withBuiltins } from '../../src/cluster/builtins';
+import { Cluster } from '../../src/cluster/cluster';
+import { StatusError } from '../../src/cluster/errors';
+import type { KubeObject } from '../../src/cluster/types';
+import { VirtualClock } from '../../src/util/clock';
+import { CM, DEPLOY, NS, RS, flush } from './helpers';
+
+const NODE = { apiVersion: 'v1', kind: 'Node' };
+const SA = { apiVersion: 'v1', kind: 'ServiceAccount' };
+
+function deployment(name: string): KubeObject {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'c', image: 'nginx' }] },
+      },
+    },
+  };
+}
+
+function refusal(f: () => unknown): StatusError | undefined {
+  try {
+    f();
+  } catch (err) {
+    if (err instanceof StatusError) return err;
+    throw err;
+  }
+  return undefined;
+}
+
+test('a bare Cluster runs no controller and no admission plugin', async () => {
+  const clock = new VirtualClock(0);
+  const cluster = new Cluster({ clock });
+  assert.ok(cluster.peek(NS, { name: 'default' }), 'the system namespaces are the API server’s');
+  assert.equal(cluster.peek(NODE, { name: 'reconcile-studio-node' }), undefined);
+  // No NamespaceLifecycle: a create into a missing namespace is not refused.
+  cluster.create({ ...CM, metadata: { name: 'c', namespace: 'nowhere' } });
+  cluster.create(deployment('web'));
+  await flush(clock);
+  assert.equal(cluster.list(RS).items.length, 0);
+  assert.equal(cluster.peek(SA, { namespace: 'default', name: 'default' }), undefined);
+  cluster.close();
+});
+
+test('createCluster registers the node, the admission plugins and every controller', async () => {
+  const clock = new VirtualClock(0);
+  const cluster = createCluster({ clock });
+  assert.ok(cluster.peek(NODE, { name: 'reconcile-studio-node' }));
+  const err = refusal(() =>
+    cluster.create({ ...CM, metadata: { name: 'c', namespace: 'nowhere' } }),
+  );
+  assert.equal(err?.code, 404);
+  cluster.create(deployment('web'));
+  await flush(clock);
+  assert.equal(cluster.list(RS).items.length, 1);
+  assert.ok(cluster.peek(SA, { namespace: 'default', name: 'default' }));
+  cluster.close();
+});
+
+test('controllers: false leaves the workload controllers out but keeps the integrity ones', async () => {
+  const clock = new VirtualClock(0);
+  const cluster = createCluster({ clock, controllers: false });
+  cluster.create(deployment('web'));
+  await flush(clock);
+  assert.equal(cluster.list(RS).items.length, 0);
+  // The garbage collector still runs: a ConfigMap owned by the Deployment goes with it.
+  const d = cluster.get(DEPLOY, { namespace: 'default', name: 'web' });
+  cluster.create({
+    ...CM,
+    metadata: {
+      name: 'owned',
+      namespace: 'default',
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: d.metadata.uid! },
+      ],
+    },
+  });
+  cluster.delete(DEPLOY, { namespace: 'default', name: 'web' });
+  await flush(clock);
+  assert.equal(cluster.peek(CM, { namespace: 'default', name: 'owned' }), undefined);
+  cluster.close();
+});
+
+test('withBuiltins wires a cluster built elsewhere, and close() stops its controllers', async () => {
+  const clock = new VirtualClock(0);
+  const cluster = withBuiltins(new Cluster({ clock }));
+  cluster.close();
+  cluster.create(deployment('web'));
+  await flush(clock);
+  assert.equal(cluster.list(RS).items.length, 0);
+});
