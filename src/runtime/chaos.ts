@@ -4,7 +4,7 @@
  * objects of the reconciler's `for` and `owns` types, status included). Everything runs on the
  * virtual clock with seeded draws, so the same inputs give the same report.
  */
-import type { FaultRule } from '../cluster/faults';
+import { INJECTED_QUOTA, type FaultRule } from '../cluster/faults';
 import type { KubeObject } from '../cluster/types';
 import { simulate, type SimulationOptions, type SimulationResult } from './simulation';
 import { diffObjects, type ReconcileTrace } from './trace';
@@ -92,12 +92,17 @@ export const FAULT_CLASSES: FaultClass[] = [
   {
     fault: 'quota-exhausted',
     rules: [
-      rule({ name: 'quota-exhausted', match: { verb: 'create' }, times: 1, error: { code: 403 } }),
+      rule({
+        name: 'quota-exhausted',
+        match: { verb: 'create' },
+        times: 1,
+        error: { code: 403, quota: INJECTED_QUOTA },
+      }),
       rule({
         name: 'quota-exhausted',
         match: { verb: 'update', subresource: '' },
         times: 1,
-        error: { code: 403 },
+        error: { code: 403, quota: INJECTED_QUOTA },
       }),
     ],
   },

@@ -298,6 +298,32 @@ describe('DebuggerModel fault injection into the held call', () => {
     }
   });
 
+  it('fails the held create with Forbidden by quota in the ResourceQuota admission wording', async () => {
+    const s = await session({ faults: true });
+    let running: Promise<number> | undefined;
+    try {
+      ({ running } = await holdAtWrite(s));
+      const key = s.model.state().current!.request;
+      s.model.injectFault('quota');
+      await stepToNextHold(s);
+      const call = s.model.state().current!.calls.at(-1)!;
+      assert.deepEqual(
+        [call.verb, call.code, call.fault],
+        ['create', 403, 'debugger-1: Forbidden by quota'],
+      );
+      // The create's name is in its body: admission (and so the message) names the object.
+      assert.equal(
+        call.message,
+        `deployments.apps "${key.name}" is forbidden: exceeded quota: injected-quota, requested: count/deployments.apps=1, used: count/deployments.apps=0, limited: count/deployments.apps=0`,
+      );
+    } finally {
+      s.model.setBreakpoints([], []);
+      s.manager.stepper?.continue();
+      await running;
+      await s.close();
+    }
+  });
+
   it('offers no fault where there is no injector, or away from a write', async () => {
     const s = await session();
     let running: Promise<number> | undefined;
