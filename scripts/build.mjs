@@ -72,6 +72,8 @@ const builds = [
       engine: 'src/vscode/engine.ts',
       kubeconfigsource: 'src/vscode/kubeconfigsource.ts',
       languageclient: 'src/vscode/languageclient.ts',
+      // The robustness report's thread: the editor runs `chaos` off the extension host's thread.
+      'chaos-worker': 'src/runtime/chaosworker.ts',
     },
     outdir: 'dist',
     external: ['vscode'],
