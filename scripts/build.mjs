@@ -93,7 +93,10 @@ const builds = [
     platform: 'browser',
     target: 'es2022',
     format: 'esm',
-    entryPoints: { debugger: 'webviews/debugger/main.ts' },
+    entryPoints: {
+      debugger: 'webviews/debugger/main.ts',
+      robustness: 'webviews/robustness/main.ts',
+    },
     outdir: 'dist/webviews',
   },
   // The extension-host suite (npm run test:electron) is built only when asked for.

@@ -3,7 +3,6 @@
  * from dist/webviews), messages validated on arrival, and the whole state re-sent whenever the
  * webview (re)loads, so hiding the panel loses nothing.
  */
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import {
   parseWebviewMessage,
@@ -11,6 +10,7 @@ import {
   type HostMessage,
   type WebviewMessage,
 } from '../protocol';
+import { webviewHtml } from './webviewhtml';
 
 export interface DebuggerBackend {
   state(): DebuggerState;
@@ -71,7 +71,10 @@ export class DebuggerPanel implements vscode.Disposable {
     private readonly backend: DebuggerBackend,
   ) {
     panel.iconPath = vscode.Uri.joinPath(root, '..', '..', 'media', 'reconcile-studio.svg');
-    panel.webview.html = html(panel.webview, root);
+    panel.webview.html = webviewHtml(panel.webview, root, {
+      bundle: 'debugger',
+      title: 'Reconcile Debugger',
+    });
     this.disposables.push(
       panel.webview.onDidReceiveMessage((raw) => {
         const msg = parseWebviewMessage(raw);
@@ -98,31 +101,4 @@ export class DebuggerPanel implements vscode.Disposable {
     for (const d of this.disposables.splice(0)) d.dispose();
     this.panel.dispose();
   }
-}
-
-function html(webview: vscode.Webview, root: vscode.Uri): string {
-  const nonce = randomBytes(16).toString('base64');
-  const script = webview.asWebviewUri(vscode.Uri.joinPath(root, 'debugger.js'));
-  const style = webview.asWebviewUri(vscode.Uri.joinPath(root, 'debugger.css'));
-  const csp = [
-    "default-src 'none'",
-    `style-src ${webview.cspSource}`,
-    `font-src ${webview.cspSource}`,
-    `img-src ${webview.cspSource} data:`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style}">
-<title>Reconcile Debugger</title>
-</head>
-<body>
-<main id="app" aria-label="Reconcile Debugger"></main>
-<script type="module" nonce="${nonce}" src="${script}"></script>
-</body>
-</html>`;
 }

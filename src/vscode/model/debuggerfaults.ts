@@ -4,7 +4,7 @@
  * meets the apiserver's own Status for the code exactly as a faults-file rule would make it. No
  * vscode import: tested in plain Node.
  */
-import { INJECTED_QUOTA, type FaultRule } from '../../cluster/faults';
+import type { FaultRule } from '../../cluster/faults';
 import type { DebuggerFault } from '../../protocol';
 import type { ApiCall } from '../../runtime/trace';
 
@@ -19,6 +19,12 @@ export const DEBUGGER_FAULT_LABELS: Record<DebuggerFault, string> = {
   timeout: 'Timeout',
   delay: `Delay ${DEBUGGER_DELAY_MS / 1000} s`,
 };
+
+/**
+ * The quota "Forbidden by quota" names: cluster/faults.ts's INJECTED_QUOTA, spelled out because
+ * the debugger webview bundles this file and cannot load the faults module (it reads files).
+ */
+const INJECTED_QUOTA = 'injected-quota';
 
 const ERRORS: Record<Exclude<DebuggerFault, 'delay'>, NonNullable<FaultRule['error']>> = {
   conflict: { code: 409 },

@@ -7,25 +7,13 @@
 import type { RobustnessRow, RobustnessView } from '../../protocol';
 import { statusWriteLost, swallowed, type ChaosCase, type ChaosReport } from '../../runtime/chaos';
 import type { ReconcileTrace } from '../../runtime/trace';
+import { FAULT_TITLES } from './faulttitles';
 
 /** The traces of one run of the report (`fault` null for the baseline). */
 export interface RecordedRun {
   fault: string | null;
   traces: ReconcileTrace[];
 }
-
-/** The fault classes of runtime/chaos.ts in words; a class not listed is shown by its id. */
-export const FAULT_TITLES: Record<string, string> = {
-  'write-conflict': 'Conflict on write (409)',
-  throttling: 'Throttling (429 with Retry-After)',
-  'write-500': '5xx on write (500)',
-  'status-500': '5xx on status (500)',
-  'read-timeout': 'Time-out on read (504)',
-  'watch-closed': 'Dropped watch',
-  'watch-410': 'Relist after 410 Expired',
-  'stale-cache': 'Stale cache (watch events 2 s late)',
-  'quota-exhausted': 'Quota exhausted (403 exceeded quota)',
-};
 
 /** The report's and the simulation's finding kinds in words. */
 const FINDING_WORDS: Record<string, string> = {

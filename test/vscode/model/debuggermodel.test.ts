@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Cluster } from '../../../src/cluster/cluster';
-import { FaultInjector } from '../../../src/cluster/faults';
+import { FaultInjector, INJECTED_QUOTA } from '../../../src/cluster/faults';
 import { loadManifests } from '../../../src/cluster/manifests';
 import { loadReconciler } from '../../../src/runtime/loader';
 import { FaultyApiServer } from '../../../src/runtime/faultyapiserver';
@@ -314,7 +314,7 @@ describe('DebuggerModel fault injection into the held call', () => {
       // The create's name is in its body: admission (and so the message) names the object.
       assert.equal(
         call.message,
-        `deployments.apps "${key.name}" is forbidden: exceeded quota: injected-quota, requested: count/deployments.apps=1, used: count/deployments.apps=0, limited: count/deployments.apps=0`,
+        `deployments.apps "${key.name}" is forbidden: exceeded quota: ${INJECTED_QUOTA}, requested: count/deployments.apps=1, used: count/deployments.apps=0, limited: count/deployments.apps=0`,
       );
     } finally {
       s.model.setBreakpoints([], []);
