@@ -1,7 +1,7 @@
 /**
  * The Reconcile Debugger's backend for a recorded run (a robustness report case): the panel shows
- * the run's reconciles and findings; picking one in the timeline or a finding shows it. Step,
- * Continue and the rest have nothing to act on: the run is over.
+ * the run's reconciles and findings; picking one in the timeline or a finding shows it, Restart
+ * goes back to where it opened. Step, Continue and Pause have nothing to act on: the run is over.
  */
 import * as vscode from 'vscode';
 import type { DebuggerState, WebviewMessage } from '../protocol';
@@ -22,10 +22,11 @@ export class RecordedRunBackend implements DebuggerBackend, vscode.Disposable {
   }
 
   handle(msg: WebviewMessage): void {
+    if (msg.type === 'restart') this.model.restart();
     const moved =
-      msg.type === 'inspect'
-        ? this.model.inspect(msg.id)
-        : msg.type === 'openFinding' && this.model.openFinding(msg.index);
+      msg.type === 'restart' ||
+      (msg.type === 'inspect' && this.model.inspect(msg.id)) ||
+      (msg.type === 'openFinding' && this.model.openFinding(msg.index));
     if (moved) this.changed.fire(this.model.state());
   }
 

@@ -12,6 +12,8 @@ import { timelineOf, toReconcileView } from './traceview';
 
 export class RecordedRunModel {
   private shown: ReconcileTrace;
+  /** The reconcile the run was opened at, which Restart goes back to. */
+  private readonly first: ReconcileTrace;
   private readonly findings: Finding[];
 
   /**
@@ -26,7 +28,8 @@ export class RecordedRunModel {
     reconcileID?: string,
   ) {
     if (!traces.length) throw new Error(`${title}: the run has no reconciles to show.`);
-    this.shown = traces.find((t) => t.reconcileID === reconcileID) ?? traces[0];
+    this.first = traces.find((t) => t.reconcileID === reconcileID) ?? traces[0];
+    this.shown = this.first;
     this.findings = shownFindings(findings);
   }
 
@@ -35,6 +38,11 @@ export class RecordedRunModel {
     const t = this.traces.find((x) => x.reconcileID === reconcileID);
     if (t) this.shown = t;
     return t !== undefined;
+  }
+
+  /** Back to the reconcile the run was opened at (the panel's Restart: there is nothing to re-run). */
+  restart(): void {
+    this.shown = this.first;
   }
 
   /** Shows the reconcile a finding's evidence starts with. */

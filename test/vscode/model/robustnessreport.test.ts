@@ -183,6 +183,8 @@ describe('the robustness report on the sample', () => {
     assert.equal(model.inspect(other.id), true);
     assert.equal(model.state().current?.id, other.id);
     assert.equal(model.inspect('no-such-reconcile'), false);
+    model.restart();
+    assert.equal(model.state().current?.id, row.wentWrong!.reconcileID);
   });
 });
 
