@@ -72,6 +72,8 @@ const builds = [
       engine: 'src/vscode/engine.ts',
       kubeconfigsource: 'src/vscode/kubeconfigsource.ts',
       languageclient: 'src/vscode/languageclient.ts',
+      // The robustness report's thread: the editor runs `chaos` off the extension host's thread.
+      'chaos-worker': 'src/runtime/chaosworker.ts',
     },
     outdir: 'dist',
     external: ['vscode'],
@@ -91,7 +93,10 @@ const builds = [
     platform: 'browser',
     target: 'es2022',
     format: 'esm',
-    entryPoints: { debugger: 'webviews/debugger/main.ts' },
+    entryPoints: {
+      debugger: 'webviews/debugger/main.ts',
+      robustness: 'webviews/robustness/main.ts',
+    },
     outdir: 'dist/webviews',
   },
   // The extension-host suite (npm run test:electron) is built only when asked for.

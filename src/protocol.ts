@@ -293,3 +293,52 @@ function record(value: unknown): Record<string, unknown> | undefined {
     ? (value as Record<string, unknown>)
     : undefined;
 }
+
+// ---- The robustness report panel ("Reconcile Studio: Run Robustness Report")
+
+/** One fault class of the report, as its row shows it. */
+export interface RobustnessRow {
+  /** The fault class's id (`write-conflict`, `status-500`, …), as in `chaos --json`. */
+  fault: string;
+  /** The fault in words: "Conflict on write (409)". */
+  title: string;
+  converged: boolean;
+  /** "1.005 s" of controller time, or "—" when it did not converge. */
+  timeToConverge: string;
+  reconciles: number;
+  apiCalls: number;
+  /** Against the baseline: "+2", "-1", "+0". */
+  extraReconciles: string;
+  extraApiCalls: string;
+  /** Findings in words ("lost status: the status write failed and the reconcile returned success"). */
+  findings: string[];
+  /** How the final state differs from the baseline's ('' when converged). */
+  diff: string;
+  /** The reconcile where it went wrong, for "Open in debugger at the reconcile where it went wrong". */
+  wentWrong?: { reconcileID: string; label: string };
+}
+
+export interface RobustnessView {
+  status: 'running' | 'done' | 'error' | 'cancelled';
+  message: string;
+  reconciler: string | null;
+  baseline: { reconciles: number; apiCalls: number; steadyAt: string; objects: number } | null;
+  rows: RobustnessRow[];
+}
+
+/** Robustness panel → extension. */
+export type RobustnessWebviewMessage =
+  { type: 'ready' } | { type: 'rerun' } | { type: 'openInDebugger'; fault: string };
+
+/** Extension → robustness panel. */
+export type RobustnessHostMessage = { type: 'report'; view: RobustnessView };
+
+/** Validates a message from the robustness panel; anything malformed is dropped. */
+export function parseRobustnessMessage(raw: unknown): RobustnessWebviewMessage | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const msg = raw as Record<string, unknown>;
+  if (msg.type === 'ready' || msg.type === 'rerun') return { type: msg.type };
+  if (msg.type === 'openInDebugger' && typeof msg.fault === 'string' && msg.fault !== '')
+    return { type: 'openInDebugger', fault: msg.fault };
+  return undefined;
+}

@@ -24,9 +24,16 @@ import {
   newTooManyRequests,
   type GroupResource,
 } from './errors';
+import { newExceededQuota, objectCountName } from './quota';
 import type { KubeObject, WatchEvent } from './types';
 import type { Clock, TimerHandle } from '../util/clock';
 import { seededRandom } from '../util/random';
+
+/**
+ * The ResourceQuota the chaos report's and the debugger's quota refusals name: no quota of the
+ * workspace's, so the message says plainly that the refusal was injected.
+ */
+export const INJECTED_QUOTA = 'injected-quota';
 
 export const FAULT_CODES = [403, 404, 409, 429, 500, 503, 504] as const;
 export type FaultCode = (typeof FAULT_CODES)[number];
@@ -59,7 +66,12 @@ export interface FaultRule {
   times?: number;
   after?: number;
   probability?: number;
-  error?: { code: FaultCode };
+  /**
+   * The Status to answer with. A 403 is the RBAC authorizer's denial unless `quota` names a
+   * ResourceQuota: then it is the quota admission plugin's `exceeded quota` refusal, with
+   * `limited` (default 0) the quota's hard limit, already used up.
+   */
+  error?: { code: FaultCode; quota?: string; limited?: number };
   retryAfterSeconds?: number;
   latencyMs?: number;
   closeWatch?: boolean;
@@ -95,6 +107,11 @@ export interface FaultRequest {
   user: string;
   /** resourceVersion asked for by a list or watch ('' when none). */
   resourceVersion: string;
+  /**
+   * A create's object name, from its body (its URL names none, so `name` is ''): admission sees
+   * it, and a quota refusal names it.
+   */
+  objectName?: string;
 }
 
 /** What a fault does to one request. Errors carry the fault's name (`faultOf`). */
@@ -200,22 +217,9 @@ function parseRule(
       case 'probability':
         rule.probability = num(0, 1, false);
         break;
-      case 'error': {
-        if (!isMap(value)) return fail(value, `${where} must be a mapping like {code: 409}`);
-        for (const p of value.items) {
-          const k = isScalar(p.key) ? String(p.key.value) : '';
-          if (k !== 'code') fail(p.key as YamlNode, `unknown field "${where}.${k}"`);
-          const c = isScalar(p.value) ? p.value.value : undefined;
-          if (!FAULT_CODES.includes(c as FaultCode))
-            fail(
-              p.value as YamlNode,
-              `${where}.code must be one of ${FAULT_CODES.join(', ')}, got ${JSON.stringify(c ?? null)}`,
-            );
-          rule.error = { code: c as FaultCode };
-        }
-        if (!rule.error) fail(value, `${where}.code is required`);
+      case 'error':
+        rule.error = parseError(value, where, fail);
         break;
-      }
       case 'retryAfterSeconds':
         rule.retryAfterSeconds = num(1, Infinity, true);
         break;
@@ -259,6 +263,50 @@ function parseRule(
     fail(node, `${at}: error cannot be combined with gone or closeWatch`);
   return rule;
 }
+
+/** `error: {code: 409}`, or `{code: 403, quota: compute, limited: 2}` for a quota's refusal. */
+function parseError(
+  value: YamlNode,
+  where: string,
+  fail: (n: YamlNode | null | undefined, msg: string) => never,
+): NonNullable<FaultRule['error']> {
+  if (!isMap(value)) return fail(value, `${where} must be a mapping like {code: 409}`);
+  const fields: Record<string, { node: YamlNode; value: unknown }> = {};
+  for (const p of value.items) {
+    const k = isScalar(p.key) ? String(p.key.value) : '';
+    if (!ERROR_KEYS.includes(k))
+      fail(p.key as YamlNode, `unknown field "${where}.${k}" (known: ${ERROR_KEYS.join(', ')})`);
+    const node = (p.value as YamlNode | null) ?? (p.key as YamlNode);
+    fields[k] = { node, value: isScalar(p.value) ? p.value.value : undefined };
+  }
+  if (!fields.code) return fail(value, `${where}.code is required`);
+  const c = fields.code.value;
+  if (!FAULT_CODES.includes(c as FaultCode))
+    fail(
+      fields.code.node,
+      `${where}.code must be one of ${FAULT_CODES.join(', ')}, got ${JSON.stringify(c ?? null)}`,
+    );
+  const error: NonNullable<FaultRule['error']> = { code: c as FaultCode };
+  if (fields.quota) {
+    const q = fields.quota.value;
+    if (typeof q !== 'string' || q === '')
+      fail(fields.quota.node, `${where}.quota must be the name of a ResourceQuota`);
+    if (error.code !== 403)
+      fail(fields.quota.node, `${where}.quota applies only to code 403 (a quota refuses with 403)`);
+    error.quota = q as string;
+  }
+  if (fields.limited) {
+    const l = fields.limited.value;
+    if (typeof l !== 'number' || !Number.isInteger(l) || l < 0)
+      fail(fields.limited.node, `${where}.limited must be a whole number from 0`);
+    if (error.quota === undefined)
+      fail(fields.limited.node, `${where}.limited applies only with ${where}.quota`);
+    error.limited = l as number;
+  }
+  return error;
+}
+
+const ERROR_KEYS = ['code', 'quota', 'limited'];
 
 function parseMatch(
   value: YamlNode,
@@ -389,7 +437,15 @@ function effectOf(rule: FaultRule, r: FaultRequest): FaultEffect {
     latencyMs: rule.latencyMs ?? 0,
     closeWatch: rule.closeWatch === true,
     cacheLagMs: rule.cacheLagMs ?? 0,
-    ...(rule.error ? { error: tag(statusFor(rule.error.code, r, rule.retryAfterSeconds)) } : {}),
+    ...(rule.error
+      ? {
+          error: tag(
+            rule.error.quota !== undefined
+              ? exceededQuotaFor(r, rule.error.quota, rule.error.limited ?? 0)
+              : statusFor(rule.error.code, r, rule.retryAfterSeconds),
+          ),
+        }
+      : {}),
     ...(rule.gone ? { gone: tag(goneFor(r)) } : {}),
   };
 }
@@ -442,6 +498,22 @@ export function statusFor(
         'request did not complete within requested timeout - context deadline exceeded',
       );
   }
+}
+
+/**
+ * A quota that is used up, as the ResourceQuota admission plugin refuses the request: one more
+ * object of the resource is asked for, and `limited` are already there.
+ */
+export function exceededQuotaFor(r: FaultRequest, quota: string, limited: number): StatusError {
+  const key = objectCountName(r.group, r.resource);
+  return newExceededQuota(
+    { group: r.group, resource: r.resource },
+    r.name || (r.objectName ?? ''),
+    quota,
+    `${key}=1`,
+    `${key}=${limited}`,
+    `${key}=${limited}`,
+  );
 }
 
 /** The `Retry-After` header kube-apiserver sets from a Status's details (responsewriters). */

@@ -8,7 +8,7 @@ import type { AdmissionPlugin } from './admission';
 import { clone } from './clone';
 import type { ControllerHost } from './controllerhost';
 import { isEmpty, storedResources, typeRefOf } from './controllerhost';
-import { StatusError, newForbidden } from './errors';
+import { StatusError, newForbidden, type GroupResource } from './errors';
 import { deepEqual, isObject } from './patch';
 import { formatQuantity, parseQuantity, parseQuantityFull } from './quantity';
 import type { QuantityFormat } from './quantity';
@@ -47,6 +47,35 @@ function rec(v: unknown): Obj {
 
 function countName(t: ResourceType): string {
   return t.info.group ? `count/${t.info.plural}.${t.info.group}` : `count/${t.info.plural}`;
+}
+
+/**
+ * The name a quota counts objects of a resource by: the legacy name of a core resource that has
+ * one (`pods`, `configmaps`, …), else the generic `count/<resource>[.<group>]`.
+ */
+export function objectCountName(group: string, resource: string): string {
+  if (!group && LEGACY_COUNT[resource]) return LEGACY_COUNT[resource];
+  return group ? `count/${resource}.${group}` : `count/${resource}`;
+}
+
+/**
+ * The admission plugin's refusal (resourcequota/controller.go, checkRequest): a 403 Forbidden on
+ * the object, `exceeded quota: NAME, requested: …, used: …, limited: …`, each list only the
+ * resources that went over, as `name=quantity` sorted by name.
+ */
+export function newExceededQuota(
+  gr: GroupResource,
+  name: string,
+  quota: string,
+  requested: string,
+  used: string,
+  limited: string,
+): StatusError {
+  return newForbidden(
+    gr,
+    name,
+    `exceeded quota: ${quota}, requested: ${requested}, used: ${used}, limited: ${limited}`,
+  );
 }
 
 function isTerminalPod(o: KubeObject): boolean {
@@ -180,10 +209,13 @@ export function quotaAdmission(cluster: ControllerHost): AdmissionPlugin {
       if (exceeded.length) {
         const pick = (u: Usage) => new Map(exceeded.map((n) => [n, u.get(n) ?? 0]));
         const limited = new Map(exceeded.map((n) => [n, parseQuantity(hard[n]) ?? 0]));
-        throw newForbidden(
+        throw newExceededQuota(
           a.type.gr,
           name,
-          `exceeded quota: ${q.metadata.name}, requested: ${pretty(pick(requested), fmt)}, used: ${pretty(pick(used), fmt)}, limited: ${pretty(limited, fmt)}`,
+          q.metadata.name ?? '',
+          pretty(pick(requested), fmt),
+          pretty(pick(used), fmt),
+          pretty(limited, fmt),
         );
       }
     }

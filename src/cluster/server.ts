@@ -275,6 +275,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       userAgent: req.headers['user-agent'] ?? '',
       user,
       resourceVersion: q.get('resourceVersion') ?? '',
+      // Admission sees a create's object, named in its body: a quota's refusal names it.
+      ...(verb === 'create' && opts.faults?.size ? { objectName: bodyName(body, req) } : {}),
     });
     if (fault) await injectHttpFault(fault, verb, res, record);
     const dryRun = q.getAll('dryRun').includes('All');
@@ -686,4 +688,13 @@ function sendText(res: ServerResponse, code: number, text: string): void {
 function sendStatus(res: ServerResponse, err: StatusError): void {
   inFlight.get(res)?.fail(err.status);
   sendJson(res, err.code, err.status);
+}
+
+/** The name in a create's body ('' when it has none or does not decode: its own 400 comes later). */
+function bodyName(body: Buffer | undefined, req: IncomingMessage): string {
+  try {
+    return decodeObject(body, req.headers['content-type']).metadata.name ?? '';
+  } catch {
+    return '';
+  }
 }

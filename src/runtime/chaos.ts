@@ -4,7 +4,7 @@
  * objects of the reconciler's `for` and `owns` types, status included). Everything runs on the
  * virtual clock with seeded draws, so the same inputs give the same report.
  */
-import type { FaultRule } from '../cluster/faults';
+import { INJECTED_QUOTA, type FaultRule } from '../cluster/faults';
 import type { KubeObject } from '../cluster/types';
 import { simulate, type SimulationOptions, type SimulationResult } from './simulation';
 import { diffObjects, type ReconcileTrace } from './trace';
@@ -92,12 +92,17 @@ export const FAULT_CLASSES: FaultClass[] = [
   {
     fault: 'quota-exhausted',
     rules: [
-      rule({ name: 'quota-exhausted', match: { verb: 'create' }, times: 1, error: { code: 403 } }),
+      rule({
+        name: 'quota-exhausted',
+        match: { verb: 'create' },
+        times: 1,
+        error: { code: 403, quota: INJECTED_QUOTA },
+      }),
       rule({
         name: 'quota-exhausted',
         match: { verb: 'update', subresource: '' },
         times: 1,
-        error: { code: 403 },
+        error: { code: 403, quota: INJECTED_QUOTA },
       }),
     ],
   },
@@ -129,23 +134,36 @@ export interface ChaosReport {
   cases: ChaosCase[];
 }
 
-export type ChaosOptions = Omit<SimulationOptions, 'faults'> & { classes?: FaultClass[] };
+export type ChaosOptions = Omit<SimulationOptions, 'faults'> & {
+  classes?: FaultClass[];
+  /**
+   * Hands over each run as it ends (`fault` null for the baseline): the editor's report keeps
+   * their traces to open the debugger at the reconcile where a case went wrong.
+   */
+  onRun?: (fault: string | null, run: SimulationResult) => void;
+};
 
 export async function chaos(opts: ChaosOptions): Promise<ChaosReport> {
-  const { classes = FAULT_CLASSES, ...sim } = opts;
+  const { classes = FAULT_CLASSES, onRun, ...sim } = opts;
   const base = await simulate(sim);
+  onRun?.(null, base);
   const expected = stateOf(base);
   const baseFindings = new Set(base.findings.map((f) => f.kind));
+  const baseLostStatus = base.traces.some(statusWriteLost);
   const cases: ChaosCase[] = [];
   for (const c of classes) {
     const run = await simulate({ ...sim, faults: c.rules });
+    onRun?.(c.fault, run);
     const diff = diffStates(expected, stateOf(run));
     const converged = diff.length === 0;
     const findings: string[] = [
       ...new Set(run.findings.map((f) => f.kind).filter((k) => !baseFindings.has(k))),
     ];
     if (run.traces.some(swallowed)) findings.push('errors-swallowed');
-    if (diff.some((l) => / \.status[.[]/.test(l) || / \.status:/.test(l)))
+    if (
+      (!baseLostStatus && run.traces.some(statusWriteLost)) ||
+      diff.some((l) => / \.status[.[]/.test(l) || / \.status:/.test(l))
+    )
       findings.push('lost-status');
     cases.push({
       fault: c.fault,
@@ -169,8 +187,13 @@ export async function chaos(opts: ChaosOptions): Promise<ChaosReport> {
 }
 
 /** A reconcile that met an injected failure yet reported success: the error went nowhere. */
-function swallowed(t: ReconcileTrace): boolean {
+export function swallowed(t: ReconcileTrace): boolean {
   return !t.error && t.calls.some((c) => c.fault !== undefined && c.code >= 400);
+}
+
+/** A reconcile whose status write failed yet reported success: nothing will write it again. */
+export function statusWriteLost(t: ReconcileTrace): boolean {
+  return !t.error && t.calls.some((c) => c.subresource === 'status' && c.code >= 400);
 }
 
 function apiCalls(r: SimulationResult): number {

@@ -65,7 +65,7 @@ export class FaultyApiServer implements ApiServer {
   }
 
   create(obj: KubeObject, opts?: { dryRun?: boolean }): MaybePromise<KubeObject> {
-    const r = this.request('create', obj, obj.metadata.namespace, '', '');
+    const r = this.request('create', obj, obj.metadata.namespace, '', '', undefined, obj);
     return this.call(r, () => this.inner.create(obj, opts));
   }
 
@@ -138,6 +138,7 @@ export class FaultyApiServer implements ApiServer {
     name: string,
     subresource: string,
     resourceVersion?: string,
+    body?: KubeObject,
   ): FaultRequest | undefined {
     // No rules (an editor session whose faults file is empty): no per-call cost beyond this.
     if (this.faults.size === 0) return undefined;
@@ -151,6 +152,7 @@ export class FaultyApiServer implements ApiServer {
       userAgent: IN_PROCESS_USER_AGENT,
       user: DEFAULT_USER,
       resourceVersion: resourceVersion ?? '',
+      ...(body?.metadata.name ? { objectName: body.metadata.name } : {}),
     };
   }
 

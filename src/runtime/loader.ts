@@ -18,6 +18,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import * as api from './api';
+import { newScriptWorker } from './workerscript';
 import type { Reconciler, ReconcileContext, ObjectLike } from './api';
 import type { ReconcileFunc } from './controller';
 import type { Request } from './reconcile';
@@ -267,23 +268,10 @@ async function loadInProcess(file: string): Promise<LoadedReconciler> {
 
 /** The worker script: the bundled dist/reconciler-worker.js, or worker.ts when running from source. */
 function newWorker(memoryLimitMb: number): Worker {
-  const here = __dirname;
-  const bundled = [
-    join(here, 'reconciler-worker.js'),
-    join(here, '..', '..', 'dist', 'reconciler-worker.js'),
-  ];
-  const source = join(here, 'worker.ts');
-  const execArgv = ['--enable-source-maps'];
-  const resourceLimits = { maxOldGenerationSizeMb: memoryLimitMb };
-  if (existsSync(source)) {
-    // From source (tests, tsx): register tsx's require hook inside the worker, then load worker.ts.
-    const boot = `require('tsx/cjs'); require(${JSON.stringify(source)});`;
-    return new Worker(boot, { eval: true, execArgv, resourceLimits });
-  }
-  const file = bundled.find((c) => existsSync(c));
-  if (!file)
-    throw new Error('reconciler worker script not found (build dist/reconciler-worker.js)');
-  return new Worker(file, { execArgv, resourceLimits });
+  return newScriptWorker(__dirname, 'reconciler-worker', 'worker.ts', {
+    execArgv: ['--enable-source-maps'],
+    resourceLimits: { maxOldGenerationSizeMb: memoryLimitMb },
+  });
 }
 
 interface InFlight {

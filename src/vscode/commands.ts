@@ -15,6 +15,7 @@ import type { Logger } from './output';
 import { debuggerTarget } from './model/debuggertarget';
 import { findReconcilerModules, pickReconcilerModule } from './reconcilermodules';
 import type { ReconcileSession } from './reconcilesession';
+import { RobustnessReport } from './robustness';
 import { openSample } from './sample';
 import { readSettings } from './settings';
 
@@ -153,6 +154,12 @@ export function registerCommands({
   register('reconcileStudio.simulate', async (uri?: vscode.Uri) => {
     const module = await pickReconcilerModule(uri instanceof vscode.Uri ? uri : undefined);
     if (module) await (await import('./simulate')).runSimulation(module, log);
+  });
+  const robustness = new RobustnessReport(context.extensionUri, log);
+  context.subscriptions.push(robustness);
+  register('reconcileStudio.runRobustnessReport', async (uri?: vscode.Uri) => {
+    const module = await pickReconcilerModule(uri instanceof vscode.Uri ? uri : undefined);
+    if (module) await robustness.run(module);
   });
 
   // ---- Work Queue items

@@ -4,7 +4,6 @@
  * webview (re)loads, so hiding the panel loses nothing. A window reload brings the panel back
  * through a WebviewPanelSerializer, from the snapshot the webview saved with `setState`.
  */
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import {
   parseDebuggerSnapshot,
@@ -14,6 +13,7 @@ import {
   type HostMessage,
   type WebviewMessage,
 } from '../protocol';
+import { webviewHtml } from './webviewhtml';
 
 export interface DebuggerBackend {
   state(): DebuggerState;
@@ -22,8 +22,10 @@ export interface DebuggerBackend {
   /**
    * Takes over a panel restored after a window reload: the session it showed is gone (the
    * extension host restarted), so the backend says so and keeps what it needs to start it again.
+   * A recorded run (a robustness report's case) has none: its snapshot names no source, and the
+   * report is run again instead.
    */
-  restore(snapshot: DebuggerSnapshot): void;
+  restore?(snapshot: DebuggerSnapshot): void;
 }
 
 export class DebuggerPanel implements vscode.Disposable {
@@ -84,7 +86,7 @@ export class DebuggerPanel implements vscode.Disposable {
       deserializeWebviewPanel: async (panel, saved: unknown) => {
         const snapshot = parseDebuggerSnapshot(saved);
         const backend = backendFor(snapshot);
-        if (snapshot) backend.restore(snapshot);
+        if (snapshot) backend.restore?.(snapshot);
         // Options are set again: the extension's folder may have moved with an update.
         panel.webview.options = webviewOptions(extensionUri);
         DebuggerPanel.current?.dispose();
@@ -100,7 +102,10 @@ export class DebuggerPanel implements vscode.Disposable {
   ) {
     const root = webviewRoot(extensionUri);
     panel.iconPath = vscode.Uri.joinPath(root, '..', '..', 'media', 'reconcile-studio.svg');
-    panel.webview.html = html(panel.webview, root);
+    panel.webview.html = webviewHtml(panel.webview, root, {
+      bundle: 'debugger',
+      title: 'Reconcile Debugger',
+    });
     this.disposables.push(
       panel.webview.onDidReceiveMessage((raw) => {
         const msg = parseWebviewMessage(raw);
@@ -135,31 +140,4 @@ function webviewRoot(extensionUri: vscode.Uri): vscode.Uri {
 
 function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
   return { enableScripts: true, localResourceRoots: [webviewRoot(extensionUri)] };
-}
-
-function html(webview: vscode.Webview, root: vscode.Uri): string {
-  const nonce = randomBytes(16).toString('base64');
-  const script = webview.asWebviewUri(vscode.Uri.joinPath(root, 'debugger.js'));
-  const style = webview.asWebviewUri(vscode.Uri.joinPath(root, 'debugger.css'));
-  const csp = [
-    "default-src 'none'",
-    `style-src ${webview.cspSource}`,
-    `font-src ${webview.cspSource}`,
-    `img-src ${webview.cspSource} data:`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style}">
-<title>Reconcile Debugger</title>
-</head>
-<body>
-<main id="app" aria-label="Reconcile Debugger"></main>
-<script type="module" nonce="${nonce}" src="${script}"></script>
-</body>
-</html>`;
 }

@@ -105,3 +105,26 @@ test(
     }
   },
 );
+
+test('a quota fault on a create answers the quota admission refusal naming the object in the body', async () => {
+  const s = await served({
+    faults: injector(`faults:
+  - {name: full, match: {verb: create}, error: {code: 403, quota: compute, limited: 2}}
+`),
+  });
+  try {
+    const r = await s.call('POST', '/api/v1/namespaces/default/configmaps', cm);
+    assert.equal(r.status, 403);
+    const body = JSON.parse(r.body) as Record<string, unknown>;
+    assert.deepEqual(
+      [body.reason, body.message],
+      [
+        'Forbidden',
+        'configmaps "cfg" is forbidden: exceeded quota: compute, requested: configmaps=1, used: configmaps=2, limited: configmaps=2',
+      ],
+    );
+    assert.equal(s.cluster.list({ apiVersion: 'v1', kind: 'ConfigMap' }).items.length, 0);
+  } finally {
+    await s.close();
+  }
+});

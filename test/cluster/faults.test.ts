@@ -233,3 +233,53 @@ test('each code is the Status kube-apiserver answers with', () => {
   assert.deepEqual([s(504).code, s(504).reason], [504, 'Timeout']);
   assert.match(s(504).message, /^Timeout: /);
 });
+
+test('a 403 naming a quota is the ResourceQuota admission refusal, not the RBAC denial', () => {
+  const inj = new FaultInjector(
+    rules(`faults:
+  - error: {code: 403, quota: compute, limited: 2}
+`),
+  );
+  const create = inj.decide(
+    req({ verb: 'create', resource: 'pods', name: '', objectName: 'web-1' }),
+  )?.error?.status;
+  assert.deepEqual(
+    [create?.code, create?.reason, create?.message],
+    [
+      403,
+      'Forbidden',
+      'pods "web-1" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=2, limited: pods=2',
+    ],
+  );
+  const update = inj.decide(
+    req({ verb: 'update', group: 'apps', resource: 'deployments', name: 'shop' }),
+  )?.error?.status;
+  assert.equal(
+    update?.message,
+    'deployments.apps "shop" is forbidden: exceeded quota: compute, requested: count/deployments.apps=1, used: count/deployments.apps=2, limited: count/deployments.apps=2',
+  );
+  // Without `limited` the quota allows none of the resource.
+  const zero = new FaultInjector(rules(`faults:\n  - error: {code: 403, quota: q}\n`));
+  assert.match(
+    zero.decide(req())?.error?.message ?? '',
+    /exceeded quota: q, requested: configmaps=1, used: configmaps=0, limited: configmaps=0$/,
+  );
+});
+
+test('quota and limited are refused where they cannot apply, at their line', () => {
+  const notForbidden = fileError(`faults:\n  - error: {code: 409, quota: compute}\n`);
+  assert.equal(notForbidden.line, 2);
+  assert.match(notForbidden.message, /error\.quota applies only to code 403/);
+  assert.match(
+    fileError(`faults:\n  - error: {code: 403, limited: 2}\n`).message,
+    /error\.limited applies only with faults\[0\]\.error\.quota/,
+  );
+  assert.match(
+    fileError(`faults:\n  - error: {code: 403, quota: q, limited: -1}\n`).message,
+    /error\.limited must be a whole number from 0/,
+  );
+  assert.match(
+    fileError(`faults:\n  - error: {code: 403, reason: quota}\n`).message,
+    /unknown field "faults\[0\]\.error\.reason" \(known: code, quota, limited\)/,
+  );
+});

@@ -4,7 +4,7 @@
  * meets the apiserver's own Status for the code exactly as a faults-file rule would make it. No
  * vscode import: tested in plain Node.
  */
-import type { FaultCode, FaultRule } from '../../cluster/faults';
+import type { FaultRule } from '../../cluster/faults';
 import type { DebuggerFault } from '../../protocol';
 import type { ApiCall } from '../../runtime/trace';
 
@@ -20,14 +20,19 @@ export const DEBUGGER_FAULT_LABELS: Record<DebuggerFault, string> = {
   delay: `Delay ${DEBUGGER_DELAY_MS / 1000} s`,
 };
 
-const CODES: Record<Exclude<DebuggerFault, 'delay'>, FaultCode> = {
-  conflict: 409,
-  // The faults layer answers 403 with the apiserver's Forbidden; it cannot word a quota's
-  // `exceeded quota: …` without a ResourceQuota to name.
-  quota: 403,
-  throttle: 429,
-  internal: 500,
-  timeout: 504,
+/**
+ * The quota "Forbidden by quota" names: cluster/faults.ts's INJECTED_QUOTA, spelled out because
+ * the debugger webview bundles this file and cannot load the faults module (it reads files).
+ */
+const INJECTED_QUOTA = 'injected-quota';
+
+const ERRORS: Record<Exclude<DebuggerFault, 'delay'>, NonNullable<FaultRule['error']>> = {
+  conflict: { code: 409 },
+  // The quota admission plugin's refusal (`exceeded quota: …`), not the RBAC authorizer's.
+  quota: { code: 403, quota: INJECTED_QUOTA },
+  throttle: { code: 429 },
+  internal: { code: 500 },
+  timeout: { code: 504 },
 };
 
 /** The one-shot rule that makes the held `call` fail (or answer late) when it is made. */
@@ -43,7 +48,7 @@ export function faultRuleFor(call: ApiCall, fault: DebuggerFault, seq: number): 
       ...(call.verb === 'create' ? {} : { name: call.name }),
     },
     times: 1,
-    ...(fault === 'delay' ? { latencyMs: DEBUGGER_DELAY_MS } : { error: { code: CODES[fault] } }),
+    ...(fault === 'delay' ? { latencyMs: DEBUGGER_DELAY_MS } : { error: ERRORS[fault] }),
     line: 0,
   };
 }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createCluster } from '../../../src/cluster/builtins';
-import { FaultInjector } from '../../../src/cluster/faults';
+import { FaultInjector, INJECTED_QUOTA } from '../../../src/cluster/faults';
 import { loadManifests } from '../../../src/cluster/manifests';
 import { loadReconciler } from '../../../src/runtime/loader';
 import { FaultyApiServer } from '../../../src/runtime/faultyapiserver';
@@ -289,6 +289,32 @@ describe('DebuggerModel fault injection into the held call', () => {
       assert.deepEqual(
         [call.verb, call.subresource, call.code, call.fault],
         ['update', 'status', 500, 'debugger-1: Internal Error'],
+      );
+    } finally {
+      s.model.setBreakpoints([], []);
+      s.manager.stepper?.continue();
+      await running;
+      await s.close();
+    }
+  });
+
+  it('fails the held create with Forbidden by quota in the ResourceQuota admission wording', async () => {
+    const s = await session({ faults: true });
+    let running: Promise<number> | undefined;
+    try {
+      ({ running } = await holdAtWrite(s));
+      const key = s.model.state().current!.request;
+      s.model.injectFault('quota');
+      await stepToNextHold(s);
+      const call = s.model.state().current!.calls.at(-1)!;
+      assert.deepEqual(
+        [call.verb, call.code, call.fault],
+        ['create', 403, 'debugger-1: Forbidden by quota'],
+      );
+      // The create's name is in its body: admission (and so the message) names the object.
+      assert.equal(
+        call.message,
+        `deployments.apps "${key.name}" is forbidden: exceeded quota: ${INJECTED_QUOTA}, requested: count/deployments.apps=1, used: count/deployments.apps=0, limited: count/deployments.apps=0`,
       );
     } finally {
       s.model.setBreakpoints([], []);

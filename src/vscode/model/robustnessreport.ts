@@ -1,0 +1,153 @@
+/**
+ * The robustness report as the editor shows it: a row per fault class of `chaos` (the run, its
+ * numbers against the baseline, its findings in words, the difference) and the reconcile where
+ * the case went wrong, which the row's link opens the Reconcile Debugger at. No vscode import:
+ * tested in plain Node.
+ */
+import type { RobustnessRow, RobustnessView } from '../../protocol';
+import { statusWriteLost, swallowed, type ChaosCase, type ChaosReport } from '../../runtime/chaos';
+import type { ReconcileTrace } from '../../runtime/trace';
+import { FAULT_TITLES } from './faulttitles';
+
+/** The traces of one run of the report (`fault` null for the baseline). */
+export interface RecordedRun {
+  fault: string | null;
+  traces: ReconcileTrace[];
+}
+
+/** The report's and the simulation's finding kinds in words. */
+const FINDING_WORDS: Record<string, string> = {
+  'errors-swallowed': 'errors swallowed: a reconcile met an injected failure and returned success',
+  'hot-loop': 'hot loop: the object was reconciled over and over by its own writes',
+  'backoff-at-cap': "stuck in backoff: retries reached the rate limiter's longest delay",
+  'conflict-storm': 'conflict storm: write after write refused with 409 Conflict',
+  'status-error-ignored': 'status error ignored: a failed status write did not fail the reconcile',
+  'status-update-requeue': 'requeued by its own status writes',
+  'quota-conflict': "quota conflict: the owned objects' pods were refused by a ResourceQuota",
+  'hung-reconcile': 'hung reconcile: a reconcile never returned',
+  'terminal-error': 'terminal error: the reconcile gave up without a retry',
+  'result-with-error': 'a Result returned together with an error (the Result is ignored)',
+};
+
+/**
+ * `lost-status` has two sources in the report: a status write that failed in a reconcile that
+ * succeeded (nothing retries it), or a final status behind the baseline's. The words say which.
+ */
+export function findingWords(kind: string, traces: ReconcileTrace[]): string {
+  if (kind === 'lost-status')
+    return traces.some(statusWriteLost)
+      ? 'lost status: the status write failed and the reconcile returned success'
+      : "lost status: the final status differs from the baseline's";
+  return FINDING_WORDS[kind] ?? kind;
+}
+
+export interface WentWrong {
+  trace: ReconcileTrace;
+  why: 'erred' | 'swallowed' | 'diverged';
+}
+
+/**
+ * The reconcile where a case went wrong: the first that returned an error or met a failure and
+ * returned success (a status write lost included); failing those, the first whose calls or
+ * outcome differ from the baseline's reconcile at the same place in the run.
+ */
+export function whereItWentWrong(
+  traces: ReconcileTrace[],
+  baseline: ReconcileTrace[],
+): WentWrong | undefined {
+  for (const t of traces) {
+    if (t.error) return { trace: t, why: 'erred' };
+    if (swallowed(t) || statusWriteLost(t)) return { trace: t, why: 'swallowed' };
+  }
+  for (let i = 0; i < traces.length; i++)
+    if (i >= baseline.length || signature(traces[i]) !== signature(baseline[i]))
+      return { trace: traces[i], why: 'diverged' };
+  return undefined;
+}
+
+/** What two runs' reconciles are compared by: the key, each call and its answer, the outcome. */
+function signature(t: ReconcileTrace): string {
+  const calls = t.calls.map(
+    (c) => `${c.verb} ${c.resource}/${c.subresource} ${c.namespace}/${c.name} ${c.code}`,
+  );
+  return `${t.key} ${calls.join(';')} ${t.outcome ?? ''}`;
+}
+
+/** "reconcile #3 of default/blog returned an error: Internal error occurred: injected fault". */
+export function describeWentWrong(w: WentWrong): string {
+  const t = w.trace;
+  const what = `reconcile #${t.id} of ${t.key}`;
+  switch (w.why) {
+    case 'erred':
+      return `${what} returned an error: ${t.error?.message ?? ''}`;
+    case 'swallowed': {
+      const failed = t.calls.find((c) => c.code >= 400 && (c.fault !== undefined || c.subresource));
+      const call = failed
+        ? ` (${failed.verb} ${failed.resource}${failed.subresource ? `/${failed.subresource}` : ''} → ${failed.code})`
+        : '';
+      return `${what} met a failure${call} and returned success`;
+    }
+    case 'diverged':
+      return `${what} is the first to differ from the baseline's`;
+  }
+}
+
+/** Seconds of controller time, as the report shows them. */
+export function formatSeconds(ms: number | null): string {
+  return ms === null ? '—' : `${(ms / 1000).toFixed(3)} s`;
+}
+
+function signed(n: number): string {
+  return n >= 0 ? `+${n}` : String(n);
+}
+
+/** The row of one case. `runs` holds the case's traces and the baseline's. */
+export function robustnessRow(
+  c: ChaosCase,
+  report: ChaosReport,
+  traces: ReconcileTrace[],
+  baseline: ReconcileTrace[],
+): RobustnessRow {
+  const wrong = whereItWentWrong(traces, baseline);
+  return {
+    fault: c.fault,
+    title: FAULT_TITLES[c.fault] ?? c.fault,
+    converged: c.converged,
+    timeToConverge: c.converged ? formatSeconds(c.timeToConvergeMs) : '—',
+    reconciles: c.reconciles,
+    apiCalls: c.apiCalls,
+    extraReconciles: signed(c.reconciles - report.baseline.reconciles),
+    extraApiCalls: signed(c.apiCalls - report.baseline.apiCalls),
+    findings: c.findings.map((k) => findingWords(k, traces)),
+    diff: c.diff,
+    ...(wrong
+      ? { wentWrong: { reconcileID: wrong.trace.reconcileID, label: describeWentWrong(wrong) } }
+      : {}),
+  };
+}
+
+/** The whole panel's view of a finished report. */
+export function robustnessView(
+  report: ChaosReport,
+  runs: RecordedRun[],
+  reconciler: string,
+): RobustnessView {
+  const baseline = runs.find((r) => r.fault === null)?.traces ?? [];
+  const tracesOf = (fault: string) => runs.find((r) => r.fault === fault)?.traces ?? [];
+  const b = report.baseline;
+  const failed = report.cases.filter((c) => !c.converged).length;
+  return {
+    status: 'done',
+    message: failed
+      ? `${failed} of ${report.cases.length} fault classes did not converge to the baseline's state.`
+      : `All ${report.cases.length} fault classes converged to the baseline's state.`,
+    reconciler,
+    baseline: {
+      reconciles: b.reconciles,
+      apiCalls: b.apiCalls,
+      steadyAt: formatSeconds(b.steadyAtMs),
+      objects: b.objects,
+    },
+    rows: report.cases.map((c) => robustnessRow(c, report, tracesOf(c.fault), baseline)),
+  };
+}
