@@ -12,6 +12,7 @@ import { deepEqual, isObject } from './patch';
 import { controllerOf } from './replicaset';
 import type { KubeObject } from './types';
 import { WorkQueue } from './workqueue';
+import { fnv1a32 } from '../util/fnv';
 
 type Obj = Record<string, unknown>;
 const DEPLOY = { apiVersion: 'apps/v1', kind: 'Deployment' };
@@ -24,16 +25,10 @@ function rec(v: unknown): Obj {
   return isObject(v) ? v : {};
 }
 
-function fnv32a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
-  return h;
-}
-
 /** controller.ComputeHash + rand.SafeEncodeString: a short, vowel-free hash of the pod template. */
 export function podTemplateHash(template: unknown, collisionCount = 0): string {
   const digits = String(
-    fnv32a(stableStringify(template) + (collisionCount ? String(collisionCount) : '')),
+    fnv1a32(stableStringify(template) + (collisionCount ? String(collisionCount) : '')),
   );
   const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
   let out = '';

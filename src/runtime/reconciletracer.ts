@@ -6,6 +6,7 @@
  * ReconcileRun that records them.
  */
 import type { Clock } from '../util/clock';
+import { fnv1a32 } from '../util/fnv';
 import type { ReconcileRun } from './client';
 import { isTerminalError, thrownMessage, type Request, type Result } from './reconcile';
 import type { ApiCall, NextAction, ReconcileTrace, TraceError, Trigger } from './trace';
@@ -152,9 +153,7 @@ export class ReconcileTracer {
 
 /** A UUID-shaped, deterministic reconcileID, so two runs of a simulation print the same. */
 function pseudoUUID(name: string, n: number): string {
-  let h = 2166136261;
-  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619);
-  const a = (h >>> 0).toString(16).padStart(8, '0');
+  const a = fnv1a32(name).toString(16).padStart(8, '0');
   return `${a}-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 }
 
