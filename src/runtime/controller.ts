@@ -516,14 +516,8 @@ export class Controller extends Emitter<ControllerEvents> {
   }
 
   private rateLimited(key: string, now: number): NextAction {
-    const rl = this.queue.rateLimiter;
-    const delay = rl.when(key);
-    const why = (rl as { lastReason?: () => string }).lastReason?.();
-    const reason: WaitReason =
-      why === 'rate-limit'
-        ? { kind: 'rate-limit' }
-        : { kind: 'backoff', attempt: rl.numRequeues(key) };
-    return { action: 'rateLimited', delayMs: delay, at: now + delay, reason };
+    const { delayMs, reason } = this.queue.whenRateLimited(key);
+    return { action: 'rateLimited', delayMs, at: now + delayMs, reason };
   }
 
   private apply(key: string, trace: ReconcileTrace, next: NextAction): void {
