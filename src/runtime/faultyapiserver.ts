@@ -36,6 +36,7 @@ export class FaultyApiServer implements ApiServer {
   // no peek, and the client then diffs against the informer or a GET).
   readonly resources?: ApiServer['resources'];
   readonly peek?: ApiServer['peek'];
+  readonly recordEvent?: ApiServer['recordEvent'];
 
   constructor(
     private readonly inner: ApiServer,
@@ -44,9 +45,7 @@ export class FaultyApiServer implements ApiServer {
     if (inner.resources) this.resources = inner.resources.bind(inner);
     if (inner.peek) this.peek = inner.peek.bind(inner);
     // Cluster events (the recorder) are not API calls a fault applies to: passed through as is.
-    const withEvents = inner as { recordEvent?: (...args: never[]) => unknown };
-    if (withEvents.recordEvent)
-      (this as { recordEvent?: unknown }).recordEvent = withEvents.recordEvent.bind(inner);
+    if (inner.recordEvent) this.recordEvent = inner.recordEvent.bind(inner);
   }
 
   get clock() {
