@@ -39,8 +39,17 @@ export interface RequestScope {
 export function requestScope(
   base: Pick<
     RequestScope,
-    'cluster' | 'req' | 'res' | 't' | 'namespace' | 'subresource' | 'q' | 'body' | 'record'
-  > & { pretty: boolean },
+    | 'cluster'
+    | 'req'
+    | 'res'
+    | 't'
+    | 'namespace'
+    | 'subresource'
+    | 'q'
+    | 'body'
+    | 'record'
+    | 'pretty'
+  >,
 ): RequestScope {
   const { q, req, t } = base;
   const fv = q.get('fieldValidation');
