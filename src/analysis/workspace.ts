@@ -18,6 +18,7 @@ import type { GoFile } from './go/package';
 import { GoAnalysisCache } from './go/analyze';
 import { TreeCopier } from './go/tree';
 import { LineIndex } from './text';
+import { walkFiles } from '../util/walk';
 
 interface OpenDoc {
   path: string;
@@ -240,22 +241,9 @@ export function moduleRoot(dir: string): string | null {
 
 /** `*_types.go` under `root`, skipping vendor and hidden directories, bounded. */
 function typeFiles(root: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: string, depth: number): void => {
-    if (depth > 6 || out.length >= MAX_TYPE_FILES) return;
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (e.isDirectory()) {
-        if (!e.name.startsWith('.') && e.name !== 'vendor' && e.name !== 'node_modules')
-          walk(join(dir, e.name), depth + 1);
-      } else if (e.name.endsWith('_types.go')) out.push(join(dir, e.name));
-    }
-  };
-  walk(root, 0);
-  return out;
+  return walkFiles(root, (_path, e) => e.name.endsWith('_types.go'), {
+    enter: (name) => !name.startsWith('.') && name !== 'vendor' && name !== 'node_modules',
+    maxDepth: 6,
+    limit: MAX_TYPE_FILES,
+  });
 }

@@ -6,7 +6,7 @@
  * one an analyzer fails on) is reported and the others still are. Exit 0 clean, 1 findings at
  * warning or above, 2 usage or internal error (an analyzer failed on some file).
  */
-import { readdirSync, statSync, existsSync } from 'node:fs';
+import { statSync, existsSync, type Dirent } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
@@ -17,6 +17,7 @@ import { isGenerated, isVendored, languageOf } from '../analysis/files';
 import { moduleRoot } from '../analysis/workspace';
 import { RULES, RULE_IDS, RULES_DOCS_DIR, ruleDocsUrl } from '../analysis/rules';
 import { VERSION } from '../util/version';
+import { walkFiles } from '../util/walk';
 import {
   DEFAULT_MAX_FILE_BYTES,
   formatSize,
@@ -137,25 +138,13 @@ function notificationLine(n: LintNotification, rel: (f: string) => string): stri
 /** Every analyzable file under `paths` (files given explicitly are taken even if generated). */
 export function collectFiles(paths: string[]): string[] {
   const out = new Set<string>();
-  const walk = (dir: string): void => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const full = join(dir, e.name);
-      if (e.isDirectory()) {
-        if (!SKIP_DIRS.has(e.name) && !e.name.startsWith('.')) walk(full);
-      } else if (e.isFile() && languageOf(full) && !isVendored(full)) {
-        out.add(full);
-      }
-    }
-  };
+  const analyzable = (full: string, e: Dirent) =>
+    e.isFile() && Boolean(languageOf(full)) && !isVendored(full);
+  const enter = (name: string) => !SKIP_DIRS.has(name) && !name.startsWith('.');
   for (const p of paths) {
     const abs = resolve(p);
-    if (statSync(abs).isDirectory()) walk(abs);
+    if (statSync(abs).isDirectory())
+      for (const f of walkFiles(abs, analyzable, { enter })) out.add(f);
     else if (languageOf(abs)) out.add(abs);
   }
   return [...out].sort();

@@ -8,6 +8,7 @@ import { clone } from './clone';
 import { newControllerRef } from './controllerref';
 import { deepEqual, isObject } from './patch';
 import type { KubeObject } from './types';
+import { fnv1a32 } from '../util/fnv';
 
 type Obj = Record<string, unknown>;
 const HASH_LABEL = 'pod-template-hash';
@@ -21,16 +22,10 @@ function num(v: unknown): number {
   return typeof v === 'number' ? v : 0;
 }
 
-function fnv32a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
-  return h;
-}
-
 /** controller.ComputeHash + rand.SafeEncodeString: a short, vowel-free hash of the pod template. */
 export function podTemplateHash(template: unknown, collisionCount = 0): string {
   const digits = String(
-    fnv32a(stableStringify(template) + (collisionCount ? String(collisionCount) : '')),
+    fnv1a32(stableStringify(template) + (collisionCount ? String(collisionCount) : '')),
   );
   const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
   let out = '';

@@ -3,6 +3,7 @@
  * the registry so a CRD's resources appear the moment it is established.
  */
 import type { Registry, ResourceType } from './registry';
+import { fnv1a32 } from '../util/fnv';
 
 export const SERVER_VERSION = {
   major: '1',
@@ -17,9 +18,7 @@ export const SERVER_VERSION = {
 };
 
 function storageVersionHash(t: ResourceType): string {
-  let h = 0x811c9dc5;
-  for (const c of `${t.info.group}/${t.info.version}/${t.info.kind}`)
-    h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
+  const h = fnv1a32(`${t.info.group}/${t.info.version}/${t.info.kind}`);
   return Buffer.from(h.toString(16).padStart(8, '0')).toString('base64').slice(0, 11) + '=';
 }
 

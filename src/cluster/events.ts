@@ -44,14 +44,7 @@ export class EventRecorder {
   ): void {
     const md = involved.metadata;
     const namespace = md.namespace || 'default';
-    const ref = {
-      kind: involved.kind,
-      ...(md.namespace ? { namespace: md.namespace } : {}),
-      name: md.name,
-      uid: md.uid,
-      apiVersion: involved.apiVersion,
-      resourceVersion: md.resourceVersion,
-    };
+    const ref = objectReference(involved);
     // EventAggregator: after 10 similar events (same object and reason, different messages) in
     // 10 minutes, further ones fold into one "(combined from similar events)" event.
     const similarKey = [source, ref.kind, namespace, ref.name, ref.uid, type, reason].join(
@@ -85,31 +78,68 @@ export class EventRecorder {
         if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
       }
     }
-    const name = `${md.name ?? 'unknown'}.${(this.cluster.clock.now() * 1000 + (this.seq++ % 1000)).toString(16)}`;
+    const event = newEvent(involved, type, reason, message, source, {
+      ms: nowMs,
+      seq: this.seq++,
+      timestamp: now,
+    });
     try {
-      this.cluster.create({
-        apiVersion: 'v1',
-        kind: 'Event',
-        metadata: { name, namespace },
-        involvedObject: ref,
-        reason,
-        message,
-        source: { component: source },
-        firstTimestamp: now,
-        lastTimestamp: now,
-        count: 1,
-        type,
-        eventTime: null,
-        reportingComponent: source,
-        reportingInstance: '',
-      });
-      this.seen.set(key, name);
+      this.cluster.create(event);
+      this.seen.set(key, event.metadata.name!);
       if (this.seen.size > 4096) this.seen.delete(this.seen.keys().next().value!);
     } catch (err) {
       // An event that cannot be recorded (namespace terminating, ...) is dropped, as the recorder does.
       if (!(err instanceof StatusError)) throw err;
     }
   }
+}
+
+/** The ObjectReference an Event's involvedObject holds. */
+function objectReference(o: KubeObject): Obj {
+  const md = o.metadata;
+  return {
+    kind: o.kind,
+    ...(md.namespace ? { namespace: md.namespace } : {}),
+    name: md.name,
+    uid: md.uid,
+    apiVersion: o.apiVersion,
+    resourceVersion: md.resourceVersion,
+  };
+}
+
+/**
+ * A new core/v1 Event about `involved`, as client-go's recorder makes one (makeEvent): named
+ * `<object>.<time in hex>` (the clock's ms as µs plus a sequence, where Go takes nanoseconds), in
+ * the object's namespace (`default` for a cluster-scoped one), count 1.
+ */
+export function newEvent(
+  involved: KubeObject,
+  type: 'Normal' | 'Warning',
+  reason: string,
+  message: string,
+  source: string,
+  at: { ms: number; seq: number; timestamp: string },
+): KubeObject {
+  const md = involved.metadata;
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: {
+      name: `${md.name ?? 'unknown'}.${(at.ms * 1000 + (at.seq % 1000)).toString(16)}`,
+      namespace: md.namespace || 'default',
+    },
+    involvedObject: objectReference(involved),
+    reason,
+    message,
+    source: { component: source },
+    firstTimestamp: at.timestamp,
+    lastTimestamp: at.timestamp,
+    count: 1,
+    type,
+    eventTime: null,
+    reportingComponent: source,
+    reportingInstance: '',
+  };
 }
 
 /** Converts an Event between core/v1 and events.k8s.io/v1. */

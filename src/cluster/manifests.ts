@@ -5,13 +5,14 @@
  * reported with file:line; a bad object is reported with the apiserver's message and the rest
  * still load.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { extname } from 'node:path';
 import YAML from 'yaml';
 import type { Cluster } from './cluster';
 import { StatusError } from './errors';
 import { isObject } from './patch';
 import type { KubeObject } from './types';
+import { walkFiles } from '../util/walk';
 
 export interface LoadResult {
   applied: Array<{ kind: string; name: string; namespace?: string }>;
@@ -37,14 +38,10 @@ interface Doc {
 function yamlFiles(path: string): string[] {
   const st = statSync(path);
   if (st.isFile()) return [path];
-  const out: string[] = [];
-  for (const e of readdirSync(path).sort()) {
-    const p = join(path, e);
-    const s = statSync(p);
-    if (s.isDirectory()) out.push(...yamlFiles(p));
-    else if (['.yaml', '.yml', '.json'].includes(extname(e))) out.push(p);
-  }
-  return out;
+  return walkFiles(path, (_p, e) => ['.yaml', '.yml', '.json'].includes(extname(e.name)), {
+    followLinks: true,
+    strict: true,
+  });
 }
 
 function lineOf(text: string, offset: number): number {

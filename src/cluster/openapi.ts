@@ -6,6 +6,7 @@
  */
 import type { Registry, ResourceType } from './registry';
 import { SERVER_VERSION } from './discovery';
+import { FNV32_OFFSET, fnv1a32 } from '../util/fnv';
 
 const QUERY_PARAMS = ['dryRun', 'fieldManager', 'fieldValidation'].map((name) => ({
   name,
@@ -93,11 +94,10 @@ export function openapiV3Index(reg: Registry): object {
 }
 
 function hashOf(reg: Registry, apiVersion: string): string {
-  let h = 0x811c9dc5;
+  let h = FNV32_OFFSET;
   for (const t of reg.all()) {
     if (t.apiVersion !== apiVersion) continue;
-    for (const c of JSON.stringify([t.info, t.schema?.root ?? null]))
-      h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
+    h = fnv1a32(JSON.stringify([t.info, t.schema?.root ?? null]), h);
   }
   return h.toString(16).toUpperCase().padStart(8, '0');
 }

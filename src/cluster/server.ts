@@ -9,50 +9,37 @@ import { createServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { AuditLog, verbOf, type InFlight } from './audit';
-import { injectHttpFault, watchUnderFault, type FaultEffect, type FaultInjector } from './faults';
+import { injectHttpFault, type FaultInjector } from './faults';
 import type { Cluster } from './cluster';
 import { generateServingCerts } from './certs';
 import type { ServingCerts } from './certs';
-import {
-  legacyWatchQuery,
-  queryBool,
-  sendInitialEventsOf,
-  validateListOptions,
-  watchTimeoutSeconds,
-} from './listoptions';
+import { legacyWatchQuery, queryBool, validateListOptions } from './listoptions';
 import { serveAggregatedDiscovery, wantsAggregatedDiscovery } from './aggregateddiscovery';
 import { SERVER_VERSION, apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery';
 import {
   StatusError,
-  newBadRequest,
   newInternal,
   newMethodNotSupported,
   newNotFoundPath,
   newRequestEntityTooLarge,
   newUnauthorized,
-  newUnsupportedMediaType,
 } from './errors';
 import { renderKubeconfig } from './kubeconfig';
 import { isPrettyPrint } from './negotiation';
 import { validateWriteOptions } from './optionsvalidation';
 import { openapiV2, openapiV3, openapiV3Index } from './openapi';
-import {
-  adoptRequestNamespace,
-  checkKind,
-  checkResourceVersionUnset,
-  decodeDeleteOptions,
-  decodeObject,
-  decodePatch,
-  decodeTyped,
-  int64Param,
-} from './decode';
-import type { ResourceType } from './registry';
 import { parseRequestTarget, resolveResource } from './requestinfo';
 import type { ResourceRoute } from './requestinfo';
-import { toTable } from './table';
-import { WatchStream } from './watchstream';
-import { deleteCode, deleteResponse } from './deleteresponse';
-import type { KubeObject, ListOptions, PatchType, WatchEvent } from './types';
+import { decodeObject } from './decode';
+import { createResource } from './handlers/create';
+import { deleteCollection, deleteResource } from './handlers/delete';
+import { getResource } from './handlers/get';
+import { listOptionsOf, listResource } from './handlers/list';
+import { patchResource } from './handlers/patch';
+import { sendJson } from './handlers/response';
+import { requestScope } from './handlers/scope';
+import { updateResource } from './handlers/update';
+import { watchResource, type WatchServing } from './handlers/watch';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 /** Unsent bytes a watch stream may add to its initial events before it is closed (watchstream.ts). */
@@ -120,7 +107,12 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
   const audit = opts.audit ?? new AuditLog();
   const sockets = new Set<Socket>();
   const closers = new Set<() => void>();
-  const backlogLimit = opts.watchBacklogBytes ?? MAX_WATCH_BACKLOG_BYTES;
+  const watchServing: WatchServing = {
+    backlogLimit: opts.watchBacklogBytes ?? MAX_WATCH_BACKLOG_BYTES,
+    maxWatchSeconds: opts.maxWatchSeconds,
+    minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds,
+    closers,
+  };
   let address = '';
 
   const server = createServer(
@@ -240,6 +232,10 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     return serveResource(req, res, route, method, q, body, pretty, user);
   }
 
+  /**
+   * A routed resource request: recorded, checked against the fault rules, then served by its
+   * verb's handler (handlers/), as kube-apiserver's endpoints/handlers.
+   */
   async function serveResource(
     req: IncomingMessage,
     res: ServerResponse,
@@ -251,8 +247,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     user: string,
   ): Promise<void> {
     const { t, namespace, name, subresource } = route;
-    const type = { apiVersion: t.apiVersion, kind: t.info.kind };
     const record = inFlight.get(res);
+    const watch = queryBool(q, 'watch') === true;
     record?.resolve(
       {
         apiVersion: t.apiVersion,
@@ -261,10 +257,10 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         namespace: namespace ?? '',
         name: name ?? '',
       },
-      queryBool(q, 'watch') === true,
+      watch,
     );
     if (method !== 'GET' && method !== 'PATCH') validateWriteOptions(method, q);
-    const verb = verbOf(method, name !== undefined, queryBool(q, 'watch') === true);
+    const verb = verbOf(method, name !== undefined, watch);
     const fault = opts.faults?.decide({
       verb,
       group: t.gr.group,
@@ -279,275 +275,46 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       ...(verb === 'create' && opts.faults?.size ? { objectName: bodyName(body, req) } : {}),
     });
     if (fault) await injectHttpFault(fault, verb, res, record);
-    const dryRun = q.getAll('dryRun').includes('All');
-    const fieldManager = q.get('fieldManager') ?? userAgentManager(req.headers['user-agent']);
-    const table = wantsTable(req.headers.accept);
-    const metaOnly = wantsPartialMetadata(req.headers.accept);
-    const warnings: string[] = [];
-    const fv = q.get('fieldValidation');
-    const fieldValidation = fv === 'Strict' || fv === 'Ignore' || fv === 'Warn' ? fv : undefined;
-    // A write is answered only once it is durable (with `serve --state`: its log record fsynced),
-    // as kube-apiserver answers once etcd has committed; a write that cannot be made so is a 500.
-    // A read waits too, so no client sees a change that a crash could still take back.
-    // (Synchronously when nothing is waiting for the disk: the common case costs nothing.)
-    const whenDurable = (fn: () => void): void | Promise<void> =>
-      dryRun || cluster.store.durable ? fn() : cluster.store.sync().then(fn);
-    const setWarnings = () => {
-      if (warnings.length)
-        res.setHeader(
-          'Warning',
-          warnings.map((w) => `299 - ${JSON.stringify(w)}`),
-        );
-    };
-    const sendRaw = (code: number, text: string) =>
-      whenDurable(() => {
-        setWarnings();
-        if (pretty) return sendJson(res, code, JSON.parse(text), true);
-        res.writeHead(code, {
-          'Content-Type': 'application/json',
-          'Content-Length': Buffer.byteLength(text),
-          'Cache-Control': 'no-cache, private',
-        });
-        res.end(text);
-      });
-    /** A written object: its stored JSON is already cached, so send that rather than serializing again. */
-    const sendWritten = (code: number, out: KubeObject) => {
-      const stored = dryRun
-        ? undefined
-        : cluster.peek(type, {
-            ...(namespace !== undefined ? { namespace } : {}),
-            name: out.metadata.name ?? '',
-          });
-      if (
-        stored &&
-        stored.metadata.resourceVersion === out.metadata.resourceVersion &&
-        stored.apiVersion === out.apiVersion &&
-        stored.kind === out.kind
-      ) {
-        return sendRaw(code, cluster.jsonOf(stored));
-      }
-      return send(code, out);
-    };
-    const send = (code: number, obj: unknown) =>
-      whenDurable(() => {
-        setWarnings();
-        sendJson(res, code, obj, pretty);
-      });
+    const scope = requestScope({
+      cluster,
+      req,
+      res,
+      t,
+      namespace,
+      subresource,
+      q,
+      body,
+      record,
+      pretty,
+    });
     if (name === undefined) {
-      const listOpts: ListOptions = {
-        ...(namespace !== undefined ? { namespace } : {}),
-        ...(q.get('labelSelector') ? { labelSelector: q.get('labelSelector')! } : {}),
-        ...(q.get('fieldSelector') ? { fieldSelector: q.get('fieldSelector')! } : {}),
-        ...(q.get('limit') ? { limit: int64Param(q, 'limit') } : {}),
-        ...(q.get('continue') ? { continue: q.get('continue')! } : {}),
-        ...(q.get('resourceVersion') ? { resourceVersion: q.get('resourceVersion')! } : {}),
-        ...(q.get('resourceVersionMatch')
-          ? { resourceVersionMatch: q.get('resourceVersionMatch')! }
-          : {}),
-      };
-      if (method === 'GET') {
-        validateListOptions(q);
-        if (queryBool(q, 'watch')) return serveWatch(req, res, t, listOpts, q, table, fault);
-        if (metaOnly) {
-          const list = cluster.list(type, listOpts);
-          return send(200, {
-            kind: 'PartialObjectMetadataList',
-            apiVersion: metaOnly,
-            metadata: list.metadata,
-            items: list.items.map((o) => partial(o, metaOnly)),
-          });
-        }
-        if (!table) return sendRaw(200, cluster.listJSON(type, listOpts));
-        const list = cluster.list(type, listOpts);
-        if (table)
-          return send(
-            200,
-            toTable(t, list.items, cluster.clock.now(), {
-              resourceVersion: list.metadata.resourceVersion,
-              continue: list.metadata.continue,
-              includeObject: q.get('includeObject') ?? undefined,
-            }),
-          );
-        return send(200, list);
+      const listOpts = listOptionsOf(q, namespace);
+      switch (method) {
+        case 'GET':
+          validateListOptions(q);
+          if (watch) return watchResource(scope, listOpts, watchServing, fault);
+          return listResource(scope, listOpts);
+        case 'POST':
+          return createResource(scope);
+        case 'DELETE':
+          return deleteCollection(scope, listOpts);
+        default:
+          throw newMethodNotSupported(t.gr, method.toLowerCase());
       }
-      if (method === 'POST') {
-        if (t.info.namespaced && namespace === undefined)
-          throw newMethodNotSupported(t.gr, 'create');
-        const obj = decodeObject(body, req.headers['content-type']);
-        checkKind(obj, t);
-        decodeTyped(t, obj, false);
-        adoptRequestNamespace(obj, t, namespace);
-        checkResourceVersionUnset(obj);
-        const out = cluster.createAs(t, obj, {
-          dryRun,
-          fieldManager,
-          warnings,
-          owned: true,
-          returnStored: true,
-          ...(fieldValidation ? { fieldValidation } : {}),
-        });
-        record?.objectsOf(undefined, out);
-        return sendWritten(201, out);
-      }
-      if (method === 'DELETE') {
-        const dopts = decodeDeleteOptions(q, body);
-        const out = cluster.deleteCollection(type, listOpts, dopts);
-        return send(200, out);
-      }
-      throw newMethodNotSupported(t.gr, method.toLowerCase());
     }
-    const key = { ...(namespace !== undefined ? { namespace } : {}), name };
     if (t.info.namespaced && namespace === undefined) throw newNotFoundPath();
-    // The stored object is never mutated in place, so holding it is holding the "before".
-    const before = method === 'GET' ? undefined : cluster.peek(type, key);
     switch (method) {
-      case 'GET': {
-        if (subresource === 'scale') return send(200, cluster.getScale(type, key));
-        if (metaOnly) return send(200, partial(cluster.get(type, key), metaOnly));
-        if (!table) return sendRaw(200, cluster.getJSON(type, key));
-        const obj = cluster.get(type, key);
-        if (table)
-          return send(
-            200,
-            toTable(t, [obj], cluster.clock.now(), {
-              resourceVersion: obj.metadata.resourceVersion,
-              includeObject: q.get('includeObject') ?? undefined,
-            }),
-          );
-        return send(200, obj);
-      }
-      case 'PUT': {
-        const obj = decodeObject(body, req.headers['content-type']);
-        if (subresource !== 'scale') {
-          checkKind(obj, t);
-          decodeTyped(t, obj, false);
-        }
-        if (obj.metadata.name && obj.metadata.name !== name) {
-          throw newBadRequest(
-            `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`,
-          );
-        }
-        obj.metadata.name = name;
-        adoptRequestNamespace(obj, t, namespace);
-        if (subresource === 'finalize') {
-          const finalizers = (obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
-          const cur = cluster.get(type, key);
-          for (const f of (cur.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [])
-            if (!finalizers.includes(f)) cluster.finalizeNamespace(name, f);
-          return send(200, cluster.get(type, key));
-        }
-        const out = cluster.updateAs(t, obj, {
-          dryRun,
-          fieldManager,
-          warnings,
-          ...(fieldValidation ? { fieldValidation } : {}),
-          ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
-        });
-        record?.objectsOf(before, out);
-        return send(200, out);
-      }
-      case 'PATCH': {
-        const ct = (req.headers['content-type'] ?? '').split(';')[0].trim();
-        const patchType = PATCH_TYPES[ct];
-        if (!patchType) throw newUnsupportedMediaType(ct);
-        validateWriteOptions(method, q, patchType);
-        const patch = decodePatch(body, patchType);
-        const existed = before !== undefined;
-        const out = cluster.patchAs(t, key, patch, patchType, {
-          dryRun,
-          fieldManager: q.get('fieldManager') ?? (patchType === 'apply' ? '' : fieldManager),
-          force: queryBool(q, 'force') === true,
-          warnings,
-          ...(fieldValidation ? { fieldValidation } : {}),
-          ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
-        });
-        record?.objectsOf(before, out);
-        return send(!existed && !dryRun ? 201 : 200, out);
-      }
-      case 'DELETE': {
-        const dopts = decodeDeleteOptions(q, body);
-        const out = cluster.deleteAs(t, key, dopts);
-        record?.objectsOf(before, out);
-        return send(deleteCode(out, dopts), deleteResponse(t, out));
-      }
+      case 'GET':
+        return getResource(scope, name);
+      case 'PUT':
+        return updateResource(scope, name);
+      case 'PATCH':
+        return patchResource(scope, name);
+      case 'DELETE':
+        return deleteResource(scope, name);
       default:
         throw newMethodNotSupported(t.gr, method.toLowerCase());
     }
-  }
-
-  function serveWatch(
-    req: IncomingMessage,
-    res: ServerResponse,
-    t: ResourceType,
-    listOpts: ListOptions,
-    q: URLSearchParams,
-    table: boolean,
-    fault?: FaultEffect,
-  ): void {
-    const includeObject = q.get('includeObject') ?? undefined;
-    const metaOnly = wantsPartialMetadata(req.headers.accept);
-    const type = { apiVersion: t.apiVersion, kind: t.info.kind };
-    let ended = false;
-    const end = () => {
-      if (ended) return;
-      ended = true;
-      stream.close();
-      w?.stop();
-      closers.delete(end);
-      res.end();
-    };
-    const write = (ev: WatchEvent) => {
-      if (ended) return;
-      let object: unknown = ev.object;
-      if (metaOnly && (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED'))
-        object = partial(ev.object, metaOnly);
-      else if (table && (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED')) {
-        object = toTable(t, [ev.object], cluster.clock.now(), {
-          resourceVersion: ev.object.metadata.resourceVersion,
-          includeObject: includeObject ?? 'Object',
-        });
-      }
-      stream.send(JSON.stringify({ type: ev.type, object }) + '\n', ev.type === 'ERROR');
-    };
-    const stream = new WatchStream({
-      res,
-      store: cluster.store,
-      backlogLimit,
-      resource: t.info.plural,
-      end,
-    });
-    const timeout = watchTimeoutSeconds(q, {
-      max: opts.maxWatchSeconds,
-      minRequestTimeout: opts.minRequestTimeoutSeconds,
-    });
-    const sendInitialEvents = sendInitialEventsOf(q);
-    const w: { stop(): void } = watchUnderFault(fault, cluster.clock, write, end, (deliver) =>
-      cluster.watch(
-        type,
-        {
-          ...listOpts,
-          ...(queryBool(q, 'allowWatchBookmarks') ? { allowWatchBookmarks: true } : {}),
-          ...(sendInitialEvents !== undefined ? { sendInitialEvents } : {}),
-          ...(timeout ? { timeoutSeconds: timeout } : {}),
-        },
-        deliver,
-        end,
-      ),
-    );
-    // Events are delivered from a microtask queued by watch(): this one runs after the first batch.
-    queueMicrotask(() => stream.initialSent());
-    // Headers go out once the watch is accepted, so a bad request still gets its own status code;
-    // events arrive from a microtask, after this.
-    res.writeHead(200, {
-      'Content-Type': 'application/json',
-      'Cache-Control': 'no-cache, private',
-      'Transfer-Encoding': 'chunked',
-    });
-    res.flushHeaders();
-    inFlight.get(res)?.started(200);
-    closers.add(end);
-    req.on('close', end);
-    res.on('close', end);
   }
 
   await new Promise<void>((resolveListen, reject) => {
@@ -604,41 +371,6 @@ function authenticate(users: Map<string, string>, authorization: string): string
   return found;
 }
 
-const PATCH_TYPES: Record<string, PatchType> = {
-  'application/json-patch+json': 'json',
-  'application/merge-patch+json': 'merge',
-  'application/strategic-merge-patch+json': 'strategic',
-  'application/apply-patch+yaml': 'apply',
-};
-
-function wantsTable(accept: string | undefined): boolean {
-  if (!accept) return false;
-  return accept
-    .split(',')
-    .some((a) => /as=Table/.test(a) && /g=meta\.k8s\.io/.test(a) && /v=v1(;|$|\s)/.test(a + ';'));
-}
-
-/** The meta.k8s.io version of a PartialObjectMetadata request (metadata-only clients), if any. */
-function wantsPartialMetadata(accept: string | undefined): string | undefined {
-  if (!accept) return undefined;
-  for (const a of accept.split(',')) {
-    if (!/as=PartialObjectMetadata(List)?(;|$)/.test(a) || !/g=meta\.k8s\.io/.test(a)) continue;
-    const v = /v=(v1beta1|v1)(;|$)/.exec(a);
-    if (v) return `meta.k8s.io/${v[1]}`;
-  }
-  return undefined;
-}
-
-function partial(o: KubeObject, apiVersion: string): object {
-  return { kind: 'PartialObjectMetadata', apiVersion, metadata: o.metadata };
-}
-
-function userAgentManager(ua: string | undefined): string {
-  if (!ua) return 'unknown';
-  const first = ua.split('/')[0].trim();
-  return first.slice(0, 128) || 'unknown';
-}
-
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolveBody, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
@@ -665,16 +397,6 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
     });
     req.on('error', reject);
   });
-}
-
-function sendJson(res: ServerResponse, code: number, obj: unknown, pretty = false): void {
-  const text = pretty ? JSON.stringify(obj, null, 2) : JSON.stringify(obj);
-  res.writeHead(code, {
-    'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(text),
-    'Cache-Control': 'no-cache, private',
-  });
-  res.end(text);
 }
 
 function sendText(res: ServerResponse, code: number, text: string): void {

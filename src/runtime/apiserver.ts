@@ -61,6 +61,17 @@ export interface ApiServer {
   resources?(): ResourceInfo[];
   /** The stored object without a copy (must not be mutated); used for diffs when available. */
   peek?(type: TypeRef, key: ObjectKey): KubeObject | undefined;
+  /**
+   * Records a core/v1 Event about `involved` (a reconcile's ctx.recorder), best effort; without
+   * it the runtime's recorder drops events.
+   */
+  recordEvent?(
+    involved: KubeObject,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+    source?: string,
+  ): void;
 }
 
 /** `deployments`, `webapps` — the resource name used in traces and error messages. */

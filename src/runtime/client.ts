@@ -18,7 +18,8 @@ import type {
 } from './api';
 import { isPromise, type ApiServer, type MaybePromise } from './apiserver';
 import type { Cache } from './cache';
-import type { ApiCall, DiffEntry, Phase, PhaseRecord, ReconcileTrace, Verb } from './trace';
+import { intendedDiff, type WriteVerb } from './intendeddiff';
+import type { ApiCall, Phase, PhaseRecord, ReconcileTrace, Verb } from './trace';
 import { diffObjects } from './trace';
 import { clone } from '../cluster/clone';
 import { faultOf } from '../cluster/faults';
@@ -78,26 +79,6 @@ function assignInPlace(target: object, source: object): void {
   const t = target as Record<string, unknown>;
   for (const k of Object.keys(t)) if (!Object.prototype.hasOwnProperty.call(source, k)) delete t[k];
   Object.assign(target, source);
-}
-
-function withoutStatus(o: KubeObject | ObjectLike | undefined): unknown {
-  if (!o) return undefined;
-  const { status: _s, ...rest } = o as KubeObject;
-  return rest;
-}
-
-/** RFC 7386 JSON merge patch, to show what a patch will change before it is sent. */
-export function applyMergePatch(target: unknown, patch: unknown): unknown {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> =
-    typeof target === 'object' && target !== null && !Array.isArray(target)
-      ? { ...(target as Record<string, unknown>) }
-      : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = applyMergePatch(out[k], v);
-  }
-  return out;
 }
 
 export class ReconcileRun {
@@ -277,7 +258,7 @@ export class ReconcileRun {
   }
 
   private async write<T extends ObjectLike>(
-    verb: 'create' | 'update' | 'patch' | 'delete',
+    verb: WriteVerb,
     obj: T,
     subresource: '' | 'status',
     patch?: unknown,
@@ -294,33 +275,7 @@ export class ReconcileRun {
     const before = isPromise(peeked) ? await peeked : peeked;
 
     // diff: what this write would change, shown before it happens.
-    let intended: DiffEntry[];
-    if (verb === 'delete')
-      intended = before ? [{ path: '.', op: 'remove', before: undefined }] : [];
-    else if (verb === 'patch') {
-      const patched =
-        patchType === 'merge' || patchType === 'strategic' || patchType === 'apply'
-          ? applyMergePatch(before, patch)
-          : before;
-      intended =
-        patchType === 'json'
-          ? ((patch as Array<{ op: string; path: string; value?: unknown }>) ?? []).map((p) => ({
-              path: p.path,
-              op: p.op === 'remove' ? 'remove' : p.op === 'add' ? 'add' : 'replace',
-              after: p.value,
-            }))
-          : subresource === 'status'
-            ? diffObjects(
-                { status: (before as KubeObject | undefined)?.status },
-                { status: (patched as KubeObject | undefined)?.status },
-              )
-            : diffObjects(withoutStatus(before), withoutStatus(patched as KubeObject));
-    } else if (subresource === 'status') {
-      intended = diffObjects(
-        { status: before?.status },
-        { status: (obj as unknown as KubeObject).status },
-      );
-    } else intended = diffObjects(withoutStatus(before), withoutStatus(obj));
+    const intended = intendedDiff({ verb, subresource, before, obj, patch, patchType });
 
     const verbName = `${verb[0].toUpperCase()}${verb.slice(1)}`;
     const what = `${type.kind} ${key.namespace ? `${key.namespace}/` : ''}${key.name}`;
@@ -344,34 +299,14 @@ export class ReconcileRun {
     if (this.gated) await this.gate(rec, 'enter');
     call.at = this.deps.clock.now();
     const started = performance.now();
-    const api = this.deps.api;
     let result: KubeObject | undefined;
     let error: unknown;
     try {
-      const body = obj as unknown as KubeObject; // the API server copies its input
-      const opts = subresource === 'status' ? { subresource: 'status' as const } : undefined;
       // A plain value is used as is, never awaited: `await` would defer to a microtask, and the
       // in-process cluster queues the write's watch event as a microtask — the write's result must
       // be seen first so that the event is recognised as caused by this write.
-      let pending: MaybePromise<unknown>;
-      switch (verb) {
-        case 'create':
-          pending = api.create(body);
-          call.code = 201;
-          break;
-        case 'update':
-          pending = api.update(body, opts);
-          call.code = 200;
-          break;
-        case 'patch':
-          pending = api.patch(type, key, patch, patchType, opts);
-          call.code = 200;
-          break;
-        case 'delete':
-          pending = api.delete(type, key, deleteOpts);
-          call.code = 200;
-          break;
-      }
+      const pending = this.send(verb, obj, type, key, subresource, patch, patchType, deleteOpts);
+      call.code = verb === 'create' ? 201 : 200;
       const delayedBy = faultOf(pending);
       if (delayedBy !== undefined) call.fault = delayedBy;
       const done = isPromise(pending) ? await pending : pending;
@@ -401,6 +336,32 @@ export class ReconcileRun {
     if (error !== undefined) throw error;
     if (result) assignInPlace(obj, result); // a fresh copy from the server, now the caller's
     return obj;
+  }
+
+  /** The write itself: the API server's call for `verb`, its answer as the server gives it. */
+  private send(
+    verb: WriteVerb,
+    obj: ObjectLike,
+    type: TypeRef,
+    key: ObjectKey,
+    subresource: '' | 'status',
+    patch: unknown,
+    patchType: PatchType,
+    deleteOpts: DeleteOptions | undefined,
+  ): MaybePromise<unknown> {
+    const api = this.deps.api;
+    const body = obj as KubeObject; // the API server copies its input
+    const opts = subresource === 'status' ? { subresource: 'status' as const } : undefined;
+    switch (verb) {
+      case 'create':
+        return api.create(body);
+      case 'update':
+        return api.update(body, opts);
+      case 'patch':
+        return api.patch(type, key, patch, patchType, opts);
+      case 'delete':
+        return api.delete(type, key, deleteOpts);
+    }
   }
 }
 

@@ -7,47 +7,43 @@
  *   requeueAfter > 0     → forget + addAfter(requeueAfter)
  *   requeue              → addRateLimited
  *   success              → forget
- * A throw is caught and counted as an error (RecoverPanic). On top of upstream, each reconcile is
- * traced phase by phase, the clock is frozen while it runs (a reconcile takes no virtual time,
- * so a run is repeatable whatever the host speed), and a key that keeps re-triggering itself is
- * suspended instead of spinning (hot-loop guard).
+ * A throw is caught and counted as an error (RecoverPanic). On top of upstream, the clock is
+ * frozen while a reconcile runs (a reconcile takes no virtual time, so a run is repeatable
+ * whatever the host speed), and the controller calls out to three observers of its own files:
+ * the tracer (reconciletracer.ts: each reconcile traced phase by phase), the log
+ * (controllerlog.ts) and the hot-loop guard (hotloopguard.ts: a key that keeps re-triggering
+ * itself is suspended instead of spinning).
  */
 import type { KubeObject, TypeRef } from '../cluster/types';
 import type { Clock } from '../util/clock';
-import type { Logger, ObjectLike, ReconcileContext } from './api';
+import type { ObjectLike, ReconcileContext } from './api';
 import { resourceName, type ApiServer } from './apiserver';
 import type { Cache } from './cache';
 import { ReconcileRun, type RunDeps } from './client';
+import { ControllerLog, type LogRecord } from './controllerlog';
 import type { WaitReason } from './delayingqueue';
 import { Emitter } from './events';
-import { HotLoopDetector, type HotLoopOptions, type HotLoopReport } from './hotloop';
+import type { HotLoopOptions, HotLoopReport } from './hotloop';
+import { HotLoopGuard } from './hotloopguard';
 import type { EventHandler } from './handler';
 import { ControllerMetrics, Registry, WorkqueueMetrics } from './metrics';
 import { evaluate, type EventKind, type Predicate } from './predicate';
 import { defaultControllerRateLimiter, type RateLimiter } from './ratelimiter';
 import { RateLimitingQueue } from './ratelimitingqueue';
+import { ReconcileTracer, toTraceError } from './reconciletracer';
 import {
   isTerminalError,
   normalizeResult,
   parseRequestKey,
   requestKey,
-  thrownMessage,
   validateResult,
   type Request,
   type Result,
 } from './reconcile';
 import type { Stepper } from './stepper';
-import type {
-  ApiCall,
-  NextAction,
-  Outcome,
-  PhaseRecord,
-  ReconcileTrace,
-  TraceError,
-  Trigger,
-} from './trace';
+import type { NextAction, Outcome, PhaseRecord, ReconcileTrace, Trigger } from './trace';
 
-export type { HotLoopOptions, HotLoopReport };
+export type { HotLoopOptions, HotLoopReport, LogRecord };
 
 export type ReconcileFunc = (ctx: ReconcileContext, req: Request) => Promise<unknown> | unknown;
 
@@ -83,16 +79,6 @@ export interface QueueSnapshot {
   activeWorkers: number;
 }
 
-export interface LogRecord {
-  at: number;
-  level: 'info' | 'error';
-  controller: string;
-  reconcileID?: string;
-  msg: string;
-  values?: Record<string, unknown>;
-  error?: string;
-}
-
 export interface ControllerEvents {
   enqueue: { key: string; trigger: Trigger };
   queueChange: { change: string; key: string | undefined };
@@ -117,24 +103,20 @@ export class Controller extends Emitter<ControllerEvents> {
   readonly metrics: ControllerMetrics;
   readonly registry: Registry;
   readonly maxConcurrentReconciles: number;
-  readonly traces: ReconcileTrace[] = [];
-  readonly logs: LogRecord[] = [];
-  readonly hotLoops: HotLoopReport[] = [];
+  readonly traces: ReconcileTrace[];
+  readonly logs: LogRecord[];
+  readonly hotLoops: HotLoopReport[];
 
   private readonly watches: Watch[] = [];
   private started = false;
-  private seq = 0;
   private active = 0;
   private workers: Promise<void>[] = [];
-  private readonly pendingTriggers = new Map<string, Trigger[]>();
-  private readonly delayedTriggers = new Map<string, Trigger>();
   private readonly queuedSince = new Map<string, number>();
   private readonly processingWorker = new Map<string, number>();
-  private readonly suspended = new Set<string>();
   private readonly knownKeys = new Set<string>();
-  /** resourceVersion → who wrote it, to recognise watch events caused by our own writes. */
-  private readonly writes = new Map<string, { key: string; traceId: number }>();
-  private readonly loops: HotLoopDetector;
+  private readonly tracer: ReconcileTracer;
+  private readonly log: ControllerLog;
+  private readonly guard: HotLoopGuard;
   private readonly resourceNames = new Map<string, string>();
   private readonly labels: { controller: string };
   private inFlight = 0;
@@ -146,8 +128,17 @@ export class Controller extends Emitter<ControllerEvents> {
 
   constructor(private readonly opts: ControllerOptions) {
     super();
-    this.loops = new HotLoopDetector(opts.hotLoop);
     this.name = opts.name;
+    this.tracer = new ReconcileTracer(this.name, opts.clock, opts.maxTraces);
+    this.log = new ControllerLog(
+      this.name,
+      () => opts.clock.now(),
+      (rec) => this.emit('log', rec),
+    );
+    this.guard = new HotLoopGuard(opts.hotLoop);
+    this.traces = this.tracer.traces;
+    this.logs = this.log.records;
+    this.hotLoops = this.guard.reports;
     this.labels = { controller: this.name };
     this.registry = opts.registry ?? new Registry();
     this.metrics = new ControllerMetrics(this.registry);
@@ -160,13 +151,7 @@ export class Controller extends Emitter<ControllerEvents> {
       if (change === 'add' && key !== undefined && !this.queuedSince.has(key)) {
         this.queuedSince.set(key, opts.clock.now());
       }
-      if (change === 'ready' && key !== undefined) {
-        const t = this.delayedTriggers.get(key);
-        if (t) {
-          this.delayedTriggers.delete(key);
-          this.pushTrigger(key, { ...t, at: opts.clock.now() });
-        }
-      }
+      if (change === 'ready' && key !== undefined) this.tracer.ready(key);
       this.updateBusy();
       if (this.has('queueChange')) this.emit('queueChange', { change, key });
     });
@@ -219,17 +204,16 @@ export class Controller extends Emitter<ControllerEvents> {
 
   /** Stops processing a key (hot-loop guard); its adds are dropped until resume(). */
   suspend(key: string): void {
-    this.suspended.add(key);
+    this.guard.suspend(key);
   }
 
   resume(key: string): void {
-    this.suspended.delete(key);
-    this.loops.reset(key);
+    this.guard.resume(key);
     this.queue.add(key);
   }
 
   isSuspended(key: string): boolean {
-    return this.suspended.has(key);
+    return this.guard.isSuspended(key);
   }
 
   /** Adds a request by hand (a "generic" event). */
@@ -287,7 +271,7 @@ export class Controller extends Emitter<ControllerEvents> {
         worker: this.processingWorker.get(p.item),
       })),
       retries,
-      suspended: [...this.suspended],
+      suspended: this.guard.suspendedKeys(),
       workers: this.maxConcurrentReconciles,
       activeWorkers: this.active,
     };
@@ -306,8 +290,7 @@ export class Controller extends Emitter<ControllerEvents> {
 
   private onEvent(w: Watch, kind: EventKind, obj: KubeObject, old?: KubeObject): void {
     for (const p of w.predicates) if (!evaluate(p, kind, obj, old)) return;
-    const rv = obj.metadata.resourceVersion;
-    const writer = rv !== undefined ? this.writes.get(rv) : undefined;
+    const writer = this.tracer.writerOf(obj.metadata.resourceVersion);
     w.handler.handle(kind, obj, old, (req, cause) => {
       const key = requestKey(req);
       this.addKey(key, {
@@ -322,17 +305,11 @@ export class Controller extends Emitter<ControllerEvents> {
   }
 
   private addKey(key: string, trigger: Trigger): void {
-    if (this.suspended.has(key)) return;
+    if (this.guard.isSuspended(key)) return;
     this.knownKeys.add(key);
-    this.pushTrigger(key, trigger);
+    this.tracer.triggered(key, trigger);
     if (this.has('enqueue')) this.emit('enqueue', { key, trigger });
     this.queue.add(key);
-  }
-
-  private pushTrigger(key: string, t: Trigger): void {
-    let list = this.pendingTriggers.get(key);
-    if (!list) this.pendingTriggers.set(key, (list = []));
-    if (list.length < 20) list.push(t);
   }
 
   // ---- workers ----
@@ -346,8 +323,8 @@ export class Controller extends Emitter<ControllerEvents> {
       this.metrics.activeWorkers.set(this.labels, this.active);
       this.processingWorker.set(item, id);
       try {
-        if (this.suspended.has(item)) {
-          this.pendingTriggers.delete(item);
+        if (this.guard.isSuspended(item)) {
+          this.tracer.skipped(item);
           this.queuedSince.delete(item);
         } else {
           await this.reconcileHandler(item, id);
@@ -389,7 +366,7 @@ export class Controller extends Emitter<ControllerEvents> {
         if (this.has('phase')) this.emit('phase', { trace: t, phase: rec });
       },
       gate: stepper,
-      onWrite: (t, call) => this.noteWrite(t, call),
+      onWrite: (t, call) => this.tracer.wrote(t, call),
       recordObjects: this.opts.recordObjects,
       recordEvent: this.opts.recordEvent,
     };
@@ -399,89 +376,22 @@ export class Controller extends Emitter<ControllerEvents> {
   private async reconcileHandler(key: string, worker: number): Promise<void> {
     const clock = this.opts.clock;
     const thaw = (clock as { freeze?: () => () => void }).freeze?.();
-    const startedAt = clock.now();
-    const id = ++this.seq;
     const req = parseRequestKey(key);
     const queuedAt = this.queuedSince.get(key);
     this.queuedSince.delete(key);
-    const trace: ReconcileTrace = {
-      id,
-      reconcileID: pseudoUUID(this.name, id),
-      controller: this.name,
-      request: req,
-      key,
-      worker,
-      triggers: this.pendingTriggers.get(key) ?? [],
-      ...(queuedAt !== undefined ? { queuedAt } : {}),
-      start: startedAt,
-      phases: [],
-      calls: [],
-      warnings: [],
-    };
-    this.pendingTriggers.delete(key);
-    this.traces.push(trace);
-    if (this.opts.maxTraces && this.traces.length > this.opts.maxTraces) this.traces.shift();
-
-    const log = this.logger(trace.reconcileID);
-    const run = new ReconcileRun(trace, { ...this.runDeps(), log });
+    const trace = this.tracer.begin(key, req, worker, queuedAt);
+    const run = new ReconcileRun(trace, {
+      ...this.runDeps(),
+      log: this.log.logger(trace.reconcileID),
+    });
     this.emit('reconcileStart', trace);
-
     try {
-      const first = trace.triggers[0];
-      const enq = run.addPhase({
-        phase: 'enqueue',
-        at: first?.at ?? queuedAt ?? startedAt,
-        summary: describeTriggers(trace.triggers),
-        triggers: trace.triggers,
-      });
-      if (run.gated) await run.gate(enq, 'enter');
-      const deq = run.addPhase({
-        phase: 'dequeue',
-        at: clock.now(),
-        summary: `worker ${worker} took ${key}${queuedAt !== undefined ? ` after ${clock.now() - queuedAt} ms in the queue` : ''}`,
-        ...(queuedAt !== undefined ? { queueWaitMs: clock.now() - queuedAt } : {}),
-      });
-      if (run.gated) await run.gate(deq, 'enter');
-      const rec = run.addPhase({
-        phase: 'reconcile',
-        at: clock.now(),
-        summary: `Reconcile ${key} (reconcileID ${trace.reconcileID})`,
-      });
-      if (run.gated) await run.gate(rec, 'enter');
-
-      let result: Result = {};
-      let error: unknown;
-      let threw = false;
-      try {
-        const r = await this.withWatchdog(this.opts.reconcile(run.context(), req));
-        result = validateResult(r);
-        const after = (r as Result | undefined)?.requeueAfter;
-        if (after !== undefined && after < 0) {
-          // Go's reconcileHandler only acts on RequeueAfter > 0: a negative one is a plain success.
-          trace.warnings.push(
-            `requeueAfter ${after} ms is negative: controller-runtime treats it as no RequeueAfter`,
-          );
-        }
-      } catch (err) {
-        error = err;
-        threw = true;
-        // Go returns (Result, error) together; in JS an error may carry the Result it came with.
-        const carried = (err as { result?: unknown } | undefined)?.result;
-        if (carried !== undefined) result = normalizeResult(carried);
-      }
+      await this.tracer.started(run);
+      const { result, error, threw } = await this.reconcile(run, req);
       trace.result = result;
       if (threw) trace.error = toTraceError(error);
       const next = this.decide(trace, result, threw, error);
-      trace.next = next;
-      const resRec = run.addPhase({
-        phase: 'result',
-        at: clock.now(),
-        summary: describeResult(trace, next),
-        result,
-        next,
-      });
-      if (run.gated) await run.gate(resRec, 'enter');
-      if (run.gated) await run.gate(resRec, 'exit');
+      await this.tracer.decided(run, result, next);
       this.apply(key, trace, next);
     } finally {
       trace.end = clock.now();
@@ -489,6 +399,29 @@ export class Controller extends Emitter<ControllerEvents> {
       thaw?.();
       this.emit('reconcileEnd', trace);
       this.checkHotLoop(key, trace);
+    }
+  }
+
+  /** Calls the reconciler (RecoverPanic: a throw is its error), under the hang watchdog. */
+  private async reconcile(
+    run: ReconcileRun,
+    req: Request,
+  ): Promise<{ result: Result; error: unknown; threw: boolean }> {
+    try {
+      const r = await this.withWatchdog(this.opts.reconcile(run.context(), req));
+      const result = validateResult(r);
+      const after = (r as Result | undefined)?.requeueAfter;
+      if (after !== undefined && after < 0) {
+        // Go's reconcileHandler only acts on RequeueAfter > 0: a negative one is a plain success.
+        run.trace.warnings.push(
+          `requeueAfter ${after} ms is negative: controller-runtime treats it as no RequeueAfter`,
+        );
+      }
+      return { result, error: undefined, threw: false };
+    } catch (error) {
+      // Go returns (Result, error) together; in JS an error may carry the Result it came with.
+      const carried = (error as { result?: unknown } | undefined)?.result;
+      return { result: carried !== undefined ? normalizeResult(carried) : {}, error, threw: true };
     }
   }
 
@@ -546,7 +479,7 @@ export class Controller extends Emitter<ControllerEvents> {
         outcome = 'error';
         next = this.rateLimited(key, now);
       }
-      this.logger(trace.reconcileID).error(error, 'Reconciler error', {
+      this.log.logger(trace.reconcileID).error(error, 'Reconciler error', {
         controller: this.name,
         request: key,
       });
@@ -581,14 +514,8 @@ export class Controller extends Emitter<ControllerEvents> {
   }
 
   private rateLimited(key: string, now: number): NextAction {
-    const rl = this.queue.rateLimiter;
-    const delay = rl.when(key);
-    const why = (rl as { lastReason?: () => string }).lastReason?.();
-    const reason: WaitReason =
-      why === 'rate-limit'
-        ? { kind: 'rate-limit' }
-        : { kind: 'backoff', attempt: rl.numRequeues(key) };
-    return { action: 'rateLimited', delayMs: delay, at: now + delay, reason };
+    const { delayMs, reason } = this.queue.whenRateLimited(key);
+    return { action: 'rateLimited', delayMs, at: now + delayMs, reason };
   }
 
   private apply(key: string, trace: ReconcileTrace, next: NextAction): void {
@@ -619,131 +546,20 @@ export class Controller extends Emitter<ControllerEvents> {
     }
   }
 
-  /** Remembers why a waiting key will come back, to put in its next trace's enqueue phase. */
+  /** Tells the tracer why a requeued key will come back. */
   private delayTrigger(key: string, kind: Trigger['kind'], traceId: number): void {
-    if (this.suspended.has(key) || this.queue.shuttingDown()) return;
-    const t: Trigger = {
-      at: this.opts.clock.now(),
-      kind,
-      fromReconcile: traceId,
-      selfTriggered: true,
-    };
-    if (this.queue.readyAt(key) !== undefined) {
-      if (!this.delayedTriggers.has(key)) this.delayedTriggers.set(key, t);
-    } else {
-      this.pushTrigger(key, t); // no delay: already added
-    }
-  }
-
-  private noteWrite(trace: ReconcileTrace, call: ApiCall): void {
-    if (!call.resourceVersion) return;
-    this.writes.set(call.resourceVersion, { key: trace.key, traceId: trace.id });
-    if (this.writes.size > 50_000) {
-      const first = this.writes.keys().next().value;
-      if (first !== undefined) this.writes.delete(first);
-    }
+    if (this.guard.isSuspended(key) || this.queue.shuttingDown()) return;
+    this.tracer.willReturn(
+      key,
+      { at: this.opts.clock.now(), kind, fromReconcile: traceId, selfTriggered: true },
+      this.queue.readyAt(key) !== undefined,
+    );
   }
 
   private checkHotLoop(key: string, trace: ReconcileTrace): void {
-    const report = this.loops.observe(key, trace, this.opts.clock.now());
+    const report = this.guard.observe(key, trace, this.opts.clock.now());
     if (!report) return;
-    this.hotLoops.push(report);
-    if (report.suspended) {
-      this.suspend(key);
-      this.queue.forget(key);
-    }
+    if (report.suspended) this.queue.forget(key);
     this.emit('hotLoop', report);
-  }
-
-  private logger(reconcileID?: string): Logger {
-    const push = (r: Omit<LogRecord, 'at' | 'controller' | 'reconcileID'>) => {
-      const rec: LogRecord = {
-        at: this.opts.clock.now(),
-        controller: this.name,
-        ...(reconcileID ? { reconcileID } : {}),
-        ...r,
-      };
-      this.logs.push(rec);
-      if (this.logs.length > 10_000) this.logs.shift();
-      this.emit('log', rec);
-    };
-    return {
-      info: (msg, values) => push({ level: 'info', msg, ...(values ? { values } : {}) }),
-      error: (err, msg, values) =>
-        push({
-          level: 'error',
-          msg,
-          error:
-            err instanceof Error
-              ? err.message
-              : String((err as { message?: unknown })?.message ?? err),
-          ...(values ? { values } : {}),
-        }),
-    };
-  }
-}
-
-/** A UUID-shaped, deterministic reconcileID, so two runs of a simulation print the same. */
-function pseudoUUID(name: string, n: number): string {
-  let h = 2166136261;
-  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619);
-  const a = (h >>> 0).toString(16).padStart(8, '0');
-  return `${a}-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
-}
-
-export function toTraceError(err: unknown): TraceError {
-  if (err && typeof err === 'object') {
-    const e = err as {
-      message?: unknown;
-      name?: unknown;
-      reason?: unknown;
-      code?: unknown;
-      stack?: unknown;
-      location?: unknown;
-    };
-    return {
-      message: thrownMessage(err),
-      ...(typeof e.name === 'string' ? { name: e.name } : {}),
-      ...(typeof e.reason === 'string' ? { reason: e.reason } : {}),
-      ...(typeof e.code === 'number' ? { code: e.code } : {}),
-      ...(isTerminalError(err) ? { terminal: true } : {}),
-      ...(typeof e.location === 'string' ? { location: e.location } : {}),
-      ...(typeof e.stack === 'string' ? { stack: e.stack } : {}),
-    };
-  }
-  return { message: thrownMessage(err) };
-}
-
-function describeTriggers(ts: Trigger[]): string {
-  if (!ts.length) return 'queued';
-  const parts = ts.slice(0, 3).map((t) => {
-    if (t.kind !== 'event' || !t.cause)
-      return `${t.kind}${t.fromReconcile ? ` (from reconcile #${t.fromReconcile})` : ''}`;
-    const o = t.cause.object;
-    const who = `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
-    const via =
-      t.cause.handler === 'owns' ? ' (owned)' : t.cause.handler === 'watches' ? ' (mapped)' : '';
-    return `${t.cause.event} ${who}${via}${t.selfTriggered ? ' ← own write' : ''}`;
-  });
-  return parts.join('; ') + (ts.length > 3 ? `; +${ts.length - 3} more` : '');
-}
-
-function describeResult(trace: ReconcileTrace, next: NextAction): string {
-  const r = trace.error
-    ? `error: ${trace.error.message}`
-    : trace.result?.requeueAfter
-      ? `requeueAfter ${trace.result.requeueAfter} ms`
-      : trace.result?.requeue
-        ? 'requeue'
-        : 'done';
-  switch (next.action) {
-    case 'forget':
-      return `${r} → forget`;
-    case 'none':
-      return `${r} → not requeued (terminal)`;
-    case 'requeueAfter':
-      return `${r} → forget + addAfter ${next.delayMs} ms (at t=${next.at})`;
-    case 'rateLimited':
-      return `${r} → addRateLimited: ${next.delayMs} ms (${next.reason?.kind}${next.reason?.attempt ? ` ${next.reason.attempt}` : ''}, at t=${next.at})`;
   }
 }

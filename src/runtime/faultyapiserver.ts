@@ -10,16 +10,7 @@ import { DEFAULT_USER } from '../cluster/server';
 import type { FaultEffect, FaultInjector, FaultRequest } from '../cluster/faults';
 import { markInjected, watchUnderFault } from '../cluster/faults';
 import type { AuditVerb } from '../cluster/audit';
-import type {
-  DeleteOptions,
-  KubeObject,
-  ListOptions,
-  ObjectKey,
-  PatchType,
-  TypeRef,
-  WatchEvent,
-  WatchOptions,
-} from '../cluster/types';
+import type { KubeObject, TypeRef } from '../cluster/types';
 import { RealClock, type VirtualClock } from '../util/clock';
 import {
   isPromise,
@@ -36,6 +27,7 @@ export class FaultyApiServer implements ApiServer {
   // no peek, and the client then diffs against the informer or a GET).
   readonly resources?: ApiServer['resources'];
   readonly peek?: ApiServer['peek'];
+  readonly recordEvent?: ApiServer['recordEvent'];
 
   constructor(
     private readonly inner: ApiServer,
@@ -44,32 +36,32 @@ export class FaultyApiServer implements ApiServer {
     if (inner.resources) this.resources = inner.resources.bind(inner);
     if (inner.peek) this.peek = inner.peek.bind(inner);
     // Cluster events (the recorder) are not API calls a fault applies to: passed through as is.
-    const withEvents = inner as { recordEvent?: (...args: never[]) => unknown };
-    if (withEvents.recordEvent)
-      (this as { recordEvent?: unknown }).recordEvent = withEvents.recordEvent.bind(inner);
+    if (inner.recordEvent) this.recordEvent = inner.recordEvent.bind(inner);
   }
 
   get clock() {
     return this.inner.clock;
   }
 
-  get(type: TypeRef, key: ObjectKey): MaybePromise<KubeObject> {
-    return this.call(this.request('get', type, key.namespace, key.name, ''), () =>
+  // Each call has the shape ApiServer gives it (one signature, in apiserver.ts): asked of the
+  // faults, then handed to the wrapped server.
+
+  readonly get: ApiServer['get'] = (type, key) =>
+    this.call(this.request('get', type, key.namespace, key.name, ''), () =>
       this.inner.get(type, key),
     );
-  }
 
-  list(type: TypeRef, opts?: ListOptions) {
+  readonly list: ApiServer['list'] = (type, opts) => {
     const r = this.request('list', type, opts?.namespace, '', '', opts?.resourceVersion);
     return this.call(r, () => this.inner.list(type, opts));
-  }
+  };
 
-  create(obj: KubeObject, opts?: { dryRun?: boolean }): MaybePromise<KubeObject> {
+  readonly create: ApiServer['create'] = (obj, opts) => {
     const r = this.request('create', obj, obj.metadata.namespace, '', '', undefined, obj);
     return this.call(r, () => this.inner.create(obj, opts));
-  }
+  };
 
-  update(obj: KubeObject, opts?: { subresource?: 'status' }): MaybePromise<KubeObject> {
+  readonly update: ApiServer['update'] = (obj, opts) => {
     const r = this.request(
       'update',
       obj,
@@ -78,30 +70,19 @@ export class FaultyApiServer implements ApiServer {
       opts?.subresource ?? '',
     );
     return this.call(r, () => this.inner.update(obj, opts));
-  }
+  };
 
-  patch(
-    type: TypeRef,
-    key: ObjectKey,
-    patch: unknown,
-    patchType: PatchType,
-    opts?: { subresource?: 'status' },
-  ): MaybePromise<KubeObject> {
+  readonly patch: ApiServer['patch'] = (type, key, patch, patchType, opts) => {
     const r = this.request('patch', type, key.namespace, key.name, opts?.subresource ?? '');
     return this.call(r, () => this.inner.patch(type, key, patch, patchType, opts));
-  }
+  };
 
-  delete(type: TypeRef, key: ObjectKey, opts?: DeleteOptions): unknown {
+  readonly delete: ApiServer['delete'] = (type, key, opts) => {
     const r = this.request('delete', type, key.namespace, key.name, '');
     return this.call(r, () => this.inner.delete(type, key, opts));
-  }
+  };
 
-  watch(
-    type: TypeRef,
-    opts: WatchOptions,
-    onEvent: (e: WatchEvent) => void,
-    onClose?: (err?: unknown) => void,
-  ): WatchHandle {
+  readonly watch: ApiServer['watch'] = (type, opts, onEvent, onClose) => {
     const r = this.request('watch', type, opts.namespace, '', '', opts.resourceVersion);
     const fault = r && this.faults.decide(r);
     let closed = false;
@@ -129,7 +110,7 @@ export class FaultyApiServer implements ApiServer {
         handle.stop();
       },
     };
-  }
+  };
 
   private request(
     verb: AuditVerb,

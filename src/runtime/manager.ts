@@ -55,16 +55,6 @@ const FORWARDED = [
   'hotLoop',
 ] as const;
 
-type ApiWithEvents = ApiServer & {
-  recordEvent?(
-    involved: KubeObject,
-    type: 'Normal' | 'Warning',
-    reason: string,
-    message: string,
-    source?: string,
-  ): void;
-};
-
 export class Manager extends Emitter<ManagerEvents> {
   readonly api: ApiServer;
   readonly clock: Clock;
@@ -95,7 +85,7 @@ export class Manager extends Emitter<ManagerEvents> {
     if (this.controllers.some((c) => c.name === o.name)) {
       throw new Error(`controller with name ${o.name} already exists`);
     }
-    const api = this.api as ApiWithEvents;
+    const api = this.api;
     const ctrl = new Controller({
       api: this.api,
       cache: this.cache,

@@ -166,7 +166,7 @@ export class MaxOfRateLimiter<T> implements ExplainingRateLimiter<T> {
       const d = l.when(item);
       if (d > max) {
         max = d;
-        reason = explain(l);
+        reason = lastReasonOf(l);
       }
     }
     this.reason = reason;
@@ -188,7 +188,8 @@ export class MaxOfRateLimiter<T> implements ExplainingRateLimiter<T> {
   }
 }
 
-function explain<T>(l: RateLimiter<T>): LimitReason {
+/** Why `l` chose its last delay; a limiter that cannot say is taken for a backoff. */
+export function lastReasonOf<T>(l: RateLimiter<T>): LimitReason {
   const e = l as Partial<ExplainingRateLimiter<T>>;
   return typeof e.lastReason === 'function' ? e.lastReason() : 'backoff';
 }

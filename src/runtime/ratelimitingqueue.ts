@@ -3,9 +3,9 @@
  * the item must wait. forget() resets the item's failure history (called on success);
  * numRequeues() says how many times it has been rate-limited since.
  */
-import { DelayingQueue } from './delayingqueue';
+import { DelayingQueue, type WaitReason } from './delayingqueue';
 import type { QueueOptions } from './workqueue';
-import type { ExplainingRateLimiter, RateLimiter } from './ratelimiter';
+import { lastReasonOf, type RateLimiter } from './ratelimiter';
 
 export class RateLimitingQueue<T> extends DelayingQueue<T> {
   constructor(
@@ -17,17 +17,22 @@ export class RateLimitingQueue<T> extends DelayingQueue<T> {
 
   /** Adds the item once the rate limiter says it may; returns the delay chosen (ms). */
   addRateLimited(item: T): number {
-    const delay = this.rateLimiter.when(item);
-    const explaining = this.rateLimiter as Partial<ExplainingRateLimiter<T>>;
-    const why = typeof explaining.lastReason === 'function' ? explaining.lastReason() : 'backoff';
-    this.addAfter(
-      item,
-      delay,
-      why === 'rate-limit'
+    const { delayMs, reason } = this.whenRateLimited(item);
+    this.addAfter(item, delayMs, reason);
+    return delayMs;
+  }
+
+  /**
+   * AddRateLimited's first half: asks the rate limiter how long the item must wait (counting one
+   * more failure for it), and why — the token bucket, or the item's nth backoff — for the views.
+   */
+  whenRateLimited(item: T): { delayMs: number; reason: WaitReason } {
+    const delayMs = this.rateLimiter.when(item);
+    const reason: WaitReason =
+      lastReasonOf(this.rateLimiter) === 'rate-limit'
         ? { kind: 'rate-limit' }
-        : { kind: 'backoff', attempt: this.rateLimiter.numRequeues(item) },
-    );
-    return delay;
+        : { kind: 'backoff', attempt: this.rateLimiter.numRequeues(item) };
+    return { delayMs, reason };
   }
 
   forget(item: T): void {

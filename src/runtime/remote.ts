@@ -11,6 +11,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { StatusError } from '../cluster/errors';
+import { newEvent } from '../cluster/events';
 import type {
   DeleteOptions,
   KubeObject,
@@ -322,32 +323,12 @@ export class RemoteApiServer implements ApiServer {
     message: string,
     source?: string,
   ): void {
-    const now = new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, 'Z');
-    const ns = involved.metadata.namespace || 'default';
-    const event: KubeObject = {
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: {
-        name: `${involved.metadata.name}.${(this.clock.now() * 1000 + this.eventSeq++).toString(16)}`,
-        namespace: ns,
-      },
-      involvedObject: {
-        apiVersion: involved.apiVersion,
-        kind: involved.kind,
-        namespace: involved.metadata.namespace,
-        name: involved.metadata.name,
-        uid: involved.metadata.uid,
-        resourceVersion: involved.metadata.resourceVersion,
-      },
-      type,
-      reason,
-      message,
-      source: { component: source ?? 'reconcile-studio' },
-      firstTimestamp: now,
-      lastTimestamp: now,
-      count: 1,
-      reportingComponent: source ?? 'reconcile-studio',
-    };
+    const ms = this.clock.now();
+    const event = newEvent(involved, type, reason, message, source ?? 'reconcile-studio', {
+      ms,
+      seq: this.eventSeq++,
+      timestamp: new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z'),
+    });
     this.create(event).catch((err: unknown) =>
       console.error(`could not record event ${reason}: ${(err as Error).message}`),
     );

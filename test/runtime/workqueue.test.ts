@@ -4,7 +4,10 @@ import { VirtualClock } from '../../src/util/clock';
 import { WorkQueue } from '../../src/runtime/workqueue';
 import { DelayingQueue } from '../../src/runtime/delayingqueue';
 import { RateLimitingQueue } from '../../src/runtime/ratelimitingqueue';
-import { ItemExponentialFailureRateLimiter } from '../../src/runtime/ratelimiter';
+import {
+  ItemExponentialFailureRateLimiter,
+  defaultControllerRateLimiter,
+} from '../../src/runtime/ratelimiter';
 import { Registry, WorkqueueMetrics } from '../../src/runtime/metrics';
 
 test('items come out in FIFO order and repeated adds coalesce', () => {
@@ -168,6 +171,19 @@ test('rate-limiting queue: addRateLimited backs off 5, 10, 20 ms and forget rese
   assert.equal(q.numRequeues('a'), 0);
   assert.equal(q.addRateLimited('a'), 5);
   assert.deepEqual(q.waiting()[0].reason, { kind: 'backoff', attempt: 1 });
+});
+
+test('rate-limiting queue: a wait says whether the backoff or the token bucket chose it', () => {
+  const clock = new VirtualClock();
+  const q = new RateLimitingQueue<string>({ clock }, defaultControllerRateLimiter<string>(clock));
+  assert.deepEqual(q.whenRateLimited('a'), { delayMs: 5, reason: { kind: 'backoff', attempt: 1 } });
+  // Spend the bucket's burst on other keys: the next delay is the bucket's.
+  for (let i = 0; i < 200; i++) q.whenRateLimited(`other${i}`);
+  const { delayMs, reason } = q.whenRateLimited('a');
+  assert.ok(delayMs > 10);
+  assert.deepEqual(reason, { kind: 'rate-limit' });
+  q.addRateLimited('b');
+  assert.deepEqual(q.waiting().find((w) => w.item === 'b')?.reason, { kind: 'rate-limit' });
 });
 
 test('shutdown stops the delaying timer and drops waiting items', async () => {

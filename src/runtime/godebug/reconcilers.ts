@@ -3,11 +3,12 @@
  * found by the Go analysis (the same `reconcileRoots` the diagnostics use), so the debugger stops
  * in the user's own code without being told where it is.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
 import { Analyzer } from '../../analysis/analyzer';
 import { GoPackage } from '../../analysis/go/package';
 import { reconcileRoots } from '../../analysis/go/reconcilers';
+import { walkFiles } from '../../util/walk';
 
 export interface ReconcileSymbol {
   /** Delve's function location spec. */
@@ -24,11 +25,8 @@ export async function findReconcileSymbols(moduleDir: string): Promise<Reconcile
   if (!mod) throw new Error(`${join(moduleDir, 'go.mod')} names no module`);
   const analyzer = await Analyzer.create();
   const out: ReconcileSymbol[] = [];
-  for (const dir of packageDirs(moduleDir)) {
-    const files = readdirSync(dir)
-      .filter((f) => f.endsWith('.go') && !f.endsWith('_test.go'))
-      .map((f) => analyzer.parseGo(join(dir, f), readFileSync(join(dir, f), 'utf8')));
-    if (files.length === 0) continue;
+  for (const [dir, paths] of goPackages(moduleDir)) {
+    const files = paths.map((p) => analyzer.parseGo(p, readFileSync(p, 'utf8')));
     const rel = relative(moduleDir, dir).split(sep).join('/');
     const importPath = rel ? `${mod}/${rel}` : mod;
     for (const { decl } of reconcileRoots(new GoPackage(files))) {
@@ -43,11 +41,19 @@ export async function findReconcileSymbols(moduleDir: string): Promise<Reconcile
   return out;
 }
 
-function* packageDirs(dir: string): Generator<string> {
-  yield dir;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (e.isDirectory() && !e.name.startsWith('.') && !SKIP.has(e.name)) {
-      yield* packageDirs(join(dir, e.name));
-    }
+/** The module's package directories (those with non-test Go files), each with those files. */
+function goPackages(moduleDir: string): Map<string, string[]> {
+  const packages = new Map<string, string[]>();
+  const goFiles = walkFiles(
+    moduleDir,
+    (_path, e) => e.name.endsWith('.go') && !e.name.endsWith('_test.go'),
+    { enter: (name) => !name.startsWith('.') && !SKIP.has(name), strict: true },
+  );
+  for (const f of goFiles) {
+    const dir = dirname(f);
+    const files = packages.get(dir);
+    if (files) files.push(f);
+    else packages.set(dir, [f]);
   }
+  return packages;
 }

@@ -1,0 +1,31 @@
+/** POST to a collection (k8s.io/apiserver's handlers/create.go). */
+import {
+  adoptRequestNamespace,
+  checkKind,
+  checkResourceVersionUnset,
+  decodeObject,
+  decodeTyped,
+} from '../decode';
+import { newMethodNotSupported } from '../errors';
+import { sendWritten } from './response';
+import type { RequestScope } from './scope';
+
+export function createResource(s: RequestScope): void | Promise<void> {
+  const { t, namespace } = s;
+  if (t.info.namespaced && namespace === undefined) throw newMethodNotSupported(t.gr, 'create');
+  const obj = decodeObject(s.body, s.req.headers['content-type']);
+  checkKind(obj, t);
+  decodeTyped(t, obj, false);
+  adoptRequestNamespace(obj, t, namespace);
+  checkResourceVersionUnset(obj);
+  const out = s.cluster.createAs(t, obj, {
+    dryRun: s.dryRun,
+    fieldManager: s.fieldManager,
+    warnings: s.warnings,
+    owned: true,
+    returnStored: true,
+    ...(s.fieldValidation ? { fieldValidation: s.fieldValidation } : {}),
+  });
+  s.record?.objectsOf(undefined, out);
+  return sendWritten(s, 201, out);
+}

@@ -1,0 +1,81 @@
+/**
+ * Writing a handler's answer, as k8s.io/apiserver's `handlers/responsewriters`: JSON (indented
+ * when asked), admission warnings as `Warning` headers, and only once the change is durable.
+ */
+import type { ServerResponse } from 'node:http';
+import type { KubeObject } from '../types';
+import type { RequestScope } from './scope';
+
+export function sendJson(res: ServerResponse, code: number, obj: unknown, pretty = false): void {
+  const text = pretty ? JSON.stringify(obj, null, 2) : JSON.stringify(obj);
+  res.writeHead(code, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-cache, private',
+  });
+  res.end(text);
+}
+
+/**
+ * A write is answered only once it is durable (with `serve --state`: its log record fsynced),
+ * as kube-apiserver answers once etcd has committed; a write that cannot be made so is a 500.
+ * A read waits too, so no client sees a change that a crash could still take back.
+ * (Synchronously when nothing is waiting for the disk: the common case costs nothing.)
+ */
+function whenDurable(s: RequestScope, fn: () => void): void | Promise<void> {
+  return s.dryRun || s.cluster.store.durable ? fn() : s.cluster.store.sync().then(fn);
+}
+
+function setWarnings(s: RequestScope): void {
+  if (s.warnings.length)
+    s.res.setHeader(
+      'Warning',
+      s.warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+    );
+}
+
+/** Sends `obj` serialized. */
+export function send(s: RequestScope, code: number, obj: unknown): void | Promise<void> {
+  return whenDurable(s, () => {
+    setWarnings(s);
+    sendJson(s.res, code, obj, s.pretty);
+  });
+}
+
+/** Sends JSON text already serialized (the store's cached form of an object or list). */
+export function sendRaw(s: RequestScope, code: number, text: string): void | Promise<void> {
+  return whenDurable(s, () => {
+    setWarnings(s);
+    if (s.pretty) return sendJson(s.res, code, JSON.parse(text), true);
+    s.res.writeHead(code, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(text),
+      'Cache-Control': 'no-cache, private',
+    });
+    s.res.end(text);
+  });
+}
+
+/** A written object: its stored JSON is already cached, so send that rather than serializing again. */
+export function sendWritten(s: RequestScope, code: number, out: KubeObject): void | Promise<void> {
+  const stored = s.dryRun
+    ? undefined
+    : s.cluster.peek(s.type, {
+        ...(s.namespace !== undefined ? { namespace: s.namespace } : {}),
+        name: out.metadata.name ?? '',
+      });
+  if (
+    stored &&
+    stored.metadata.resourceVersion === out.metadata.resourceVersion &&
+    stored.apiVersion === out.apiVersion &&
+    stored.kind === out.kind
+  ) {
+    return sendRaw(s, code, s.cluster.jsonOf(stored));
+  }
+  return send(s, code, out);
+}
+
+/** An object as a metadata-only client asks for it. */
+export function partialObjectMetadata(o: KubeObject, apiVersion: string): object {
+  return { kind: 'PartialObjectMetadata', apiVersion, metadata: o.metadata };
+}

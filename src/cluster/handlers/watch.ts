@@ -1,0 +1,95 @@
+/**
+ * A watch of a collection (k8s.io/apiserver's handlers/watch.go): a chunked stream of
+ * newline-delimited events, as Tables or PartialObjectMetadata when asked, ended by the client,
+ * the server's time-out, an injected fault, or the server closing.
+ */
+import { watchUnderFault, type FaultEffect } from '../faults';
+import { queryBool, sendInitialEventsOf, watchTimeoutSeconds } from '../listoptions';
+import { toTable } from '../table';
+import type { ListOptions, WatchEvent } from '../types';
+import { WatchStream } from '../watchstream';
+import { partialObjectMetadata } from './response';
+import type { RequestScope } from './scope';
+
+/** What the server sets for every watch it serves. */
+export interface WatchServing {
+  /** Unsent bytes a stream may add to its initial events before it is closed. */
+  backlogLimit: number;
+  /** `serve --watch-timeout`. */
+  maxWatchSeconds: number | undefined;
+  /** kube-apiserver's `--min-request-timeout`. */
+  minRequestTimeoutSeconds: number | undefined;
+  /** The watches open now; the server ends each when it closes. */
+  closers: Set<() => void>;
+}
+
+export function watchResource(
+  s: RequestScope,
+  listOpts: ListOptions,
+  serving: WatchServing,
+  fault?: FaultEffect,
+): void {
+  const { cluster, t, type, q, req, res, metaOnly, table } = s;
+  const includeObject = q.get('includeObject') ?? undefined;
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    stream.close();
+    w?.stop();
+    serving.closers.delete(end);
+    res.end();
+  };
+  const write = (ev: WatchEvent) => {
+    if (ended) return;
+    let object: unknown = ev.object;
+    if (metaOnly && (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED'))
+      object = partialObjectMetadata(ev.object, metaOnly);
+    else if (table && (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED')) {
+      object = toTable(t, [ev.object], cluster.clock.now(), {
+        resourceVersion: ev.object.metadata.resourceVersion,
+        includeObject: includeObject ?? 'Object',
+      });
+    }
+    stream.send(JSON.stringify({ type: ev.type, object }) + '\n', ev.type === 'ERROR');
+  };
+  const stream = new WatchStream({
+    res,
+    store: cluster.store,
+    backlogLimit: serving.backlogLimit,
+    resource: t.info.plural,
+    end,
+  });
+  const timeout = watchTimeoutSeconds(q, {
+    max: serving.maxWatchSeconds,
+    minRequestTimeout: serving.minRequestTimeoutSeconds,
+  });
+  const sendInitialEvents = sendInitialEventsOf(q);
+  const w: { stop(): void } = watchUnderFault(fault, cluster.clock, write, end, (deliver) =>
+    cluster.watch(
+      type,
+      {
+        ...listOpts,
+        ...(queryBool(q, 'allowWatchBookmarks') ? { allowWatchBookmarks: true } : {}),
+        ...(sendInitialEvents !== undefined ? { sendInitialEvents } : {}),
+        ...(timeout ? { timeoutSeconds: timeout } : {}),
+      },
+      deliver,
+      end,
+    ),
+  );
+  // Events are delivered from a microtask queued by watch(): this one runs after the first batch.
+  queueMicrotask(() => stream.initialSent());
+  // Headers go out once the watch is accepted, so a bad request still gets its own status code;
+  // events arrive from a microtask, after this.
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-cache, private',
+    'Transfer-Encoding': 'chunked',
+  });
+  res.flushHeaders();
+  s.record?.started(200);
+  serving.closers.add(end);
+  req.on('close', end);
+  res.on('close', end);
+}

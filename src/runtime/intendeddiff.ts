@@ -1,0 +1,77 @@
+/**
+ * What a client write is meant to change, computed before it is sent (the trace's `diff` phase):
+ * the caller's object against the server's, the status alone for a status write, the patch applied
+ * to the server's object for a merge-style patch, the operations themselves for a JSON patch.
+ * Pure: it reads its inputs and copies nothing it is given.
+ */
+import type { KubeObject, PatchType } from '../cluster/types';
+import type { ObjectLike } from './api';
+import { diffObjects, type DiffEntry } from './trace';
+
+export type WriteVerb = 'create' | 'update' | 'patch' | 'delete';
+
+export interface IntendedWrite {
+  verb: WriteVerb;
+  subresource: '' | 'status';
+  /** The object as the server has it now; undefined for a create or when it is missing. */
+  before: KubeObject | undefined;
+  /** The object the caller passed (for a patch or a delete, only its type and key matter). */
+  obj: ObjectLike;
+  patch?: unknown;
+  patchType?: PatchType;
+}
+
+export function intendedDiff(w: IntendedWrite): DiffEntry[] {
+  const { before, subresource } = w;
+  switch (w.verb) {
+    case 'delete':
+      return before ? [{ path: '.', op: 'remove', before: undefined }] : [];
+    case 'patch':
+      return intendedPatch(before, subresource, w.patch, w.patchType ?? 'merge');
+    default:
+      if (subresource === 'status')
+        return diffObjects({ status: before?.status }, { status: (w.obj as KubeObject).status });
+      return diffObjects(withoutStatus(before), withoutStatus(w.obj));
+  }
+}
+
+function intendedPatch(
+  before: KubeObject | undefined,
+  subresource: '' | 'status',
+  patch: unknown,
+  patchType: PatchType,
+): DiffEntry[] {
+  if (patchType === 'json') {
+    return ((patch as Array<{ op: string; path: string; value?: unknown }>) ?? []).map((p) => ({
+      path: p.path,
+      op: p.op === 'remove' ? 'remove' : p.op === 'add' ? 'add' : 'replace',
+      after: p.value,
+    }));
+  }
+  // Strategic merge and apply are shown as a merge patch: close enough to preview, and the
+  // write's own phase records what the server really did.
+  const patched = applyMergePatch(before, patch) as KubeObject | undefined;
+  if (subresource === 'status')
+    return diffObjects({ status: before?.status }, { status: patched?.status });
+  return diffObjects(withoutStatus(before), withoutStatus(patched));
+}
+
+function withoutStatus(o: KubeObject | ObjectLike | undefined): unknown {
+  if (!o) return undefined;
+  const { status: _s, ...rest } = o as KubeObject;
+  return rest;
+}
+
+/** RFC 7386 JSON merge patch, to show what a patch will change before it is sent. */
+export function applyMergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> =
+    typeof target === 'object' && target !== null && !Array.isArray(target)
+      ? { ...(target as Record<string, unknown>) }
+      : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = applyMergePatch(out[k], v);
+  }
+  return out;
+}

@@ -1,0 +1,215 @@
+/**
+ * The controller's tracing (not in controller-runtime): why each key was queued (its triggers,
+ * and whether a watch event was caused by this controller's own write), and each reconcile as a
+ * trace of phases — enqueue, dequeue, reconcile, then the client's reads and writes (client.ts),
+ * then the result and what the queue does next. The phases pass the stepper's gates through the
+ * ReconcileRun that records them.
+ */
+import type { Clock } from '../util/clock';
+import { fnv1a32 } from '../util/fnv';
+import type { ReconcileRun } from './client';
+import { isTerminalError, thrownMessage, type Request, type Result } from './reconcile';
+import type { ApiCall, NextAction, ReconcileTrace, TraceError, Trigger } from './trace';
+
+/** Triggers kept per key between two reconciles; more are dropped. */
+const MAX_TRIGGERS = 20;
+/** Own writes remembered (resourceVersion → writer), to recognise the watch events they cause. */
+const MAX_WRITES = 50_000;
+
+export interface Writer {
+  key: string;
+  traceId: number;
+}
+
+export class ReconcileTracer {
+  readonly traces: ReconcileTrace[] = [];
+  private seq = 0;
+  private readonly pendingTriggers = new Map<string, Trigger[]>();
+  private readonly delayedTriggers = new Map<string, Trigger>();
+  /** resourceVersion → who wrote it, to recognise watch events caused by our own writes. */
+  private readonly writes = new Map<string, Writer>();
+
+  constructor(
+    private readonly controller: string,
+    private readonly clock: Clock,
+    private readonly maxTraces?: number,
+  ) {}
+
+  /** The reconcile whose write produced `resourceVersion`, if it was one of ours. */
+  writerOf(resourceVersion: string | undefined): Writer | undefined {
+    return resourceVersion !== undefined ? this.writes.get(resourceVersion) : undefined;
+  }
+
+  /** A successful write: its resourceVersion is remembered as caused by `trace`. */
+  wrote(trace: ReconcileTrace, call: ApiCall): void {
+    if (!call.resourceVersion) return;
+    this.writes.set(call.resourceVersion, { key: trace.key, traceId: trace.id });
+    if (this.writes.size > MAX_WRITES) {
+      const first = this.writes.keys().next().value;
+      if (first !== undefined) this.writes.delete(first);
+    }
+  }
+
+  /** `key` was added to the queue because of `t`. */
+  triggered(key: string, t: Trigger): void {
+    let list = this.pendingTriggers.get(key);
+    if (!list) this.pendingTriggers.set(key, (list = []));
+    if (list.length < MAX_TRIGGERS) list.push(t);
+  }
+
+  /**
+   * Remembers why a key will come back, to put in its next trace's enqueue phase: kept until the
+   * key is ready when it waits, a trigger at once when it was added without a delay.
+   */
+  willReturn(key: string, t: Trigger, waiting: boolean): void {
+    if (!waiting) return this.triggered(key, t);
+    if (!this.delayedTriggers.has(key)) this.delayedTriggers.set(key, t);
+  }
+
+  /** A waiting key became ready: its delayed trigger counts from now. */
+  ready(key: string): void {
+    const t = this.delayedTriggers.get(key);
+    if (!t) return;
+    this.delayedTriggers.delete(key);
+    this.triggered(key, { ...t, at: this.clock.now() });
+  }
+
+  /** A key taken from the queue but not reconciled (suspended): its triggers are dropped. */
+  skipped(key: string): void {
+    this.pendingTriggers.delete(key);
+  }
+
+  /** The trace of the reconcile of `key` starting now, with the triggers gathered since the last. */
+  begin(
+    key: string,
+    request: Request,
+    worker: number,
+    queuedAt: number | undefined,
+  ): ReconcileTrace {
+    const id = ++this.seq;
+    const trace: ReconcileTrace = {
+      id,
+      reconcileID: pseudoUUID(this.controller, id),
+      controller: this.controller,
+      request,
+      key,
+      worker,
+      triggers: this.pendingTriggers.get(key) ?? [],
+      ...(queuedAt !== undefined ? { queuedAt } : {}),
+      start: this.clock.now(),
+      phases: [],
+      calls: [],
+      warnings: [],
+    };
+    this.pendingTriggers.delete(key);
+    this.traces.push(trace);
+    if (this.maxTraces && this.traces.length > this.maxTraces) this.traces.shift();
+    return trace;
+  }
+
+  /** The phases before the reconciler is called: enqueue, dequeue, reconcile. */
+  async started(run: ReconcileRun): Promise<void> {
+    const { trace } = run;
+    const { key, worker, queuedAt } = trace;
+    const clock = this.clock;
+    const first = trace.triggers[0];
+    const enq = run.addPhase({
+      phase: 'enqueue',
+      at: first?.at ?? queuedAt ?? trace.start,
+      summary: describeTriggers(trace.triggers),
+      triggers: trace.triggers,
+    });
+    if (run.gated) await run.gate(enq, 'enter');
+    const deq = run.addPhase({
+      phase: 'dequeue',
+      at: clock.now(),
+      summary: `worker ${worker} took ${key}${queuedAt !== undefined ? ` after ${clock.now() - queuedAt} ms in the queue` : ''}`,
+      ...(queuedAt !== undefined ? { queueWaitMs: clock.now() - queuedAt } : {}),
+    });
+    if (run.gated) await run.gate(deq, 'enter');
+    const rec = run.addPhase({
+      phase: 'reconcile',
+      at: clock.now(),
+      summary: `Reconcile ${key} (reconcileID ${trace.reconcileID})`,
+    });
+    if (run.gated) await run.gate(rec, 'enter');
+  }
+
+  /** The result phase: what the reconciler returned and what the queue will do next. */
+  async decided(run: ReconcileRun, result: Result, next: NextAction): Promise<void> {
+    const { trace } = run;
+    trace.next = next;
+    const rec = run.addPhase({
+      phase: 'result',
+      at: this.clock.now(),
+      summary: describeResult(trace, next),
+      result,
+      next,
+    });
+    if (run.gated) await run.gate(rec, 'enter');
+    if (run.gated) await run.gate(rec, 'exit');
+  }
+}
+
+/** A UUID-shaped, deterministic reconcileID, so two runs of a simulation print the same. */
+function pseudoUUID(name: string, n: number): string {
+  const a = fnv1a32(name).toString(16).padStart(8, '0');
+  return `${a}-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+}
+
+export function toTraceError(err: unknown): TraceError {
+  if (err && typeof err === 'object') {
+    const e = err as {
+      message?: unknown;
+      name?: unknown;
+      reason?: unknown;
+      code?: unknown;
+      stack?: unknown;
+      location?: unknown;
+    };
+    return {
+      message: thrownMessage(err),
+      ...(typeof e.name === 'string' ? { name: e.name } : {}),
+      ...(typeof e.reason === 'string' ? { reason: e.reason } : {}),
+      ...(typeof e.code === 'number' ? { code: e.code } : {}),
+      ...(isTerminalError(err) ? { terminal: true } : {}),
+      ...(typeof e.location === 'string' ? { location: e.location } : {}),
+      ...(typeof e.stack === 'string' ? { stack: e.stack } : {}),
+    };
+  }
+  return { message: thrownMessage(err) };
+}
+
+function describeTriggers(ts: Trigger[]): string {
+  if (!ts.length) return 'queued';
+  const parts = ts.slice(0, 3).map((t) => {
+    if (t.kind !== 'event' || !t.cause)
+      return `${t.kind}${t.fromReconcile ? ` (from reconcile #${t.fromReconcile})` : ''}`;
+    const o = t.cause.object;
+    const who = `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
+    const via =
+      t.cause.handler === 'owns' ? ' (owned)' : t.cause.handler === 'watches' ? ' (mapped)' : '';
+    return `${t.cause.event} ${who}${via}${t.selfTriggered ? ' ← own write' : ''}`;
+  });
+  return parts.join('; ') + (ts.length > 3 ? `; +${ts.length - 3} more` : '');
+}
+
+function describeResult(trace: ReconcileTrace, next: NextAction): string {
+  const r = trace.error
+    ? `error: ${trace.error.message}`
+    : trace.result?.requeueAfter
+      ? `requeueAfter ${trace.result.requeueAfter} ms`
+      : trace.result?.requeue
+        ? 'requeue'
+        : 'done';
+  switch (next.action) {
+    case 'forget':
+      return `${r} → forget`;
+    case 'none':
+      return `${r} → not requeued (terminal)`;
+    case 'requeueAfter':
+      return `${r} → forget + addAfter ${next.delayMs} ms (at t=${next.at})`;
+    case 'rateLimited':
+      return `${r} → addRateLimited: ${next.delayMs} ms (${next.reason?.kind}${next.reason?.attempt ? ` ${next.reason.attempt}` : ''}, at t=${next.at})`;
+  }
+}
