@@ -139,14 +139,7 @@ export async function chaos(opts: ChaosOptions): Promise<ChaosReport> {
   const cases: ChaosCase[] = [];
   for (const c of classes) {
     const run = await simulate({ ...sim, faults: c.rules });
-    const diff = diffStates(expected, stateOf(run));
-    const converged = diff.length === 0;
-    const findings: string[] = [
-      ...new Set(run.findings.map((f) => f.kind).filter((k) => !baseFindings.has(k))),
-    ];
-    if (run.traces.some(swallowed)) findings.push('errors-swallowed');
-    if (diff.some((l) => / \.status[.[]/.test(l) || / \.status:/.test(l)))
-      findings.push('lost-status');
+    const { converged, findings, diff } = judge(expected, stateOf(run), baseFindings, run);
     cases.push({
       fault: c.fault,
       converged,
@@ -154,7 +147,7 @@ export async function chaos(opts: ChaosOptions): Promise<ChaosReport> {
       reconciles: run.traces.length,
       apiCalls: apiCalls(run),
       findings,
-      diff: diff.join('\n'),
+      diff,
     });
   }
   return {
@@ -168,9 +161,48 @@ export async function chaos(opts: ChaosOptions): Promise<ChaosReport> {
   };
 }
 
-/** A reconcile that met an injected failure yet reported success: the error went nowhere. */
+/**
+ * One case against the baseline, on either clock: converged when its state is the baseline's;
+ * findings are the finding kinds the baseline lacks plus the report's own.
+ */
+export function judge(
+  expected: Map<string, unknown>,
+  state: Map<string, unknown>,
+  baseFindings: ReadonlySet<string>,
+  run: { findings: Array<{ kind: string }>; traces: ReconcileTrace[] },
+): Pick<ChaosCase, 'converged' | 'findings' | 'diff'> {
+  const diff = diffStates(expected, state);
+  const findings: string[] = [
+    ...new Set(run.findings.map((f) => f.kind).filter((k) => !baseFindings.has(k))),
+  ];
+  if (run.traces.some(swallowed)) findings.push('errors-swallowed');
+  if (diff.some((l) => / \.status[.[]/.test(l) || / \.status:/.test(l)))
+    findings.push('lost-status');
+  return { converged: diff.length === 0, findings, diff: diff.join('\n') };
+}
+
+/**
+ * A reconcile that met an injected failure yet reported success: the error went nowhere. A call
+ * retried until it succeeded (client-go retries a 429 after its Retry-After) was not swallowed.
+ */
 function swallowed(t: ReconcileTrace): boolean {
-  return !t.error && t.calls.some((c) => c.fault !== undefined && c.code >= 400);
+  if (t.error) return false;
+  return t.calls.some(
+    (c, i) =>
+      c.fault !== undefined &&
+      c.code >= 400 &&
+      !t.calls
+        .slice(i + 1)
+        .some(
+          (r) =>
+            r.code < 300 &&
+            r.verb === c.verb &&
+            r.resource === c.resource &&
+            r.subresource === c.subresource &&
+            r.namespace === c.namespace &&
+            r.name === c.name,
+        ),
+  );
 }
 
 function apiCalls(r: SimulationResult): number {
@@ -220,9 +252,14 @@ function keyOf(o: KubeObject): string {
  * generated names differ from run to run).
  */
 function stateOf(r: SimulationResult): Map<string, unknown> {
+  return compareState(r.objects, r.owned);
+}
+
+/** The compared state of a reconciler's own objects and the objects they own (stateOf). */
+export function compareState(objects: KubeObject[], owned: KubeObject[]): Map<string, unknown> {
   return new Map([
-    ...r.objects.map((o) => [keyOf(o), normalize(o)] as const),
-    ...r.owned.map((o) => {
+    ...objects.map((o) => [keyOf(o), normalize(o)] as const),
+    ...owned.map((o) => {
       const { status: _status, ...rest } = o;
       return [keyOf(o), normalize(rest)] as const;
     }),
