@@ -28,6 +28,9 @@ export function goFaultTarget(stops: GoStop[], held: boolean): FaultTarget | und
   if (p.phase !== 'write' && p.phase !== 'status' && p.phase !== 'read') return undefined;
   // Not in the audit record (the answer was not found): nothing to match the next call on.
   if (c.resource === undefined) return undefined;
+  // After a create that succeeded the object exists: its next identical call would never come,
+  // and a rule without the name (a create's request has none) would fail another object's.
+  if (c.verb === 'create' && c.code !== undefined && c.code < 300) return undefined;
   return {
     // Server-side apply is a PATCH to the apiserver.
     verb: c.verb === 'apply' ? 'patch' : c.verb,

@@ -65,6 +65,12 @@ describe('Go debugger: "Fail the next call with…"', () => {
       undefined,
     );
     assert.equal(goFaultTarget([stop('write', { verb: 'apply' })], true)?.verb, 'patch');
+    // A create that succeeded is not made again; one that failed is retried.
+    assert.equal(goFaultTarget([stop('write', { verb: 'create', code: 201 })], true), undefined);
+    assert.equal(
+      goFaultTarget([stop('write', { verb: 'create', code: 403 })], true)?.verb,
+      'create',
+    );
   });
 
   it("fails the manager's next identical call once, and no other client's", () => {
