@@ -7,7 +7,7 @@
 import type { FaultRule } from '../cluster/faults';
 import type { KubeObject } from '../cluster/types';
 import { simulate, type SimulationOptions, type SimulationResult } from './simulation';
-import { diffObjects, type ReconcileTrace } from './trace';
+import { diffObjects, type ApiCall, type ReconcileTrace } from './trace';
 
 /** One fault class: a name (the report's `fault`) and the rules that provoke it. */
 export interface FaultClass {
@@ -182,8 +182,9 @@ export function judge(
 }
 
 /**
- * A reconcile that met an injected failure yet reported success: the error went nowhere. A call
- * retried until it succeeded (client-go retries a 429 after its Retry-After) was not swallowed.
+ * A reconcile that met an injected failure yet reported success: the error went nowhere. A 429
+ * or 5xx the client retried until it succeeded was not swallowed: client-go's request retries
+ * those itself when the answer says Retry-After (rest.checkWait); other codes it hands back.
  */
 function swallowed(t: ReconcileTrace): boolean {
   if (t.error) return false;
@@ -191,17 +192,20 @@ function swallowed(t: ReconcileTrace): boolean {
     (c, i) =>
       c.fault !== undefined &&
       c.code >= 400 &&
-      !t.calls
-        .slice(i + 1)
-        .some(
-          (r) =>
-            r.code < 300 &&
-            r.verb === c.verb &&
-            r.resource === c.resource &&
-            r.subresource === c.subresource &&
-            r.namespace === c.namespace &&
-            r.name === c.name,
-        ),
+      !((c.code === 429 || c.code >= 500) && retried(c, t.calls.slice(i + 1))),
+  );
+}
+
+/** The same request answered with success later on. */
+function retried(c: ApiCall, later: ApiCall[]): boolean {
+  return later.some(
+    (r) =>
+      r.code < 300 &&
+      r.verb === c.verb &&
+      r.resource === c.resource &&
+      r.subresource === c.subresource &&
+      r.namespace === c.namespace &&
+      r.name === c.name,
   );
 }
 

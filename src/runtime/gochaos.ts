@@ -58,6 +58,8 @@ export interface GoChaosOptions {
   durationMs?: number;
   /** A run is steady once the manager has written nothing for this long. */
   settleMs?: number;
+  /** The fake kubelet's delay before a running pod is Ready (default 300 ms). */
+  podReadyDelayMs?: number;
   seed?: number;
   classes?: FaultClass[];
   /** Told when each run starts ('baseline', then the fault's name). */
@@ -125,7 +127,10 @@ export function goCase(fault: string, base: GoRun, run: GoRun): ChaosCase {
     new Set(base.findings.map((f) => f.kind)),
     run,
   );
-  const findings = run.exit ? [...verdict.findings, 'exited'] : verdict.findings;
+  const findings = [...verdict.findings];
+  if (run.exit) findings.push('exited');
+  // Cut at the duration while the baseline settled: a longer --duration may tell another story.
+  else if (!run.steady && base.steady) findings.push('not-settled');
   return {
     fault,
     converged: verdict.converged,
@@ -153,7 +158,7 @@ interface RunOptions extends GoChaosOptions {
 
 /** A fresh cluster with the manifests, the manager against it until steady, what it left. */
 async function runGoManager(o: RunOptions): Promise<GoRun> {
-  const cluster = new Cluster({ podReadyDelayMs: POD_READY_DELAY_MS });
+  const cluster = new Cluster({ podReadyDelayMs: o.podReadyDelayMs ?? POD_READY_DELAY_MS });
   const server = await startServer({
     cluster,
     host: '127.0.0.1',
@@ -193,7 +198,12 @@ async function runGoManager(o: RunOptions): Promise<GoRun> {
     const durationMs = o.durationMs ?? DEFAULT_GO_DURATION_MS;
     const settleMs = o.settleMs ?? DEFAULT_GO_SETTLE_MS;
     let steady = false;
-    while (!exit && !(steady = activity.steady(Date.now(), settleMs)))
+    const quiet = () => {
+      const now = Date.now();
+      if (!activity.steady(now, settleMs)) return false;
+      return !requeueDue(observed, now + settleMs);
+    };
+    while (!exit && !(steady = quiet()))
       if (Date.now() - started >= durationMs) break;
       else await new Promise((r) => setTimeout(r, POLL_MS));
     const metrics = exit ? undefined : await proc.scrape().catch(() => undefined);
@@ -277,6 +287,16 @@ const WRITES = new Set<AuditEvent['verb']>([
   'delete',
   'deletecollection',
 ]);
+
+/**
+ * A reconcile the manager has scheduled for `t` or before (a RequeueAfter or a backoff, from its
+ * logs) that has not started yet: a manager waiting on one is not steady, however quiet it is.
+ * A reconcile of the key in between takes its place, as in controller-runtime's priority queue,
+ * where a key has one entry and an add that is ready now replaces a later one.
+ */
+export function requeueDue(observed: ObservedManager, t: number): boolean {
+  return observed.all().some((c) => [...c.waiting.values()].some((w) => w.readyAt <= t));
+}
 
 /** controller-runtime's `controller_runtime_reconcile_total`, every controller and result. */
 export function reconcileTotal(samples: Sample[]): number | undefined {

@@ -30,6 +30,9 @@ describe('chaos --go on the sample operator', { timeout: 300_000 }, async () => 
           join(SAMPLE, 'config/samples/apps_v1_webapp_blog.yaml'),
         ],
         durationMs: 15_000,
+        // Pods Ready a second after they run: the manager updates the Deployment meanwhile, so
+        // the quota class's refused update is sure to happen.
+        podReadyDelayMs: 1000,
         classes: FAULT_CLASSES.filter((c) =>
           ['write-conflict', 'quota-exhausted'].includes(c.fault),
         ),

@@ -14,9 +14,12 @@ import {
   goCase,
   ownedBy,
   reconcileTotal,
+  requeueDue,
   type GoRun,
 } from '../../src/runtime/gochaos';
+import { ObservedManager } from '../../src/runtime/observedcontroller';
 import type { ApiCall, ReconcileTrace } from '../../src/runtime/trace';
+import { parseZapLine } from '../../src/runtime/zaplog';
 
 const webapp = (phase: string, ready: number, rv = '10'): KubeObject => ({
   apiVersion: 'apps.example.com/v1',
@@ -122,6 +125,13 @@ test('an injected failure a reconcile hid is errors-swallowed; one retried until
   const failed = call({ code: 403, fault: 'quota-exhausted' });
   const hid = goCase('quota-exhausted', run(), run({ traces: [trace([failed])] }));
   assert.deepEqual(hid.findings, ['errors-swallowed']);
+  // client-go hands a 403 back: a success of the same request after it is another attempt's.
+  const again = goCase(
+    'quota-exhausted',
+    run(),
+    run({ traces: [trace([failed, call({ at: 1000 })])] }),
+  );
+  assert.deepEqual(again.findings, ['errors-swallowed']);
   // client-go retries a 429 after its Retry-After: the reconcile saw the update succeed.
   const throttled = call({ code: 429, fault: 'throttling' });
   const retried = goCase(
@@ -154,6 +164,44 @@ test('a manager that exited mid-run is said so in the findings and the diff', ()
   assert.ok(c.findings.includes('exited'));
   assert.match(c.diff, /^the manager exited: panic: boom/);
   assert.match(c.diff, /WebApp default\/blog: missing/);
+});
+
+test('a case cut at the duration while the baseline settled is not-settled', () => {
+  assert.deepEqual(goCase('stale-cache', run(), run({ steady: false })).findings, ['not-settled']);
+  // When the baseline never settled either, every run was cut: nothing to say per case.
+  assert.deepEqual(
+    goCase('stale-cache', run({ steady: false }), run({ steady: false })).findings,
+    [],
+  );
+});
+
+test('a requeue is due until the key is reconciled again', () => {
+  const T0 = Date.parse('2026-12-01T00:00:00Z');
+  const m = new ObservedManager('go-operator', 0);
+  const log = (at: number, msg: string, reconcileID: string) =>
+    m.onLog(
+      parseZapLine(
+        JSON.stringify({
+          level: 'Level(-5)',
+          ts: new Date(T0 + at).toISOString(),
+          msg,
+          controller: 'webapp',
+          controllerGroup: 'apps.example.com',
+          controllerKind: 'WebApp',
+          namespace: 'default',
+          name: 'blog',
+          reconcileID,
+        }),
+      )!,
+    );
+  log(0, 'Reconciling', 'r1');
+  log(10, 'Reconcile done, requeueing after 5s', 'r1');
+  assert.equal(requeueDue(m, T0 + 3000), false, 'not due before the window reaches it');
+  assert.equal(requeueDue(m, T0 + 5010), true);
+  // A reconcile of the key (a watch event) takes the queued entry's place.
+  log(2000, 'Reconciling', 'r2');
+  log(2005, 'Reconcile successful', 'r2');
+  assert.equal(requeueDue(m, T0 + 7000), false);
 });
 
 test('the baseline of a manager still writing at the duration has no steady time', () => {
