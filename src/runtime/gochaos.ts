@@ -27,7 +27,7 @@ import {
 } from './chaos';
 import { GO_OPERATOR_USER, GoManagerProcess, freePort, type ManagerExit } from './goprocess';
 import { goBuild } from './gotoolchain';
-import { ObservedManager } from './observedcontroller';
+import { ObservedManager, type ObservedController } from './observedcontroller';
 import { observedFindings, typeOf } from './observedfindings';
 import type { Sample } from './promtext';
 import type { ReconcileTrace } from './trace';
@@ -294,7 +294,10 @@ const WRITES = new Set<AuditEvent['verb']>([
  * A reconcile of the key in between takes its place, as in controller-runtime's priority queue,
  * where a key has one entry and an add that is ready now replaces a later one.
  */
-export function requeueDue(observed: ObservedManager, t: number): boolean {
+export function requeueDue(
+  observed: { all(): Array<Pick<ObservedController, 'waiting'>> },
+  t: number,
+): boolean {
   return observed.all().some((c) => [...c.waiting.values()].some((w) => w.readyAt <= t));
 }
 

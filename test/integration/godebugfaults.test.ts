@@ -9,22 +9,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Cluster } from '../../src/cluster/cluster';
+import type { Cluster } from '../../src/cluster/cluster';
 import { FaultInjector } from '../../src/cluster/faults';
-import { writeKubeconfigFile } from '../../src/cluster/kubeconfig';
-import { loadManifests } from '../../src/cluster/manifests';
 import { startServer, type ServerHandle } from '../../src/cluster/server';
 import { DELVE_MISSING, findDelve } from '../../src/runtime/godebug/delve';
-import { findReconcileSymbols } from '../../src/runtime/godebug/reconcilers';
-import { GoDebugSession } from '../../src/runtime/godebug/session';
-import { controllerRuntimeOf, resolvePhaseSymbols } from '../../src/runtime/godebug/symbols';
-import { freePort } from '../../src/runtime/goprocess';
 import { GoDebugFaults } from '../../src/vscode/model/godebugfaults';
 import type { GoStop } from '../../src/vscode/model/godebugview';
-import { ROOT } from './serve';
-
-const SAMPLE = join(ROOT, 'samples', 'quota-operator');
-const USER = 'go-operator';
+import { USER, blogCluster, sampleSession } from './godebugsample';
 
 describe('Go debugger: a fault for the held call', async () => {
   const dlv = await findDelve();
@@ -37,11 +28,7 @@ describe('Go debugger: a fault for the held call', async () => {
   before(async () => {
     if (skip) return;
     // Pods never turn Ready during the test: every pass updates the Deployment.
-    cluster = new Cluster({ podReadyDelayMs: 3_600_000 });
-    loadManifests(cluster, [
-      join(SAMPLE, 'config/crd/bases'),
-      join(SAMPLE, 'config/samples/apps_v1_webapp_blog.yaml'),
-    ]);
+    cluster = blogCluster(3_600_000);
     server = await startServer({ cluster, faults: injector });
     server.addUser(USER);
     dir = mkdtempSync(join(tmpdir(), 'rs-godebugfaults-'));
@@ -58,19 +45,7 @@ describe('Go debugger: a fault for the held call', async () => {
     "fails the manager's next update of the held Deployment with a Conflict",
     { skip, timeout: 900_000 },
     async () => {
-      const cr = await controllerRuntimeOf(SAMPLE);
-      const kubeconfig = join(dir, `${USER}.kubeconfig`);
-      writeKubeconfigFile(kubeconfig, server.kubeconfig(USER, USER));
-      const s = new GoDebugSession({
-        dlv: dlv!,
-        moduleDir: SAMPLE,
-        kubeconfig,
-        metricsPort: await freePort(),
-        symbols: resolvePhaseSymbols(cr.version, cr.dir),
-        reconcilers: await findReconcileSymbols(SAMPLE),
-        audit: server.audit,
-        user: USER,
-      });
+      const s = await sampleSession(dlv!, server, dir);
       const faults = new GoDebugFaults(() => injector);
       const stops: GoStop[] = [];
       const step = async () => {

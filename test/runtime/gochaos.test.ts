@@ -17,9 +17,7 @@ import {
   requeueDue,
   type GoRun,
 } from '../../src/runtime/gochaos';
-import { ObservedManager } from '../../src/runtime/observedcontroller';
 import type { ApiCall, ReconcileTrace } from '../../src/runtime/trace';
-import { parseZapLine } from '../../src/runtime/zaplog';
 
 const webapp = (phase: string, ready: number, rv = '10'): KubeObject => ({
   apiVersion: 'apps.example.com/v1',
@@ -175,33 +173,14 @@ test('a case cut at the duration while the baseline settled is not-settled', () 
   );
 });
 
-test('a requeue is due until the key is reconciled again', () => {
-  const T0 = Date.parse('2026-12-01T00:00:00Z');
-  const m = new ObservedManager('go-operator', 0);
-  const log = (at: number, msg: string, reconcileID: string) =>
-    m.onLog(
-      parseZapLine(
-        JSON.stringify({
-          level: 'Level(-5)',
-          ts: new Date(T0 + at).toISOString(),
-          msg,
-          controller: 'webapp',
-          controllerGroup: 'apps.example.com',
-          controllerKind: 'WebApp',
-          namespace: 'default',
-          name: 'blog',
-          reconcileID,
-        }),
-      )!,
-    );
-  log(0, 'Reconciling', 'r1');
-  log(10, 'Reconcile done, requeueing after 5s', 'r1');
-  assert.equal(requeueDue(m, T0 + 3000), false, 'not due before the window reaches it');
-  assert.equal(requeueDue(m, T0 + 5010), true);
-  // A reconcile of the key (a watch event) takes the queued entry's place.
-  log(2000, 'Reconciling', 'r2');
-  log(2005, 'Reconcile successful', 'r2');
-  assert.equal(requeueDue(m, T0 + 7000), false);
+test('a requeue the manager logged is due from its time until the key is reconciled again', () => {
+  // ObservedManager keeps a key waiting from its RequeueAfter (or backoff) until its next start.
+  const waiting = new Map([['default/blog', { readyAt: 5010, reason: { kind: 'requeueAfter' } }]]);
+  const observed = { all: () => [{ waiting }, { waiting: new Map() }] };
+  assert.equal(requeueDue(observed, 3000), false, 'not due before the window reaches it');
+  assert.equal(requeueDue(observed, 5010), true);
+  waiting.delete('default/blog');
+  assert.equal(requeueDue(observed, 7000), false);
 });
 
 test('the baseline of a manager still writing at the duration has no steady time', () => {
