@@ -130,7 +130,8 @@ export interface DebuggerState {
   findings: FindingView[];
   /**
    * The call held before it happens that a fault can be injected into (a write or status write
-   * of a TypeScript reconciler on the embedded cluster), e.g. "update configmaps default/cfg".
+   * of a TypeScript reconciler on the embedded cluster; a Go operator's held write, status write
+   * or server read, whose next identical call the fault is for), e.g. "update configmaps default/cfg".
    */
   faultTarget?: string;
   /** What the session runs, so a restored panel can start it again (absent before any run). */

@@ -23,9 +23,14 @@ Options:
   --seed N              seed of the faults' probability draws (default 1)
   --json                print the report as one JSON document
   --in-process          run the reconciler in this thread (faster)
-  -h, --help            show this help`;
+  -h, --help            show this help
+
+For a Go operator: reconcile-studio chaos --go DIR --manifests PATH... (see chaos --go DIR --help).`;
 
 export async function run(argv: string[]): Promise<number> {
+  // A Go operator's report (gochaos.ts) runs its manager on the real clock.
+  if (argv.some((a) => a === '--go' || a.startsWith('--go=')))
+    return (await import('./gochaos')).run(argv);
   const args = parseRunArgs(
     'chaos',
     argv,

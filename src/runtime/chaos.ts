@@ -7,7 +7,7 @@
 import { INJECTED_QUOTA, type FaultRule } from '../cluster/faults';
 import type { KubeObject } from '../cluster/types';
 import { simulate, type SimulationOptions, type SimulationResult } from './simulation';
-import { diffObjects, type ReconcileTrace } from './trace';
+import { diffObjects, type ApiCall, type ReconcileTrace } from './trace';
 
 /** One fault class: a name (the report's `fault`) and the rules that provoke it. */
 export interface FaultClass {
@@ -154,17 +154,13 @@ export async function chaos(opts: ChaosOptions): Promise<ChaosReport> {
   for (const c of classes) {
     const run = await simulate({ ...sim, faults: c.rules });
     onRun?.(c.fault, run);
-    const diff = diffStates(expected, stateOf(run));
-    const converged = diff.length === 0;
-    const findings: string[] = [
-      ...new Set(run.findings.map((f) => f.kind).filter((k) => !baseFindings.has(k))),
-    ];
-    if (run.traces.some(swallowed)) findings.push('errors-swallowed');
-    if (
-      (!baseLostStatus && run.traces.some(statusWriteLost)) ||
-      diff.some((l) => / \.status[.[]/.test(l) || / \.status:/.test(l))
-    )
-      findings.push('lost-status');
+    const { converged, findings, diff } = judge(
+      expected,
+      stateOf(run),
+      baseFindings,
+      run,
+      baseLostStatus,
+    );
     cases.push({
       fault: c.fault,
       converged,
@@ -172,7 +168,7 @@ export async function chaos(opts: ChaosOptions): Promise<ChaosReport> {
       reconciles: run.traces.length,
       apiCalls: apiCalls(run),
       findings,
-      diff: diff.join('\n'),
+      diff,
     });
   }
   return {
@@ -186,9 +182,57 @@ export async function chaos(opts: ChaosOptions): Promise<ChaosReport> {
   };
 }
 
-/** A reconcile that met an injected failure yet reported success: the error went nowhere. */
+/**
+ * One case against the baseline, on either clock: converged when its state is the baseline's;
+ * findings are the finding kinds the baseline lacks plus the report's own.
+ */
+export function judge(
+  expected: Map<string, unknown>,
+  state: Map<string, unknown>,
+  baseFindings: ReadonlySet<string>,
+  run: { findings: Array<{ kind: string }>; traces: ReconcileTrace[] },
+  /** The baseline itself loses a status write: then only a lost status in the state counts. */
+  baseLostStatus = false,
+): Pick<ChaosCase, 'converged' | 'findings' | 'diff'> {
+  const diff = diffStates(expected, state);
+  const findings: string[] = [
+    ...new Set(run.findings.map((f) => f.kind).filter((k) => !baseFindings.has(k))),
+  ];
+  if (run.traces.some(swallowed)) findings.push('errors-swallowed');
+  if (
+    (!baseLostStatus && run.traces.some(statusWriteLost)) ||
+    diff.some((l) => / \.status[.[]/.test(l) || / \.status:/.test(l))
+  )
+    findings.push('lost-status');
+  return { converged: diff.length === 0, findings, diff: diff.join('\n') };
+}
+
+/**
+ * A reconcile that met an injected failure yet reported success: the error went nowhere. A 429
+ * or 5xx the client retried until it succeeded was not swallowed: client-go's request retries
+ * those itself when the answer says Retry-After (rest.checkWait); other codes it hands back.
+ */
 export function swallowed(t: ReconcileTrace): boolean {
-  return !t.error && t.calls.some((c) => c.fault !== undefined && c.code >= 400);
+  if (t.error) return false;
+  return t.calls.some(
+    (c, i) =>
+      c.fault !== undefined &&
+      c.code >= 400 &&
+      !((c.code === 429 || c.code >= 500) && retried(c, t.calls.slice(i + 1))),
+  );
+}
+
+/** The same request answered with success later on. */
+function retried(c: ApiCall, later: ApiCall[]): boolean {
+  return later.some(
+    (r) =>
+      r.code < 300 &&
+      r.verb === c.verb &&
+      r.resource === c.resource &&
+      r.subresource === c.subresource &&
+      r.namespace === c.namespace &&
+      r.name === c.name,
+  );
 }
 
 /** A reconcile whose status write failed yet reported success: nothing will write it again. */
@@ -243,9 +287,14 @@ function keyOf(o: KubeObject): string {
  * generated names differ from run to run).
  */
 function stateOf(r: SimulationResult): Map<string, unknown> {
+  return compareState(r.objects, r.owned);
+}
+
+/** The compared state of a reconciler's own objects and the objects they own (stateOf). */
+export function compareState(objects: KubeObject[], owned: KubeObject[]): Map<string, unknown> {
   return new Map([
-    ...r.objects.map((o) => [keyOf(o), normalize(o)] as const),
-    ...r.owned.map((o) => {
+    ...objects.map((o) => [keyOf(o), normalize(o)] as const),
+    ...owned.map((o) => {
       const { status: _status, ...rest } = o;
       return [keyOf(o), normalize(rest)] as const;
     }),

@@ -82,3 +82,33 @@ export function parseBuildErrors(output: string, cwd: string): BuildError[] {
   }
   return out;
 }
+
+export interface GoBuild {
+  ok: boolean;
+  /** What `go build` printed (its errors when it failed). */
+  output: string;
+  errors: BuildError[];
+}
+
+/**
+ * `go build -o OUT PKG` in `cwd`: one build that many runs of the manager share (the chaos
+ * report starts it ten times; `go run` would link it ten times).
+ */
+export function goBuild(
+  cwd: string,
+  out: string,
+  pkg = './cmd',
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<GoBuild> {
+  return new Promise((resolve) => {
+    execFile(
+      'go',
+      ['build', '-o', out, pkg],
+      { cwd, env, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => {
+        const output = `${stdout}${stderr}`;
+        resolve({ ok: !err, output, errors: err ? parseBuildErrors(output, cwd) : [] });
+      },
+    );
+  });
+}

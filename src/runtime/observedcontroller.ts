@@ -297,6 +297,7 @@ export class ObservedManager {
       code: ev.code,
       ...(ev.reason ? { reason: ev.reason } : {}),
       ...(ev.message ? { message: ev.message } : {}),
+      ...(ev.fault ? { fault: ev.fault } : {}),
       source: 'server',
       at: ev.start,
       ...(ev.end !== undefined ? { wallMs: ev.end - ev.start } : {}),

@@ -19,7 +19,8 @@ export function observedFindings(observed: ObservedManager, cluster: Cluster): F
   });
 }
 
-function typeOf(cluster: Cluster, group: string, kind: string): TypeRef | undefined {
+/** The type a controller reconciles, from its logged group and kind and the cluster's resources. */
+export function typeOf(cluster: Cluster, group: string, kind: string): TypeRef | undefined {
   const r = cluster.resources().find((x) => x.group === group && x.kind === kind);
   if (!r) return undefined;
   return { apiVersion: group ? `${group}/${r.version}` : r.version, kind };

@@ -8,6 +8,7 @@
  */
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import type { FaultInjector } from '../cluster/faults';
 import { writeKubeconfigFile } from '../cluster/kubeconfig';
 import {
   PHASES,
@@ -26,6 +27,8 @@ import type { ClusterSession } from './clustersession';
 import { DebuggerPanel } from './debuggerpanel';
 import { pickModule } from './gooperator';
 import { OUTCOME_TO_RUNTIME } from './model/traceview';
+import { describeCall } from './model/debuggerfaults';
+import { GoDebugFaults } from './model/godebugfaults';
 import { goDebuggerState, type GoStop } from './model/godebugview';
 import { restoredMessage } from './model/restoredsession';
 import type { Logger } from './output';
@@ -159,6 +162,8 @@ export class GoDebugController implements vscode.Disposable {
   private thaw: (() => void) | undefined;
   private moduleDir: string | undefined;
   private readonly disposables: vscode.Disposable[] = [];
+  private injector: FaultInjector | undefined;
+  private readonly faults = new GoDebugFaults(() => this.injector);
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -193,6 +198,7 @@ export class GoDebugController implements vscode.Disposable {
   }
 
   state(): DebuggerState {
+    const target = this.faults.target(this.stops, this.status === 'held');
     const state = goDebuggerState({
       status: this.status,
       message: this.message,
@@ -204,6 +210,7 @@ export class GoDebugController implements vscode.Disposable {
       inspected: this.inspected,
       breakpoints: this.breakpointsShown,
       findings: this.findings.views,
+      ...(target ? { faultTarget: describeCall(target) } : {}),
     });
     return this.moduleDir ? { ...state, source: { backend: 'go', module: this.moduleDir } } : state;
   }
@@ -259,6 +266,8 @@ export class GoDebugController implements vscode.Disposable {
     const server = this.clusters.server;
     if (!server) throw new Error('Debug Go Operator needs the fake cluster served over HTTPS.');
     server.addUser(GO_DEBUG_USER);
+    // The served cluster's fault injector (the faults file's): "Fail the next call with…" adds to it.
+    this.injector = await this.clusters.faults?.load();
     const kubeconfig = join(this.context.globalStorageUri.fsPath, 'go-debug.kubeconfig');
     writeKubeconfigFile(kubeconfig, server.kubeconfig('reconcile-studio', GO_DEBUG_USER));
     this.moduleDir = moduleDir;
@@ -319,10 +328,11 @@ export class GoDebugController implements vscode.Disposable {
       return;
     }
     if (msg.type === 'showSource') return this.showSource();
-    if (msg.type === 'injectFault')
-      throw new Error(
-        'Failing a held call is for TypeScript reconcilers on the embedded cluster. For a Go operator, write the fault in .reconcile-studio/faults.yaml.',
-      );
+    if (msg.type === 'injectFault') {
+      this.message = this.faults.inject(this.stops, this.status === 'held', msg.fault);
+      this.changed.fire(this.state());
+      return;
+    }
     if (msg.type === 'inspect' || msg.type === 'openFinding') {
       const id =
         msg.type === 'inspect' ? msg.id : this.traceOfFinding(this.findings.traceIds[msg.index]);

@@ -11,22 +11,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createCluster } from '../../src/cluster/builtins';
 import type { Cluster } from '../../src/cluster/cluster';
-import { writeKubeconfigFile } from '../../src/cluster/kubeconfig';
-import { loadManifests } from '../../src/cluster/manifests';
 import { startServer, type ServerHandle } from '../../src/cluster/server';
 import { DELVE_MISSING, findDelve } from '../../src/runtime/godebug/delve';
 import type { GoPhase } from '../../src/runtime/godebug/phases';
-import { findReconcileSymbols } from '../../src/runtime/godebug/reconcilers';
-import { GoDebugSession } from '../../src/runtime/godebug/session';
-import { controllerRuntimeOf, resolvePhaseSymbols } from '../../src/runtime/godebug/symbols';
-import { freePort } from '../../src/runtime/goprocess';
+import type { GoDebugSession } from '../../src/runtime/godebug/session';
 import { parseZapLine } from '../../src/runtime/zaplog';
-import { ROOT } from './serve';
-
-const SAMPLE = join(ROOT, 'samples', 'quota-operator');
-const USER = 'go-operator';
+import { USER, blogCluster, sampleSession } from './godebugsample';
 
 /** Running, as opposed to gone or a zombie waiting for a parent that no longer exists to reap it. */
 function alive(pid: number): boolean {
@@ -47,12 +38,7 @@ describe('Go debugger: the sample manager under Delve', async () => {
 
   before(async () => {
     if (skip) return;
-    cluster = createCluster({ podReadyDelayMs: 200 });
-    // Only blog: its first reconcile is the one stepped through.
-    loadManifests(cluster, [
-      join(SAMPLE, 'config/crd/bases'),
-      join(SAMPLE, 'config/samples/apps_v1_webapp_blog.yaml'),
-    ]);
+    cluster = blogCluster(200);
     server = await startServer({ cluster });
     server.addUser(USER);
     dir = mkdtempSync(join(tmpdir(), 'rs-godebug-'));
@@ -65,21 +51,7 @@ describe('Go debugger: the sample manager under Delve', async () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function session(): Promise<GoDebugSession> {
-    const cr = await controllerRuntimeOf(SAMPLE);
-    const kubeconfig = join(dir, `${USER}.kubeconfig`);
-    writeKubeconfigFile(kubeconfig, server.kubeconfig(USER, USER));
-    return new GoDebugSession({
-      dlv: dlv!,
-      moduleDir: SAMPLE,
-      kubeconfig,
-      metricsPort: await freePort(),
-      symbols: resolvePhaseSymbols(cr.version, cr.dir),
-      reconcilers: await findReconcileSymbols(SAMPLE),
-      audit: server.audit,
-      user: USER,
-    });
-  }
+  const session = (): Promise<GoDebugSession> => sampleSession(dlv!, server, dir);
 
   it(
     'steps the first reconcile of default/blog phase by phase',

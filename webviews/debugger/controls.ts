@@ -141,7 +141,8 @@ function toggleBreakpoint(v: View, kind: 'phase' | 'outcome', value: string): vo
 
 /**
  * "Fail the next call with…" / "Delay it": enabled while held before a write or status write of a
- * TypeScript reconciler on the embedded cluster (the host says which call in `faultTarget`).
+ * TypeScript reconciler, or at a Go operator's write, status write or server read, on the
+ * embedded cluster (the host says which call in `faultTarget`).
  */
 export function faultControls(v: View): HTMLElement {
   const target = v.state.faultTarget;
@@ -157,7 +158,7 @@ export function faultControls(v: View): HTMLElement {
       {
         title: target
           ? `The held call: ${target}`
-          : 'Hold before a write or status write (TypeScript reconcilers on the embedded cluster)',
+          : 'Hold at a write or status write (or, for a Go operator, a read the API server answers) on the embedded cluster',
       },
       target ? `Fail the next call (${target}) with:` : 'Fail the next call with:',
     ),

@@ -19,6 +19,11 @@ export interface GoCall {
   message?: string;
   before?: unknown;
   after?: unknown;
+  /** From the cluster's record of a server call: the resource (plural) and the client's user agent. */
+  resource?: string;
+  userAgent?: string;
+  /** The injected fault (cluster/faults.ts) that failed or delayed it, by name. */
+  fault?: string;
 }
 
 export interface GoResult {

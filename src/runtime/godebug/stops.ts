@@ -207,6 +207,9 @@ export class PhaseReader {
     call.message = ev.message;
     call.before = ev.before;
     call.after = ev.after;
+    call.resource = ev.resource;
+    call.userAgent = ev.userAgent;
+    if (ev.fault !== undefined) call.fault = ev.fault;
   }
 
   private async frames(threadId: number): Promise<Frame[]> {

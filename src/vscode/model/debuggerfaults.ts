@@ -4,9 +4,23 @@
  * meets the apiserver's own Status for the code exactly as a faults-file rule would make it. No
  * vscode import: tested in plain Node.
  */
+import type { AuditVerb } from '../../cluster/audit';
 import type { FaultRule } from '../../cluster/faults';
 import type { DebuggerFault } from '../../protocol';
-import type { ApiCall } from '../../runtime/trace';
+
+/**
+ * The call a fault is made for, as the cluster will see it: a TypeScript reconciler's held call
+ * (an ApiCall), or a Go manager's as the audit record showed it (with its user agent, so the
+ * rule hits that process only).
+ */
+export interface FaultTarget {
+  verb: AuditVerb;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  userAgent?: string;
+}
 
 /** How long "Delay it" holds the answer back, on the cluster's (virtual) clock. */
 export const DEBUGGER_DELAY_MS = 2000;
@@ -36,7 +50,7 @@ const ERRORS: Record<Exclude<DebuggerFault, 'delay'>, NonNullable<FaultRule['err
 };
 
 /** The one-shot rule that makes the held `call` fail (or answer late) when it is made. */
-export function faultRuleFor(call: ApiCall, fault: DebuggerFault, seq: number): FaultRule {
+export function faultRuleFor(call: FaultTarget, fault: DebuggerFault, seq: number): FaultRule {
   return {
     name: `debugger-${seq}: ${DEBUGGER_FAULT_LABELS[fault]}`,
     match: {
@@ -46,6 +60,7 @@ export function faultRuleFor(call: ApiCall, fault: DebuggerFault, seq: number): 
       namespace: call.namespace,
       // A create's request names no object yet (the name is in its body).
       ...(call.verb === 'create' ? {} : { name: call.name }),
+      ...(call.userAgent !== undefined ? { userAgent: call.userAgent } : {}),
     },
     times: 1,
     ...(fault === 'delay' ? { latencyMs: DEBUGGER_DELAY_MS } : { error: ERRORS[fault] }),
@@ -54,7 +69,7 @@ export function faultRuleFor(call: ApiCall, fault: DebuggerFault, seq: number): 
 }
 
 /** "update configmaps/status default/cfg": the held call, as the controls name it. */
-export function describeCall(call: ApiCall): string {
+export function describeCall(call: FaultTarget): string {
   const res = call.subresource ? `${call.resource}/${call.subresource}` : call.resource;
   const key = call.namespace ? `${call.namespace}/${call.name}` : call.name;
   return `${call.verb} ${res} ${key}`;

@@ -42,7 +42,7 @@ export function goReconcileView(controller: string, stops: GoStop[], held: boole
     if (!p.call) continue;
     // Delve's stops name the kind; the views' resource column shows what the call was about.
     const c = { ...p.call, resource: p.call.kind, code: p.call.code ?? 0 };
-    calls.push(apiCallView(c, p.phase, 0));
+    calls.push(apiCallView(c, p.phase, 0, p.call.fault));
     if (p.phase === 'write' || p.phase === 'status')
       writes.push(
         writeView(
@@ -112,6 +112,8 @@ export function goDebuggerState(opts: {
   inspected?: string;
   breakpoints: DebuggerState['breakpoints'];
   findings: FindingView[];
+  /** The held call "Fail the next call with…" would target (godebugfaults.ts), described. */
+  faultTarget?: string;
 }): DebuggerState {
   const stepped = opts.stops.length
     ? goReconcileView(opts.reconciler ?? 'go', opts.stops, opts.held)
@@ -133,5 +135,6 @@ export function goDebuggerState(opts: {
     breakpoints: opts.breakpoints,
     charts: { queueDepth: [], latencyMs: [] },
     findings: opts.findings,
+    ...(opts.faultTarget ? { faultTarget: opts.faultTarget } : {}),
   };
 }

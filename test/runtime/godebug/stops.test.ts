@@ -118,3 +118,88 @@ describe("Go debugger: a phase's source line", () => {
     });
   });
 });
+
+describe('Go debugger: a write stop', () => {
+  it('carries the resource, user agent and injected fault of its request from the audit record', async () => {
+    const ch = channel(
+      [
+        {
+          name: 'client.(*client).Update',
+          path: `${CR}/pkg/client/client.go`,
+          line: 210,
+        },
+        {
+          name: 'controller.(*WebAppReconciler).Reconcile',
+          path: `${MODULE}/internal/controller/webapp_controller.go`,
+          line: 80,
+        },
+      ],
+      [
+        {
+          name: 'obj',
+          value:
+            '*k8s.io/api/apps/v1.Deployment {TypeMeta: v1.TypeMeta {}, ObjectMeta: v1.ObjectMeta {Name: "blog", GenerateName: "", Namespace: "default", …',
+          type: 'client.Object(*k8s.io/api/apps/v1.Deployment)',
+        },
+      ],
+    );
+    // The step out of the call stops again at once.
+    ch.nextStop = () => Promise.resolve({ reason: 'step', threadId: 1 });
+    const ev = {
+      seq: 1,
+      auditID: 'a1',
+      stage: 'ResponseComplete' as const,
+      user: 'go-operator-debug',
+      userAgent: 'main/v0.0.0 (linux/amd64) kubernetes/$Format',
+      verb: 'update' as const,
+      requestURI: '/apis/apps/v1/namespaces/default/deployments/blog',
+      apiVersion: 'apps/v1',
+      resource: 'deployments',
+      subresource: '',
+      namespace: 'default',
+      name: 'blog',
+      code: 409,
+      reason: 'Conflict',
+      fault: 'debugger-1: Conflict',
+      start: 1,
+    };
+    const r = new PhaseReader(ch, {
+      moduleDir: MODULE,
+      symbols: {
+        version: 'v0.24.1',
+        dir: CR,
+        functions: [
+          {
+            name: 'sigs.k8s.io/controller-runtime/pkg/client.(*client).Update',
+            role: 'write',
+            method: 'Update',
+          },
+        ],
+        lines: [],
+      },
+      reconcilers: [],
+      audit: { events: () => [ev] },
+      user: 'go-operator-debug',
+    });
+    const p = await r.phaseAt({ reason: 'function breakpoint', threadId: 1 });
+    assert.equal(p.phase, 'write');
+    assert.deepEqual(
+      {
+        verb: p.call?.verb,
+        kind: p.call?.kind,
+        resource: p.call?.resource,
+        userAgent: p.call?.userAgent,
+        code: p.call?.code,
+        fault: p.call?.fault,
+      },
+      {
+        verb: 'update',
+        kind: 'Deployment',
+        resource: 'deployments',
+        userAgent: 'main/v0.0.0 (linux/amd64) kubernetes/$Format',
+        code: 409,
+        fault: 'debugger-1: Conflict',
+      },
+    );
+  });
+});
