@@ -3,6 +3,7 @@
  * order), and waiting (time left and why: backoff n, requeueAfter, rate limit), with retries.
  */
 import type { QueueSnapshot as RuntimeQueueSnapshot } from '../../runtime/controller';
+import { formatDuration } from './timeformat';
 
 export interface WaitingItem {
   key: string;
@@ -58,13 +59,9 @@ export function sectionLabel(s: Section): string {
   return SECTION_LABELS[s];
 }
 
-export function formatDelay(ms: number): string {
-  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
-  const m = Math.floor(ms / 60_000);
-  return `${m}m${Math.round((ms % 60_000) / 1000)
-    .toString()
-    .padStart(2, '0')}s`;
+/** Time left or spent, never negative (a key due a moment ago is due now). */
+function formatDelay(ms: number): string {
+  return formatDuration(Math.max(0, ms));
 }
 
 export function waitReason(w: WaitingItem): string {
@@ -201,7 +198,7 @@ export class QueueTreeModel {
               'waiting',
               w.key,
               `in ${formatDelay(w.readyAt - s.now)} · ${waitReason(w)}`,
-              `${w.key} becomes ready in ${formatDelay(w.readyAt - s.now)} (${waitReason(w)}), at t=${w.readyAt}`,
+              `${w.key} becomes ready in ${formatDelay(w.readyAt - s.now)} (${waitReason(w)})`,
             ),
           );
     }
