@@ -89,7 +89,16 @@ function options(spec: PlotSpec): uPlot.Options {
     height: HEIGHT,
     // Clock seconds since the session's start, not dates.
     scales: {
-      x: { time: false },
+      // A single moment (the clock stands still while held) still gets a second of axis.
+      x: {
+        time: false,
+        range: (u) => {
+          const xs = u.data[0];
+          const first = xs[0] ?? 0;
+          const last = xs[xs.length - 1] ?? 0;
+          return last > first ? [first, last] : [first, first + 1];
+        },
+      },
       y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
     },
     axes: [
@@ -97,6 +106,7 @@ function options(spec: PlotSpec): uPlot.Options {
         ...axis('time since start', (_u, splits) => splits.map(axisOffset)),
         size: 26,
         labelSize: 18,
+        space: 64,
       },
       {
         ...axis(spec.yLabel, (_u, splits) => splits.map(spec.format)),
@@ -114,7 +124,11 @@ function options(spec: PlotSpec): uPlot.Options {
           width: 1.5,
           value: (_u, v) => (v === null || v === undefined ? '—' : spec.format(v)),
           ...(s.style === 'step'
-            ? { paths: uPlot.paths.stepped!({ align: 1 }), points: { show: false } }
+            ? // A step line needs two points to be seen: a lone one is drawn as a dot.
+              {
+                paths: uPlot.paths.stepped!({ align: 1 }),
+                points: { show: (_u, _i, first, last) => last - first < 1, size: 5, fill: colour },
+              }
             : { paths: () => null, points: { show: true, size: 5, fill: colour } }),
         };
       }),

@@ -3,6 +3,7 @@ import {
   DEBUGGER_FAULTS,
   OUTCOMES,
   PHASES,
+  type FindingView,
   type Outcome,
   type Phase,
   type ReconcileView,
@@ -52,6 +53,9 @@ export function toolbar(v: View): HTMLElement {
   );
 }
 
+/** Findings the user opened (by kind and request: a message's counts change), kept open across renders. */
+const openFindings = new Set<string>();
+
 export function findingsBanner(v: View): HTMLElement | null {
   if (v.state.findings.length === 0) return null;
   return h(
@@ -60,7 +64,15 @@ export function findingsBanner(v: View): HTMLElement | null {
     ...v.state.findings.map((f, i) =>
       h(
         'details',
-        { class: `finding finding-${f.kind}` },
+        {
+          class: `finding finding-${f.kind}`,
+          open: openFindings.has(findingKey(f)),
+          ontoggle: (e: Event) => {
+            const key = findingKey(f);
+            if ((e.currentTarget as HTMLDetailsElement).open) openFindings.add(key);
+            else openFindings.delete(key);
+          },
+        },
         h('summary', {}, h('strong', {}, f.kind), ' — ', f.message),
         h('ul', {}, ...f.evidence.map((e) => h('li', {}, e))),
         h(
@@ -71,6 +83,10 @@ export function findingsBanner(v: View): HTMLElement | null {
       ),
     ),
   );
+}
+
+function findingKey(f: FindingView): string {
+  return `${f.kind}|${f.request ? `${f.request.namespace}/${f.request.name}` : ''}|${f.message.slice(0, 40)}`;
 }
 
 export function pipeline(v: View, cur: ReconcileView | null): HTMLElement {
