@@ -42,3 +42,21 @@ export function stepColumns(series: Points[], origin: number, until?: number): C
   });
   return [times.map((at) => sinceStart(at, origin)), ...ys];
 }
+
+/** A series' latest and largest value in words ("2 now, at most 5"); "none yet" when empty. */
+export function latestInWords(
+  points: Points,
+  format: (v: number) => string,
+  latest = 'now',
+): string {
+  if (points.length === 0) return 'none yet';
+  const last = points[points.length - 1]![1];
+  const max = Math.max(...points.map(([, v]) => v));
+  return `${format(last)} ${latest}, at most ${format(max)}`;
+}
+
+/** Each key's latest count in words ("default/blog 24, default/shop 6"). */
+export function countsInWords(series: Array<{ key: string; points: Points }>): string {
+  if (series.length === 0) return 'none yet';
+  return series.map((s) => `${s.key} ${s.points[s.points.length - 1]?.[1] ?? 0}`).join(', ');
+}

@@ -7,9 +7,12 @@
  * the plots are made again when the theme changes.
  *
  * A plot lives across renders (the panel re-renders on every state): new data is given to the
- * same plot, so the cursor and its hover values stay where the user points.
+ * same plot, so the cursor and its hover values stay where the user points. uPlot is loaded on
+ * the first plot (esbuild keeps it in the same bundle, evaluated then): it measures the screen
+ * when it loads, which a page without `matchMedia` or a canvas (a DOM test) cannot; there the
+ * figure keeps its caption, which says the latest values in words.
  */
-import uPlot from 'uplot';
+import type uPlot from 'uplot';
 import { formatDuration, formatOffset } from '../../src/vscode/model/timeformat';
 import type { Columns } from './chartdata';
 import { h } from './dom';
@@ -18,6 +21,8 @@ export interface PlotSpec {
   /** Names the plot across renders. */
   id: string;
   title: string;
+  /** The latest values in words, e.g. "2 now, at most 5": the caption, and all a screen reader gets. */
+  summary: string;
   /** The y axis's label, with its unit. */
   yLabel: string;
   series: Array<{ label: string; style: 'step' | 'points' }>;
@@ -32,33 +37,66 @@ const HEIGHT = 140;
 const PALETTE = ['blue', 'orange', 'green', 'purple', 'red', 'yellow'];
 
 interface Plot {
-  plot: uPlot;
   figure: HTMLElement;
+  caption: HTMLElement;
+  holder: HTMLElement;
+  spec: PlotSpec;
+  plot?: uPlot;
   /** The series and theme the plot was made for: another shape or theme needs a new plot. */
-  shape: string;
+  shape?: string;
 }
 const plots = new Map<string, Plot>();
+let UPlot: typeof uPlot | undefined;
+let loading: Promise<void> | undefined;
 
-/** A figure holding the plot of `spec`, with its title; an empty plot says so. */
+/** A figure holding the plot of `spec`, with its title and latest values; an empty plot says so. */
 export function plotFigure(spec: PlotSpec): HTMLElement {
-  const shape = `${spec.series.map((s) => s.label).join('\u0000')}|${themeKey()}`;
   let p = plots.get(spec.id);
-  if (p && p.shape !== shape) {
-    p.plot.destroy();
-    p = undefined;
-  }
-  if (p) p.plot.setData(spec.data as uPlot.AlignedData);
-  else {
-    const holder = h('div', { class: 'plot' });
-    const plot = new uPlot(options(spec), spec.data as uPlot.AlignedData, holder);
+  if (!p) {
+    const caption = h('figcaption', {});
+    const holder = h('div', { class: 'plot', 'aria-hidden': 'true' });
     const figure = h('figure', { class: 'chart', 'aria-label': `${spec.title} chart` });
-    figure.append(h('figcaption', {}, spec.title), holder);
-    fitWidth(plot, holder);
-    p = { plot, figure, shape };
+    figure.append(caption, holder);
+    p = { figure, caption, holder, spec };
     plots.set(spec.id, p);
+    fitWidth(p);
   }
+  p.spec = spec;
+  p.caption.replaceChildren(h('strong', {}, spec.title), ` — ${spec.summary}`);
   p.figure.classList.toggle('no-data', spec.data[0].length === 0);
+  draw(p);
   return p.figure;
+}
+
+function draw(p: Plot): void {
+  if (!canDraw()) return;
+  if (!UPlot) {
+    loading ??= import('uplot').then((m) => {
+      UPlot = m.default;
+      for (const q of plots.values()) draw(q);
+    });
+    return;
+  }
+  const shape = `${p.spec.series.map((s) => s.label).join('\u0000')}|${themeKey()}`;
+  if (p.plot && p.shape !== shape) {
+    p.plot.destroy();
+    p.plot = undefined;
+  }
+  const data = p.spec.data as uPlot.AlignedData;
+  if (p.plot) p.plot.setData(data);
+  else {
+    p.plot = new UPlot(options(p.spec, UPlot), data, p.holder);
+    p.shape = shape;
+  }
+}
+
+let drawable: boolean | undefined;
+function canDraw(): boolean {
+  drawable ??=
+    typeof matchMedia === 'function' &&
+    typeof ResizeObserver === 'function' &&
+    !!document.createElement('canvas').getContext('2d');
+  return drawable;
 }
 
 /** Calls `render` when VS Code switches the colour theme (it changes the body's classes). */
@@ -71,7 +109,7 @@ export function onThemeChange(render: () => void): void {
   }).observe(document.body, { attributes: true, attributeFilter: ['class'] });
 }
 
-function options(spec: PlotSpec): uPlot.Options {
+function options(spec: PlotSpec, U: typeof uPlot): uPlot.Options {
   const fg = cssVar('--vscode-descriptionForeground', cssVar('--vscode-foreground', '#888'));
   const grid = cssVar('--vscode-editorWidget-border', cssVar('--vscode-panel-border', '#8884'));
   const font = `${cssVar('--vscode-font-size', '12px')} ${cssVar('--vscode-font-family', 'sans-serif')}`;
@@ -126,7 +164,7 @@ function options(spec: PlotSpec): uPlot.Options {
           ...(s.style === 'step'
             ? // A step line needs two points to be seen: a lone one is drawn as a dot.
               {
-                paths: uPlot.paths.stepped!({ align: 1 }),
+                paths: U.paths.stepped!({ align: 1 }),
                 points: { show: (_u, _i, first, last) => last - first < 1, size: 5, fill: colour },
               }
             : { paths: () => null, points: { show: true, size: 5, fill: colour } }),
@@ -146,11 +184,12 @@ function axisOffset(seconds: number): string {
 }
 
 /** Keeps the plot as wide as the pane it is shown in. */
-function fitWidth(plot: uPlot, holder: HTMLElement): void {
+function fitWidth(p: Plot): void {
+  if (!canDraw()) return;
   new ResizeObserver(([entry]) => {
     const width = Math.floor(entry?.contentRect.width ?? 0);
-    if (width > 0 && width !== plot.width) plot.setSize({ width, height: HEIGHT });
-  }).observe(holder);
+    if (p.plot && width > 0 && width !== p.plot.width) p.plot.setSize({ width, height: HEIGHT });
+  }).observe(p.holder);
 }
 
 function cssVar(name: string, fallback: string): string {

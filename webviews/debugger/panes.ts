@@ -1,11 +1,11 @@
 /** The panes that show one reconcile: request, result, API calls, objects, timeline, charts. */
 import type { ReconcileSummary, ReconcileView } from '../../src/protocol';
 import { formatDuration, formatOffset, offsetDecimals } from '../../src/vscode/model/timeformat';
-import { pointColumns, stepColumns } from './chartdata';
+import { countsInWords, latestInWords, pointColumns, stepColumns } from './chartdata';
 import { plotFigure } from './charts';
 import { h } from './dom';
 import { OUTCOME_LABELS, PHASE_LABELS } from './labels';
-import { foldTimeline } from './timeline';
+import { foldTimeline, passLabels, rowTime } from './timeline';
 import type { View } from './view';
 import { yamlDiff } from './yamldiff';
 
@@ -158,11 +158,11 @@ export function timelinePane(v: View): HTMLElement {
   );
   const at = (ms: number) => formatOffset(ms, v.state.origin, decimals);
   const selected = v.state.current?.id;
-  const link = (r: ReconcileSummary, text: string) =>
+  const link = (r: ReconcileSummary, text: string, current = selected === r.id) =>
     h(
       'button',
       {
-        class: `link ${selected === r.id ? 'selected' : ''}`,
+        class: `link ${current ? 'selected' : ''}`,
         title: 'Show this reconcile',
         onclick: () => v.post({ type: 'inspect', id: r.id }),
       },
@@ -191,26 +191,26 @@ export function timelinePane(v: View): HTMLElement {
             const head = h(
               'span',
               { class: 'row-head' },
-              h(
-                'span',
-                { class: 'when' },
-                folded ? `${at(first.start)} – ${at(last.start)}` : at(first.start),
-              ),
+              h('span', { class: 'when' }, rowTime(row, at)),
               folded
                 ? h('vscode-badge', { class: 'repeat' }, `×${row.runs.length} same result`)
                 : null,
-              link(last, row.outcome),
+              link(
+                last,
+                row.outcome,
+                row.runs.some((r) => r.id === selected),
+              ),
               faults,
             );
             if (!folded) return h('li', {}, head);
-            // The passes stay reachable one by one; open when one of them is shown.
+            // The passes stay reachable one by one, for whoever opens the row.
             return h(
               'li',
               {},
               h(
                 'details',
                 {
-                  open: openRuns.has(first.id) || row.runs.some((r) => r.id === selected),
+                  open: openRuns.has(first.id),
                   ontoggle: (e: Event) => {
                     const open = (e.currentTarget as HTMLDetailsElement).open;
                     if (open) openRuns.add(first.id);
@@ -221,7 +221,7 @@ export function timelinePane(v: View): HTMLElement {
                 h(
                   'ol',
                   { class: 'passes' },
-                  ...row.runs.map((r) => h('li', {}, link(r, at(r.start)))),
+                  ...passLabels(row, at).map((label, i) => h('li', {}, link(row.runs[i]!, label))),
                 ),
               ),
             );
@@ -243,6 +243,7 @@ export function chartsPane(v: View): HTMLElement {
       plotFigure({
         id: 'queueDepth',
         title: 'Queue depth',
+        summary: latestInWords(charts.queueDepth, count),
         yLabel: 'requests',
         series: [{ label: 'queued', style: 'step' }],
         data: stepColumns([charts.queueDepth], origin, now),
@@ -252,6 +253,7 @@ export function chartsPane(v: View): HTMLElement {
       plotFigure({
         id: 'latency',
         title: 'Reconcile latency',
+        summary: latestInWords(charts.latencyMs, formatDuration, 'last'),
         yLabel: 'latency',
         series: [{ label: 'reconcile', style: 'points' }],
         data: pointColumns(charts.latencyMs, origin),
@@ -260,6 +262,7 @@ export function chartsPane(v: View): HTMLElement {
       plotFigure({
         id: 'reconcilesPerKey',
         title: 'Reconciles per key',
+        summary: countsInWords(charts.reconcilesPerKey),
         yLabel: 'reconciles',
         series: charts.reconcilesPerKey.map((k) => ({ label: k.key, style: 'step' as const })),
         data: stepColumns(

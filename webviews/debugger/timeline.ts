@@ -31,3 +31,24 @@ function sameResult(a: ReconcileSummary, b: ReconcileSummary): boolean {
     (a.faults ?? []).join('\u0000') === (b.faults ?? []).join('\u0000')
   );
 }
+
+/** When a row happened: one time, or "first – last" when its passes span a while. */
+export function rowTime(row: TimelineRow, at: (ms: number) => string): string {
+  const first = at(row.runs[0]!.start);
+  const last = at(row.runs[row.runs.length - 1]!.start);
+  return first === last ? first : `${first} – ${last}`;
+}
+
+/**
+ * Each pass of a folded row by its number, with its time where it differs from the pass before
+ * (passes of a hot loop on the virtual clock can all start at one instant).
+ */
+export function passLabels(row: TimelineRow, at: (ms: number) => string): string[] {
+  let prev: string | undefined;
+  return row.runs.map((r, i) => {
+    const time = at(r.start);
+    const label = time === prev ? `#${i + 1}` : `#${i + 1} ${time}`;
+    prev = time;
+    return label;
+  });
+}

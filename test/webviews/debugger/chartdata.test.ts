@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pointColumns, stepColumns } from '../../../webviews/debugger/chartdata';
+import {
+  countsInWords,
+  latestInWords,
+  pointColumns,
+  stepColumns,
+} from '../../../webviews/debugger/chartdata';
 
 const O = 1_796_032_756_207;
 
@@ -59,5 +64,29 @@ describe('the charts’ data', () => {
       ),
       [[0], [4]],
     );
+  });
+
+  it('says the latest and largest values in words, for the caption and screen readers', () => {
+    const ms = (v: number) => `${v}ms`;
+    assert.equal(
+      latestInWords(
+        [
+          [O, 5],
+          [O + 1, 2],
+        ],
+        String,
+      ),
+      '2 now, at most 5',
+    );
+    assert.equal(latestInWords([[O, 3]], ms, 'last'), '3ms last, at most 3ms');
+    assert.equal(latestInWords([], String), 'none yet');
+    assert.equal(
+      countsInWords([
+        { key: 'default/blog', points: [[O, 24]] },
+        { key: 'default/shop', points: [[O, 6]] },
+      ]),
+      'default/blog 24, default/shop 6',
+    );
+    assert.equal(countsInWords([]), 'none yet');
   });
 });

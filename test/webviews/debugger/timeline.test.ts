@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ReconcileSummary } from '../../../src/protocol';
-import { foldTimeline } from '../../../webviews/debugger/timeline';
+import { foldTimeline, passLabels, rowTime } from '../../../webviews/debugger/timeline';
 
 const run = (id: string, outcome: string, extra: Partial<ReconcileSummary> = {}) => ({
   id,
@@ -49,5 +49,15 @@ describe('the timeline of a key', () => {
       run('2', 'running', { end: null }),
     ]);
     assert.equal(rows.length, 2);
+  });
+
+  it('writes a run that happened at one instant with one time, and numbers its passes', () => {
+    const at = (ms: number) => `t+${ms}`;
+    const [instant] = foldTimeline([run('5', '{}'), { ...run('6', '{}'), start: 5 }]);
+    assert.equal(rowTime(instant!, at), 't+5');
+    assert.deepEqual(passLabels(instant!, at), ['#1 t+5', '#2']);
+    const [spread] = foldTimeline([run('5', '{}'), run('5', '{}'), run('7', '{}')]);
+    assert.equal(rowTime(spread!, at), 't+5 – t+7');
+    assert.deepEqual(passLabels(spread!, at), ['#1 t+5', '#2', '#3 t+7']);
   });
 });
