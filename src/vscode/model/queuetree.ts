@@ -23,7 +23,7 @@ export interface QueueSnapshot {
   /** Queue depth a controller reports itself (`workqueue_depth`), when its keys are not all known. */
   depth?: number;
   /** What went wrong so far (findings.ts), for controllers the editor only observes. */
-  findings?: Array<{ kind: string; key: string; message: string }>;
+  findings?: Array<{ kind: string; key: string; message: string; evidence?: string[] }>;
 }
 
 export type QueueNode =
@@ -172,7 +172,8 @@ export class QueueTreeModel {
             section: 'findings',
             key: `${f.kind} ${f.key}`.trim(),
             description: f.message,
-            tooltip: f.message,
+            // The evidence, in words (findingevidence.ts), under the message.
+            tooltip: [f.message, ...(f.evidence ?? [])].join('\n'),
             retries: 0,
           };
         });

@@ -38,7 +38,14 @@ describe('QueueTreeModel', () => {
       ...snapshot,
       queued: [],
       depth: 4,
-      findings: [{ kind: 'quota-conflict', key: 'default/shop', message: 'exceeded quota' }],
+      findings: [
+        {
+          kind: 'quota-conflict',
+          key: 'default/shop',
+          message: 'exceeded quota',
+          evidence: ['ResourceQuota compute.', 'Counted 2 times.'],
+        },
+      ],
     });
     const [controller] = m.children();
     assert.equal(controller!.type === 'controller' && controller.depth, 4);
@@ -48,6 +55,10 @@ describe('QueueTreeModel', () => {
     const [item] = m.children(findings);
     assert.equal(item!.type === 'item' && item.key, 'quota-conflict default/shop');
     assert.equal(item!.type === 'item' && item.description, 'exceeded quota');
+    assert.equal(
+      item!.type === 'item' && item.tooltip,
+      'exceeded quota\nResourceQuota compute.\nCounted 2 times.',
+    );
   });
 
   it('gives every finding a tree id of its own, also two of one kind on one key', () => {
