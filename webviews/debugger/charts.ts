@@ -87,6 +87,9 @@ function draw(p: Plot): void {
   else {
     p.plot = new UPlot(options(p.spec, UPlot), data, p.holder);
     p.shape = shape;
+    // A plot made again (new series, new theme) in a pane whose width did not change.
+    const width = p.holder.clientWidth;
+    if (width > 0) p.plot.setSize({ width, height: HEIGHT });
   }
 }
 
