@@ -112,6 +112,22 @@ export interface FindingView {
   evidence: string[];
 }
 
+/** One key's reconciles counted up over time ([clock ms, count] at each reconcile). */
+export interface KeySeries {
+  key: string;
+  points: Array<[number, number]>;
+}
+
+/** The panel's charts: [clock ms, value] points, drawn against the time since the session's start. */
+export interface ChartsView {
+  /** Requests waiting in the queue. */
+  queueDepth: Array<[number, number]>;
+  /** How long each reconcile took (time held at a breakpoint excluded), at its end. */
+  latencyMs: Array<[number, number]>;
+  /** The busiest keys' reconciles. */
+  reconcilesPerKey: KeySeries[];
+}
+
 export type SessionStatus =
   'idle' | 'starting' | 'running' | 'held' | 'paused' | 'stopped' | 'error';
 
@@ -126,7 +142,7 @@ export interface DebuggerState {
   current: ReconcileView | null;
   history: ReconcileSummary[];
   breakpoints: { phases: Phase[]; outcomes: Outcome[] };
-  charts: { queueDepth: Array<[number, number]>; latencyMs: Array<[number, number]> };
+  charts: ChartsView;
   findings: FindingView[];
   /**
    * The call held before it happens that a fault can be injected into (a write or status write
@@ -198,7 +214,7 @@ export function emptyDebuggerState(): DebuggerState {
     current: null,
     history: [],
     breakpoints: { phases: [...PHASES], outcomes: [] },
-    charts: { queueDepth: [], latencyMs: [] },
+    charts: { queueDepth: [], latencyMs: [], reconcilesPerKey: [] },
     findings: [],
   };
 }

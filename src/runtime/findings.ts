@@ -495,12 +495,21 @@ function errorsFound(name: string, traces: ReconcileTrace[]): Finding[] {
         severity: 'warning',
         controller: name,
         request: t.request,
-        message: `${t.key}: the reconciler returned a Result together with an error; the Result (${JSON.stringify(t.result)}) was ignored and the request rate-limited instead.`,
+        message: `${t.key}: the reconciler returned a Result together with an error; the Result (${resultWords(t.result)}) was ignored and the request rate-limited instead.`,
         evidence: { traceId: t.id, at: t.start },
       });
     }
   }
   return out;
+}
+
+/** A Result as its fields read ("requeueAfter: 5000 ms"), not as JSON. */
+function resultWords(r: ReconcileTrace['result']): string {
+  const parts = [
+    ...(r?.requeue ? ['requeue: true'] : []),
+    ...(r?.requeueAfter ? [`requeueAfter: ${r.requeueAfter} ms`] : []),
+  ];
+  return parts.join(', ') || 'empty';
 }
 
 function pct(values: number[], p: number): number {

@@ -31,6 +31,7 @@ import { describeCall } from './model/debuggerfaults';
 import { GoDebugFaults } from './model/godebugfaults';
 import { goDebuggerState, type GoStop } from './model/godebugview';
 import { restoredMessage } from './model/restoredsession';
+import { MAX_HOLDS, pushPoint, queueDepthOf } from './model/chartseries';
 import type { Logger } from './output';
 
 export const GO_DEBUG_TYPE = 'reconcile-studio-go';
@@ -135,6 +136,11 @@ export class GoDebugController implements vscode.Disposable {
   private breakpoints: vscode.Breakpoint[] = [];
   private waiters: Array<(s: Stopped) => void> = [];
   private stops: GoStop[] = [];
+  /** The charts' queue depth, sampled at each stop and each reconcile's end. */
+  private depth: Array<[number, number]> = [];
+  /** When the process stood stopped in Delve (left out of the latency chart). */
+  private holds: Array<[number, number]> = [];
+  private stoppedSince: number | undefined;
   /**
    * The process's reconciles as Run Go Operator sees them (its logs and the audit record): the
    * key's timeline and the findings.
@@ -211,6 +217,8 @@ export class GoDebugController implements vscode.Disposable {
       breakpoints: this.breakpointsShown,
       findings: this.findings.views,
       ...(target ? { faultTarget: describeCall(target) } : {}),
+      depth: this.depth,
+      holds: this.holds,
     });
     return this.moduleDir ? { ...state, source: { backend: 'go', module: this.moduleDir } } : state;
   }
@@ -274,7 +282,10 @@ export class GoDebugController implements vscode.Disposable {
     const observed = new engine.ObservedManager(GO_DEBUG_USER);
     this.observed = observed;
     this.offAudit = server.audit.subscribe((ev) => observed.onAudit(ev));
-    observed.onReconcileEnd(() => this.refreshFindings(engine));
+    observed.onReconcileEnd(() => {
+      this.sampleDepth();
+      this.refreshFindings(engine);
+    });
     this.reconciler = reconcilers[0].name.replace(/^.*\.\(\*(\w+)\)\.Reconcile$/, '$1');
     this.reader = new engine.PhaseReader(
       {
@@ -296,6 +307,8 @@ export class GoDebugController implements vscode.Disposable {
     ];
     vscode.debug.addBreakpoints(this.breakpoints);
     this.stops = [];
+    this.depth = [];
+    this.holds = [];
     this.stepping = true;
     this.origin = Date.now();
     this.setStatus('starting', `Building ${reconcilers[0].name} under Delve…`);
@@ -399,7 +412,7 @@ export class GoDebugController implements vscode.Disposable {
     this.findingsAt = performance.now();
     const shown = engine.shownFindings(engine.observedFindings(this.observed, cluster));
     this.findings = {
-      views: shown.map(engine.toFindingView),
+      views: shown.map((f) => engine.toFindingView(f, this.origin)),
       traceIds: shown.map(engine.firstTraceOf),
     };
     this.changed.fire(this.state());
@@ -427,6 +440,7 @@ export class GoDebugController implements vscode.Disposable {
 
   private stopped(stop: Stopped, show: () => void): void {
     this.freeze();
+    this.stoppedSince ??= Date.now();
     this.showStop = show;
     // A stop the reader asked for (it steps out of a write to see its answer).
     const waiter = this.waiters.shift();
@@ -436,6 +450,7 @@ export class GoDebugController implements vscode.Disposable {
         if (phase.phase === 'dequeue') this.stops = [];
         this.inspected = undefined;
         this.stops.push({ phase, at: Date.now() });
+        this.sampleDepth();
         const why = holdReason(phase, this.runtimeBreakpoints(), this.stepping);
         if (!why) {
           this.setStatus('running', `Running (passed ${phase.summary})`);
@@ -472,6 +487,16 @@ export class GoDebugController implements vscode.Disposable {
   private unfreeze(): void {
     this.thaw?.();
     this.thaw = undefined;
+    if (this.stoppedSince !== undefined)
+      pushPoint(this.holds, [this.stoppedSince, Date.now()], MAX_HOLDS);
+    this.stoppedSince = undefined;
+  }
+
+  /** The requests the manager's queues hold now, by its logs and the audit record. */
+  private sampleDepth(): void {
+    if (!this.observed) return;
+    const now = Date.now();
+    pushPoint(this.depth, [now, queueDepthOf(this.observed.snapshots(now))]);
   }
 
   private ended(message: string): void {

@@ -18,6 +18,7 @@ import type { observedFindings as observedFindingsFn } from '../runtime/observed
 import { formatZapEntry } from '../runtime/zaplog';
 import type { ClusterSession } from './clustersession';
 import { goOperatorLensOffsets } from './model/golenses';
+import { describeEvidence } from './model/findingevidence';
 import { adaptSnapshot } from './model/queuetree';
 import type { Logger } from './output';
 import type { QueueTreeProvider } from './queuetree';
@@ -38,6 +39,8 @@ interface Running {
   observedFindings: typeof observedFindingsFn;
   findings: Finding[];
   findingsAt: number;
+  /** When the manager started (wall ms): findings' evidence gives its times from then. */
+  startedAt: number;
   reported: Set<string>;
   disposables: Array<() => void>;
   timer: NodeJS.Timeout;
@@ -108,6 +111,7 @@ export class GoOperatorSession implements vscode.Disposable {
       observedFindings,
       findings: [],
       findingsAt: 0,
+      startedAt: Date.now(),
       reported: new Set(),
       disposables: [],
       timer: setInterval(() => void this.poll(r), POLL_MS),
@@ -153,6 +157,7 @@ export class GoOperatorSession implements vscode.Disposable {
             kind: f.kind,
             key: f.request ? `${f.request.namespace}/${f.request.name}` : '',
             message: f.message,
+            evidence: describeEvidence(f, r.startedAt),
           })),
       });
     }

@@ -295,7 +295,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
         current: null,
         history: [],
         breakpoints: { phases: [], outcomes: [] },
-        charts: { queueDepth: [], latencyMs: [] },
+        charts: { queueDepth: [], latencyMs: [], reconcilesPerKey: [] },
         findings: [],
       }
     );

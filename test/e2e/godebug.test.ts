@@ -94,6 +94,14 @@ describe('Debug Go Operator on the sample', { timeout: 900_000 }, async () => {
       await panel
         .locator('.status', { hasText: /Held at write .*\(breakpoint\)/ })
         .waitFor({ timeout: 120_000 });
+      // The charts are fed from the stops and the manager's record of its reconciles: the queue
+      // depth sampled at each stop, the reconciles of the key that finished one.
+      const caption = (title: string) =>
+        panel.locator('.chart figcaption', { hasText: title }).innerText();
+      assert.match(await caption('Queue depth'), /\d+ now, at most \d+/);
+      await panel
+        .locator('.chart figcaption', { hasText: /Reconciles per key — default\/(blog|shop) \d/ })
+        .waitFor({ timeout: 30_000 });
     });
   });
 });

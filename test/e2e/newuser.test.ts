@@ -130,6 +130,23 @@ describe('a new user on the sample operator', { timeout: 400_000 }, () => {
       const finding = debuggerFrame.locator('.finding-quota-conflict');
       await finding.waitFor({ timeout: 90_000 });
       assert.match(await finding.innerText(), /exceeded quota: compute/);
+      // Its evidence reads as sentences, never as JSON or epoch milliseconds.
+      await finding.locator('summary').click();
+      const evidence = await finding.locator('li').allInnerTexts();
+      assert.ok(evidence.length > 0);
+      for (const line of evidence) assert.doesNotMatch(line, /"\w+":|\d{12,}/);
+      // With reconciles behind it, each chart has something to plot.
+      await debuggerFrame.locator('.charts canvas').first().waitFor();
+      await debuggerFrame
+        .locator('.chart.no-data')
+        .first()
+        .waitFor({ state: 'detached', timeout: 30_000 });
+      // The README's picture: the panes and the charts below the sticky toolbar, no toasts over them.
+      await wb.runCommand('Notifications: Clear All Notifications');
+      await debuggerFrame
+        .locator('.grid')
+        .evaluate((el) => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 56));
+      await wb.screenshot('debugger-charts');
     });
   });
 

@@ -3,6 +3,7 @@ import {
   DEBUGGER_FAULTS,
   OUTCOMES,
   PHASES,
+  type FindingView,
   type Outcome,
   type Phase,
   type ReconcileView,
@@ -62,6 +63,9 @@ export function startAgain(v: View): HTMLElement | null {
   return h('vscode-button', { onclick: () => v.post({ type: 'restart' }) }, 'Start again');
 }
 
+/** Findings the user opened (by kind and request: a message's counts change), kept open across renders. */
+const openFindings = new Set<string>();
+
 export function findingsBanner(v: View): HTMLElement | null {
   if (v.state.findings.length === 0) return null;
   return h(
@@ -70,7 +74,15 @@ export function findingsBanner(v: View): HTMLElement | null {
     ...v.state.findings.map((f, i) =>
       h(
         'details',
-        { class: `finding finding-${f.kind}` },
+        {
+          class: `finding finding-${f.kind}`,
+          open: openFindings.has(findingKey(f)),
+          ontoggle: (e: Event) => {
+            const key = findingKey(f);
+            if ((e.currentTarget as HTMLDetailsElement).open) openFindings.add(key);
+            else openFindings.delete(key);
+          },
+        },
         h('summary', {}, h('strong', {}, f.kind), ' — ', f.message),
         h('ul', {}, ...f.evidence.map((e) => h('li', {}, e))),
         h(
@@ -81,6 +93,10 @@ export function findingsBanner(v: View): HTMLElement | null {
       ),
     ),
   );
+}
+
+function findingKey(f: FindingView): string {
+  return `${f.kind}|${f.request ? `${f.request.namespace}/${f.request.name}` : ''}|${f.message.slice(0, 40)}`;
 }
 
 export function pipeline(v: View, cur: ReconcileView | null): HTMLElement {

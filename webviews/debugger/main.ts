@@ -8,12 +8,7 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
-import '@vscode-elements/elements/dist/vscode-table/index.js';
-import '@vscode-elements/elements/dist/vscode-table-header/index.js';
-import '@vscode-elements/elements/dist/vscode-table-header-cell/index.js';
-import '@vscode-elements/elements/dist/vscode-table-body/index.js';
-import '@vscode-elements/elements/dist/vscode-table-row/index.js';
-import '@vscode-elements/elements/dist/vscode-table-cell/index.js';
+import 'uplot/dist/uPlot.min.css';
 import './debugger.css';
 import {
   debuggerSnapshot,
@@ -35,7 +30,8 @@ import {
 } from './controls';
 import type { View } from './view';
 import { h, replaceChildren } from './dom';
-import { formatClock } from './format';
+import { formatOffset } from '../../src/vscode/model/timeformat';
+import { onThemeChange } from './charts';
 
 interface VsCodeApi {
   postMessage(msg: WebviewMessage): void;
@@ -54,7 +50,7 @@ const post = (msg: WebviewMessage) => {
   vscode.postMessage(msg);
 };
 /** Times are shown from the session's start: t+5.214s reads better than an epoch. */
-const rel = (ms: number) => `t+${formatClock(ms - state.origin)}`;
+const rel = (ms: number) => formatOffset(ms, state.origin);
 
 const root = document.getElementById('app')!;
 const view: View = {
@@ -114,5 +110,6 @@ window.addEventListener('keydown', (e) => {
   }
 });
 
+onThemeChange(render);
 render();
 post({ type: 'ready' });

@@ -1,16 +1,18 @@
 /** The panes that show one reconcile: request, result, API calls, objects, timeline, charts. */
-import type { ReconcileView } from '../../src/protocol';
-import { sparkline } from './charts';
+import type { ReconcileSummary, ReconcileView } from '../../src/protocol';
+import { formatDuration, formatOffset, offsetDecimals } from '../../src/vscode/model/timeformat';
+import { countsInWords, latestInWords, pointColumns, stepColumns } from './chartdata';
+import { plotFigure } from './charts';
 import { h } from './dom';
-import { formatDuration } from './format';
 import { OUTCOME_LABELS, PHASE_LABELS } from './labels';
+import { foldTimeline, passLabels, rowTime } from './timeline';
 import type { View } from './view';
 import { yamlDiff } from './yamldiff';
 
 export function requestPane(v: View, cur: ReconcileView): HTMLElement {
   return h(
     'section',
-    { class: 'pane', 'aria-label': 'Request' },
+    { class: 'pane request', 'aria-label': 'Request' },
     h('h3', {}, 'Request'),
     h(
       'dl',
@@ -75,9 +77,20 @@ export function resultPane(v: View, cur: ReconcileView): HTMLElement {
   );
 }
 
+/** The widths of the API calls table's columns: fixed, so a long value never pushes the rest out. */
+const CALL_COLUMNS: Array<[string, string]> = [
+  ['Phase', '9%'],
+  ['Verb', '8%'],
+  ['Object', '31%'],
+  ['Code', '11%'],
+  ['Answered by', '10%'],
+  ['Latency', '9%'],
+  ['Message', '22%'],
+];
+
 export function callsPane(v: View, cur: ReconcileView): HTMLElement {
-  const cell = (text: string | number, cls = '') =>
-    h('vscode-table-cell', { class: cls }, String(text));
+  // A cell shows what fits; its title holds the whole value.
+  const cell = (text: string, cls = '') => h('td', { class: cls, title: text || undefined }, text);
   return h(
     'section',
     { class: 'pane calls', 'aria-label': 'API calls' },
@@ -85,38 +98,32 @@ export function callsPane(v: View, cur: ReconcileView): HTMLElement {
     cur.calls.length === 0
       ? h('p', { class: 'muted' }, 'None yet.')
       : h(
-          'vscode-table',
-          {
-            zebra: true,
-            bordered: true,
-            columns: JSON.stringify(['12%', '10%', '30%', '10%', '14%', '12%', '12%']),
-          },
+          'table',
+          { class: 'calls-table' },
+          h('colgroup', {}, ...CALL_COLUMNS.map(([, width]) => h('col', { width }))),
+          h('thead', {}, h('tr', {}, ...CALL_COLUMNS.map(([name]) => h('th', {}, name)))),
           h(
-            'vscode-table-header',
-            { slot: 'header' },
-            ...['Phase', 'Verb', 'Object', 'Code', 'Answered by', 'Latency', ''].map((t) =>
-              h('vscode-table-header-cell', {}, t),
-            ),
-          ),
-          h(
-            'vscode-table-body',
-            { slot: 'body' },
+            'tbody',
+            {},
             ...cur.calls.map((c) =>
               h(
-                'vscode-table-row',
-                { title: c.message ?? '' },
+                'tr',
+                {},
                 cell(c.phase),
                 cell(c.verb),
                 cell(
                   `${c.resource}${c.subresource ? '/' + c.subresource : ''} ${c.namespace ? c.namespace + '/' : ''}${c.name ?? ''}`,
                 ),
                 cell(
-                  c.fault !== undefined ? `${c.code || '…'} (fault ${c.fault})` : c.code || '…',
+                  c.fault !== undefined
+                    ? `${c.code || '…'} (fault ${c.fault})`
+                    : String(c.code || '…'),
                   c.code >= 400 || c.fault !== undefined ? 'code-error' : 'code-ok',
                 ),
                 cell(c.source),
                 cell(c.latencyMs ? formatDuration(c.latencyMs) : '—'),
-                cell(c.message && c.code >= 400 ? c.message : ''),
+                // An error's message is what the user came for: it wraps instead of being cut.
+                cell(c.message && c.code >= 400 ? c.message : '', 'message'),
               ),
             ),
           ),
@@ -140,47 +147,132 @@ export function objectsPane(v: View, cur: ReconcileView): HTMLElement {
   );
 }
 
+/** Folded runs of the timeline the user opened (by their first reconcile), kept open across renders. */
+const openRuns = new Set<string>();
+
 export function timelinePane(v: View): HTMLElement {
+  const history = v.state.history;
+  const decimals = offsetDecimals(
+    history.map((r) => r.start),
+    v.state.origin,
+  );
+  const at = (ms: number) => formatOffset(ms, v.state.origin, decimals);
+  const selected = v.state.current?.id;
+  const link = (r: ReconcileSummary, text: string, current = selected === r.id) =>
+    h(
+      'button',
+      {
+        class: `link ${current ? 'selected' : ''}`,
+        title: 'Show this reconcile',
+        onclick: () => v.post({ type: 'inspect', id: r.id }),
+      },
+      text,
+    );
   return h(
     'section',
     { class: 'pane timeline', 'aria-label': 'Timeline' },
     h('h3', {}, 'Timeline of this key'),
-    v.state.history.length === 0
+    history.length === 0
       ? h('p', { class: 'muted' }, 'No earlier reconciles.')
       : h(
           'ol',
           {},
-          ...v.state.history.map((r) =>
-            h(
+          ...foldTimeline(history).map((row) => {
+            const first = row.runs[0]!;
+            const last = row.runs[row.runs.length - 1]!;
+            const folded = row.runs.length > 1;
+            const faults = row.faults
+              ? h(
+                  'span',
+                  { class: 'code-error', title: 'Injected faults' },
+                  ` ⚡ ${row.faults.join(', ')}`,
+                )
+              : null;
+            const head = h(
+              'span',
+              { class: 'row-head' },
+              h('span', { class: 'when' }, rowTime(row, at)),
+              folded
+                ? h('vscode-badge', { class: 'repeat' }, `×${row.runs.length} same result`)
+                : null,
+              link(
+                last,
+                row.outcome,
+                row.runs.some((r) => r.id === selected),
+              ),
+              faults,
+            );
+            if (!folded) return h('li', {}, head);
+            // The passes stay reachable one by one, for whoever opens the row.
+            return h(
               'li',
               {},
               h(
-                'button',
+                'details',
                 {
-                  class: `link ${v.state.current?.id === r.id ? 'selected' : ''}`,
-                  onclick: () => v.post({ type: 'inspect', id: r.id }),
+                  open: openRuns.has(first.id),
+                  ontoggle: (e: Event) => {
+                    const open = (e.currentTarget as HTMLDetailsElement).open;
+                    if (open) openRuns.add(first.id);
+                    else openRuns.delete(first.id);
+                  },
                 },
-                `${v.rel(r.start)} ${r.outcome}`,
+                h('summary', {}, head),
+                h(
+                  'ol',
+                  { class: 'passes' },
+                  ...passLabels(row, at).map((label, i) => h('li', {}, link(row.runs[i]!, label))),
+                ),
               ),
-              r.faults
-                ? h(
-                    'span',
-                    { class: 'code-error', title: 'Injected faults' },
-                    ` ⚡ ${r.faults.join(', ')}`,
-                  )
-                : null,
-            ),
-          ),
+            );
+          }),
         ),
   );
 }
 
 export function chartsPane(v: View): HTMLElement {
+  const { charts, origin, now } = v.state;
+  const count = (n: number) => String(Math.round(n));
   return h(
     'section',
     { class: 'pane charts', 'aria-label': 'Charts' },
-    h('h3', {}, 'Queue and latency'),
-    sparkline('Queue depth', v.state.charts.queueDepth, ''),
-    sparkline('Reconcile latency', v.state.charts.latencyMs, 'ms'),
+    h('h3', {}, 'Queue, latency and reconciles over time'),
+    h(
+      'div',
+      { class: 'chart-row' },
+      plotFigure({
+        id: 'queueDepth',
+        title: 'Queue depth',
+        summary: latestInWords(charts.queueDepth, count),
+        yLabel: 'requests',
+        series: [{ label: 'queued', style: 'step' }],
+        data: stepColumns([charts.queueDepth], origin, now),
+        format: count,
+        integers: true,
+      }),
+      plotFigure({
+        id: 'latency',
+        title: 'Reconcile latency',
+        summary: latestInWords(charts.latencyMs, formatDuration, 'last'),
+        yLabel: 'latency',
+        series: [{ label: 'reconcile', style: 'points' }],
+        data: pointColumns(charts.latencyMs, origin),
+        format: formatDuration,
+      }),
+      plotFigure({
+        id: 'reconcilesPerKey',
+        title: 'Reconciles per key',
+        summary: countsInWords(charts.reconcilesPerKey),
+        yLabel: 'reconciles',
+        series: charts.reconcilesPerKey.map((k) => ({ label: k.key, style: 'step' as const })),
+        data: stepColumns(
+          charts.reconcilesPerKey.map((k) => k.points),
+          origin,
+          now,
+        ),
+        format: count,
+        integers: true,
+      }),
+    ),
   );
 }

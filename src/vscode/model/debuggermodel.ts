@@ -19,9 +19,9 @@ import type { Manager } from '../../runtime/manager';
 import type { HeldState } from '../../runtime/stepper';
 import type { ApiCall, ReconcileTrace } from '../../runtime/trace';
 import { DEBUGGER_FAULT_LABELS, describeCall, faultRuleFor } from './debuggerfaults';
+import { describeEvidence } from './findingevidence';
+import { pushPoint, reconcilesPerKey } from './chartseries';
 import { OUTCOME_TO_RUNTIME, timelineOf, toReconcileView } from './traceview';
-
-const MAX_POINTS = 300;
 
 /** What the debugger reads of the cluster besides the traces: its Events, for findings. */
 export interface EventSource {
@@ -135,14 +135,14 @@ export class DebuggerModel {
   }
 
   onQueueChange(now: number, depth: number): void {
-    push(this.depth, [now, depth]);
+    pushPoint(this.depth, [now, depth]);
   }
 
   onReconcileEnd(t: ReconcileTrace): void {
     const w = this.wall.get(t.id);
     this.wall.delete(t.id);
     if (t.end !== undefined && w)
-      push(this.latency, [t.end, Math.max(0, this.wallNow() - w.started - w.held)]);
+      pushPoint(this.latency, [t.end, Math.max(0, this.wallNow() - w.started - w.held)]);
     this.focusKey ??= t.key;
   }
 
@@ -189,7 +189,7 @@ export class DebuggerModel {
     });
     const shown = shownFindings(all);
     this.findingTraces = shown.map(firstTraceOf);
-    this.findings = shown.map(toFindingView);
+    this.findings = shown.map((f) => toFindingView(f, this.origin));
     return shown;
   }
 
@@ -219,7 +219,11 @@ export class DebuggerModel {
         : null,
       history: timelineOf(forKey),
       breakpoints: this.breakpoints,
-      charts: { queueDepth: [...this.depth], latencyMs: [...this.latency] },
+      charts: {
+        queueDepth: [...this.depth],
+        latencyMs: [...this.latency],
+        reconcilesPerKey: reconcilesPerKey(traces),
+      },
       findings: this.findings,
       ...(this.faultableCall() ? { faultTarget: describeCall(this.faultableCall()!) } : {}),
     };
@@ -232,11 +236,6 @@ export class DebuggerModel {
   }
 }
 
-function push(series: Array<[number, number]>, p: [number, number]): void {
-  series.push(p);
-  if (series.length > MAX_POINTS) series.splice(0, series.length - MAX_POINTS);
-}
-
 /** The findings the panel shows: a bottleneck is the charts' story, not a banner's. */
 export function shownFindings(all: Finding[]): Finding[] {
   return all.filter((f) => f.kind !== 'bottleneck');
@@ -247,13 +246,12 @@ export function firstTraceOf(f: Finding): number | undefined {
   return (f.evidence.traceIds as number[] | undefined)?.[0];
 }
 
-export function toFindingView(f: Finding): FindingView {
+/** A finding as the banner shows it: its evidence in sentences, times from `origin` (the session's start). */
+export function toFindingView(f: Finding, origin: number): FindingView {
   return {
     kind: f.kind,
     message: f.message,
     request: f.request,
-    evidence: Object.entries(f.evidence).map(
-      ([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`,
-    ),
+    evidence: describeEvidence(f, origin),
   };
 }

@@ -17,6 +17,7 @@ import {
 import { outcomesAt } from '../../runtime/godebug/holds';
 import type { GoPhase } from '../../runtime/godebug/phases';
 import type { ReconcileTrace } from '../../runtime/trace';
+import { latencySeries, reconcilesPerKey } from './chartseries';
 import {
   apiCallView,
   describeNext,
@@ -98,7 +99,8 @@ function resultView(p: GoPhase): ResultView {
 /**
  * The panel's whole state for a Go session: the reconcile being stepped (or a finished one the
  * user picked in the timeline), that key's timeline from the manager's own record of its
- * reconciles, the findings, the breakpoints.
+ * reconciles, the findings, the breakpoints, and the charts (queue depth sampled at each stop
+ * and reconcile end; latency and reconciles per key from that record).
  */
 export function goDebuggerState(opts: {
   status: SessionStatus;
@@ -114,6 +116,10 @@ export function goDebuggerState(opts: {
   findings: FindingView[];
   /** The held call "Fail the next call with…" would target (godebugfaults.ts), described. */
   faultTarget?: string;
+  /** Queue depth as sampled at each stop and each reconcile's end ([wall ms, requests]). */
+  depth: Array<[number, number]>;
+  /** When the process was stopped in Delve ([from, to] wall ms), left out of the latencies. */
+  holds: Array<[number, number]>;
 }): DebuggerState {
   const stepped = opts.stops.length
     ? goReconcileView(opts.reconciler ?? 'go', opts.stops, opts.held)
@@ -133,7 +139,11 @@ export function goDebuggerState(opts: {
     current,
     history: timelineOf(opts.traces.filter((t) => t.key === key)),
     breakpoints: opts.breakpoints,
-    charts: { queueDepth: [], latencyMs: [] },
+    charts: {
+      queueDepth: [...opts.depth],
+      latencyMs: latencySeries(opts.traces, opts.holds),
+      reconcilesPerKey: reconcilesPerKey(opts.traces),
+    },
     findings: opts.findings,
     ...(opts.faultTarget ? { faultTarget: opts.faultTarget } : {}),
   };

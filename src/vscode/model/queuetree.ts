@@ -3,6 +3,7 @@
  * order), and waiting (time left and why: backoff n, requeueAfter, rate limit), with retries.
  */
 import type { QueueSnapshot as RuntimeQueueSnapshot } from '../../runtime/controller';
+import { formatDuration } from './timeformat';
 
 export interface WaitingItem {
   key: string;
@@ -22,7 +23,7 @@ export interface QueueSnapshot {
   /** Queue depth a controller reports itself (`workqueue_depth`), when its keys are not all known. */
   depth?: number;
   /** What went wrong so far (findings.ts), for controllers the editor only observes. */
-  findings?: Array<{ kind: string; key: string; message: string }>;
+  findings?: Array<{ kind: string; key: string; message: string; evidence?: string[] }>;
 }
 
 export type QueueNode =
@@ -58,13 +59,9 @@ export function sectionLabel(s: Section): string {
   return SECTION_LABELS[s];
 }
 
-export function formatDelay(ms: number): string {
-  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
-  const m = Math.floor(ms / 60_000);
-  return `${m}m${Math.round((ms % 60_000) / 1000)
-    .toString()
-    .padStart(2, '0')}s`;
+/** Time left or spent, never negative (a key due a moment ago is due now). */
+function formatDelay(ms: number): string {
+  return formatDuration(Math.max(0, ms));
 }
 
 export function waitReason(w: WaitingItem): string {
@@ -175,7 +172,8 @@ export class QueueTreeModel {
             section: 'findings',
             key: `${f.kind} ${f.key}`.trim(),
             description: f.message,
-            tooltip: f.message,
+            // The evidence, in words (findingevidence.ts), under the message.
+            tooltip: [f.message, ...(f.evidence ?? [])].join('\n'),
             retries: 0,
           };
         });
@@ -201,7 +199,7 @@ export class QueueTreeModel {
               'waiting',
               w.key,
               `in ${formatDelay(w.readyAt - s.now)} · ${waitReason(w)}`,
-              `${w.key} becomes ready in ${formatDelay(w.readyAt - s.now)} (${waitReason(w)}), at t=${w.readyAt}`,
+              `${w.key} becomes ready in ${formatDelay(w.readyAt - s.now)} (${waitReason(w)})`,
             ),
           );
     }

@@ -16,6 +16,7 @@ import type {
 } from '../../protocol';
 import type { OutcomeBreak } from '../../runtime/stepper';
 import type { NextAction, ReconcileTrace, Trigger } from '../../runtime/trace';
+import { formatDuration, formatOffset } from './timeformat';
 
 export function yamlOf(obj: KubeObject | undefined): string {
   if (!obj) return '';
@@ -106,22 +107,17 @@ export function describeNext(next: NextAction | undefined): string {
     case 'forget':
       return 'forget the request (done until the next event)';
     case 'requeueAfter':
-      return `requeue after ${formatMs(next.delayMs ?? 0)} (requeueAfter)`;
+      return `requeue after ${formatDuration(next.delayMs ?? 0)} (requeueAfter)`;
     case 'rateLimited': {
       const why =
         next.reason?.kind === 'backoff'
           ? `backoff ${next.reason.attempt ?? ''}`.trim()
           : 'rate limit';
-      return `rate-limited requeue in ${formatMs(next.delayMs ?? 0)} (${why})`;
+      return `rate-limited requeue in ${formatDuration(next.delayMs ?? 0)} (${why})`;
     }
     case 'none':
       return 'drop the request (terminal error: no retry)';
   }
-}
-
-function formatMs(ms: number): string {
-  if (ms >= 1000 && ms % 1000 === 0) return `${ms / 1000}s`;
-  return ms >= 1000 ? `${(ms / 1000).toFixed(3)}s` : `${ms}ms`;
 }
 
 function describeReturned(trace: ReconcileTrace): string {
@@ -130,7 +126,7 @@ function describeReturned(trace: ReconcileTrace): string {
   if (!r || (!r.requeue && !r.requeueAfter)) return '{}';
   const parts: string[] = [];
   if (r.requeue) parts.push('requeue: true');
-  if (r.requeueAfter) parts.push(`requeueAfter: ${formatMs(r.requeueAfter)}`);
+  if (r.requeueAfter) parts.push(`requeueAfter: ${formatDuration(r.requeueAfter)}`);
   return `{ ${parts.join(', ')} }`;
 }
 
@@ -256,8 +252,5 @@ export function summarizeOutcome(trace: ReconcileTrace): string {
 /** The runtime's summaries name absolute clock times ("at t=1796032761207"); show them from the session's start. */
 export function relativeTimes(text: string, origin: number): string {
   if (!origin) return text;
-  return text.replace(
-    /\bt=(\d+(?:\.\d+)?)/g,
-    (_m, n: string) => `t+${((Number(n) - origin) / 1000).toFixed(3)}s`,
-  );
+  return text.replace(/\bt=(\d+(?:\.\d+)?)/g, (_m, n: string) => formatOffset(Number(n), origin));
 }

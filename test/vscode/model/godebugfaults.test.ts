@@ -124,6 +124,8 @@ describe('Go debugger: "Fail the next call with…"', () => {
       traces: [],
       breakpoints: { phases: [], outcomes: [] },
       findings: [],
+      depth: [],
+      holds: [],
       faultTarget: 'update deployments default/blog',
     });
     assert.equal(s.faultTarget, 'update deployments default/blog');

@@ -62,23 +62,24 @@ describe('Reconcile Debugger view of a Go reconcile', () => {
     assert.equal(first.location, undefined);
   });
 
+  const trace = (id: number, name: string, start: number): ReconcileTrace => ({
+    id,
+    reconcileID: `r${id}`,
+    controller: 'webapp',
+    request: { namespace: 'default', name },
+    key: `default/${name}`,
+    worker: 0,
+    triggers: [],
+    start,
+    end: start + 3,
+    phases: [{ phase: 'reconcile', at: start, summary: `Reconcile default/${name}` }],
+    calls: [],
+    result: { requeueAfter: 5000 },
+    outcome: 'requeue_after',
+    warnings: [],
+  });
+
   it("shows this key's timeline from the manager's record, and a finished reconcile picked in it", () => {
-    const trace = (id: number, name: string, start: number): ReconcileTrace => ({
-      id,
-      reconcileID: `r${id}`,
-      controller: 'webapp',
-      request: { namespace: 'default', name },
-      key: `default/${name}`,
-      worker: 0,
-      triggers: [],
-      start,
-      end: start + 3,
-      phases: [{ phase: 'reconcile', at: start, summary: `Reconcile default/${name}` }],
-      calls: [],
-      result: { requeueAfter: 5000 },
-      outcome: 'requeue_after',
-      warnings: [],
-    });
     const traces = [trace(1, 'blog', 10), trace(2, 'shop', 20), trace(3, 'blog', 5030)];
     const base = {
       status: 'held' as const,
@@ -90,6 +91,8 @@ describe('Reconcile Debugger view of a Go reconcile', () => {
       traces,
       breakpoints: { phases: [], outcomes: [] },
       findings: [],
+      depth: [],
+      holds: [],
     };
     const s = goDebuggerState(base);
     assert.equal(s.current?.heldAt, 'write');
@@ -104,5 +107,45 @@ describe('Reconcile Debugger view of a Go reconcile', () => {
       picked.history.map((h) => h.id),
       ['r1', 'r3'],
     );
+  });
+
+  it('charts the Go session from its stops and its record: depth, latency less holds, reconciles per key', () => {
+    const traces = [trace(1, 'blog', 10), trace(2, 'shop', 20), trace(3, 'blog', 5030)];
+    const s = goDebuggerState({
+      status: 'running',
+      message: '',
+      reconciler: 'WebAppReconciler',
+      origin: 0,
+      stops: [],
+      held: false,
+      traces,
+      breakpoints: { phases: [], outcomes: [] },
+      findings: [],
+      depth: [
+        [10, 2],
+        [5030, 1],
+      ],
+      // Stopped in Delve for 2 of blog's last reconcile's 3 ms.
+      holds: [[5031, 5033]],
+    });
+    assert.deepEqual(s.charts.queueDepth, [
+      [10, 2],
+      [5030, 1],
+    ]);
+    assert.deepEqual(s.charts.latencyMs, [
+      [13, 3],
+      [23, 3],
+      [5033, 1],
+    ]);
+    assert.deepEqual(s.charts.reconcilesPerKey, [
+      {
+        key: 'default/blog',
+        points: [
+          [13, 1],
+          [5033, 2],
+        ],
+      },
+      { key: 'default/shop', points: [[23, 1]] },
+    ]);
   });
 });

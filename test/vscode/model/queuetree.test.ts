@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  QueueTreeModel,
-  adaptSnapshot,
-  formatDelay,
-  type QueueNode,
-} from '../../../src/vscode/model/queuetree';
+import { QueueTreeModel, adaptSnapshot, type QueueNode } from '../../../src/vscode/model/queuetree';
 
 const snapshot = {
   controller: 'webapp',
@@ -43,7 +38,14 @@ describe('QueueTreeModel', () => {
       ...snapshot,
       queued: [],
       depth: 4,
-      findings: [{ kind: 'quota-conflict', key: 'default/shop', message: 'exceeded quota' }],
+      findings: [
+        {
+          kind: 'quota-conflict',
+          key: 'default/shop',
+          message: 'exceeded quota',
+          evidence: ['ResourceQuota compute.', 'Counted 2 times.'],
+        },
+      ],
     });
     const [controller] = m.children();
     assert.equal(controller!.type === 'controller' && controller.depth, 4);
@@ -53,6 +55,10 @@ describe('QueueTreeModel', () => {
     const [item] = m.children(findings);
     assert.equal(item!.type === 'item' && item.key, 'quota-conflict default/shop');
     assert.equal(item!.type === 'item' && item.description, 'exceeded quota');
+    assert.equal(
+      item!.type === 'item' && item.tooltip,
+      'exceeded quota\nResourceQuota compute.\nCounted 2 times.',
+    );
   });
 
   it('gives every finding a tree id of its own, also two of one kind on one key', () => {
@@ -76,7 +82,7 @@ describe('QueueTreeModel', () => {
     const m = new QueueTreeModel();
     m.update(snapshot);
     const [proc] = m.children(m.children(m.children()[0])[0]);
-    assert.equal((proc as Extract<QueueNode, { type: 'item' }>).description, 'for 1.0s');
+    assert.equal((proc as Extract<QueueNode, { type: 'item' }>).description, 'for 1s');
   });
 
   it('orders waiting items by readiness and says why they wait and how long is left', () => {
@@ -89,15 +95,9 @@ describe('QueueTreeModel', () => {
       waiting.map((w) => [w.key, w.description]),
       [
         ['default/wiki', 'in 40ms · backoff 3 · 3 retries'],
-        ['default/blog', 'in 30.0s · requeueAfter'],
+        ['default/blog', 'in 30s · requeueAfter'],
       ],
     );
-  });
-
-  it('formats delays the way a person reads them', () => {
-    assert.equal(formatDelay(5), '5ms');
-    assert.equal(formatDelay(2500), '2.5s');
-    assert.equal(formatDelay(16 * 60_000 + 40_000), '16m40s');
   });
 
   it("reads the runtime's queue snapshot: order, wait reasons and retries", () => {

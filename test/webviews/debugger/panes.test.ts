@@ -168,6 +168,7 @@ describe('the charts pane', () => {
           [ORIGIN, 2],
           [ORIGIN + 1000, 12],
         ],
+        reconcilesPerKey: [],
       },
     });
     const shown = text(chartsPane(viewOf(state)));
