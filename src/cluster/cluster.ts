@@ -62,6 +62,7 @@ import { splitApiVersion } from './types';
 import { startControllers } from './controllers';
 import type { ClusterState } from './state';
 import { NODE_NAME, fakeNode } from './kubelet';
+import { ContainerLogs } from './containerlogs';
 
 /** How long before a watch's time-out its last bookmark goes out (cacheWatcher.nextBookmarkTime). */
 const PRE_TIMEOUT_BOOKMARK_MS = 2000;
@@ -99,6 +100,12 @@ export interface AdmissionAttributes {
 /** A validating admission plugin: throws a StatusError to refuse. */
 export type AdmissionPlugin = (a: AdmissionAttributes) => void;
 
+/**
+ * A mutating admission plugin: may change `a.object` (run before the strategy validates it, as
+ * kube-apiserver runs mutating admission before the registry's create and update) or refuse.
+ */
+export type MutatingAdmissionPlugin = (a: AdmissionAttributes) => void;
+
 export interface WriteOptions {
   dryRun?: boolean;
   fieldManager?: string;
@@ -134,7 +141,10 @@ export class Cluster {
   readonly podReadyDelayMs: number;
   readonly podTerminationDelayMs: number;
   readonly bookmarkIntervalMs: number;
+  /** The fake node's container logs: the kubelet writes them, `pods/log` reads them. */
+  readonly containerLogs = new ContainerLogs();
   private readonly admission: AdmissionPlugin[] = [];
+  private readonly mutatingAdmission: MutatingAdmissionPlugin[] = [];
   private readonly stoppers: Array<() => void> = [];
   private readonly events: EventRecorder;
   private closed = false;
@@ -164,6 +174,11 @@ export class Cluster {
   /** Adds a validating admission plugin (run in order, after the built-in ones). */
   addAdmission(p: AdmissionPlugin): void {
     this.admission.push(p);
+  }
+
+  /** Adds a mutating admission plugin (run in order, before validation). */
+  addMutatingAdmission(p: MutatingAdmissionPlugin): void {
+    this.mutatingAdmission.push(p);
   }
 
   /** Registers a stop function run by close(). */
@@ -588,6 +603,7 @@ export class Cluster {
     st.prepareForCreate?.(obj);
     checkUnknownFields(t, st.defaults?.(obj), opts);
     if (isCoreService(t)) allocateNodePorts(obj, this.scan({ apiVersion: 'v1', kind: 'Service' }));
+    this.mutate({ operation: 'CREATE', type: t, object: obj, dryRun: !!opts.dryRun });
     const errs = [...validateObjectMeta(obj, st.nameRule), ...(st.validate?.(obj) ?? [])];
     if (errs.length) throw newInvalid(qualifiedKind, md.name, errs);
     if (t.info.group === 'apiextensions.k8s.io')
@@ -652,6 +668,10 @@ export class Cluster {
 
   private admit(a: AdmissionAttributes): void {
     for (const p of this.admission) p(a);
+  }
+
+  private mutate(a: AdmissionAttributes): void {
+    for (const p of this.mutatingAdmission) p(a);
   }
 
   /** Hooks that keep the registry in step with CRDs. */
@@ -782,6 +802,14 @@ export class Cluster {
     const st = strategyFor(t);
     const name = old.metadata.name!;
     const qualifiedKind = { group: t.info.group, kind: t.info.kind };
+    this.mutate({
+      operation: 'UPDATE',
+      type: t,
+      object: next,
+      old,
+      dryRun: !!opts.dryRun,
+      ...(opts.subresource ? { subresource: opts.subresource } : {}),
+    });
     const errs: FieldError[] = [
       ...validateObjectMeta(next, st.nameRule),
       ...(st.validate?.(next, old) ?? []),

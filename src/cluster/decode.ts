@@ -215,6 +215,14 @@ export function decodeDeleteOptions(q: URLSearchParams, body: Buffer | undefined
     else if (parsed !== null)
       throw newBadRequest('the body of the delete request could not be decoded as DeleteOptions');
   }
+  return deleteOptionsOf(q, fromBody);
+}
+
+/** DeleteOptions from the query and a decoded body (or an Eviction's `deleteOptions`). */
+export function deleteOptionsOf(
+  q: URLSearchParams,
+  fromBody: Record<string, unknown>,
+): DeleteOptions {
   const policy = (q.get('propagationPolicy') ?? fromBody.propagationPolicy) as
     DeleteOptions['propagationPolicy'] | undefined;
   const orphan = queryBool(q, 'orphanDependents') ?? fromBody.orphanDependents;

@@ -5,6 +5,7 @@
  * Available and Progressing conditions `kubectl rollout status` reads. Not modelled: the
  * progress deadline (ProgressDeadlineExceeded), revisionHistoryLimit cleanup, rollbacks.
  */
+import { scaledValueFromIntOrPercent } from './intstr';
 import type { Cluster } from './cluster';
 import { clone } from './clone';
 import { StatusError } from './errors';
@@ -354,11 +355,11 @@ export function startDeploymentController(cluster: Cluster): () => void {
   };
 }
 
-/** intstr.GetScaledValueFromIntOrPercent. */
+/** intstr.GetScaledValueFromIntOrPercent; an invalid value (validation refuses it) counts as 0. */
 function resolveFraction(v: unknown, total: number, roundUp: boolean): number {
-  if (typeof v === 'number') return v;
-  const m = /^(\d+)%$/.exec(String(v));
-  if (!m) return 0;
-  const x = (Number(m[1]) * total) / 100;
-  return roundUp ? Math.ceil(x) : Math.floor(x);
+  try {
+    return scaledValueFromIntOrPercent(v, total, roundUp);
+  } catch {
+    return 0;
+  }
 }

@@ -52,6 +52,8 @@ import type { ResourceRoute } from './requestinfo';
 import { toTable } from './table';
 import { WatchStream } from './watchstream';
 import { deleteCode, deleteResponse } from './deleteresponse';
+import { evictPod } from './eviction';
+import { servePodLog } from './podlog';
 import type { KubeObject, ListOptions, PatchType, WatchEvent } from './types';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -331,6 +333,18 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         setWarnings();
         sendJson(res, code, obj, pretty);
       });
+    // The pod subresources served by their own REST handlers (podlog.ts, eviction.ts).
+    if (name !== undefined && (subresource === 'log' || subresource === 'eviction')) {
+      if (namespace === undefined) throw newNotFoundPath();
+      const key = { namespace, name };
+      if (subresource === 'log' && method === 'GET')
+        return servePodLog(cluster, req, res, key, q, closers, () => record?.started(200));
+      if (subresource === 'eviction' && method === 'POST') {
+        const eviction = decodeObject(body, req.headers['content-type']);
+        return send(201, evictPod(cluster, key, eviction, q.getAll('dryRun')));
+      }
+      throw newMethodNotSupported(t.gr, method.toLowerCase());
+    }
     if (name === undefined) {
       const listOpts: ListOptions = {
         ...(namespace !== undefined ? { namespace } : {}),
