@@ -71,12 +71,37 @@ function controllerScale(
   return { uid: ref.uid, scale: Number(rec(scale.spec).replicas ?? 0) };
 }
 
-/** getExpectedScale: the sum of the pods' controllers' scales; a pod with none is unmanaged. */
-function expectedScale(cluster: Cluster, pods: KubeObject[]): number {
+/** metav1.LabelSelector's String(), as `%v` prints it in the controller's events. */
+function selectorString(sel: unknown): string {
+  if (!isObject(sel)) return 'nil';
+  const labels = rec(sel.matchLabels);
+  const ml = Object.keys(labels)
+    .sort()
+    .map((k) => `${k}: ${String(labels[k])},`)
+    .join('');
+  const me = (Array.isArray(sel.matchExpressions) ? sel.matchExpressions : [])
+    .map((e) => {
+      const r = rec(e);
+      const values = Array.isArray(r.values) ? r.values.join(' ') : '';
+      return `LabelSelectorRequirement{Key:${String(r.key)},Operator:${String(r.operator)},Values:[${values}],},`;
+    })
+    .join('');
+  return `&LabelSelector{MatchLabels:map[string]string{${ml}},MatchExpressions:[]LabelSelectorRequirement{${me}},}`;
+}
+
+/**
+ * getExpectedScale: the sum of the pods' controllers' scales. A pod with no controller is
+ * unmanaged (named in `unmanaged`); one whose controller is not found fails the count.
+ */
+function expectedScale(cluster: Cluster, pods: KubeObject[], unmanaged: string[]): number {
   const scales = new Map<string, number>();
   for (const p of pods) {
     const ref = controllerOf(p);
-    if (!ref || scales.has(ref.uid)) continue;
+    if (!ref) {
+      unmanaged.push(p.metadata.name!);
+      continue;
+    }
+    if (scales.has(ref.uid)) continue;
     const found = controllerScale(cluster, ref, p.metadata.namespace!);
     if (!found) throw new Error(`found no controllers for pod ${JSON.stringify(p.metadata.name)}`);
     scales.set(found.uid, found.scale);
@@ -85,16 +110,21 @@ function expectedScale(cluster: Cluster, pods: KubeObject[]): number {
 }
 
 /** getExpectedPodCount: [expectedCount, desiredHealthy]. */
-function expectedPodCount(cluster: Cluster, pdb: KubeObject, pods: KubeObject[]): [number, number] {
+function expectedPodCount(
+  cluster: Cluster,
+  pdb: KubeObject,
+  pods: KubeObject[],
+  unmanaged: string[],
+): [number, number] {
   const spec = rec(pdb.spec);
   if (spec.maxUnavailable !== undefined) {
-    const expected = expectedScale(cluster, pods);
+    const expected = expectedScale(cluster, pods, unmanaged);
     const max = scaledValueFromIntOrPercent(spec.maxUnavailable, expected, true);
     return [expected, Math.max(0, expected - max)];
   }
   if (typeof spec.minAvailable === 'number') return [pods.length, spec.minAvailable];
   if (typeof spec.minAvailable === 'string') {
-    const expected = expectedScale(cluster, pods);
+    const expected = expectedScale(cluster, pods, unmanaged);
     return [expected, scaledValueFromIntOrPercent(spec.minAvailable, expected, true)];
   }
   return [0, 0];
@@ -146,8 +176,9 @@ export function startDisruptionController(cluster: Cluster): () => void {
     const old = rec(pdb.status);
     let expected: number;
     let desired: number;
+    const unmanaged: string[] = [];
     try {
-      [expected, desired] = expectedPodCount(cluster, pdb, pods);
+      [expected, desired] = expectedPodCount(cluster, pdb, pods, unmanaged);
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
       cluster.recordEvent(
@@ -163,6 +194,14 @@ export function startDisruptionController(cluster: Cluster): () => void {
       if (!deepEqual(status, old)) writeStatus(pdb, status);
       return;
     }
+    if (unmanaged.length)
+      cluster.recordEvent(
+        pdb,
+        'Warning',
+        'UnmanagedPods',
+        `Pods selected by this PodDisruptionBudget (selector: ${selectorString(rec(pdb.spec).selector)}) were found to be unmanaged. As a result, the status of the PDB cannot be calculated correctly, which may result in undefined behavior. To account for these pods please set ".spec.minAvailable" field of the PDB to an integer value.`,
+        SOURCE,
+      );
     // buildDisruptedPodMap: evicted pods not deleted yet count as gone for DELETION_TIMEOUT_MS.
     const now = cluster.clock.now();
     const disrupted: Record<string, string> = {};
