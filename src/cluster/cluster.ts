@@ -33,7 +33,13 @@ import { continueTooOld, listTooOld, scanAt } from './snapshot';
 import { allocateNodePorts, keepAllocated } from './serviceallocation';
 import { fieldManagerRequired } from './optionsvalidation';
 import { gracePeriodSeconds, gracefulDeletion } from './gracefuldelete';
-import { checkAppliedTyped, checkDecodable, checkPatchedTyped, decodeTyped } from './decode';
+import {
+  checkAppliedTimes,
+  checkAppliedTyped,
+  checkDecodable,
+  checkPatchedTyped,
+  decodeTyped,
+} from './decode';
 import { generateName } from './names';
 import { deepEqual, isObject, jsonPatch, mergePatch, strategicMergePatch } from './patch';
 import { Registry } from './registry';
@@ -937,6 +943,7 @@ export class Cluster {
           name: key.name,
           ...(ns ? { namespace: ns } : {}),
         };
+        checkAppliedTimes(t, applied);
         return this.createAs(t, obj, {
           dryRun: !!opts.dryRun,
           fieldManager: opts.fieldManager,
@@ -960,6 +967,7 @@ export class Cluster {
         !!opts.force,
         opts.subresource,
       );
+      checkAppliedTimes(t, applied);
       return this.updateFromPatch(t, skey, old, next, { ...opts, applied });
     }
     if (!old) throw newNotFound(t.gr, key.name);
