@@ -808,14 +808,15 @@ export class Cluster {
     const st = strategyFor(t);
     const name = old.metadata.name!;
     const qualifiedKind = { group: t.info.group, kind: t.info.kind };
-    this.mutate({
+    const admission: AdmissionAttributes = {
       operation: 'UPDATE',
       type: t,
       object: next,
       old,
       dryRun: !!opts.dryRun,
       ...(opts.subresource ? { subresource: opts.subresource } : {}),
-    });
+    };
+    this.mutate(admission);
     const errs: FieldError[] = [
       ...validateObjectMeta(next, st.nameRule),
       ...(st.validate?.(next, old) ?? []),
@@ -839,14 +840,7 @@ export class Cluster {
         opts.subresource,
       );
     if (deepEqual(withoutManagedTimes(next), withoutManagedTimes(old))) return this.out(old, t);
-    this.admit({
-      operation: 'UPDATE',
-      type: t,
-      object: next,
-      old,
-      dryRun: !!opts.dryRun,
-      ...(opts.subresource ? { subresource: opts.subresource } : {}),
-    });
+    this.admit(admission);
     if (opts.dryRun) return this.out(next, t);
     next.metadata.resourceVersion = String(this.store.nextRv());
     this.serializable(t, next);

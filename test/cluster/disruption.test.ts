@@ -9,26 +9,10 @@ import { test } from 'node:test';
 import type { Cluster } from '../../src/cluster/cluster';
 import { PDB } from '../../src/cluster/disruption';
 import type { KubeObject } from '../../src/cluster/types';
-import { EVENT, POD, flush, newCluster } from './helpers';
+import { EVENT, POD, deployment, flush, newCluster } from './helpers';
 import type { VirtualClock } from '../../src/util/clock';
 
 type Obj = Record<string, unknown>;
-
-function deployment(name: string, replicas: number): KubeObject {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, namespace: 'default' },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] },
-      },
-    },
-  };
-}
 
 function budget(name: string, spec: Obj): KubeObject {
   return { ...PDB, metadata: { name, namespace: 'default' }, spec };

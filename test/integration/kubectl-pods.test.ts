@@ -42,11 +42,16 @@ spec:
     spec: {containers: [{name: app, image: "busybox:1.36"}]}
 `;
 
-const budget = (name: string, app: string, minAvailable: number) => `apiVersion: policy/v1
+/** A rolled-out Deployment NAME and a PodDisruptionBudget NAME over its pods. */
+async function guardedDeployment(name: string, replicas: number, minAvailable: number) {
+  const budget = `apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata: {name: ${name}, namespace: pods}
-spec: {minAvailable: ${minAvailable}, selector: {matchLabels: {app: ${app}}}}
+spec: {minAvailable: ${minAvailable}, selector: {matchLabels: {app: ${name}}}}
 `;
+  await ok(s.kubeconfig, ['apply', '-f', '-'], `${deployment(name, replicas)}---\n${budget}`);
+  await k('rollout', 'status', `deployment/${name}`, '--timeout=20s');
+}
 
 test('kubectl logs shows the container log with the options kubectl sends', async () => {
   await ok(s.kubeconfig, ['apply', '-f', '-'], pod('one', ['app']));
@@ -113,12 +118,7 @@ test('kubectl logs -f streams until the pod is deleted', async () => {
 });
 
 test('kubectl drain is held by a PodDisruptionBudget with the 429 and retries', async () => {
-  await ok(
-    s.kubeconfig,
-    ['apply', '-f', '-'],
-    deployment('held', 2) + '---\n' + budget('held', 'held', 2),
-  );
-  await k('rollout', 'status', 'deployment/held', '--timeout=20s');
+  await guardedDeployment('held', 2, 2);
   const r = await kubectl(s.kubeconfig, [
     'drain',
     'reconcile-studio-node',
@@ -134,16 +134,15 @@ test('kubectl drain is held by a PodDisruptionBudget with the 429 and retries', 
     (await k('get', 'pods', '-l', 'app=held', '-o', 'name')).trim().split('\n').length,
     2,
   );
+  assert.match(
+    await k('get', 'pdb', 'held'),
+    /^NAME\s+MIN AVAILABLE\s+MAX UNAVAILABLE\s+ALLOWED DISRUPTIONS\s+AGE\nheld\s+2\s+N\/A\s+0\s+\S+\n$/,
+  );
   await ok(s.kubeconfig, ['uncordon', 'reconcile-studio-node']);
 });
 
 test('kubectl drain evicts what the budget allows and waits for the pods to go', async () => {
-  await ok(
-    s.kubeconfig,
-    ['apply', '-f', '-'],
-    deployment('spare', 1) + '---\n' + budget('spare', 'spare', 0),
-  );
-  await k('rollout', 'status', 'deployment/spare', '--timeout=20s');
+  await guardedDeployment('spare', 1, 0);
   const before = (await k('get', 'pods', '-l', 'app=spare', '-o', 'name')).trim();
   const out = await ok(s.kubeconfig, [
     'drain',

@@ -5,10 +5,8 @@
  * the NotFound it raises afterwards.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, ok, serve } from './serve';
+import { ok, runFixture, serve } from './serve';
 import type { Served } from './serve';
 
 let s: Served;
@@ -18,21 +16,9 @@ before(async () => {
 });
 after(() => s.stop());
 
-/** Debian's system Ruby: ruby-kubeclient is installed for it, not for an rbenv on the PATH. */
-const RUBY = '/usr/bin/ruby';
-
-function ruby(script: string, ...args: string[]): Promise<string> {
-  return new Promise((res, rej) =>
-    execFile(RUBY, [script, ...args], { timeout: 60_000 }, (err, stdout, stderr) =>
-      err ? rej(new Error(`${err.message}\n${stderr}`)) : res(stdout),
-    ),
-  );
-}
-
 test('kubeclient lists, creates, watches through /watch/, patches and deletes', async () => {
-  const out = JSON.parse(
-    await ruby(join(ROOT, 'test/integration/fixtures/ruby_kubeclient.rb'), s.kubeconfig),
-  ) as Record<string, unknown>;
+  // Debian's system Ruby: ruby-kubeclient is installed for it, not for an rbenv on the PATH.
+  const out = await runFixture('/usr/bin/ruby', 'ruby_kubeclient.rb', s.kubeconfig);
   assert.deepEqual(out.created, ['rb-a', 'v']);
   assert.deepEqual(out.listed, ['rb-a']);
   assert.equal(out.listResourceVersion, true);
