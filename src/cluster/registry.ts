@@ -61,8 +61,8 @@ interface BuiltinSpec {
   shortNames?: string[];
   status?: boolean;
   scale?: boolean;
-  /** Subresources served by their own handlers (pods/log, pods/eviction). */
-  connect?: string[];
+  /** Subresources with handlers of their own (pods/log, pods/eviction; see subresourceInfo). */
+  handled?: string[];
   verbs?: string[];
   categories?: string[];
   fieldLabels?: ResourceType['fieldLabels'];
@@ -165,7 +165,7 @@ const BUILTINS: BuiltinSpec[] = [
     namespaced: true,
     shortNames: ['po'],
     status: true,
-    connect: ['eviction', 'log'],
+    handled: ['eviction', 'log'],
     categories: ['all'],
     fieldLabels: (o) => ({
       'spec.nodeName': str(rec(o.spec).nodeName),
@@ -271,7 +271,7 @@ function builtinType(b: BuiltinSpec): ResourceType {
   const subresources: string[] = [];
   if (b.status) subresources.push('status');
   if (b.scale) subresources.push('scale');
-  subresources.push(...(b.connect ?? []));
+  subresources.push(...(b.handled ?? []));
   // Discovery lists a resource's subresources in name order, as kube-apiserver's does.
   subresources.sort();
   return {
