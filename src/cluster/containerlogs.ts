@@ -39,6 +39,21 @@ export function logTimestamp(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000000Z');
 }
 
+/**
+ * A line of a container's own output in logfmt with its time (`time="…" level=info msg="…"
+ * k=v …`), as many programs write theirs: what the fake containers print.
+ */
+export function logfmtLine(
+  ms: number,
+  msg: string,
+  fields: Record<string, string | number>,
+): string {
+  const rest = Object.entries(fields)
+    .map(([k, v]) => ` ${k}=${typeof v === 'string' && /[\s"=]/.test(v) ? JSON.stringify(v) : v}`)
+    .join('');
+  return `time="${new Date(ms).toISOString()}" level=info msg=${JSON.stringify(msg)}${rest}`;
+}
+
 /** One line as the kubelet writes it to the client: `timestamps` prefixes its time. */
 function render(l: LogLine, timestamps: boolean | undefined): string {
   return `${timestamps ? `${logTimestamp(l.time)} ` : ''}${l.text}\n`;

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Cluster } from './cluster';
 import { clone } from './clone';
+import { logfmtLine } from './containerlogs';
 import { StatusError } from './errors';
 import { isObject } from './patch';
 import type { TimerHandle } from '../util/clock';
@@ -97,18 +98,11 @@ export function startKubelet(cluster: Cluster): () => void {
   const containers = (p: KubeObject): Obj[] =>
     Array.isArray(rec(p.spec).containers) ? (rec(p.spec).containers as Obj[]) : [];
 
-  /** A line of the container's own output, in logfmt with its time, as many programs write. */
+  /** The container prints a line (containerlogs.ts keeps it for pods/log). */
   function log(p: KubeObject, c: Obj, msg: string, fields: Record<string, string | number> = {}) {
     const now = cluster.clock.now();
-    const rest = Object.entries({ container: String(c.name), ...fields })
-      .map(([k, v]) => ` ${k}=${typeof v === 'string' && /[\s"=]/.test(v) ? JSON.stringify(v) : v}`)
-      .join('');
-    const time = new Date(now).toISOString();
-    cluster.containerLogs.write(
-      containerId(p, c),
-      now,
-      `time="${time}" level=info msg=${JSON.stringify(msg)}${rest}`,
-    );
+    const line = logfmtLine(now, msg, { container: String(c.name), ...fields });
+    cluster.containerLogs.write(containerId(p, c), now, line);
   }
 
   function writeStatus(p: KubeObject, status: Obj): void {
