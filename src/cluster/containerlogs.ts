@@ -55,11 +55,14 @@ export function logfmtLine(
 }
 
 /** One line as the kubelet writes it to the client: `timestamps` prefixes its time. */
-function render(l: LogLine, timestamps: boolean | undefined): string {
-  return `${timestamps ? `${logTimestamp(l.time)} ` : ''}${l.text}\n`;
+function render(l: LogLine, timestamps: boolean | undefined): Buffer {
+  return Buffer.from(`${timestamps ? `${logTimestamp(l.time)} ` : ''}${l.text}\n`);
 }
 
-/** Writes at most `limit` bytes in all (kubelet's LimitWriter), then says it is full. */
+/**
+ * Passes at most `limit` bytes in all, then says it is full (the kubelet's LimitWriter: a byte
+ * count, so a line — even a character — may be cut).
+ */
 class ByteLimit {
   private left: number;
   constructor(limit: number | undefined) {
@@ -68,15 +71,10 @@ class ByteLimit {
   get full(): boolean {
     return this.left <= 0;
   }
-  take(s: string): string {
-    const b = Buffer.from(s);
-    if (b.length <= this.left) {
-      this.left -= b.length;
-      return s;
-    }
-    const cut = b.subarray(0, this.left).toString('utf8');
-    this.left = 0;
-    return cut;
+  take(b: Buffer): Buffer {
+    const out = b.length <= this.left ? b : b.subarray(0, this.left);
+    this.left -= out.length;
+    return out;
   }
 }
 
@@ -104,7 +102,8 @@ export class ContainerLogs {
 
   /** The container stopped: followers end; the log stays readable until `remove`. */
   end(id: string): void {
-    const l = this.log(id);
+    const l = this.logs.get(id);
+    if (!l) return;
     l.ended = true;
     for (const f of [...l.followers]) f.end();
     l.followers.clear();
@@ -121,14 +120,14 @@ export class ContainerLogs {
   }
 
   /** What the log holds now, as the kubelet sends it without `follow`. */
-  read(id: string, opts: ReadLogOptions = {}): string {
+  read(id: string, opts: ReadLogOptions = {}): Buffer {
     const limit = new ByteLimit(opts.limitBytes);
-    let out = '';
+    const out: Buffer[] = [];
     for (const l of this.selected(id, opts)) {
-      out += limit.take(render(l, opts.timestamps));
+      out.push(limit.take(render(l, opts.timestamps)));
       if (limit.full) break;
     }
-    return out;
+    return Buffer.concat(out);
   }
 
   /**
@@ -138,10 +137,11 @@ export class ContainerLogs {
   follow(
     id: string,
     opts: ReadLogOptions,
-    send: (chunk: string) => void,
+    send: (chunk: Buffer) => void,
     done: () => void,
   ): () => void {
-    const l = this.log(id);
+    // No log (a container this node never ran): nothing to send, and no entry to leave behind.
+    const l = this.logs.get(id) ?? { lines: [], ended: true, followers: new Set<Follower>() };
     const limit = new ByteLimit(opts.limitBytes);
     let finished = false;
     const follower: Follower = {

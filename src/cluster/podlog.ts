@@ -177,13 +177,13 @@ export function servePodLog(
         : {}),
   };
   if (!opts.follow) {
-    const text = cluster.containerLogs.read(id, read);
+    const log = cluster.containerLogs.read(id, read);
     res.writeHead(200, {
       'Content-Type': 'text/plain',
-      'Content-Length': Buffer.byteLength(text),
+      'Content-Length': log.length,
       'Cache-Control': 'no-cache, private',
     });
-    res.end(text);
+    res.end(log);
     return;
   }
   res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private' });
