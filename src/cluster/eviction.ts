@@ -45,9 +45,10 @@ export interface EvictionStatus {
 
 function tooManyRequests(detail: string, retryAfterSeconds: number): StatusError {
   const err = newTooManyRequests(VIOLATION, retryAfterSeconds);
+  // StatusDetails' field order: causes before retryAfterSeconds.
   err.status.details = {
-    ...err.status.details,
     causes: [{ reason: 'DisruptionBudget', message: detail }],
+    ...err.status.details,
   };
   return err;
 }

@@ -9,7 +9,13 @@ import { createServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { AuditLog, verbOf, type InFlight } from './audit';
-import { injectHttpFault, watchUnderFault, type FaultEffect, type FaultInjector } from './faults';
+import {
+  injectHttpFault,
+  retryAfterOf,
+  watchUnderFault,
+  type FaultEffect,
+  type FaultInjector,
+} from './faults';
 import type { Cluster } from './cluster';
 import { generateServingCerts } from './certs';
 import type { ServingCerts } from './certs';
@@ -699,5 +705,8 @@ function sendText(res: ServerResponse, code: number, text: string): void {
 
 function sendStatus(res: ServerResponse, err: StatusError): void {
   inFlight.get(res)?.fail(err.status);
+  // responsewriters.ErrorNegotiated: a Status asking for a delay says so in Retry-After too.
+  const retryAfter = retryAfterOf(err);
+  if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
   sendJson(res, err.code, err.status);
 }

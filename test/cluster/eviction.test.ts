@@ -215,6 +215,45 @@ describe('pods/eviction', () => {
     );
   });
 
+  it('is a 429 with Retry-After while the budget cannot be computed (its generation unobserved)', async () => {
+    const cm = await s.call('POST', '/api/v1/namespaces/default/configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'not-a-controller' },
+    });
+    const uid = (JSON.parse(cm.body) as { metadata: { uid: string } }).metadata.uid;
+    const made = await s.call('POST', PODS, {
+      ...POD,
+      metadata: {
+        name: 'odd',
+        labels: { app: 'odd' },
+        ownerReferences: [
+          { apiVersion: 'v1', kind: 'ConfigMap', name: 'not-a-controller', uid, controller: true },
+        ],
+      },
+      spec: { containers: [{ name: 'c', image: 'i:1' }] },
+    });
+    assert.equal(made.status, 201, made.body);
+    await clock.advance(1000);
+    // The controller fails safe: no disruptions, and observedGeneration stays behind.
+    await createBudget('odd', 'odd', { maxUnavailable: '50%' });
+    assert.equal(pdbStatus('odd').observedGeneration, undefined);
+    const r = await evict('odd');
+    assert.equal(r.status, 429, r.body);
+    assert.equal(r.headers['retry-after'], '10');
+    assert.match(r.body, /"details":\{"causes":\[.*\],"retryAfterSeconds":10\}/);
+    const st = JSON.parse(r.body) as { details: Obj };
+    assert.deepEqual(st.details, {
+      causes: [
+        {
+          reason: 'DisruptionBudget',
+          message: 'The disruption budget odd is still being processed by the server.',
+        },
+      ],
+      retryAfterSeconds: 10,
+    });
+  });
+
   it('is listed in discovery as a policy/v1 Eviction one creates', async () => {
     const r = await s.get('/api/v1');
     const res = (JSON.parse(r.body) as { resources: Obj[] }).resources;
