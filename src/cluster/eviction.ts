@@ -205,6 +205,14 @@ function markAndDelete(
   cluster.delete(POD, key, options);
 }
 
+/** setPreconditionsResourceVersion: delete only the pod as it was checked. */
+function withResourceVersion(opts: DeleteOptions, pod: KubeObject): DeleteOptions {
+  return {
+    ...opts,
+    preconditions: { ...opts.preconditions, resourceVersion: pod.metadata.resourceVersion! },
+  };
+}
+
 const SUCCESS: EvictionStatus = {
   kind: 'Status',
   apiVersion: 'v1',
@@ -224,17 +232,8 @@ export function evictPod(
   const dryRun = !!original.dryRun;
   const pod = cluster.get(POD, key);
   if (canIgnoreBudget(pod)) {
-    const opts =
-      enforceResourceVersion(pod) && !original.preconditions?.resourceVersion
-        ? {
-            ...original,
-            preconditions: {
-              ...original.preconditions,
-              resourceVersion: pod.metadata.resourceVersion!,
-            },
-          }
-        : original;
-    markAndDelete(cluster, key, opts);
+    const racing = enforceResourceVersion(pod) && !original.preconditions?.resourceVersion;
+    markAndDelete(cluster, key, racing ? withResourceVersion(original, pod) : original);
     return SUCCESS;
   }
   const budgets = budgetsOf(cluster, pod);
@@ -246,7 +245,6 @@ export function evictPod(
         'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
       code: 500,
     };
-  let opts = original;
   const pdb = budgets[0];
   if (pdb) {
     const status = rec(pdb.status);
@@ -260,15 +258,8 @@ export function evictPod(
     ) {
       // An unready pod is not counted as healthy: deleting it takes nothing from the budget,
       // as long as it is still the pod that was checked.
-      opts = {
-        ...original,
-        preconditions: {
-          ...original.preconditions,
-          resourceVersion: pod.metadata.resourceVersion!,
-        },
-      };
       try {
-        markAndDelete(cluster, key, opts);
+        markAndDelete(cluster, key, withResourceVersion(original, pod));
       } catch (err) {
         if (
           err instanceof StatusError &&
@@ -282,6 +273,6 @@ export function evictPod(
     }
     checkAndDecrement(cluster, key.name, pdb, dryRun);
   }
-  markAndDelete(cluster, key, opts);
+  markAndDelete(cluster, key, original);
   return SUCCESS;
 }

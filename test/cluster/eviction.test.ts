@@ -151,6 +151,31 @@ describe('pods/eviction', () => {
     assert.match(next.body, /The disruption budget web needs 2 healthy pods and has 2 currently/);
   });
 
+  it('evicts an unready pod without taking from a budget that is met', async () => {
+    const pods = await runningPods('flaky', 3);
+    await createBudget('flaky', 'flaky', { minAvailable: 2 });
+    const cur = peekPod(pods[0])!;
+    const conditions = ((cur.status as Obj).conditions as Obj[]).map((c) =>
+      c.type === 'Ready' ? { ...c, status: 'False' } : c,
+    );
+    const unready = await s.call(
+      'PATCH',
+      `${PODS}/${pods[0]}/status`,
+      { status: { conditions } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
+    assert.equal(unready.status, 200, unready.body);
+    await flush(clock);
+    assert.equal(pdbStatus('flaky').currentHealthy, 2);
+    assert.equal(pdbStatus('flaky').disruptionsAllowed, 0);
+    const healthy = await evict(pods[1]);
+    assert.equal(healthy.status, 429, healthy.body);
+    const r = await evict(pods[0]);
+    assert.equal(r.status, 201, r.body);
+    assert.ok(peekPod(pods[0])!.metadata.deletionTimestamp);
+    assert.equal(pdbStatus('flaky').disruptedPods, undefined);
+  });
+
   it('evicts a pod that is not running whatever its budget says', async () => {
     const r = await s.call('POST', PODS, {
       ...POD,
