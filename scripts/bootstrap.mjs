@@ -47,7 +47,7 @@ export function ensureSystemPackages(packages) {
 export const E2E_PACKAGES = ['chromium', 'ripgrep', 'libkrb5-dev'];
 export const START_PACKAGES = ['ripgrep', 'libkrb5-dev'];
 /** Clients nobody here wrote, which integration tests drive the fake cluster with. */
-export const INTEGRATION_PACKAGES = ['python3-kubernetes'];
+export const INTEGRATION_PACKAGES = ['python3-kubernetes', 'ruby-kubeclient'];
 
 /** The oldest Go that builds the sample operator and its tools (controller-runtime v0.24's floor). */
 export const GO_MINIMUM = [1, 24];

@@ -17,3 +17,9 @@ export interface AdmissionAttributes {
 
 /** A validating admission plugin: throws a StatusError to refuse. */
 export type AdmissionPlugin = (a: AdmissionAttributes) => void;
+
+/**
+ * A mutating admission plugin: may change `a.object` (run before the strategy validates it, as
+ * kube-apiserver runs mutating admission before the registry's create and update) or refuse.
+ */
+export type MutatingAdmissionPlugin = (a: AdmissionAttributes) => void;

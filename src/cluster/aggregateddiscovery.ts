@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { compareVersions } from './discovery';
+import { subresourceInfo } from './registry';
 import type { Registry, ResourceType } from './registry';
 
 export const AGGREGATED_DISCOVERY_CONTENT_TYPE =
@@ -43,11 +44,15 @@ export function wantsAggregatedDiscovery(accept: string | undefined): boolean {
 function resource(t: ResourceType): object {
   const i = t.info;
   const kind = { group: i.group, version: i.version, kind: i.kind };
-  const subresources = i.subresources.map((sub) => ({
-    subresource: sub,
-    responseKind: sub === 'scale' ? { group: 'autoscaling', version: 'v1', kind: 'Scale' } : kind,
-    verbs: ['get', 'patch', 'update'],
-  }));
+  const subresources = i.subresources.map((sub) => {
+    const s = subresourceInfo(t, sub);
+    return {
+      subresource: sub,
+      responseKind:
+        s.group !== undefined ? { group: s.group, version: s.version, kind: s.kind } : kind,
+      verbs: s.verbs,
+    };
+  });
   return {
     resource: i.plural,
     responseKind: kind,

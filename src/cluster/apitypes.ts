@@ -298,6 +298,23 @@ const BUILTIN_TYPES: Record<string, GoStruct> = {
     spec: struct('v1.CustomResourceDefinitionSpec', { group: str, scope: str }, true),
     status: struct('v1.CustomResourceDefinitionStatus', {}, true),
   }),
+  'policy/PodDisruptionBudget': kind('v1.PodDisruptionBudget', {
+    spec: struct('v1.PodDisruptionBudgetSpec', {
+      minAvailable: intstr,
+      selector: labelSelector,
+      maxUnavailable: intstr,
+      unhealthyPodEvictionPolicy: named('v1.UnhealthyPodEvictionPolicyType'),
+    }),
+    status: struct('v1.PodDisruptionBudgetStatus', {
+      observedGeneration: int64,
+      disruptedPods: { k: 'map', elem: time },
+      disruptionsAllowed: int32,
+      currentHealthy: int32,
+      desiredHealthy: int32,
+      expectedPods: int32,
+      conditions: slice(condition),
+    }),
+  }),
   'coordination.k8s.io/Lease': kind('v1.Lease', {
     spec: struct('v1.LeaseSpec', {
       holderIdentity: str,

@@ -8,6 +8,7 @@
 import { Cluster } from './cluster';
 import type { ClusterOptions } from './cluster';
 import { startControllers } from './controllers';
+import { defaultTolerationSeconds } from './defaulttolerationseconds';
 import type { KubeletOptions } from './kubelet';
 import { NODE_NAME, fakeNode } from './kubelet';
 import { namespaceLifecycle } from './namespace';
@@ -22,10 +23,12 @@ export interface BuiltinsOptions extends KubeletOptions {
 }
 
 /**
- * Registers the built-in admission plugins (NamespaceLifecycle, ResourceQuota), registers the
+ * Registers the built-in admission plugins (DefaultTolerationSeconds, NamespaceLifecycle,
+ * ResourceQuota), registers the
  * fake node and starts the built-in controllers; Cluster.close() stops them.
  */
 export function withBuiltins(cluster: Cluster, opts: BuiltinsOptions = {}): Cluster {
+  cluster.addMutatingAdmission(defaultTolerationSeconds);
   cluster.addAdmission(namespaceLifecycle(cluster));
   cluster.addAdmission(quotaAdmission(cluster));
   // The node registers itself, as a kubelet does; it is there even without the pod lifecycle.

@@ -35,10 +35,16 @@ import { continueTooOld, listTooOld, scanAt } from './snapshot';
 import { allocateNodePorts, keepAllocated } from './serviceallocation';
 import { fieldManagerRequired } from './optionsvalidation';
 import { gracePeriodSeconds, gracefulDeletion } from './gracefuldelete';
-import { checkAppliedTyped, checkDecodable, checkPatchedTyped, decodeTyped } from './decode';
+import {
+  checkAppliedTimes,
+  checkAppliedTyped,
+  checkDecodable,
+  checkPatchedTyped,
+  decodeTyped,
+} from './decode';
 import { generateName } from './names';
 import { deepEqual, isObject, jsonPatch, mergePatch, strategicMergePatch } from './patch';
-import type { AdmissionAttributes, AdmissionPlugin } from './admission';
+import type { AdmissionAttributes, AdmissionPlugin, MutatingAdmissionPlugin } from './admission';
 import { Registry } from './registry';
 import type { ResourceType } from './registry';
 import type { FieldRequirement, LabelSelector } from './selector';
@@ -65,6 +71,7 @@ import type {
 } from './types';
 import { splitApiVersion } from './types';
 import type { ClusterState } from './state';
+import { ContainerLogs } from './containerlogs';
 
 /** How long before a watch's time-out its last bookmark goes out (cacheWatcher.nextBookmarkTime). */
 const PRE_TIMEOUT_BOOKMARK_MS = 2000;
@@ -81,7 +88,7 @@ export interface ClusterOptions {
   state?: ClusterState;
 }
 
-export type { AdmissionAttributes, AdmissionPlugin } from './admission';
+export type { AdmissionAttributes, AdmissionPlugin, MutatingAdmissionPlugin } from './admission';
 export type { UpdateOptions, WriteOptions } from './types';
 
 export interface PatchOptions extends UpdateOptions {
@@ -104,7 +111,10 @@ export class Cluster {
   readonly registry = new Registry();
   readonly store: Store;
   readonly bookmarkIntervalMs: number;
+  /** The fake node's container logs: the kubelet writes them, `pods/log` reads them. */
+  readonly containerLogs = new ContainerLogs();
   private readonly admission: AdmissionPlugin[] = [];
+  private readonly mutatingAdmission: MutatingAdmissionPlugin[] = [];
   private readonly stoppers: Array<() => void> = [];
   private readonly events: EventRecorder;
   private closed = false;
@@ -129,6 +139,11 @@ export class Cluster {
   /** Adds a validating admission plugin; plugins run in the order added (withBuiltins adds the built-in ones). */
   addAdmission(p: AdmissionPlugin): void {
     this.admission.push(p);
+  }
+
+  /** Adds a mutating admission plugin (run in order, before validation). */
+  addMutatingAdmission(p: MutatingAdmissionPlugin): void {
+    this.mutatingAdmission.push(p);
   }
 
   /** Registers a stop function run by close(). */
@@ -571,6 +586,7 @@ export class Cluster {
     st.prepareForCreate?.(obj);
     checkUnknownFields(t, st.defaults?.(obj), opts);
     if (isCoreService(t)) allocateNodePorts(obj, this.scan({ apiVersion: 'v1', kind: 'Service' }));
+    this.mutate({ operation: 'CREATE', type: t, object: obj, dryRun: !!opts.dryRun });
     const errs = [...validateObjectMeta(obj, st.nameRule), ...(st.validate?.(obj) ?? [])];
     if (errs.length) throw newInvalid(qualifiedKind, md.name, errs);
     if (t.info.group === 'apiextensions.k8s.io')
@@ -635,6 +651,10 @@ export class Cluster {
 
   private admit(a: AdmissionAttributes): void {
     for (const p of this.admission) p(a);
+  }
+
+  private mutate(a: AdmissionAttributes): void {
+    for (const p of this.mutatingAdmission) p(a);
   }
 
   /** Hooks that keep the registry in step with CRDs. */
@@ -765,6 +785,15 @@ export class Cluster {
     const st = strategyFor(t);
     const name = old.metadata.name!;
     const qualifiedKind = { group: t.info.group, kind: t.info.kind };
+    const admission: AdmissionAttributes = {
+      operation: 'UPDATE',
+      type: t,
+      object: next,
+      old,
+      dryRun: !!opts.dryRun,
+      ...(opts.subresource ? { subresource: opts.subresource } : {}),
+    };
+    this.mutate(admission);
     const errs: FieldError[] = [
       ...validateObjectMeta(next, st.nameRule),
       ...(st.validate?.(next, old) ?? []),
@@ -788,14 +817,7 @@ export class Cluster {
         opts.subresource,
       );
     if (deepEqual(withoutManagedTimes(next), withoutManagedTimes(old))) return this.out(old, t);
-    this.admit({
-      operation: 'UPDATE',
-      type: t,
-      object: next,
-      old,
-      dryRun: !!opts.dryRun,
-      ...(opts.subresource ? { subresource: opts.subresource } : {}),
-    });
+    this.admit(admission);
     if (opts.dryRun) return this.out(next, t);
     next.metadata.resourceVersion = String(this.store.nextRv());
     this.serializable(t, next);
@@ -892,6 +914,7 @@ export class Cluster {
           name: key.name,
           ...(ns ? { namespace: ns } : {}),
         };
+        checkAppliedTimes(t, applied);
         return this.createAs(t, obj, {
           dryRun: !!opts.dryRun,
           fieldManager: opts.fieldManager,
@@ -915,6 +938,7 @@ export class Cluster {
         !!opts.force,
         opts.subresource,
       );
+      checkAppliedTimes(t, applied);
       return this.updateFromPatch(t, skey, old, next, { ...opts, applied });
     }
     if (!old) throw newNotFound(t.gr, key.name);

@@ -9,6 +9,7 @@
  * callers must not mutate them. Writes throw StatusError, as the cluster's verbs do.
  */
 import type { Clock } from '../util/clock';
+import type { ContainerLogs } from './containerlogs';
 import type { RecordEvent } from './events';
 import type { ResourceType } from './registry';
 import type { ChangeListener } from './store';
@@ -35,6 +36,8 @@ export interface ControllerHost {
   get(type: TypeRef, key: ObjectKey): KubeObject;
   /** The stored object itself (read-only), if any. */
   peek(type: TypeRef, key: ObjectKey): KubeObject | undefined;
+  /** The scale subresource of an object (autoscaling/v1 Scale); 404 when there is none. */
+  getScale(type: TypeRef, key: ObjectKey): KubeObject;
   /** The stored objects of a kind (read-only), in one namespace or all. */
   scan(type: TypeRef, namespace?: string): Iterable<KubeObject>;
 
@@ -44,6 +47,12 @@ export interface ControllerHost {
   delete(type: TypeRef, key: ObjectKey, opts?: DeleteOptions): KubeObject;
   /** The namespace controller's `/finalize`: drops one spec.finalizers entry of a Namespace. */
   finalizeNamespace(name: string, finalizer: string): void;
+
+  /**
+   * The fake node's container log files: the kubelet writes them; `pods/log` reads them, as the
+   * apiserver proxies a log request to the node's kubelet.
+   */
+  readonly containerLogs: ContainerLogs;
 
   /** Records an Event about `involved`, aggregated as client-go's EventRecorder does. */
   recordEvent: RecordEvent;

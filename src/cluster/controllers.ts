@@ -1,12 +1,13 @@
 /**
  * Starts the cluster's built-in controllers, as kube-controller-manager runs its controllers
- * against the apiserver. The GC, namespace, CRD and quota controllers belong to the cluster's
+ * against the apiserver. The GC, namespace, CRD, quota and disruption controllers belong to the cluster's
  * integrity and always run; the workload controllers (Deployment, ReplicaSet, and the kwok-like
  * pod lifecycle) run unless `workloads` is false.
  */
 import type { ControllerHost } from './controllerhost';
 import { startCrdFinalizer } from './crdcontroller';
 import { startDeploymentController } from './deployment';
+import { startDisruptionController } from './disruption';
 import { startGarbageCollector } from './garbagecollector';
 import type { KubeletOptions } from './kubelet';
 import { startKubelet } from './kubelet';
@@ -23,6 +24,7 @@ export function startControllers(
     startGarbageCollector(cluster),
     startCrdFinalizer(cluster),
     startQuotaController(cluster),
+    startDisruptionController(cluster),
   ];
   if (opts.workloads)
     stops.push(

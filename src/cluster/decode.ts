@@ -215,6 +215,14 @@ export function decodeDeleteOptions(q: URLSearchParams, body: Buffer | undefined
     else if (parsed !== null)
       throw newBadRequest('the body of the delete request could not be decoded as DeleteOptions');
   }
+  return deleteOptionsOf(q, fromBody);
+}
+
+/** DeleteOptions from the query and a decoded body (or an Eviction's `deleteOptions`). */
+export function deleteOptionsOf(
+  q: URLSearchParams,
+  fromBody: Record<string, unknown>,
+): DeleteOptions {
   const policy = (q.get('propagationPolicy') ?? fromBody.propagationPolicy) as
     DeleteOptions['propagationPolicy'] | undefined;
   const orphan = queryBool(q, 'orphanDependents') ?? fromBody.orphanDependents;
@@ -294,6 +302,24 @@ export function checkAppliedTyped(t: ResourceType, applied: unknown, key: string
       `failed to create typed patch object (${gvk}; ${key}): ${smdMessage(error)}`,
     );
   }
+}
+
+/**
+ * The merged result of an apply converted back to its Go type (structuredMergeManager.Apply's
+ * toVersioned, after the merge and its conflicts): structured-merge-diff typed a time as a plain
+ * string, so an applied time that does not parse fails only here, in metav1.Time's UnmarshalJSON.
+ * That error is no Status: ErrorToAPIStatus answers it as a 500 with reason Unknown and the
+ * field manager's wrapped message. `applied` names the object as the applied configuration does.
+ */
+export function checkAppliedTimes(t: ResourceType, applied: KubeObject): void {
+  const { error } = typeErrorOf(t, applied, false, true);
+  if (!error) return;
+  const gvk = `${t.info.group}/${t.info.version}, Kind=${t.info.kind}`;
+  const md = isObject(applied.metadata) ? applied.metadata : {};
+  const nn = `${String(md.namespace ?? '')}/${String(md.name ?? '')}`;
+  throw newUnknownStorageError(
+    `failed to convert new object (${nn}; ${gvk}) to proper version: unable to convert unstructured object to ${gvk}: ${goTypeErrorMessage(error)}`,
+  );
 }
 
 const SMD_KIND: Partial<Record<GoTypeError['want'], string>> = {

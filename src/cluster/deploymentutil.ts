@@ -6,6 +6,7 @@
  */
 import { clone } from './clone';
 import { newControllerRef } from './controllerref';
+import { scaledValueFromIntOrPercent } from './intstr';
 import { deepEqual, isObject } from './patch';
 import type { KubeObject } from './types';
 import { fnv1a32 } from '../util/fnv';
@@ -123,13 +124,13 @@ export function newReplicaSetFor(d: KubeObject, revision: number): KubeObject {
   };
 }
 
-/** intstr.GetScaledValueFromIntOrPercent. */
+/** intstr.GetScaledValueFromIntOrPercent; an invalid value (validation refuses it) counts as 0. */
 export function resolveFraction(v: unknown, total: number, roundUp: boolean): number {
-  if (typeof v === 'number') return v;
-  const m = /^(\d+)%$/.exec(String(v));
-  if (!m) return 0;
-  const x = (Number(m[1]) * total) / 100;
-  return roundUp ? Math.ceil(x) : Math.floor(x);
+  try {
+    return scaledValueFromIntOrPercent(v, total, roundUp);
+  } catch {
+    return 0;
+  }
 }
 
 /** ResolveFenceposts: maxSurge and maxUnavailable of a RollingUpdate (never both zero). */

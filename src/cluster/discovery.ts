@@ -2,6 +2,7 @@
  * Discovery documents (/api, /apis, /api/v1, /apis/<group>/<version>) and /version, built from
  * the registry so a CRD's resources appear the moment it is established.
  */
+import { subresourceInfo } from './registry';
 import type { Registry, ResourceType } from './registry';
 import { fnv1a32 } from '../util/fnv';
 
@@ -92,25 +93,15 @@ export function apiResourceList(reg: Registry, groupVersion: string): object | u
       storageVersionHash: storageVersionHash(t),
     });
     for (const sub of i.subresources) {
-      if (sub === 'scale') {
-        resources.push({
-          name: `${i.plural}/scale`,
-          singularName: '',
-          namespaced: i.namespaced,
-          group: 'autoscaling',
-          version: 'v1',
-          kind: 'Scale',
-          verbs: ['get', 'patch', 'update'],
-        });
-      } else {
-        resources.push({
-          name: `${i.plural}/${sub}`,
-          singularName: '',
-          namespaced: i.namespaced,
-          kind: i.kind,
-          verbs: ['get', 'patch', 'update'],
-        });
-      }
+      const { group, version, kind, verbs } = subresourceInfo(t, sub);
+      resources.push({
+        name: `${i.plural}/${sub}`,
+        singularName: '',
+        namespaced: i.namespaced,
+        ...(group !== undefined ? { group, version } : {}),
+        kind,
+        verbs,
+      });
     }
     if (i.kind === 'Namespace' && !i.group) {
       resources.push({

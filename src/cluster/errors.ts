@@ -255,9 +255,12 @@ export function newInternal(message: string): StatusError {
   return status(500, 'InternalError', `Internal error occurred: ${message}`);
 }
 
-/** errors.NewTooManyRequests: the response carries `Retry-After` from the details. */
+/**
+ * errors.NewTooManyRequests: the response carries `Retry-After` from the details (a zero delay
+ * is left out of them, as its JSON tag's omitempty does).
+ */
 export function newTooManyRequests(message: string, retryAfterSeconds: number): StatusError {
-  return status(429, 'TooManyRequests', message, { retryAfterSeconds });
+  return status(429, 'TooManyRequests', message, retryAfterSeconds ? { retryAfterSeconds } : {});
 }
 
 /** errors.NewServiceUnavailable (with the optional retry delay of a 503). */

@@ -3,8 +3,10 @@
  * fake node at once and becomes Running and Ready after the configured delay (on the cluster's
  * clock), with the conditions and container statuses a real kubelet reports.
  */
+import { createHash } from 'node:crypto';
 import type { ControllerHost } from './controllerhost';
 import { clone } from './clone';
+import { logfmtLine } from './containerlogs';
 import { StatusError } from './errors';
 import { isObject } from './patch';
 import type { TimerHandle } from '../util/clock';
@@ -16,6 +18,14 @@ const POD = { apiVersion: 'v1', kind: 'Pod' };
 
 function rec(v: unknown): Obj {
   return isObject(v) ? v : {};
+}
+
+/** A container's runtime ID, unique to this pod (by uid) and container, as containerd's are. */
+function containerId(p: KubeObject, c: Obj): string {
+  const hex = createHash('sha256')
+    .update(`${p.metadata.uid ?? ''}/${String(c.name)}`)
+    .digest('hex');
+  return `containerd://${hex}`;
 }
 
 /** The one node pods run on, Ready, like a kwok node. */
@@ -100,6 +110,13 @@ export function startKubelet(cluster: ControllerHost, opts: KubeletOptions = {})
   const containers = (p: KubeObject): Obj[] =>
     Array.isArray(rec(p.spec).containers) ? (rec(p.spec).containers as Obj[]) : [];
 
+  /** The container prints a line (containerlogs.ts keeps it for pods/log). */
+  function log(p: KubeObject, c: Obj, msg: string, fields: Record<string, string | number> = {}) {
+    const now = cluster.clock.now();
+    const line = logfmtLine(now, msg, { container: String(c.name), ...fields });
+    cluster.containerLogs.write(containerId(p, c), now, line);
+  }
+
   function writeStatus(p: KubeObject, status: Obj): void {
     const next = clone(p);
     next.status = status;
@@ -157,10 +174,7 @@ export function startKubelet(cluster: ControllerHost, opts: KubeletOptions = {})
         name: c.name,
         image: c.image,
         imageID: `docker.io/library/${String(c.image)}@sha256:${'0'.repeat(64)}`,
-        containerID: `containerd://${Buffer.from(`${ns}/${name}/${String(c.name)}`)
-          .toString('hex')
-          .padEnd(64, '0')
-          .slice(0, 64)}`,
+        containerID: containerId(p, c),
         ready: true,
         started: true,
         restartCount: 0,
@@ -168,6 +182,10 @@ export function startKubelet(cluster: ControllerHost, opts: KubeletOptions = {})
         lastState: {},
       })),
     });
+    for (const c of containers(p)) {
+      log(p, c, 'Container started', { image: String(c.image) });
+      log(p, c, 'Container is ready');
+    }
   }
 
   function onPod(initial: KubeObject): void {
@@ -230,7 +248,7 @@ export function startKubelet(cluster: ControllerHost, opts: KubeletOptions = {})
 
   /** Stops a pod being deleted gracefully, then ends its deletion with a grace period of 0. */
   function kill(p: KubeObject): void {
-    for (const c of containers(p))
+    for (const c of containers(p)) {
       cluster.recordEvent(
         p,
         'Normal',
@@ -238,6 +256,13 @@ export function startKubelet(cluster: ControllerHost, opts: KubeletOptions = {})
         `Stopping container ${String(c.name)}`,
         'kubelet',
       );
+      if (!cluster.containerLogs.has(containerId(p, c))) continue;
+      log(p, c, 'Received SIGTERM, shutting down', {
+        gracePeriodSeconds: p.metadata.deletionGracePeriodSeconds ?? 0,
+      });
+      log(p, c, 'Container terminated', { exitCode: 0, reason: 'Completed' });
+      cluster.containerLogs.end(containerId(p, c));
+    }
     try {
       cluster.delete(
         POD,
@@ -275,6 +300,9 @@ export function startKubelet(cluster: ControllerHost, opts: KubeletOptions = {})
     if (c.type === 'DELETED') {
       cluster.clock.clearTimeout(timers.get(key));
       timers.delete(key);
+      // The runtime removes a deleted pod's containers, and their logs with them.
+      for (const ctr of containers(c.object))
+        cluster.containerLogs.remove(containerId(c.object, ctr));
       return;
     }
     if (c.type === 'ADDED') onPod(c.object);

@@ -4,6 +4,7 @@
  * decides to validate on the server (kubectl apply's default --validate=strict), and custom
  * resources carry their CRD schema so `kubectl explain` has something to show.
  */
+import { subresourceInfo } from './registry';
 import type { Registry, ResourceType } from './registry';
 import { SERVER_VERSION } from './discovery';
 import { FNV32_OFFSET, fnv1a32 } from '../util/fnv';
@@ -55,8 +56,17 @@ function paths(t: ResourceType, v2: boolean): Record<string, object> {
       delete: op('delete'),
     },
   };
+  // A subresource's operations are its discovery verbs (pods/log: get; pods/eviction: create).
+  const methodOf: Record<string, string> = {
+    get: 'get',
+    update: 'put',
+    patch: 'patch',
+    create: 'post',
+  };
   for (const sub of t.info.subresources)
-    out[`${base}/{name}/${sub}`] = { get: op('get'), put: op('put'), patch: op('patch') };
+    out[`${base}/{name}/${sub}`] = Object.fromEntries(
+      subresourceInfo(t, sub).verbs.map((v) => [methodOf[v], op(methodOf[v])]),
+    );
   return out;
 }
 

@@ -61,6 +61,8 @@ interface BuiltinSpec {
   shortNames?: string[];
   status?: boolean;
   scale?: boolean;
+  /** Subresources with handlers of their own (pods/log, pods/eviction; see subresourceInfo). */
+  handled?: string[];
   verbs?: string[];
   categories?: string[];
   fieldLabels?: ResourceType['fieldLabels'];
@@ -163,6 +165,7 @@ const BUILTINS: BuiltinSpec[] = [
     namespaced: true,
     shortNames: ['po'],
     status: true,
+    handled: ['eviction', 'log'],
     categories: ['all'],
     fieldLabels: (o) => ({
       'spec.nodeName': str(rec(o.spec).nodeName),
@@ -232,6 +235,14 @@ const BUILTINS: BuiltinSpec[] = [
     },
   },
   { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true },
+  {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    plural: 'poddisruptionbudgets',
+    namespaced: true,
+    shortNames: ['pdb'],
+    status: true,
+  },
   // RBAC objects are stored and served (kubebuilder's config/rbac applies) but not enforced:
   // every request with the cluster's token is allowed.
   {
@@ -260,6 +271,9 @@ function builtinType(b: BuiltinSpec): ResourceType {
   const subresources: string[] = [];
   if (b.status) subresources.push('status');
   if (b.scale) subresources.push('scale');
+  subresources.push(...(b.handled ?? []));
+  // Discovery lists a resource's subresources in name order, as kube-apiserver's does.
+  subresources.sort();
   return {
     info: {
       group,
@@ -348,5 +362,32 @@ export class Registry {
   /** Every served version of one stored group/resource. */
   versionsOf(storageKey: string): ResourceType[] {
     return this.order.filter((t) => t.storageKey === storageKey);
+  }
+}
+
+/** How discovery describes a subresource: the kind it takes and answers, and its verbs. */
+export interface SubresourceInfo {
+  /** Set when the kind is not the resource's own (Scale, Eviction). */
+  group?: string;
+  version?: string;
+  kind: string;
+  verbs: string[];
+}
+
+export function subresourceInfo(t: ResourceType, sub: string): SubresourceInfo {
+  switch (sub) {
+    case 'scale':
+      return {
+        group: 'autoscaling',
+        version: 'v1',
+        kind: 'Scale',
+        verbs: ['get', 'patch', 'update'],
+      };
+    case 'eviction':
+      return { group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] };
+    case 'log':
+      return { kind: t.info.kind, verbs: ['get'] };
+    default:
+      return { kind: t.info.kind, verbs: ['get', 'patch', 'update'] };
   }
 }

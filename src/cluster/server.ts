@@ -9,7 +9,7 @@ import { createServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { AuditLog, verbOf, type InFlight } from './audit';
-import { injectHttpFault, type FaultInjector } from './faults';
+import { injectHttpFault, retryAfterOf, type FaultInjector } from './faults';
 import type { Cluster } from './cluster';
 import { generateServingCerts } from './certs';
 import type { ServingCerts } from './certs';
@@ -36,10 +36,12 @@ import { deleteCollection, deleteResource } from './handlers/delete';
 import { getResource } from './handlers/get';
 import { listOptionsOf, listResource } from './handlers/list';
 import { patchResource } from './handlers/patch';
-import { sendJson } from './handlers/response';
+import { send, sendJson } from './handlers/response';
 import { requestScope } from './handlers/scope';
 import { updateResource } from './handlers/update';
 import { watchResource, type WatchServing } from './handlers/watch';
+import { evictPod } from './eviction';
+import { servePodLog } from './podlog';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 /** Unsent bytes a watch stream may add to its initial events before it is closed (watchstream.ts). */
@@ -287,6 +289,18 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       record,
       pretty,
     });
+    // The pod subresources served by their own REST handlers (podlog.ts, eviction.ts).
+    if (name !== undefined && (subresource === 'log' || subresource === 'eviction')) {
+      if (namespace === undefined) throw newNotFoundPath();
+      const key = { namespace, name };
+      if (subresource === 'log' && method === 'GET')
+        return servePodLog(cluster, req, res, key, q, closers, () => record?.started(200));
+      if (subresource === 'eviction' && method === 'POST') {
+        const eviction = decodeObject(body, req.headers['content-type']);
+        return send(scope, 201, evictPod(cluster, key, eviction, q.getAll('dryRun')));
+      }
+      throw newMethodNotSupported(t.gr, method.toLowerCase());
+    }
     if (name === undefined) {
       const listOpts = listOptionsOf(q, namespace);
       switch (method) {
@@ -409,6 +423,9 @@ function sendText(res: ServerResponse, code: number, text: string): void {
 
 function sendStatus(res: ServerResponse, err: StatusError): void {
   inFlight.get(res)?.fail(err.status);
+  // responsewriters.ErrorNegotiated: a Status asking for a delay says so in Retry-After too.
+  const retryAfter = retryAfterOf(err);
+  if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
   sendJson(res, err.code, err.status);
 }
 

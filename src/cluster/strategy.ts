@@ -15,6 +15,7 @@ import { validateCrd } from './crd';
 import { parseQuantity } from './quantity';
 import { validateService } from './serviceallocation';
 import { validateConfigMap, validateSecret } from './configvalidation';
+import { prepareDisruptionBudgetForCreate, validateDisruptionBudget } from './poddisruptionbudget';
 
 type Obj = Record<string, unknown>;
 
@@ -209,6 +210,11 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
         }
       }
     },
+  },
+  'policy/PodDisruptionBudget': {
+    hasGeneration: true,
+    prepareForCreate: prepareDisruptionBudgetForCreate,
+    validate: validateDisruptionBudget,
   },
   '/ConfigMap': {
     validate: (obj, old) => validateConfigMap(obj, old),

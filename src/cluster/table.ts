@@ -187,6 +187,13 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
       1,
     ),
   ],
+  'policy/PodDisruptionBudget': [
+    NAME,
+    col('Min Available', (o) => String(rec(o.spec).minAvailable ?? 'N/A')),
+    col('Max Unavailable', (o) => String(rec(o.spec).maxUnavailable ?? 'N/A')),
+    col('Allowed Disruptions', (o) => num(rec(o.status).disruptionsAllowed), 'integer'),
+    AGE,
+  ],
   '/Namespace': [NAME, col('Status', (o) => rec(o.status).phase ?? ''), AGE],
   '/ConfigMap': [
     NAME,

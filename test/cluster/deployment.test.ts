@@ -1,25 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubeObject } from '../../src/cluster/types';
-import { DEPLOY, EVENT, POD, RS, flush, newCluster } from './helpers';
+import { DEPLOY, EVENT, POD, RS, deployment, flush, newCluster } from './helpers';
 
 type Obj = Record<string, unknown>;
-
-function deployment(name: string, replicas: number, image = 'nginx:1.27'): KubeObject {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, namespace: 'default' },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: { containers: [{ name: 'app', image }] },
-      },
-    },
-  };
-}
 
 test('a Deployment gets a ReplicaSet named with the pod-template-hash and its pods', async () => {
   const { cluster, clock } = newCluster({ podReadyDelayMs: 1000 });

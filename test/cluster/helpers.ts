@@ -73,6 +73,23 @@ export function newCluster(opts: CreateClusterOptions = {}): {
   return { cluster, clock };
 }
 
+/** A Deployment of `replicas` pods labelled app=NAME in default. */
+export function deployment(name: string, replicas: number, image = 'nginx:1.27'): KubeObject {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'app', image }] },
+      },
+    },
+  };
+}
+
 export function widget(name: string, size = 1, extra: Record<string, unknown> = {}): KubeObject {
   return {
     apiVersion: 'example.com/v1',

@@ -4,10 +4,8 @@
  * `orphan_dependents=True`, and paging with `_continue` over a snapshot.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, ok, serve } from './serve';
+import { ok, runFixture, serve } from './serve';
 import type { Served } from './serve';
 
 let s: Served;
@@ -17,21 +15,9 @@ before(async () => {
 });
 after(() => s.stop());
 
-/** Debian's system Python: python3-kubernetes is installed for it, not for a pyenv on the PATH. */
-const PYTHON = '/usr/bin/python3';
-
-function python(script: string, ...args: string[]): Promise<string> {
-  return new Promise((res, rej) =>
-    execFile(PYTHON, [script, ...args], { timeout: 60_000 }, (err, stdout, stderr) =>
-      err ? rej(new Error(`${err.message}\n${stderr}`)) : res(stdout),
-    ),
-  );
-}
-
 test('the Python client watches, deletes, orphans and pages as against kube-apiserver', async () => {
-  const out = JSON.parse(
-    await python(join(ROOT, 'test/integration/fixtures/python_client.py'), s.kubeconfig),
-  ) as Record<string, unknown>;
+  // Debian's system Python: python3-kubernetes is installed for it, not for a pyenv on the PATH.
+  const out = await runFixture('/usr/bin/python3', 'python_client.py', s.kubeconfig);
   assert.deepEqual(out.watched, ['ADDED', 'py-b']);
   assert.deepEqual(out.deleted, ['Success', 'py-a', 'configmaps']);
   assert.deepEqual(out.orphan, ['example.com/x', 'orphan']);

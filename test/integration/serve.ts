@@ -124,6 +124,26 @@ export function apiClient(
   };
 }
 
+/**
+ * Runs a client script of test/integration/fixtures with the system interpreter its Debian
+ * package is installed for (`/usr/bin/python3`, `/usr/bin/ruby`), against a kubeconfig, and
+ * parses the JSON it prints.
+ */
+export function runFixture(
+  interpreter: string,
+  fixture: string,
+  kubeconfig: string,
+): Promise<Record<string, unknown>> {
+  const script = join(ROOT, 'test/integration/fixtures', fixture);
+  return new Promise((res, rej) =>
+    execFile(interpreter, [script, kubeconfig], { timeout: 60_000 }, (err, stdout, stderr) =>
+      err
+        ? rej(new Error(`${err.message}\n${stderr}`))
+        : res(JSON.parse(stdout) as Record<string, unknown>),
+    ),
+  );
+}
+
 export interface KubectlResult {
   code: number;
   stdout: string;
