@@ -4,6 +4,7 @@
  * judged against the baseline's final state. Exit status: 0 every case converged, 1 some did not
  * (or the run failed), 2 usage error.
  */
+import { formatChaos } from './chaosreport';
 import { parseSeed } from '../cluster/faults';
 import { chaos, type ChaosReport } from '../runtime/chaos';
 import { parseRunArgs } from './runargs';
@@ -60,28 +61,4 @@ export async function run(argv: string[]): Promise<number> {
   }
   console.log(values.json ? JSON.stringify(report, null, 2) : formatChaos(report));
   return report.cases.every((c) => c.converged) ? 0 : 1;
-}
-
-export function formatChaos(r: ChaosReport): string {
-  const b = r.baseline;
-  const out = [
-    `Baseline: ${b.reconciles} reconciles, ${b.apiCalls} API calls, steady at ${ms(b.steadyAtMs)}, ${b.objects} objects.`,
-    '',
-    `${'fault'.padEnd(16)} ${'converged'.padEnd(10)} ${'at'.padEnd(10)} ${'reconciles'.padEnd(11)} ${'API calls'.padEnd(10)} findings`,
-  ];
-  for (const c of r.cases) {
-    out.push(
-      `${c.fault.padEnd(16)} ${(c.converged ? 'yes' : 'NO').padEnd(10)} ${ms(c.timeToConvergeMs).padEnd(10)} ${`${c.reconciles} (${signed(c.reconciles - b.reconciles)})`.padEnd(11)} ${`${c.apiCalls} (${signed(c.apiCalls - b.apiCalls)})`.padEnd(10)} ${c.findings.join(', ') || '-'}`,
-    );
-    for (const l of c.diff ? c.diff.split('\n').slice(0, 5) : []) out.push(`    ${l}`);
-  }
-  return out.join('\n');
-}
-
-function ms(v: number | null): string {
-  return v === null ? '-' : `${(v / 1000).toFixed(3)}s`;
-}
-
-function signed(n: number): string {
-  return n >= 0 ? `+${n}` : String(n);
 }

@@ -16,7 +16,7 @@ import {
 } from '../runtime/gochaos';
 import { checkGoVersion, goVersion } from '../runtime/gotoolchain';
 import { parseDuration } from '../runtime/simulation';
-import { formatChaos } from './chaos';
+import { formatChaos } from './chaosreport';
 
 const HELP = `Usage: reconcile-studio chaos --go DIR --manifests PATH... [--duration ${DEFAULT_GO_DURATION_MS / 1000}s] [--settle ${DEFAULT_GO_SETTLE_MS / 1000}s] [--seed N] [--json]
 
