@@ -1,7 +1,10 @@
 /**
  * Structural schemas of CustomResourceDefinitions (apiextensions-apiserver/pkg/apiserver/schema):
- * pruning of unknown fields, defaulting, and OpenAPI v3 validation (schemavalidation.ts).
+ * pruning of unknown fields, defaulting, and validation — OpenAPI v3 (schemavalidation.ts), then
+ * the CEL rules of x-kubernetes-validations (celvalidation.ts), as the custom resource strategy
+ * runs them.
  */
+import { celValidator, CEL_NOT_CHECKED, blocksCel } from './celvalidation';
 import type { FieldError } from './errors';
 import { isObject } from './patch';
 import type { JSONSchemaProps } from './jsonschema';
@@ -20,11 +23,12 @@ export interface CompiledSchema {
 }
 
 export function compileSchema(root: JSONSchemaProps): CompiledSchema {
+  const cel = celValidator(root);
   return {
     root,
     prune: (obj) => pruneRoot(obj, root),
     default: (obj) => defaultNode(obj, root),
-    validate: (obj) => {
+    validate: (obj, old) => {
       const errs: FieldError[] = [];
       // apiVersion, kind and metadata are validated by the generic machinery.
       const rest: Record<string, unknown> = { ...obj };
@@ -39,6 +43,8 @@ export function compileSchema(root: JSONSchemaProps): CompiledSchema {
         (r) => r !== 'apiVersion' && r !== 'kind' && r !== 'metadata',
       );
       validateValue(rest, { ...root, properties: props, required }, '', errs);
+      // CEL rules see only values of the right shape (hasBlockingErr in the CR strategy).
+      if (cel) errs.push(...(errs.some(blocksCel) ? [CEL_NOT_CHECKED] : cel.validate(obj, old)));
       return errs;
     },
   };

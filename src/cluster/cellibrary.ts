@@ -1,0 +1,156 @@
+/**
+ * The CEL environment of CRD validation rules: @bufbuild/cel's standard library and its strings
+ * extension, plus the Kubernetes libraries rules commonly call that cel-es lacks (as
+ * k8s.io/apiserver/pkg/cel/library and cel-go's ext.Sets): the lists library (`isSorted`, `sum`,
+ * `min`, `max`, `indexOf`, `lastIndexOf`), the regex library (`find`, `findAll`) and the sets
+ * extension (`sets.contains`, `sets.equivalent`, `sets.intersects`).
+ */
+import type { CelEnv, CelList, CelValue } from '@bufbuild/cel';
+import { CelScalar, celEnv, celFunc, celMethod, isCelUint, listType } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+
+const DYN_LIST = listType(CelScalar.DYN);
+const { DYN, INT, STRING, BOOL } = CelScalar;
+
+/** Orders two CEL values the way cel-go's Comparer does for the comparable scalar types. */
+function compare(a: CelValue, b: CelValue): number {
+  const num = (v: CelValue) => (isCelUint(v) ? v.value : v);
+  const x = num(a);
+  const y = num(b);
+  if (
+    (typeof x === 'bigint' || typeof x === 'number') &&
+    (typeof y === 'bigint' || typeof y === 'number')
+  )
+    return x < y ? -1 : x > y ? 1 : 0;
+  if (typeof x === 'string' && typeof y === 'string') return x < y ? -1 : x > y ? 1 : 0;
+  if (typeof x === 'boolean' && typeof y === 'boolean') return Number(x) - Number(y);
+  throw new Error('no such overload');
+}
+
+/** Equality for list search: numbers compare across int/uint/double, lists and maps deeply. */
+function same(a: CelValue, b: CelValue): boolean {
+  try {
+    return compare(a, b) === 0;
+  } catch {
+    return JSON.stringify(a, jsonSafe) === JSON.stringify(b, jsonSafe);
+  }
+}
+
+function jsonSafe(_k: string, v: unknown): unknown {
+  if (typeof v === 'bigint') return `${v}n`;
+  if (v instanceof Map) return Object.fromEntries(v);
+  if (v && typeof v === 'object' && Symbol.iterator in v && !Array.isArray(v))
+    return [...(v as Iterable<unknown>)];
+  return v;
+}
+
+function extreme(name: string, list: CelList, prefer: number): CelValue {
+  let best: CelValue | undefined;
+  for (const v of list) if (best === undefined || compare(best, v) === prefer) best = v;
+  if (best === undefined) throw new Error(`${name} called on empty list`);
+  return best;
+}
+
+/** sum(): 0 of the element type for an empty list, int and double sums otherwise. */
+function sum(list: CelList): CelValue {
+  let acc: bigint | number | undefined;
+  for (const v of list) {
+    const x = isCelUint(v) ? v.value : v;
+    if (typeof x === 'bigint' && (acc === undefined || typeof acc === 'bigint'))
+      acc = (acc ?? 0n) + x;
+    else if (typeof x === 'number' && (acc === undefined || typeof acc === 'number'))
+      acc = (acc ?? 0) + x;
+    else throw new Error('no such overload');
+  }
+  return acc ?? 0n;
+}
+
+function indexIn(list: CelList, item: CelValue, fromEnd: boolean): bigint {
+  const n = list.size;
+  for (let k = 0; k < n; k++) {
+    const i = fromEnd ? n - 1 - k : k;
+    if (same(list.get(i)!, item)) return BigInt(i);
+  }
+  return -1n;
+}
+
+/** The regex library compiles with RE2 syntax; JS RegExp covers what rules use (no lookaround in RE2). */
+function regex(pattern: string): RegExp {
+  try {
+    return new RegExp(pattern, 'gu');
+  } catch (err) {
+    throw new Error(`Illegal regex: ${(err as Error).message}`);
+  }
+}
+
+function findAll(s: string, pattern: string, limit: bigint): string[] {
+  const out: string[] = [];
+  if (limit === 0n) return out;
+  for (const m of s.matchAll(regex(pattern))) {
+    out.push(m[0]);
+    if (limit > 0n && BigInt(out.length) >= limit) break;
+  }
+  return out;
+}
+
+const lists = [
+  celMethod('isSorted', DYN_LIST, [], BOOL, function () {
+    let prev: CelValue | undefined;
+    for (const v of this) {
+      if (prev !== undefined && compare(prev, v) > 0) return false;
+      prev = v;
+    }
+    return true;
+  }),
+  celMethod('sum', DYN_LIST, [], DYN, function () {
+    return sum(this);
+  }),
+  celMethod('min', DYN_LIST, [], DYN, function () {
+    return extreme('min', this, 1);
+  }),
+  celMethod('max', DYN_LIST, [], DYN, function () {
+    return extreme('max', this, -1);
+  }),
+  celMethod('indexOf', DYN_LIST, [DYN], INT, function (item) {
+    return indexIn(this, item, false);
+  }),
+  celMethod('lastIndexOf', DYN_LIST, [DYN], INT, function (item) {
+    return indexIn(this, item, true);
+  }),
+];
+
+const regexLibrary = [
+  celMethod('find', STRING, [STRING], STRING, function (pattern) {
+    return findAll(this, pattern, 1n)[0] ?? '';
+  }),
+  celMethod('findAll', STRING, [STRING], listType(STRING), function (pattern) {
+    return findAll(this, pattern, -1n);
+  }),
+  celMethod('findAll', STRING, [STRING, INT], listType(STRING), function (pattern, limit) {
+    return findAll(this, pattern, limit);
+  }),
+];
+
+const sets = [
+  celFunc('sets.contains', [DYN_LIST, DYN_LIST], BOOL, (a, b) =>
+    [...b].every((x) => [...a].some((y) => same(x, y))),
+  ),
+  celFunc('sets.equivalent', [DYN_LIST, DYN_LIST], BOOL, (a, b) => {
+    const has = (l: CelList, x: CelValue) => [...l].some((y) => same(x, y));
+    return [...a].every((x) => has(b, x)) && [...b].every((x) => has(a, x));
+  }),
+  celFunc('sets.intersects', [DYN_LIST, DYN_LIST], BOOL, (a, b) =>
+    [...a].some((x) => [...b].some((y) => same(x, y))),
+  ),
+];
+
+/** Functions and methods the Kubernetes environment adds, by name (for the compile-time check). */
+export const KUBERNETES_FUNCTIONS = [...lists, ...regexLibrary, ...sets, ...strings];
+
+let env: CelEnv | undefined;
+
+/** One shared environment: building it indexes every overload, so it is made once. */
+export function kubernetesCelEnv(): CelEnv {
+  env ??= celEnv({ funcs: KUBERNETES_FUNCTIONS });
+  return env;
+}

@@ -1,0 +1,417 @@
+/**
+ * x-kubernetes-validations: CEL rules on CRD schemas, checked on every write of a custom resource
+ * as apiextensions-apiserver's schema/cel validation.go does. A Validator mirrors the schema (only
+ * the branches holding rules), its programs compiled once per CRD version; a rule runs at its node
+ * with `self` bound to the value there (every element of a list, every value of a map), and a
+ * transition rule (one naming `oldSelf`) only on update where the old value correlates. Errors
+ * carry the apiserver's wording (`spec: Invalid value: "object": failed rule: ...`).
+ *
+ * Not modelled: the cost budget, optionalOldSelf rules' optional type (they run only where oldSelf
+ * exists), and ratcheted errors surfacing as warnings (they are dropped, as the apiserver drops
+ * them from the error list).
+ */
+import { isCelError } from '@bufbuild/cel';
+import type { CelResult } from '@bufbuild/cel';
+import type { CompiledRule } from './celcompilation';
+import { compileRules } from './celcompilation';
+import type { FieldError } from './errors';
+import { RawValue, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from './errors';
+import { deepEqual, isObject } from './patch';
+import type { JSONSchemaProps, ValidationRule } from './jsonschema';
+
+type Obj = Record<string, unknown>;
+
+/** The rules of one schema node and the validators of its children that hold rules. */
+interface Validator {
+  schema: JSONSchemaProps;
+  rules: CompiledRule[];
+  isResourceRoot: boolean;
+  properties: Map<string, Validator>;
+  items?: Validator;
+  additionalProperties?: Validator;
+  allOf: Validator[];
+}
+
+export interface CelValidator {
+  /** Errors of the rules on obj (the whole custom resource); old is the stored object on update. */
+  validate(obj: Obj, old?: Obj): FieldError[];
+}
+
+/** The validator of a CRD version's schema, undefined when the schema has no rules. */
+export function celValidator(root: JSONSchemaProps): CelValidator | undefined {
+  const v = build(root, true);
+  if (!v) return undefined;
+  return {
+    validate(obj, old) {
+      const errs: FieldError[] = [];
+      const unchanged = old !== undefined && deepEqual(obj, old);
+      validateNode(v, '', obj, old, unchanged, errs);
+      return errs;
+    },
+  };
+}
+
+/** hasBlockingErr: errors after which CEL rules are not run (the value has the wrong shape). */
+export function blocksCel(e: FieldError): boolean {
+  return (
+    e.type === 'FieldValueNotSupported' ||
+    e.type === 'FieldValueRequired' ||
+    e.type === 'FieldValueTooLong' ||
+    e.type === 'FieldValueTypeInvalid'
+  );
+}
+
+/** The error the strategy adds instead of running rules on an invalid object (a nil field path). */
+export const CEL_NOT_CHECKED: FieldError = fieldInvalid(
+  '<nil>',
+  'null',
+  'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+);
+
+function build(s: JSONSchemaProps, isResourceRoot: boolean): Validator | undefined {
+  const properties = new Map<string, Validator>();
+  for (const [k, p] of Object.entries(s.properties ?? {})) {
+    const child = build(p, !!p['x-kubernetes-embedded-resource']);
+    if (child) properties.set(k, child);
+  }
+  const items = s.items ? build(s.items, !!s.items['x-kubernetes-embedded-resource']) : undefined;
+  const ap = s.additionalProperties;
+  const additionalProperties = isObject(ap)
+    ? build(ap, !!ap['x-kubernetes-embedded-resource'])
+    : undefined;
+  const allOf = (s.allOf ?? []).flatMap((a) => build(a, isResourceRoot) ?? []);
+  const rules = compileRules(s, isResourceRoot);
+  if (!rules.length && !properties.size && !items && !additionalProperties && !allOf.length)
+    return undefined;
+  return {
+    schema: s,
+    rules,
+    isResourceRoot,
+    properties,
+    ...(items ? { items } : {}),
+    ...(additionalProperties ? { additionalProperties } : {}),
+    allOf,
+  };
+}
+
+/** Map-typed objects correlate old and new values key by key (granular and atomic alike). */
+function correlatable(s: JSONSchemaProps): boolean {
+  const t = s['x-kubernetes-map-type'];
+  return t === undefined || t === 'granular' || t === 'atomic';
+}
+
+/**
+ * Walks value and validator together. old is the correlated old value (undefined when there is
+ * none); unchanged says whether the nearest correlated value equals its old one, in which case
+ * errors of rules without oldSelf are ratcheted (CRDValidationRatcheting).
+ */
+function validateNode(
+  v: Validator,
+  path: string,
+  value: unknown,
+  old: unknown,
+  unchanged: boolean,
+  errs: FieldError[],
+): void {
+  if (value === null || value === undefined) return;
+  if (v.rules.length) evaluateRules(v, path, value, old, unchanged, errs);
+  for (const a of v.allOf) validateNode(a, path, value, old, unchanged, errs);
+  if (Array.isArray(value) && v.items) {
+    const oldItems = mapListCorrelation(v.schema, old);
+    value.forEach((item, i) => {
+      const o = oldItems(item);
+      validateNode(v.items!, `${path}[${i}]`, item, o, childUnchanged(item, o, unchanged), errs);
+    });
+  } else if (isObject(value)) {
+    const oldObj = correlatable(v.schema) && isObject(old) ? old : undefined;
+    for (const [k, x] of Object.entries(value)) {
+      const p = v.properties.get(k);
+      const sub = p ?? (v.schema.properties?.[k] ? undefined : v.additionalProperties);
+      if (!sub) continue;
+      const o = oldObj?.[k];
+      const childPath = p ? (path ? `${path}.${k}` : k) : `${path}[${k}]`;
+      validateNode(sub, childPath, x, o, childUnchanged(x, o, unchanged), errs);
+    }
+  }
+}
+
+function childUnchanged(value: unknown, old: unknown, parentUnchanged: boolean): boolean {
+  return old === undefined ? parentUnchanged : deepEqual(value, old);
+}
+
+/** Old items of a list-type=map list by their keys; other lists do not correlate items. */
+function mapListCorrelation(s: JSONSchemaProps, old: unknown): (item: unknown) => unknown {
+  const keys = s['x-kubernetes-list-map-keys'];
+  if (s['x-kubernetes-list-type'] !== 'map' || !keys || !Array.isArray(old)) return () => undefined;
+  const id = (x: unknown) => (isObject(x) ? JSON.stringify(keys.map((k) => x[k] ?? null)) : '');
+  const byKey = new Map(old.map((x) => [id(x), x]));
+  return (item) => byKey.get(id(item));
+}
+
+function evaluateRules(
+  v: Validator,
+  path: string,
+  value: unknown,
+  old: unknown,
+  unchanged: boolean,
+  errs: FieldError[],
+): void {
+  const s = v.schema;
+  const self = toCel(v.isResourceRoot ? resourceRootView(value) : value, s);
+  let oldSelf: unknown;
+  const fieldPath = path || '<nil>';
+  const type = s.type ?? '';
+  for (const c of v.rules) {
+    if (c.error) {
+      errs.push(fieldInvalid(fieldPath, type, `rule compile error: ${c.error}`));
+      continue;
+    }
+    if (!c.program) continue;
+    // Transition rules run only where there is an old value to compare with.
+    if (c.usesOldSelf && old === undefined) continue;
+    if (c.usesOldSelf) oldSelf ??= toCel(v.isResourceRoot ? resourceRootView(old) : old, s);
+    const bindings = c.usesOldSelf ? { self, oldSelf } : { self };
+    const result = c.program(bindings);
+    if (isCelError(result)) {
+      errs.push(fieldInvalid(fieldPath, type, evaluationError(result.message, c.rule)));
+      continue;
+    }
+    if (result === true) continue;
+    if (!c.usesOldSelf && unchanged) continue;
+    const at = c.fieldPath ? (path ? `${path}.${c.fieldPath}` : c.fieldPath) : fieldPath;
+    const detail =
+      (c.messageProgram && messageFrom(c.messageProgram(bindings))) || ruleMessageOrDefault(c.rule);
+    errs.push(errorForReason(at, type, detail, c.rule.reason));
+  }
+}
+
+/** What `self` sees of a resource: its fields, apiVersion, kind and metadata's name fields. */
+function resourceRootView(value: unknown): unknown {
+  if (!isObject(value)) return value;
+  const md = isObject(value.metadata) ? value.metadata : {};
+  const meta: Obj = {};
+  if (md.name !== undefined) meta.name = md.name;
+  if (md.generateName !== undefined) meta.generateName = md.generateName;
+  return { ...value, metadata: meta };
+}
+
+/**
+ * UnstructuredToVal: JSON typed by the schema — integer as CEL int, number as double (so `1` in
+ * a number field compares as 1.0), int-or-string as either, objects as maps.
+ */
+export function toCel(value: unknown, s: JSONSchemaProps | undefined): unknown {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number') {
+    if (s?.type === 'number') return value;
+    return Number.isInteger(value) ? BigInt(value) : value;
+  }
+  if (Array.isArray(value)) return value.map((x) => toCel(x, s?.items));
+  if (isObject(value)) {
+    const ap = s?.additionalProperties;
+    return new Map(
+      Object.entries(value).map(([k, x]) => [
+        k,
+        toCel(x, s?.properties?.[k] ?? (isObject(ap) ? ap : undefined)),
+      ]),
+    );
+  }
+  return value;
+}
+
+/** cel-go's wording of the evaluation errors cel-es reports in its own words. */
+const EVAL_ERRORS: Array<[RegExp, (m: RegExpMatchArray) => string]> = [
+  [/^field not found: (.*)$/, (m) => `no such key: ${m[1]}`],
+  [/^index (-?\d+) out of bounds/, (m) => `index out of bounds: ${m[1]}`],
+  [/^\w+ divide by zero$/, () => 'division by zero'],
+  [/^\w+ modulus by zero$/, () => 'modulus by zero'],
+  [/^int overflow/, () => 'integer overflow'],
+  [/^uint overflow/, () => 'unsigned integer overflow'],
+];
+
+function evaluationError(message: string, rule: ValidationRule): string {
+  if (/^found no matching overload|^no such overload/.test(message))
+    return `'no such overload': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(rule)}`;
+  for (const [re, render] of EVAL_ERRORS) {
+    const m = message.match(re);
+    if (m) return `${render(m)} evaluating rule: ${ruleErrorString(rule)}`;
+  }
+  return `${message} evaluating rule: ${ruleErrorString(rule)}`;
+}
+
+/** A messageExpression's result, or undefined (the rule's message is used) when unusable. */
+function messageFrom(result: CelResult): string | undefined {
+  if (typeof result !== 'string') return undefined;
+  const trimmed = result.trim();
+  if (!trimmed || /\n/.test(trimmed) || trimmed.length > 5 * 1024) return undefined;
+  return trimmed;
+}
+
+function ruleMessageOrDefault(rule: ValidationRule): string {
+  return rule.message ? rule.message.trim() : `failed rule: ${ruleErrorString(rule)}`;
+}
+
+function ruleErrorString(rule: ValidationRule): string {
+  return (rule.message || rule.rule).trim();
+}
+
+function errorForReason(path: string, type: string, detail: string, reason?: string): FieldError {
+  switch (reason) {
+    case 'FieldValueForbidden':
+      return fieldForbidden(path, detail);
+    case 'FieldValueRequired':
+      return fieldRequired(path, detail);
+    case 'FieldValueDuplicate':
+      return { type: 'FieldValueDuplicate', field: path, message: `Duplicate value: "${type}"` };
+    default:
+      return fieldInvalid(path, type, detail);
+  }
+}
+
+const REASONS = [
+  'FieldValueDuplicate',
+  'FieldValueForbidden',
+  'FieldValueInvalid',
+  'FieldValueRequired',
+];
+
+/**
+ * The CRD's own validation of its rules (ValidateCustomResourceDefinitionOpenAPISchema): rules
+ * that are empty, malformed or do not compile make the CRD invalid, with the apiserver's paths
+ * (`spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule`).
+ */
+export function validateSchemaRules(root: JSONSchemaProps, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  walkRules(root, path, true, undefined, errs);
+  return errs;
+}
+
+function walkRules(
+  s: JSONSchemaProps,
+  path: string,
+  isResourceRoot: boolean,
+  uncorrelatable: string | undefined,
+  errs: FieldError[],
+): void {
+  if (s['x-kubernetes-validations']?.length)
+    errs.push(...ruleErrors(s, path, isResourceRoot, uncorrelatable));
+  const mapUncorrelatable = correlatable(s) ? uncorrelatable : (uncorrelatable ?? path);
+  for (const [k, p] of Object.entries(s.properties ?? {}))
+    walkRules(
+      p,
+      `${path}.properties[${k}]`,
+      !!p['x-kubernetes-embedded-resource'],
+      mapUncorrelatable,
+      errs,
+    );
+  if (isObject(s.additionalProperties)) {
+    const ap = s.additionalProperties;
+    walkRules(
+      ap,
+      `${path}.additionalProperties`,
+      !!ap['x-kubernetes-embedded-resource'],
+      uncorrelatable,
+      errs,
+    );
+  }
+  if (s.items) {
+    const listUncorrelatable =
+      s['x-kubernetes-list-type'] === 'map' ? uncorrelatable : (uncorrelatable ?? path);
+    walkRules(
+      s.items,
+      `${path}.items`,
+      !!s.items['x-kubernetes-embedded-resource'],
+      listUncorrelatable,
+      errs,
+    );
+  }
+}
+
+function ruleErrors(
+  s: JSONSchemaProps,
+  path: string,
+  isResourceRoot: boolean,
+  uncorrelatable: string | undefined,
+): FieldError[] {
+  const errs: FieldError[] = [];
+  const rules = s['x-kubernetes-validations'] ?? [];
+  rules.forEach((r, i) => {
+    const at = `${path}.x-kubernetes-validations[${i}]`;
+    const msg = (r.message ?? '').trim();
+    if (!(r.rule ?? '').trim()) errs.push(fieldRequired(`${at}.rule`, 'rule is not specified'));
+    else if (r.message && !msg)
+      errs.push(fieldInvalid(`${at}.message`, r.message, 'message must be non-empty if specified'));
+    else if (/\n/.test(msg))
+      errs.push(fieldInvalid(`${at}.message`, r.message, 'message must not contain line breaks'));
+    else if (/\n/.test(r.rule.trim()) && !msg)
+      errs.push(
+        fieldRequired(`${at}.message`, 'message must be specified if rule contains line breaks'),
+      );
+    if (
+      r.messageExpression !== undefined &&
+      r.messageExpression !== '' &&
+      !r.messageExpression.trim()
+    )
+      errs.push(
+        fieldRequired(
+          `${at}.messageExpression`,
+          'messageExpression must be non-empty if specified',
+        ),
+      );
+    if (r.reason !== undefined && !REASONS.includes(r.reason))
+      errs.push(fieldNotSupported(`${at}.reason`, r.reason, REASONS));
+    if (r.fieldPath !== undefined && r.fieldPath !== '') {
+      if (!r.fieldPath.trim())
+        errs.push(
+          fieldInvalid(`${at}.fieldPath`, r.fieldPath, 'fieldPath must be non-empty if specified'),
+        );
+      else if (/\n/.test(r.fieldPath))
+        errs.push(
+          fieldInvalid(`${at}.fieldPath`, r.fieldPath, 'fieldPath must not contain line breaks'),
+        );
+    }
+  });
+  // Rules are compiled only once the schema around them is sound.
+  if (errs.length) return errs;
+  compileRules(s, isResourceRoot).forEach((c, i) => {
+    const at = `${path}.x-kubernetes-validations[${i}]`;
+    const r = rules[i]!;
+    if (r.fieldPath && c.fieldPath === undefined)
+      errs.push(fieldInvalid(`${at}.fieldPath`, r.fieldPath, 'fieldPath must be a valid path'));
+    if (c.error) errs.push(fieldInvalid(`${at}.rule`, goValidationRule(r), c.error));
+    if (c.messageExpressionError)
+      errs.push(
+        fieldInvalid(`${at}.messageExpression`, goValidationRule(r), c.messageExpressionError),
+      );
+    if (c.usesOldSelf && uncorrelatable !== undefined)
+      errs.push(
+        fieldInvalid(
+          `${at}.rule`,
+          r.rule,
+          `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`,
+        ),
+      );
+    else if (!c.usesOldSelf && !c.error && r.optionalOldSelf !== undefined)
+      errs.push(
+        fieldInvalid(
+          `${at}.optionalOldSelf`,
+          r.optionalOldSelf,
+          'may not be set if oldSelf is not used in rule',
+        ),
+      );
+  });
+  return errs;
+}
+
+/**
+ * The rule as field.Error prints a Go struct (%#v). A set pointer prints as an address in Go;
+ * the address is meaningless to a client, so a fixed one stands in for it.
+ */
+function goValidationRule(r: ValidationRule): RawValue {
+  const ptr = (type: string, set: boolean) => `(*${type})(${set ? '0xc000000000' : 'nil'})`;
+  return new RawValue(
+    `apiextensions.ValidationRule{Rule:${JSON.stringify(r.rule)}, Message:${JSON.stringify(r.message ?? '')}, ` +
+      `MessageExpression:${JSON.stringify(r.messageExpression ?? '')}, ` +
+      `Reason:${ptr('apiextensions.FieldValueErrorReason', r.reason !== undefined)}, ` +
+      `FieldPath:${JSON.stringify(r.fieldPath ?? '')}, OptionalOldSelf:${ptr('bool', r.optionalOldSelf !== undefined)}}`,
+  );
+}
