@@ -45,7 +45,7 @@ export function celValidator(root: JSONSchemaProps): CelValidator | undefined {
     validate(obj, old) {
       const errs: FieldError[] = [];
       const unchanged = old !== undefined && deepEqual(obj, old);
-      validateNode(v, '', obj, old, unchanged, errs);
+      validateNode(v, { path: '', value: obj, old, unchanged }, errs);
       return errs;
     },
   };
@@ -100,27 +100,16 @@ function correlatable(s: JSONSchemaProps): boolean {
   return t === undefined || t === 'granular' || t === 'atomic';
 }
 
-/**
- * Walks value and validator together. old is the correlated old value (undefined when there is
- * none); unchanged says whether the nearest correlated value equals its old one, in which case
- * errors of rules without oldSelf are ratcheted (CRDValidationRatcheting).
- */
-function validateNode(
-  v: Validator,
-  path: string,
-  value: unknown,
-  old: unknown,
-  unchanged: boolean,
-  errs: FieldError[],
-): void {
+/** Walks value and validator together; ratcheting is CRDValidationRatcheting's (beta in 1.32). */
+function validateNode(v: Validator, at: Visit, errs: FieldError[]): void {
+  const { path, value, old } = at;
   if (value === null || value === undefined) return;
-  if (v.rules.length) evaluateRules(v, path, value, old, unchanged, errs);
-  for (const a of v.allOf) validateNode(a, path, value, old, unchanged, errs);
+  if (v.rules.length) evaluateRules(v, at, errs);
+  for (const a of v.allOf) validateNode(a, at, errs);
   if (Array.isArray(value) && v.items) {
     const oldItems = mapListCorrelation(v.schema, old);
     value.forEach((item, i) => {
-      const o = oldItems(item);
-      validateNode(v.items!, `${path}[${i}]`, item, o, childUnchanged(item, o, unchanged), errs);
+      validateNode(v.items!, visitChild(at, `${path}[${i}]`, item, oldItems(item)), errs);
     });
   } else if (isObject(value)) {
     const oldObj = correlatable(v.schema) && isObject(old) ? old : undefined;
@@ -128,15 +117,25 @@ function validateNode(
       const p = v.properties.get(k);
       const sub = p ?? (v.schema.properties?.[k] ? undefined : v.additionalProperties);
       if (!sub) continue;
-      const o = oldObj?.[k];
       const childPath = p ? (path ? `${path}.${k}` : k) : `${path}[${k}]`;
-      validateNode(sub, childPath, x, o, childUnchanged(x, o, unchanged), errs);
+      validateNode(sub, visitChild(at, childPath, x, oldObj?.[k]), errs);
     }
   }
 }
 
-function childUnchanged(value: unknown, old: unknown, parentUnchanged: boolean): boolean {
-  return old === undefined ? parentUnchanged : deepEqual(value, old);
+/** Where the walk is: the value, its correlated old value, and whether errors ratchet there. */
+interface Visit {
+  path: string;
+  value: unknown;
+  /** The correlated old value; undefined when there is none. */
+  old: unknown;
+  /** The nearest correlated value equals its old one: errors of rules without oldSelf ratchet. */
+  unchanged: boolean;
+}
+
+function visitChild(parent: Visit, path: string, value: unknown, old: unknown): Visit {
+  const unchanged = old === undefined ? parent.unchanged : deepEqual(value, old);
+  return { path, value, old, unchanged };
 }
 
 /** Old items of a list-type=map list by their keys; other lists do not correlate items. */
@@ -148,14 +147,8 @@ function mapListCorrelation(s: JSONSchemaProps, old: unknown): (item: unknown) =
   return (item) => byKey.get(id(item));
 }
 
-function evaluateRules(
-  v: Validator,
-  path: string,
-  value: unknown,
-  old: unknown,
-  unchanged: boolean,
-  errs: FieldError[],
-): void {
+function evaluateRules(v: Validator, at: Visit, errs: FieldError[]): void {
+  const { path, value, old, unchanged } = at;
   const s = v.schema;
   const self = toCel(v.isResourceRoot ? resourceRootView(value) : value, s);
   let oldSelf: unknown;
@@ -178,10 +171,10 @@ function evaluateRules(
     }
     if (result === true) continue;
     if (!c.usesOldSelf && unchanged) continue;
-    const at = c.fieldPath ? (path ? `${path}.${c.fieldPath}` : c.fieldPath) : fieldPath;
+    const errPath = c.fieldPath ? (path ? `${path}.${c.fieldPath}` : c.fieldPath) : fieldPath;
     const detail =
       (c.messageProgram && messageFrom(c.messageProgram(bindings))) || ruleMessageOrDefault(c.rule);
-    errs.push(errorForReason(at, type, detail, c.rule.reason));
+    errs.push(errorForReason(errPath, type, detail, c.rule.reason));
   }
 }
 
