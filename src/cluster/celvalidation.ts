@@ -10,8 +10,8 @@
  * exists), and ratcheted errors surfacing as warnings (they are dropped, as the apiserver drops
  * them from the error list).
  */
-import { isCelError } from '@bufbuild/cel';
-import type { CelResult } from '@bufbuild/cel';
+import { celList, celMap, isCelError } from '@bufbuild/cel';
+import type { CelInput, CelResult } from '@bufbuild/cel';
 import type { CompiledRule } from './celcompilation';
 import { compileRules } from './celcompilation';
 import type { FieldError } from './errors';
@@ -44,8 +44,9 @@ export function celValidator(root: JSONSchemaProps): CelValidator | undefined {
   return {
     validate(obj, old) {
       const errs: FieldError[] = [];
-      const unchanged = old !== undefined && deepEqual(obj, old);
-      validateNode(v, { path: '', value: obj, old, unchanged }, errs);
+      const unchanged = once(() => old !== undefined && deepEqual(obj, old));
+      const converted = new WeakMap<object, unknown>();
+      validateNode(v, { path: '', value: obj, old, unchanged, converted }, errs);
       return errs;
     },
   };
@@ -129,13 +130,23 @@ interface Visit {
   value: unknown;
   /** The correlated old value; undefined when there is none. */
   old: unknown;
-  /** The nearest correlated value equals its old one: errors of rules without oldSelf ratchet. */
-  unchanged: boolean;
+  /**
+   * Whether the nearest correlated value equals its old one (errors of rules without oldSelf
+   * then ratchet); asked only when a rule fails, so a passing write compares nothing.
+   */
+  unchanged: () => boolean;
+  /** CEL values already made of this write's objects: a subtree is converted once, not per rule. */
+  converted: WeakMap<object, unknown>;
 }
 
 function visitChild(parent: Visit, path: string, value: unknown, old: unknown): Visit {
-  const unchanged = old === undefined ? parent.unchanged : deepEqual(value, old);
-  return { path, value, old, unchanged };
+  const unchanged = old === undefined ? parent.unchanged : once(() => deepEqual(value, old));
+  return { path, value, old, unchanged, converted: parent.converted };
+}
+
+function once(f: () => boolean): () => boolean {
+  let memo: boolean | undefined;
+  return () => (memo ??= f());
 }
 
 /** Old items of a list-type=map list by their keys; other lists do not correlate items. */
@@ -150,7 +161,7 @@ function mapListCorrelation(s: JSONSchemaProps, old: unknown): (item: unknown) =
 function evaluateRules(v: Validator, at: Visit, errs: FieldError[]): void {
   const { path, value, old, unchanged } = at;
   const s = v.schema;
-  const self = toCel(v.isResourceRoot ? resourceRootView(value) : value, s);
+  const self = toCel(v.isResourceRoot ? resourceRootView(value) : value, s, at.converted);
   let oldSelf: unknown;
   const fieldPath = path || '<nil>';
   const type = s.type ?? '';
@@ -162,7 +173,8 @@ function evaluateRules(v: Validator, at: Visit, errs: FieldError[]): void {
     if (!c.program) continue;
     // Transition rules run only where there is an old value to compare with.
     if (c.usesOldSelf && old === undefined) continue;
-    if (c.usesOldSelf) oldSelf ??= toCel(v.isResourceRoot ? resourceRootView(old) : old, s);
+    if (c.usesOldSelf)
+      oldSelf ??= toCel(v.isResourceRoot ? resourceRootView(old) : old, s, at.converted);
     const bindings = c.usesOldSelf ? { self, oldSelf } : { self };
     const result = c.program(bindings);
     if (isCelError(result)) {
@@ -170,7 +182,7 @@ function evaluateRules(v: Validator, at: Visit, errs: FieldError[]): void {
       continue;
     }
     if (result === true) continue;
-    if (!c.usesOldSelf && unchanged) continue;
+    if (!c.usesOldSelf && unchanged()) continue;
     const errPath = c.fieldPath ? (path ? `${path}.${c.fieldPath}` : c.fieldPath) : fieldPath;
     const detail =
       (c.messageProgram && messageFrom(c.messageProgram(bindings))) || ruleMessageOrDefault(c.rule);
@@ -192,21 +204,39 @@ function resourceRootView(value: unknown): unknown {
  * UnstructuredToVal: JSON typed by the schema — integer as CEL int, number as double (so `1` in
  * a number field compares as 1.0), int-or-string as either, objects as maps.
  */
-export function toCel(value: unknown, s: JSONSchemaProps | undefined): unknown {
+export function toCel(
+  value: unknown,
+  s: JSONSchemaProps | undefined,
+  converted = new WeakMap<object, unknown>(),
+): unknown {
   if (value === null || value === undefined) return null;
+  if (typeof value === 'object' && converted.has(value)) return converted.get(value);
+  const out = convert(value, s, converted);
+  if (typeof value === 'object') converted.set(value, out);
+  return out;
+}
+
+function convert(
+  value: object | string | number | boolean,
+  s: JSONSchemaProps | undefined,
+  converted: WeakMap<object, unknown>,
+): unknown {
   if (typeof value === 'number') {
     if (s?.type === 'number') return value;
     return Number.isInteger(value) ? BigInt(value) : value;
   }
-  if (Array.isArray(value)) return value.map((x) => toCel(x, s?.items));
+  // Handing cel-es its own list and map types spares it wrapping them on every access.
+  if (Array.isArray(value))
+    return celList(value.map((x) => toCel(x, s?.items, converted) as CelInput));
   if (isObject(value)) {
     const ap = s?.additionalProperties;
-    return new Map(
-      Object.entries(value).map(([k, x]) => [
+    const fields = new Map<string, CelInput>();
+    for (const [k, x] of Object.entries(value))
+      fields.set(
         k,
-        toCel(x, s?.properties?.[k] ?? (isObject(ap) ? ap : undefined)),
-      ]),
-    );
+        toCel(x, s?.properties?.[k] ?? (isObject(ap) ? ap : undefined), converted) as CelInput,
+      );
+    return celMap(fields);
   }
   return value;
 }
