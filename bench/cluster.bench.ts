@@ -144,39 +144,40 @@ async function inFlight(
   return performance.now() - t;
 }
 
-/** Child mode: the served cluster and the bare floor server, in their own process like a real apiserver. */
-async function serveChild(): Promise<void> {
-  const certs = await generateServingCerts();
-  const cluster = new Cluster({ controllers: false });
-  cluster.create(cm(0));
-  cluster.create({
+/** A namespaced example.com/v1 CRD whose schema is `spec` (the bench kinds differ only there). */
+function exampleCrd(kind: string, spec: Record<string, unknown>): KubeObject {
+  const plural = `${kind.toLowerCase()}s`;
+  return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: 'widgets.example.com' },
+    metadata: { name: `${plural}.example.com` },
     spec: {
       group: 'example.com',
       scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+      names: { plural, singular: kind.toLowerCase(), kind },
       versions: [
         {
           name: 'v1',
           served: true,
           storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: {
-                spec: {
-                  type: 'object',
-                  properties: { size: { type: 'integer' }, owner: { type: 'string' } },
-                },
-              },
-            },
-          },
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec } } },
         },
       ],
     },
-  });
+  };
+}
+
+/** Child mode: the served cluster and the bare floor server, in their own process like a real apiserver. */
+async function serveChild(): Promise<void> {
+  const certs = await generateServingCerts();
+  const cluster = new Cluster({ controllers: false });
+  cluster.create(cm(0));
+  cluster.create(
+    exampleCrd('Widget', {
+      type: 'object',
+      properties: { size: { type: 'integer' }, owner: { type: 'string' } },
+    }),
+  );
   for (let i = 0; i < 5000; i++)
     cluster.create({
       apiVersion: 'example.com/v1',
@@ -319,55 +320,31 @@ async function memory(): Promise<void> {
 function gadgetCrd(withRules: boolean): KubeObject {
   const rules = (...r: Array<Record<string, string>>) =>
     withRules ? { 'x-kubernetes-validations': r } : {};
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'gadgets.example.com' },
-    spec: {
-      group: 'example.com',
-      scope: 'Namespaced',
-      names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: {
-                spec: {
-                  type: 'object',
-                  ...rules({ rule: 'self.min <= self.max', message: 'min above max' }),
-                  properties: {
-                    min: { type: 'integer' },
-                    max: { type: 'integer' },
-                    generation: { type: 'integer' },
-                    region: { type: 'string', ...rules({ rule: 'self == oldSelf' }) },
-                    ports: {
-                      type: 'array',
-                      items: {
-                        type: 'object',
-                        ...rules({ rule: "self.port > 1024 && self.name.startsWith('p')" }),
-                        properties: { name: { type: 'string' }, port: { type: 'integer' } },
-                      },
-                    },
-                    labels: {
-                      type: 'object',
-                      additionalProperties: {
-                        type: 'string',
-                        ...rules({ rule: 'self.size() <= 63' }),
-                      },
-                    },
-                  },
-                },
-              },
-            },
-          },
+  return exampleCrd('Gadget', {
+    type: 'object',
+    ...rules({ rule: 'self.min <= self.max', message: 'min above max' }),
+    properties: {
+      min: { type: 'integer' },
+      max: { type: 'integer' },
+      generation: { type: 'integer' },
+      region: { type: 'string', ...rules({ rule: 'self == oldSelf' }) },
+      ports: {
+        type: 'array',
+        items: {
+          type: 'object',
+          ...rules({ rule: "self.port > 1024 && self.name.startsWith('p')" }),
+          properties: { name: { type: 'string' }, port: { type: 'integer' } },
         },
-      ],
+      },
+      labels: {
+        type: 'object',
+        additionalProperties: {
+          type: 'string',
+          ...rules({ rule: 'self.size() <= 63' }),
+        },
+      },
     },
-  };
+  });
 }
 
 /** Updates of one custom resource, CEL rules checked on each, against the same CRD without rules. */
