@@ -3,10 +3,22 @@
  * extension, plus the Kubernetes libraries rules commonly call that cel-es lacks (as
  * k8s.io/apiserver/pkg/cel/library and cel-go's ext.Sets): the lists library (`isSorted`, `sum`,
  * `min`, `max`, `indexOf`, `lastIndexOf`), the regex library (`find`, `findAll`) and the sets
- * extension (`sets.contains`, `sets.equivalent`, `sets.intersects`).
+ * extension (`sets.contains`, `sets.equivalent`, `sets.intersects`), and the few optional-type
+ * functions an `optionalOldSelf` rule calls on `oldSelf` (`hasValue`, `value`, `orValue`,
+ * `optional.of`, `optional.none`).
  */
 import type { CelEnv, CelList, CelValue } from '@bufbuild/cel';
-import { CelScalar, celEnv, celFunc, celMethod, isCelUint, listType } from '@bufbuild/cel';
+import {
+  CelScalar,
+  celEnv,
+  celFunc,
+  celMap,
+  celMethod,
+  isCelMap,
+  isCelUint,
+  listType,
+  mapType,
+} from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 
 const DYN_LIST = listType(CelScalar.DYN);
@@ -144,8 +156,47 @@ const sets = [
   ),
 ];
 
+/**
+ * cel-go's optional type, which cel-es lacks: a map holding the value under a reserved key (or
+ * only the none marker), so equality between optionals works as CEL's does.
+ */
+const SOME = '\u0000optional.of';
+const NONE = '\u0000optional.none';
+
+export function optionalOf(v: unknown): CelValue {
+  return celMap(new Map([[SOME, v as CelValue]]));
+}
+
+export const OPTIONAL_NONE: CelValue = celMap(new Map([[NONE, true]]));
+
+/** The optional's content: [true, value], [false] for none; throws for any other value. */
+function unwrap(m: CelValue): [boolean, CelValue?] {
+  if (isCelMap(m) && m.size === 1 && m.has(SOME)) return [true, m.get(SOME)];
+  if (isCelMap(m) && m.size === 1 && m.has(NONE)) return [false];
+  throw new Error('no such overload');
+}
+
+const ANY_MAP = mapType(DYN, DYN);
+
+const optionals = [
+  celFunc('optional.of', [DYN], DYN, (v) => optionalOf(v)),
+  celFunc('optional.none', [], DYN, () => OPTIONAL_NONE),
+  celMethod('hasValue', ANY_MAP, [], BOOL, function () {
+    return unwrap(this)[0];
+  }),
+  celMethod('value', ANY_MAP, [], DYN, function () {
+    const [has, v] = unwrap(this);
+    if (!has) throw new Error('optional.none() dereference');
+    return v!;
+  }),
+  celMethod('orValue', ANY_MAP, [DYN], DYN, function (fallback) {
+    const [has, v] = unwrap(this);
+    return has ? v! : fallback;
+  }),
+];
+
 /** Functions and methods the Kubernetes environment adds, by name (for the compile-time check). */
-export const KUBERNETES_FUNCTIONS = [...lists, ...regexLibrary, ...sets, ...strings];
+export const KUBERNETES_FUNCTIONS = [...lists, ...regexLibrary, ...sets, ...optionals, ...strings];
 
 let env: CelEnv | undefined;
 

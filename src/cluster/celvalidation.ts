@@ -6,14 +6,14 @@
  * transition rule (one naming `oldSelf`) only on update where the old value correlates. Errors
  * carry the apiserver's wording (`spec: Invalid value: "object": failed rule: ...`).
  *
- * Not modelled: the cost budget, optionalOldSelf rules' optional type (they run only where oldSelf
- * exists), and ratcheted errors surfacing as warnings (they are dropped, as the apiserver drops
- * them from the error list).
+ * Not modelled: the cost budget, and ratcheted errors surfacing as warnings (they are dropped, as
+ * the apiserver drops them from the error list).
  */
 import { celList, celMap, isCelError } from '@bufbuild/cel';
 import type { CelInput, CelResult } from '@bufbuild/cel';
 import type { CompiledRule } from './celcompilation';
 import { compileRules } from './celcompilation';
+import { OPTIONAL_NONE, optionalOf } from './cellibrary';
 import type { FieldError } from './errors';
 import { RawValue, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from './errors';
 import { deepEqual, isObject } from './patch';
@@ -171,11 +171,17 @@ function evaluateRules(v: Validator, at: Visit, errs: FieldError[]): void {
       continue;
     }
     if (!c.program) continue;
-    // Transition rules run only where there is an old value to compare with.
-    if (c.usesOldSelf && old === undefined) continue;
-    if (c.usesOldSelf)
+    // Transition rules run only where there is an old value to compare with, unless they take
+    // oldSelf as an optional (optionalOldSelf), which is none on create.
+    const optional = !!c.rule.optionalOldSelf;
+    if (c.usesOldSelf && old === undefined && !optional) continue;
+    if (c.usesOldSelf && old !== undefined)
       oldSelf ??= toCel(v.isResourceRoot ? resourceRootView(old) : old, s, at.converted);
-    const bindings = c.usesOldSelf ? { self, oldSelf } : { self };
+    const bindings = !c.usesOldSelf
+      ? { self }
+      : optional
+        ? { self, oldSelf: old === undefined ? OPTIONAL_NONE : optionalOf(oldSelf) }
+        : { self, oldSelf };
     const result = c.program(bindings);
     if (isCelError(result)) {
       errs.push(fieldInvalid(fieldPath, type, evaluationError(result.message, c.rule)));
@@ -184,8 +190,10 @@ function evaluateRules(v: Validator, at: Visit, errs: FieldError[]): void {
     if (result === true) continue;
     if (!c.usesOldSelf && unchanged()) continue;
     const errPath = c.fieldPath ? (path ? `${path}.${c.fieldPath}` : c.fieldPath) : fieldPath;
+    // A messageExpression sees oldSelf as a plain value, optionalOldSelf or not.
+    const plain = oldSelf === undefined ? { self } : { self, oldSelf };
     const detail =
-      (c.messageProgram && messageFrom(c.messageProgram(bindings))) || ruleMessageOrDefault(c.rule);
+      (c.messageProgram && messageFrom(c.messageProgram(plain))) || ruleMessageOrDefault(c.rule);
     errs.push(errorForReason(errPath, type, detail, c.rule.reason));
   }
 }

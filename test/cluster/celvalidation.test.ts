@@ -194,6 +194,38 @@ test('a transition rule is skipped on create and keeps a field immutable on upda
   cluster.close();
 });
 
+test('an optionalOldSelf rule runs on create with oldSelf none and on update with its value', () => {
+  const cluster = withCrd([
+    {
+      rule: '!oldSelf.hasValue() || self.maxReplicas >= oldSelf.value().maxReplicas',
+      message: 'maxReplicas may only grow',
+      optionalOldSelf: true,
+    },
+    {
+      rule: "oldSelf.orValue({'minReplicas': 0}).minReplicas <= 1 || oldSelf == optional.none()",
+      message: 'seen with more than one replica',
+      optionalOldSelf: true,
+    },
+  ]);
+  cluster.create(webApp({ maxReplicas: 3 }));
+  assert.match(
+    invalid(() => cluster.patch(WEBAPP, KEY, { spec: { maxReplicas: 2 } }, 'merge')),
+    /spec: Invalid value: "object": maxReplicas may only grow$/,
+  );
+  cluster.patch(WEBAPP, KEY, { spec: { maxReplicas: 5, minReplicas: 2 } }, 'merge');
+  assert.match(
+    invalid(() => cluster.patch(WEBAPP, KEY, { spec: { maxReplicas: 6 } }, 'merge')),
+    /spec: Invalid value: "object": seen with more than one replica$/,
+  );
+  cluster.close();
+  const strict = withCrd([{ rule: 'oldSelf.hasValue()', optionalOldSelf: true }]);
+  assert.match(
+    invalid(() => strict.create(webApp({}))),
+    /spec: Invalid value: "object": failed rule: oldSelf\.hasValue\(\)$/,
+  );
+  strict.close();
+});
+
 test('messageExpression, fieldPath and reason shape the error', () => {
   const cluster = withCrd();
   assert.equal(
