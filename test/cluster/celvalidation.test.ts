@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import type { Cluster } from '../../src/cluster/cluster';
 import { StatusError } from '../../src/cluster/errors';
+import { loadManifests } from '../../src/cluster/manifests';
 import type { KubeObject } from '../../src/cluster/types';
 import { newCluster } from './helpers';
 import { served } from './http';
@@ -421,6 +423,24 @@ test('the Kubernetes list, regex, sets and strings libraries are available to ru
     'WebApp.example.com "shop" is invalid: spec: Invalid value: "object": max called on empty list evaluating rule: [1].max() == 1 && [].max() > 0',
   );
   empty.close();
+});
+
+test("the sample operator's XValidation marker, as controller-gen writes it, guards its WebApps", () => {
+  const { cluster } = newCluster({ controllers: false });
+  const crd = join(__dirname, '..', '..', 'samples', 'quota-operator', 'config', 'crd', 'bases');
+  assert.deepEqual(loadManifests(cluster, [crd]).errors, []);
+  const app = (image: string): KubeObject => ({
+    apiVersion: 'apps.example.com/v1',
+    kind: 'WebApp',
+    metadata: { name: 'shop', namespace: 'default' },
+    spec: { image },
+  });
+  assert.equal(
+    invalid(() => cluster.create(app('nginx:1.27 '))),
+    'WebApp.apps.example.com "shop" is invalid: spec.image: Invalid value: "string": image must not have leading or trailing whitespace',
+  );
+  assert.equal(cluster.create(app('nginx:1.27')).metadata.name, 'shop');
+  cluster.close();
 });
 
 test('a 422 over HTTP carries the rule failure as kube-apiserver writes it', async () => {
