@@ -89,6 +89,8 @@ function primitive(t: StaticType): string {
     case 'boolean':
       return 'bool';
     case 'string':
+      if (t.format === 'duration') return 'duration';
+      if (t.format === 'date' || t.format === 'date-time') return 'timestamp';
       return 'string';
     case 'array':
       return 'list';
@@ -231,7 +233,6 @@ function selectField(operand: StaticType, field: string): StaticType | undefined
   const p = operand.properties?.[field];
   if (p) return p;
   if (isObject(operand.additionalProperties)) return operand.additionalProperties;
-  if (operand.additionalProperties === true) return 'dyn';
   return undefined;
 }
 

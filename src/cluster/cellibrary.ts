@@ -16,8 +16,11 @@ import {
   celMethod,
   isCelMap,
   isCelUint,
+  isCelError,
   listType,
   mapType,
+  parse,
+  plan,
 } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 
@@ -204,4 +207,24 @@ let env: CelEnv | undefined;
 export function kubernetesCelEnv(): CelEnv {
   env ??= celEnv({ funcs: KUBERNETES_FUNCTIONS });
   return env;
+}
+
+/** A planned cast (`duration(s)`, `timestamp(s)`) by the environment's own parser of the value. */
+function caster(fn: 'duration' | 'timestamp'): (v: string) => CelValue | undefined {
+  let run: ((b: { s: string }) => unknown) | undefined;
+  return (v) => {
+    run ??= plan(kubernetesCelEnv(), parse(`${fn}(s)`)) as (b: { s: string }) => unknown;
+    const out = run({ s: v });
+    return isCelError(out) ? undefined : (out as CelValue);
+  };
+}
+
+/**
+ * Strings whose schema format makes them a CEL duration or timestamp (SchemaDeclType's `duration`,
+ * `date` and `date-time`); undefined when the string does not parse as one.
+ */
+export const asDuration = caster('duration');
+const toTimestamp = caster('timestamp');
+export function asTimestamp(v: string, format: 'date' | 'date-time'): CelValue | undefined {
+  return toTimestamp(format === 'date' ? `${v}T00:00:00Z` : v);
 }

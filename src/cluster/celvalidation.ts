@@ -13,7 +13,7 @@ import { celList, celMap, isCelError } from '@bufbuild/cel';
 import type { CelInput, CelResult } from '@bufbuild/cel';
 import type { CompiledRule } from './celcompilation';
 import { compileRules } from './celcompilation';
-import { OPTIONAL_NONE, optionalOf } from './cellibrary';
+import { OPTIONAL_NONE, asDuration, asTimestamp, optionalOf } from './cellibrary';
 import type { FieldError } from './errors';
 import { RawValue, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from './errors';
 import { deepEqual, isObject } from './patch';
@@ -224,6 +224,7 @@ export function toCel(
   return out;
 }
 
+/** One value of toCel, its children through toCel (and its memo). */
 function convert(
   value: object | string | number | boolean,
   s: JSONSchemaProps | undefined,
@@ -233,6 +234,7 @@ function convert(
     if (s?.type === 'number') return value;
     return Number.isInteger(value) ? BigInt(value) : value;
   }
+  if (typeof value === 'string') return fromString(value, s?.format);
   // Handing cel-es its own list and map types spares it wrapping them on every access.
   if (Array.isArray(value))
     return celList(value.map((x) => toCel(x, s?.items, converted) as CelInput));
@@ -246,6 +248,13 @@ function convert(
       );
     return celMap(fields);
   }
+  return value;
+}
+
+/** A string typed by its format: `duration`, `date` and `date-time` are CEL durations and timestamps. */
+function fromString(value: string, format: string | undefined): unknown {
+  if (format === 'duration') return asDuration(value) ?? value;
+  if (format === 'date' || format === 'date-time') return asTimestamp(value, format) ?? value;
   return value;
 }
 

@@ -14,7 +14,7 @@ const WEBAPP = { apiVersion: 'example.com/v1', kind: 'WebApp' };
 const KEY = { namespace: 'default', name: 'shop' };
 
 /** A CRD as controller-gen writes it from kubebuilder XValidation markers. */
-function webAppCrd(specRules?: Obj[]): KubeObject {
+function webAppCrd(specRules?: Obj[], moreSpec: Obj = {}): KubeObject {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -83,6 +83,7 @@ function webAppCrd(specRules?: Obj[]): KubeObject {
                         properties: { name: { type: 'string' }, port: { type: 'integer' } },
                       },
                     },
+                    ...moreSpec,
                     labels: {
                       type: 'object',
                       additionalProperties: {
@@ -121,9 +122,9 @@ function webApp(spec: Obj, name = 'shop'): KubeObject {
   };
 }
 
-function withCrd(specRules?: Obj[]): Cluster {
+function withCrd(specRules?: Obj[], moreSpec?: Obj): Cluster {
   const { cluster } = newCluster({ controllers: false });
-  cluster.create(webAppCrd(specRules));
+  cluster.create(webAppCrd(specRules, moreSpec));
   return cluster;
 }
 
@@ -165,6 +166,27 @@ test('a number field compares as a double and an integer field as an int', () =>
     { rule: 'type(self.minReplicas) == int && self.minReplicas + 1 == 2' },
   ]);
   cluster.create(webApp({ ratio: 1, minReplicas: 1 }));
+  cluster.close();
+});
+
+test('strings with a duration or date-time format are CEL durations and timestamps', () => {
+  const cluster = withCrd(
+    [
+      { rule: "self.timeout <= duration('1h')", message: 'timeout above an hour' },
+      { rule: "self.notAfter > timestamp('2026-01-01T00:00:00Z')", message: 'expired' },
+    ],
+    {
+      timeout: { type: 'string', format: 'duration' },
+      notAfter: { type: 'string', format: 'date-time' },
+    },
+  );
+  cluster.create(webApp({ timeout: '30m', notAfter: '2027-06-01T00:00:00Z' }));
+  assert.equal(
+    invalid(() =>
+      cluster.create(webApp({ timeout: '2h', notAfter: '2025-06-01T00:00:00Z' }, 'late')),
+    ),
+    'WebApp.example.com "late" is invalid: [spec: Invalid value: "object": timeout above an hour, spec: Invalid value: "object": expired]',
+  );
   cluster.close();
 });
 
