@@ -9,7 +9,7 @@
  */
 import type { CelResult } from '@bufbuild/cel';
 import { parse, plan } from '@bufbuild/cel';
-import { kubernetesCelEnv } from './cellibrary';
+import { UNIMPLEMENTED_FUNCTIONS, kubernetesCelEnv } from './cellibrary';
 import { isObject } from './patch';
 import type { JSONSchemaProps, ValidationRule } from './jsonschema';
 
@@ -165,7 +165,11 @@ class Checker {
         if (qualified) name = `${(target.exprKind.value as { name: string }).name}.${fn}`;
         else if (target) this.check(target, scope);
         for (const a of args) this.check(a, scope);
-        if (!/^[_@!-]/.test(name) && !kubernetesCelEnv().funcs.find(name))
+        const known =
+          /^[_@!-]/.test(name) ||
+          !!kubernetesCelEnv().funcs.find(name) ||
+          UNIMPLEMENTED_FUNCTIONS.has(name);
+        if (!known)
           throw new CompileError(`undeclared reference to '${name}' (in container '')`, this.at(e));
         if (BOOL_CALLS.has(name)) return 'bool';
         if (name === 'size' || name === 'indexOf' || name === 'lastIndexOf') return 'int';
@@ -230,8 +234,8 @@ function constType(c: string | undefined): string {
 function selectField(operand: StaticType, field: string): StaticType | undefined {
   if (typeof operand === 'string') return 'dyn';
   if (operand.type !== 'object') return 'dyn';
-  const p = operand.properties?.[field];
-  if (p) return p;
+  for (const [name, p] of Object.entries(operand.properties ?? {}))
+    if (escapeCelName(name) === field) return p;
   if (isObject(operand.additionalProperties)) return operand.additionalProperties;
   return undefined;
 }
@@ -241,6 +245,30 @@ function elementType(range: StaticType): StaticType {
   if (range.type === 'array') return range.items ?? 'dyn';
   if (range.type === 'object') return 'string';
   return 'dyn';
+}
+
+const RESERVED = new Set(
+  'true false null in as break const continue else for function if import let loop package namespace return var void while'.split(
+    ' ',
+  ),
+);
+
+/**
+ * A property's name as rules spell it (apiserver cel.Escape): CEL keywords as `__namespace__`,
+ * `__` `.` `-` `/` as `__underscores__` `__dot__` `__dash__` `__slash__`; undefined for names that
+ * cannot be spelled (a leading digit, other characters), which rules then cannot reach.
+ */
+export function escapeCelName(name: string): string | undefined {
+  if (!name || /^[0-9]/.test(name)) return undefined;
+  if (RESERVED.has(name)) return `__${name}__`;
+  if (/[^a-zA-Z0-9_./-]/.test(name)) return undefined;
+  const words: Record<string, string> = {
+    '.': 'dot',
+    '-': 'dash',
+    '/': 'slash',
+    __: 'underscores',
+  };
+  return name.replace(/__|[./-]/g, (m) => `__${words[m]}__`);
 }
 
 interface Checked {

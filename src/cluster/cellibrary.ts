@@ -3,7 +3,8 @@
  * extension, plus the Kubernetes libraries rules commonly call that cel-es lacks (as
  * k8s.io/apiserver/pkg/cel/library and cel-go's ext.Sets): the lists library (`isSorted`, `sum`,
  * `min`, `max`, `indexOf`, `lastIndexOf`), the regex library (`find`, `findAll`) and the sets
- * extension (`sets.contains`, `sets.equivalent`, `sets.intersects`), and the few optional-type
+ * extension (`sets.contains`, `sets.equivalent`, `sets.intersects`), the IP and CIDR string
+ * checks (`isIP`, `isCIDR`), and the few optional-type
  * functions an `optionalOldSelf` rule calls on `oldSelf` (`hasValue`, `value`, `orValue`,
  * `optional.of`, `optional.none`).
  */
@@ -23,6 +24,7 @@ import {
   plan,
 } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
+import { isCIDR, isIP } from './celip';
 
 const DYN_LIST = listType(CelScalar.DYN);
 const { DYN, INT, STRING, BOOL } = CelScalar;
@@ -159,6 +161,27 @@ const sets = [
   ),
 ];
 
+const network = [
+  celFunc('isIP', [STRING], BOOL, (v) => isIP(v)),
+  celFunc('isCIDR', [STRING], BOOL, (v) => isCIDR(v)),
+];
+
+/**
+ * Functions of the Kubernetes libraries built on opaque types cel-es cannot host (Quantity, URL,
+ * IP, CIDR, Semver) and of the format library: a rule calling them compiles, as it does on the
+ * apiserver, and fails when it runs (`unbound function: quantity evaluating rule: ...`).
+ */
+export const UNIMPLEMENTED_FUNCTIONS = new Set([
+  ...['quantity', 'isQuantity', 'add', 'sub', 'sign', 'asInteger', 'asApproximateFloat'],
+  ...['isInteger', 'compareTo', 'isGreaterThan', 'isLessThan'],
+  ...['url', 'isURL', 'getScheme', 'getHost', 'getHostname', 'getPort', 'getEscapedPath'],
+  'getQuery',
+  ...['ip', 'cidr', 'family', 'ip.isCanonical', 'isUnspecified', 'isLoopback', 'prefixLength'],
+  ...['isLinkLocalMulticast', 'isLinkLocalUnicast', 'isGlobalUnicast', 'containsIP'],
+  ...['containsCIDR', 'masked', 'semver', 'isSemver', 'major', 'minor', 'patch'],
+  ...['format.named', 'validate', 'format.dns1123Label', 'format.dns1123Subdomain'],
+]);
+
 /**
  * cel-go's optional type, which cel-es lacks: a map holding the value under a reserved key (or
  * only the none marker), so equality between optionals works as CEL's does.
@@ -199,7 +222,14 @@ const optionals = [
 ];
 
 /** Functions and methods the Kubernetes environment adds, by name (for the compile-time check). */
-export const KUBERNETES_FUNCTIONS = [...lists, ...regexLibrary, ...sets, ...optionals, ...strings];
+export const KUBERNETES_FUNCTIONS = [
+  ...lists,
+  ...regexLibrary,
+  ...sets,
+  ...network,
+  ...optionals,
+  ...strings,
+];
 
 let env: CelEnv | undefined;
 

@@ -12,7 +12,7 @@
 import { celList, celMap, isCelError } from '@bufbuild/cel';
 import type { CelInput, CelResult } from '@bufbuild/cel';
 import type { CompiledRule } from './celcompilation';
-import { compileRules } from './celcompilation';
+import { compileRules, escapeCelName } from './celcompilation';
 import { OPTIONAL_NONE, asDuration, asTimestamp, optionalOf } from './cellibrary';
 import type { FieldError } from './errors';
 import { RawValue, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from './errors';
@@ -241,11 +241,13 @@ function convert(
   if (isObject(value)) {
     const ap = s?.additionalProperties;
     const fields = new Map<string, CelInput>();
-    for (const [k, x] of Object.entries(value))
-      fields.set(
-        k,
-        toCel(x, s?.properties?.[k] ?? (isObject(ap) ? ap : undefined), converted) as CelInput,
-      );
+    for (const [k, x] of Object.entries(value)) {
+      const p = s?.properties?.[k];
+      // A declared property is reached by its escaped name (`self.__namespace__`), a map key as is.
+      const key = p ? escapeCelName(k) : k;
+      if (key !== undefined)
+        fields.set(key, toCel(x, p ?? (isObject(ap) ? ap : undefined), converted) as CelInput);
+    }
     return celMap(fields);
   }
   return value;

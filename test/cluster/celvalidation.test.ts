@@ -190,6 +190,23 @@ test('strings with a duration or date-time format are CEL durations and timestam
   cluster.close();
 });
 
+test('properties named like CEL keywords or with dashes are reached by their escaped names', () => {
+  const cluster = withCrd(
+    [{ rule: "self.__namespace__ == 'web' && self.max__dash__surge == 1 && self.a__dot__b" }],
+    {
+      namespace: { type: 'string' },
+      'max-surge': { type: 'integer' },
+      'a.b': { type: 'boolean' },
+    },
+  );
+  cluster.create(webApp({ namespace: 'web', 'max-surge': 1, 'a.b': true }));
+  assert.match(
+    invalid(() => cluster.create(webApp({ namespace: 'db', 'max-surge': 1, 'a.b': true }, 'db'))),
+    /spec: Invalid value: "object": failed rule: self\.__namespace__ == 'web'/,
+  );
+  cluster.close();
+});
+
 test('a root rule sees metadata.name and fails with a nil field path', () => {
   const cluster = withCrd();
   assert.equal(
@@ -445,6 +462,13 @@ test('the Kubernetes list, regex, sets and strings libraries are available to ru
     'WebApp.example.com "shop" is invalid: spec: Invalid value: "object": max called on empty list evaluating rule: [1].max() == 1 && [].max() > 0',
   );
   empty.close();
+  // The opaque-typed libraries (quantity, url, ip, semver) compile but cannot run here.
+  const opaque = withCrd([{ rule: "quantity('1Gi').isGreaterThan(quantity('1Mi'))" }]);
+  assert.match(
+    invalid(() => opaque.create(webApp({}))),
+    /spec: Invalid value: "object": unbound function: \w+ evaluating rule: quantity/,
+  );
+  opaque.close();
 });
 
 test("the sample operator's XValidation marker, as controller-gen writes it, guards its WebApps", () => {
