@@ -164,7 +164,7 @@ class Checker {
           target?.exprKind.case === 'identExpr' && !scope.has(target.exprKind.value.name);
         if (qualified) name = `${(target.exprKind.value as { name: string }).name}.${fn}`;
         else if (target) this.check(target, scope);
-        for (const a of args) this.check(a, scope);
+        const argTypes = args.map((a) => this.check(a, scope));
         const known =
           /^[_@!-]/.test(name) ||
           !!kubernetesCelEnv().funcs.find(name) ||
@@ -174,8 +174,8 @@ class Checker {
         if (BOOL_CALLS.has(name)) return 'bool';
         if (name === 'size' || name === 'indexOf' || name === 'lastIndexOf') return 'int';
         if (name === 'string' || name === 'lowerAscii' || name === 'upperAscii') return 'string';
-        if (['_+_', '_-_', '_*_', '_/_', '_%_', '-_'].includes(name) && args[0]) {
-          const p = primitive(this.check(args[0], scope));
+        if (['_+_', '_-_', '_*_', '_/_', '_%_', '-_'].includes(name) && argTypes[0]) {
+          const p = primitive(argTypes[0]);
           return ['int', 'uint', 'double', 'string', 'list'].includes(p) ? p : 'dyn';
         }
         return 'dyn';
