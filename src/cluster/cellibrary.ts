@@ -2,29 +2,25 @@
  * The CEL environment of CRD validation rules: @bufbuild/cel's standard library and its strings
  * extension, plus the Kubernetes libraries rules commonly call that cel-es lacks (as
  * k8s.io/apiserver/pkg/cel/library and cel-go's ext.Sets): the lists library (`isSorted`, `sum`,
- * `min`, `max`, `indexOf`, `lastIndexOf`), the regex library (`find`, `findAll`) and the sets
- * extension (`sets.contains`, `sets.equivalent`, `sets.intersects`), the IP and CIDR string
- * checks (`isIP`, `isCIDR`), and the few optional-type
- * functions an `optionalOldSelf` rule calls on `oldSelf` (`hasValue`, `value`, `orValue`,
- * `optional.of`, `optional.none`).
+ * `min`, `max`, `indexOf`, `lastIndexOf`), the regex library (`find`, `findAll`), the sets
+ * extension (`sets.contains`, `sets.equivalent`, `sets.intersects`), the IP and CIDR string checks
+ * (`isIP`, `isCIDR`) and the optional functions of `optionalOldSelf` rules (celoptional.ts).
  */
 import type { CelEnv, CelList, CelValue } from '@bufbuild/cel';
 import {
   CelScalar,
   celEnv,
   celFunc,
-  celMap,
   celMethod,
-  isCelMap,
   isCelUint,
   isCelError,
   listType,
-  mapType,
   parse,
   plan,
 } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { isCIDR, isIP } from './celip';
+import { optionals } from './celoptional';
 
 const DYN_LIST = listType(CelScalar.DYN);
 const { DYN, INT, STRING, BOOL } = CelScalar;
@@ -181,45 +177,6 @@ export const UNIMPLEMENTED_FUNCTIONS = new Set([
   ...['containsCIDR', 'masked', 'semver', 'isSemver', 'major', 'minor', 'patch'],
   ...['format.named', 'validate', 'format.dns1123Label', 'format.dns1123Subdomain'],
 ]);
-
-/**
- * cel-go's optional type, which cel-es lacks: a map holding the value under a reserved key (or
- * only the none marker), so equality between optionals works as CEL's does.
- */
-const SOME = '\u0000optional.of';
-const NONE = '\u0000optional.none';
-
-export function optionalOf(v: unknown): CelValue {
-  return celMap(new Map([[SOME, v as CelValue]]));
-}
-
-export const OPTIONAL_NONE: CelValue = celMap(new Map([[NONE, true]]));
-
-/** The optional's content: [true, value], [false] for none; throws for any other value. */
-function unwrap(m: CelValue): [boolean, CelValue?] {
-  if (isCelMap(m) && m.size === 1 && m.has(SOME)) return [true, m.get(SOME)];
-  if (isCelMap(m) && m.size === 1 && m.has(NONE)) return [false];
-  throw new Error('no such overload');
-}
-
-const ANY_MAP = mapType(DYN, DYN);
-
-const optionals = [
-  celFunc('optional.of', [DYN], DYN, (v) => optionalOf(v)),
-  celFunc('optional.none', [], DYN, () => OPTIONAL_NONE),
-  celMethod('hasValue', ANY_MAP, [], BOOL, function () {
-    return unwrap(this)[0];
-  }),
-  celMethod('value', ANY_MAP, [], DYN, function () {
-    const [has, v] = unwrap(this);
-    if (!has) throw new Error('optional.none() dereference');
-    return v!;
-  }),
-  celMethod('orValue', ANY_MAP, [DYN], DYN, function (fallback) {
-    const [has, v] = unwrap(this);
-    return has ? v! : fallback;
-  }),
-];
 
 /** Functions and methods the Kubernetes environment adds, by name (for the compile-time check). */
 export const KUBERNETES_FUNCTIONS = [
