@@ -5,7 +5,7 @@
  */
 import type { FieldError } from './errors';
 import { fieldInvalid, fieldRequired, fieldNotSupported } from './errors';
-import { validateSchemaRules } from './celvalidation';
+import { validateSchemaRules } from './crdvalidationrules';
 import { isObject } from './patch';
 import type { PrinterColumn, ResourceType } from './registry';
 import { compileSchema } from './schema';
