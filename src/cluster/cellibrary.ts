@@ -4,7 +4,8 @@
  * k8s.io/apiserver/pkg/cel/library and cel-go's ext.Sets): the lists library (`isSorted`, `sum`,
  * `min`, `max`, `indexOf`, `lastIndexOf`), the regex library (`find`, `findAll`), the sets
  * extension (`sets.contains`, `sets.equivalent`, `sets.intersects`), the IP and CIDR string checks
- * (`isIP`, `isCIDR`) and the optional functions of `optionalOldSelf` rules (celoptional.ts).
+ * (`isIP`, `isCIDR`), the quantity library (celquantity.ts) and the optional functions of
+ * `optionalOldSelf` rules (celoptional.ts).
  */
 import type { CelEnv, CelList, CelValue } from '@bufbuild/cel';
 import {
@@ -21,6 +22,7 @@ import {
 import { strings } from '@bufbuild/cel/ext';
 import { isCIDR, isIP } from './celip';
 import { optionals } from './celoptional';
+import { quantities } from './celquantity';
 
 const DYN_LIST = listType(CelScalar.DYN);
 const { DYN, INT, STRING, BOOL } = CelScalar;
@@ -163,13 +165,11 @@ const network = [
 ];
 
 /**
- * Functions of the Kubernetes libraries built on opaque types cel-es cannot host (Quantity, URL,
- * IP, CIDR, Semver) and of the format library: a rule calling them compiles, as it does on the
- * apiserver, and fails when it runs (`unbound function: quantity evaluating rule: ...`).
+ * Functions of the Kubernetes libraries built on types not modelled here (URL, IP, CIDR, Semver)
+ * and of the format library: a rule calling them compiles, as it does on the apiserver, and fails
+ * when it runs (`unbound function: url evaluating rule: ...`).
  */
 export const UNIMPLEMENTED_FUNCTIONS = new Set([
-  ...['quantity', 'isQuantity', 'add', 'sub', 'sign', 'asInteger', 'asApproximateFloat'],
-  ...['isInteger', 'compareTo', 'isGreaterThan', 'isLessThan'],
   ...['url', 'isURL', 'getScheme', 'getHost', 'getHostname', 'getPort', 'getEscapedPath'],
   'getQuery',
   ...['ip', 'cidr', 'family', 'ip.isCanonical', 'isUnspecified', 'isLoopback', 'prefixLength'],
@@ -184,6 +184,7 @@ export const KUBERNETES_FUNCTIONS = [
   ...regexLibrary,
   ...sets,
   ...network,
+  ...quantities,
   ...optionals,
   ...strings,
 ];

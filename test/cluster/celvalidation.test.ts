@@ -445,7 +445,7 @@ test('oldSelf is refused where old and new values cannot be correlated', () => {
   cluster.close();
 });
 
-test('the Kubernetes list, regex, sets and strings libraries are available to rules', () => {
+test('the Kubernetes list, regex, sets, IP and strings libraries are available to rules', () => {
   const cluster = withCrd([
     { rule: '[3, 1, 2].sum() == 6 && [3, 1, 2].min() == 1 && [3, 1, 2].max() == 3' },
     { rule: '[1, 2, 3].isSorted() && ![2, 1].isSorted() && [1, 2, 3].indexOf(2) == 1' },
@@ -462,13 +462,42 @@ test('the Kubernetes list, regex, sets and strings libraries are available to ru
     'WebApp.example.com "shop" is invalid: spec: Invalid value: "object": max called on empty list evaluating rule: [1].max() == 1 && [].max() > 0',
   );
   empty.close();
-  // The opaque-typed libraries (quantity, url, ip, semver) compile but cannot run here.
-  const opaque = withCrd([{ rule: "quantity('1Gi').isGreaterThan(quantity('1Mi'))" }]);
+  // The URL, IP-object and semver libraries compile but cannot run here.
+  const opaque = withCrd([{ rule: "url('https://example.com').getHost() == 'example.com'" }]);
   assert.match(
     invalid(() => opaque.create(webApp({}))),
-    /spec: Invalid value: "object": unbound function: \w+ evaluating rule: quantity/,
+    /spec: Invalid value: "object": unbound function: \w+ evaluating rule: url/,
   );
   opaque.close();
+});
+
+test('the quantity library compares, adds and converts quantities', () => {
+  const cluster = withCrd(
+    [
+      {
+        rule: "quantity(self.memory).isLessThan(quantity('4Gi')) && quantity(self.memory).compareTo(quantity('512Mi')) >= 0",
+        message: 'memory must be within [512Mi, 4Gi)',
+      },
+      { rule: "quantity('1Gi') == quantity('1024Mi') && quantity('1').add(1).asInteger() == 2" },
+      {
+        rule: "isQuantity('500m') && !isQuantity('5 apples') && quantity('1.5').asApproximateFloat() == 1.5",
+      },
+      {
+        rule: "!quantity('500m').isInteger() && quantity('-1').sign() == -1 && quantity('2Gi').sub(quantity('1Gi')).isGreaterThan(quantity('1G'))",
+      },
+    ],
+    { memory: { type: 'string' } },
+  );
+  cluster.create(webApp({ memory: '1Gi' }));
+  assert.equal(
+    invalid(() => cluster.create(webApp({ memory: '8Gi' }, 'big'))),
+    'WebApp.example.com "big" is invalid: spec: Invalid value: "object": memory must be within [512Mi, 4Gi)',
+  );
+  assert.equal(
+    invalid(() => cluster.create(webApp({ memory: 'lots' }, 'lots'))),
+    `WebApp.example.com "lots" is invalid: spec: Invalid value: "object": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' evaluating rule: memory must be within [512Mi, 4Gi)`,
+  );
+  cluster.close();
 });
 
 test("the sample operator's XValidation marker, as controller-gen writes it, guards its WebApps", () => {
