@@ -163,8 +163,10 @@ class Checker {
         const qualified =
           target?.exprKind.case === 'identExpr' && !scope.has(target.exprKind.value.name);
         if (qualified) name = `${(target.exprKind.value as { name: string }).name}.${fn}`;
-        else if (target) this.check(target, scope);
+        const targetType = target && !qualified ? this.check(target, scope) : undefined;
         const argTypes = args.map((a) => this.check(a, scope));
+        const mismatch = overloadMismatch(name, targetType, argTypes);
+        if (mismatch) throw new CompileError(mismatch, this.at(e));
         const known =
           /^[_@!-]/.test(name) ||
           !!kubernetesCelEnv().funcs.find(name) ||
@@ -207,6 +209,48 @@ class Checker {
         return 'dyn';
     }
   }
+}
+
+/** Methods defined on strings only. */
+const STRING_METHODS = new Set([
+  'startsWith',
+  'endsWith',
+  'contains',
+  'matches',
+  'lowerAscii',
+  'upperAscii',
+  'trim',
+  'split',
+  'replace',
+  'charAt',
+  'substring',
+  'find',
+  'findAll',
+]);
+
+const COMPARISONS = new Set(['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_']);
+const NUMERIC = new Set(['int', 'uint', 'double']);
+const SCALARS = new Set(['int', 'uint', 'double', 'string', 'bool']);
+
+/**
+ * The overloads cel-go's checker certainly finds missing, in its words: a string method on a
+ * number or bool, and comparing a string or bool with another scalar type (numbers compare across
+ * int, uint and double). Anything less certain is left to run time.
+ */
+function overloadMismatch(
+  name: string,
+  target: StaticType | undefined,
+  args: StaticType[],
+): string | undefined {
+  const types = args.map(primitive);
+  const on = target === undefined ? undefined : primitive(target);
+  if (on && STRING_METHODS.has(name) && SCALARS.has(on) && on !== 'string')
+    return `found no matching overload for '${name}' applied to '${on}.(${types.join(', ')})'`;
+  const [a, b] = types;
+  if (!COMPARISONS.has(name) || !a || !b || !SCALARS.has(a) || !SCALARS.has(b) || a === b)
+    return undefined;
+  if (NUMERIC.has(a) && NUMERIC.has(b)) return undefined;
+  return `found no matching overload for '${name}' applied to '(${a}, ${b})'`;
 }
 
 function constType(c: string | undefined): string {

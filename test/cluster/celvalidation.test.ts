@@ -411,6 +411,14 @@ test('a CRD whose rule does not compile is refused with the rule and the compile
     /compilation failed: ERROR: <input>:1:\d+: undeclared reference to 'nosuch' \(in container ''\)/,
   );
   assert.match(
+    invalid(() => cluster.create(webAppCrd([{ rule: "self.minReplicas == '1'" }]))),
+    /compilation failed: ERROR: <input>:1:18: found no matching overload for '_==_' applied to '\(int, string\)'/,
+  );
+  assert.match(
+    invalid(() => cluster.create(webAppCrd([{ rule: "self.ratio.startsWith('1')" }]))),
+    /compilation failed: ERROR: <input>:1:\d+: found no matching overload for 'startsWith' applied to 'double\.\(string\)'/,
+  );
+  assert.match(
     invalid(() => cluster.create(webAppCrd([{ rule: 'self.minReplicas + 1' }]))),
     /x-kubernetes-validations\[0\]\.rule: Invalid value: apiextensions\.ValidationRule\{.*\}: cel expression must evaluate to a bool$/,
   );
