@@ -5,6 +5,7 @@
  */
 import type { FieldError } from './errors';
 import { fieldInvalid, fieldRequired, fieldNotSupported } from './errors';
+import { validateSchemaRules } from './crdvalidationrules';
 import { isObject } from './patch';
 import type { PrinterColumn, ResourceType } from './registry';
 import { compileSchema } from './schema';
@@ -77,10 +78,11 @@ export function validateCrd(obj: KubeObject, old?: KubeObject): FieldError[] {
         ),
       );
     versions.forEach((v, i) => {
-      if (!v.schema?.openAPIV3Schema)
-        errs.push(
-          fieldRequired(`spec.versions[${i}].schema.openAPIV3Schema`, 'schemas are required'),
-        );
+      const path = `spec.versions[${i}].schema.openAPIV3Schema`;
+      const schema = v.schema?.openAPIV3Schema;
+      if (!schema) errs.push(fieldRequired(path, 'schemas are required'));
+      // x-kubernetes-validations rules must compile before the CRD is stored.
+      else errs.push(...validateSchemaRules(schema, path));
     });
   }
   if (old) {

@@ -364,8 +364,8 @@ export function strategyFor(t: ResourceType): Strategy {
         return unknown;
       },
 
-      validate(obj) {
-        return schema ? schema.validate(obj as Obj) : [];
+      validate(obj, old) {
+        return schema ? schema.validate(obj as Obj, old as Obj | undefined) : [];
       },
     };
   }

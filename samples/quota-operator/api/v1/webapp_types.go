@@ -6,8 +6,9 @@ import (
 
 // WebAppSpec is the desired state of a WebApp.
 type WebAppSpec struct {
-	// Container image of the web server.
+	// Container image of the web server, without surrounding whitespace (a Pod refuses it).
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:XValidation:rule="self == self.trim()",message="image must not have leading or trailing whitespace"
 	Image string `json:"image"`
 
 	// Number of pods the WebApp should run.
