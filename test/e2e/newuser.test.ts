@@ -17,7 +17,7 @@ import {
   type Workbench,
 } from './workbench';
 
-describe('a new user on the sample operator', { timeout: 400_000 }, () => {
+describe('a new user on the sample operator', { timeout: 600_000 }, () => {
   let wb: Workbench;
   let debuggerFrame: Frame;
 
@@ -176,6 +176,27 @@ describe('a new user on the sample operator', { timeout: 400_000 }, () => {
       await fix.waitFor();
       await wb.page.keyboard.press('Enter');
       await ignored.first().waitFor({ state: 'detached', timeout: 15_000 });
+    });
+  });
+
+  it('gets the debugger back after a window reload, says the held reconcile is gone, and starts again', async () => {
+    await withScreenshotOnFailure(wb, 'newuser-reload', async () => {
+      await wb.page.locator('.tabs-container .tab', { hasText: 'Reconcile Debugger' }).click();
+      await debuggerFrame.getByRole('button', { name: 'Pause' }).click();
+      await debuggerFrame.locator('.status-held').waitFor({ timeout: 90_000 });
+      // A reload restarts the extension host: the panel comes back through its serializer.
+      await wb.page.reload();
+      await wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      const restored = await wb.findFrame('.empty', 60_000);
+      const status = restored.locator('.status', { hasText: /The window was reloaded while/ });
+      await status.waitFor({ timeout: 30_000 });
+      assert.match(
+        await status.innerText(),
+        /held at the \w+ phase of default\/(shop|blog)\. A held reconcile cannot be resumed/,
+      );
+      await restored.getByRole('button', { name: 'Start again' }).click();
+      await restored.locator('.status-held').waitFor({ timeout: 90_000 });
+      assert.equal(await restored.locator('.phase.current').count(), 1);
     });
   });
 });
