@@ -111,10 +111,20 @@ export function sectionFrom<S extends SettingsSection>(section: S, raw: unknown)
   for (const [key, kind] of Object.entries(SETTINGS[section]) as Array<[string, Kind]>) {
     const schema = schemaOf(section, key);
     const value = given[key];
-    const chosen = fits(kind, value, schema) ? value : schema.default;
-    out[key] = typeof chosen === 'string' ? chosen.trim() : structuredClone(chosen);
+    out[key] = copyOf(kind, fits(kind, value, schema) ? value : schema.default);
   }
   return out as Settings[S];
+}
+
+/**
+ * A plain copy the caller may keep and change: VS Code hands objects and arrays out as read-only
+ * proxies (which structuredClone refuses), and package.json's defaults must stay as they are.
+ */
+function copyOf(kind: Kind, value: unknown): unknown {
+  if (kind === 'string') return (value as string).trim();
+  if (kind === 'string[]') return [...(value as string[])];
+  if (kind === 'severities') return { ...(value as SeverityConfig) };
+  return value;
 }
 
 /** Every section, each read through `get(section)` (the editor's configuration, or a test's). */

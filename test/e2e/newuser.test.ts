@@ -17,7 +17,7 @@ import {
   type Workbench,
 } from './workbench';
 
-describe('a new user on the sample operator', { timeout: 400_000 }, () => {
+describe('a new user on the sample operator', { timeout: 600_000 }, () => {
   let wb: Workbench;
   let debuggerFrame: Frame;
 
@@ -193,6 +193,35 @@ describe('a new user on the sample operator', { timeout: 400_000 }, () => {
       await fix.waitFor();
       await wb.page.keyboard.press('Enter');
       await ignored.first().waitFor({ state: 'detached', timeout: 15_000 });
+    });
+  });
+
+  it('gets the debugger back after a window reload, says its run is gone, and starts again', async () => {
+    await withScreenshotOnFailure(wb, 'newuser-reload', async () => {
+      await wb.page.locator('.tabs-container .tab', { hasText: 'Reconcile Debugger' }).click();
+      // Both keys are paused as hot loops by now: Restart holds a fresh reconcile to reload under.
+      await debuggerFrame.getByRole('button', { name: 'Restart' }).click();
+      await debuggerFrame.locator('.status-held').waitFor({ timeout: 90_000 });
+      // A reload restarts the extension host: the panel comes back through its serializer.
+      await wb.page.reload();
+      await wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      // The workbench may bring back another editor in front: show the panel's tab.
+      await wb.page
+        .locator('.tabs-container .tab', { hasText: 'Reconcile Debugger' })
+        .click({ timeout: 60_000 });
+      // The frame that shows it (the webview may swap frames while it loads).
+      const restored = await wb.findFrame('.status:has-text("The window was reloaded")', 60_000);
+      const status = restored.locator('.status');
+      // Which phase it names is what the workbench had stored of the webview's state when the
+      // page went away (a browser reload may not flush the last one); that it names the reconcile
+      // shown, says the run is gone and offers to start again is what a reload must never lose.
+      assert.match(
+        await status.innerText(),
+        /default\/(shop|blog).*(cannot be resumed|the run stopped).*Start again/s,
+      );
+      await restored.getByRole('button', { name: 'Start again' }).click();
+      await restored.locator('.status-held').waitFor({ timeout: 90_000 });
+      assert.equal(await restored.locator('.phase.current').count(), 1);
     });
   });
 });

@@ -114,12 +114,13 @@ function makeWorkbench(
       const input = page.locator('.quick-input-widget input');
       const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
       // The palette can open before the workbench has every contribution and context key (a
-      // command whose enablement is not yet known is left out): ask again rather than fail.
+      // command whose enablement is not yet known is left out), or close again as an editor that
+      // was opening takes the focus: ask again rather than fail.
       for (let attempt = 1; ; attempt++) {
         await page.keyboard.press('F1');
-        await input.waitFor({ state: 'visible' });
-        await input.fill(`>${title}`);
         try {
+          await input.waitFor({ state: 'visible' });
+          await input.fill(`>${title}`, { timeout: 10_000 });
           await row.waitFor({ state: 'visible', timeout: 15_000 });
           break;
         } catch (err) {

@@ -106,3 +106,20 @@ test('each read gets its own copy of an array or object default', () => {
     properties['reconcileStudio.cluster.manifests'].default,
   );
 });
+
+test('values handed over as read-only proxies (as VS Code hands them) are copied out', () => {
+  const frozen = <T extends object>(o: T): T =>
+    new Proxy(o, {
+      set: () => {
+        throw new TypeError('read-only');
+      },
+    });
+  const cluster = sectionFrom('cluster', frozen({ manifests: frozen(['deploy/crds']) }));
+  cluster.manifests.push('more');
+  assert.deepEqual(cluster.manifests, ['deploy/crds', 'more']);
+  const diagnostics = sectionFrom(
+    'diagnostics',
+    frozen({ severity: frozen({ 'spec-write': 'off' }) }),
+  );
+  assert.deepEqual(diagnostics.severity, { 'spec-write': 'off' });
+});
