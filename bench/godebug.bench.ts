@@ -8,18 +8,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCluster } from '../src/cluster/builtins';
-import { writeKubeconfigFile } from '../src/cluster/kubeconfig';
-import { loadManifests } from '../src/cluster/manifests';
 import { startServer } from '../src/cluster/server';
 import { DELVE_MISSING, findDelve } from '../src/runtime/godebug/delve';
-import { findReconcileSymbols } from '../src/runtime/godebug/reconcilers';
-import { GoDebugSession } from '../src/runtime/godebug/session';
-import { controllerRuntimeOf, resolvePhaseSymbols } from '../src/runtime/godebug/symbols';
-import { freePort } from '../src/runtime/goprocess';
-
-const SAMPLE = join(__dirname, '..', 'samples', 'quota-operator');
-const USER = 'go-operator';
+// The same sample session as the Go debugger's integration tests.
+import { blogCluster, sampleSession, USER } from '../test/integration/godebugsample';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -32,27 +24,11 @@ async function main(): Promise<void> {
     console.log(`skipped: ${DELVE_MISSING}`);
     return;
   }
-  const cr = await controllerRuntimeOf(SAMPLE);
-  const cluster = createCluster({ podReadyDelayMs: 200 });
-  loadManifests(cluster, [
-    join(SAMPLE, 'config/crd/bases'),
-    join(SAMPLE, 'config/samples/apps_v1_webapp_blog.yaml'),
-  ]);
+  const cluster = blogCluster(200);
   const server = await startServer({ cluster });
   server.addUser(USER);
   const dir = mkdtempSync(join(tmpdir(), 'rs-bench-godebug-'));
-  const kubeconfig = join(dir, 'kubeconfig');
-  writeKubeconfigFile(kubeconfig, server.kubeconfig(USER, USER));
-  const s = new GoDebugSession({
-    dlv,
-    moduleDir: SAMPLE,
-    kubeconfig,
-    metricsPort: await freePort(),
-    symbols: resolvePhaseSymbols(cr.version, cr.dir),
-    reconcilers: await findReconcileSymbols(SAMPLE),
-    audit: server.audit,
-    user: USER,
-  });
+  const s = await sampleSession(dlv, server, dir);
   try {
     await s.start();
     await s.step(); // held at the first phase: the manager is up

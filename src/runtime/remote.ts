@@ -231,6 +231,10 @@ export class RemoteApiServer implements ApiServer {
     return query(q);
   }
 
+  // The calls spell out their signatures rather than take ApiServer['get'] and so on (as
+  // FaultyApiServer does): every one here returns a Promise, narrower than ApiServer's
+  // MaybePromise, and callers (recordEvent below, the remote tests) chain on it.
+
   async get(type: TypeRef, key: ObjectKey): Promise<KubeObject> {
     const obj = (await this.request(
       'GET',

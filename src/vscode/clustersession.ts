@@ -15,6 +15,7 @@ import { ClockPacer } from '../util/pacer';
 import { EmbeddedSource } from './embeddedsource';
 import { workspaceManifestPaths } from './manifestpaths';
 import { CRD_TYPE, OWNED_KINDS, typeOfKind, type ResourceSource } from './model/source';
+import { formatDuration } from './model/timeformat';
 import type { Logger } from './output';
 import type { ResourceTreeProvider } from './resourcetree';
 import { readSettings } from './settings';
@@ -85,7 +86,7 @@ export class ClusterSession implements vscode.Disposable {
         await this.loadInto(cluster, await workspaceManifestPaths(settings.cluster.manifests));
         if (settings.cluster.serve) await this.serve(cluster);
         await this.use(new EmbeddedSource(cluster));
-        this.log.info(`fake cluster ready in ${(performance.now() - started).toFixed(0)} ms`);
+        this.log.info(`fake cluster ready in ${formatDuration(performance.now() - started)}`);
         return cluster;
       },
     );

@@ -13,7 +13,7 @@ import {
   type HostMessage,
   type WebviewMessage,
 } from '../protocol';
-import { webviewHtml } from './webviewhtml';
+import { hostWebview, webviewOptions, webviewRoot } from './webviewpanel';
 
 export interface DebuggerBackend {
   state(): DebuggerState;
@@ -100,23 +100,17 @@ export class DebuggerPanel implements vscode.Disposable {
     extensionUri: vscode.Uri,
     private readonly backend: DebuggerBackend,
   ) {
-    const root = webviewRoot(extensionUri);
-    panel.iconPath = vscode.Uri.joinPath(root, '..', '..', 'media', 'reconcile-studio.svg');
-    panel.webview.html = webviewHtml(panel.webview, root, {
-      bundle: 'debugger',
-      title: 'Reconcile Debugger',
-    });
     this.disposables.push(
-      panel.webview.onDidReceiveMessage((raw) => {
-        const msg = parseWebviewMessage(raw);
-        if (!msg) return;
-        if (msg.type === 'ready') return this.post(backend.state());
-        void Promise.resolve(backend.handle(msg)).catch((err: unknown) =>
-          vscode.window.showErrorMessage(
-            `Reconcile Debugger: ${err instanceof Error ? err.message : String(err)}`,
-          ),
-        );
-      }),
+      hostWebview(
+        panel,
+        webviewRoot(extensionUri),
+        { bundle: 'debugger', title: 'Reconcile Debugger' },
+        {
+          parse: parseWebviewMessage,
+          ready: () => this.post(backend.state()),
+          handle: (msg) => backend.handle(msg),
+        },
+      ),
       backend.onDidChangeState((s) => this.post(s)),
       panel.onDidDispose(() => this.dispose()),
     );
@@ -132,12 +126,4 @@ export class DebuggerPanel implements vscode.Disposable {
     for (const d of this.disposables.splice(0)) d.dispose();
     this.panel.dispose();
   }
-}
-
-function webviewRoot(extensionUri: vscode.Uri): vscode.Uri {
-  return vscode.Uri.joinPath(extensionUri, 'dist', 'webviews');
-}
-
-function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
-  return { enableScripts: true, localResourceRoots: [webviewRoot(extensionUri)] };
 }

@@ -18,6 +18,7 @@ import type { observedFindings as observedFindingsFn } from '../runtime/observed
 import { formatZapEntry } from '../runtime/zaplog';
 import type { ClusterSession } from './clustersession';
 import { goOperatorLensOffsets } from './model/golenses';
+import { plural } from './model/timeformat';
 import { describeEvidence } from './model/findingevidence';
 import { adaptSnapshot } from './model/queuetree';
 import type { Logger } from './output';
@@ -196,7 +197,7 @@ export class GoOperatorSession implements vscode.Disposable {
       }
       for (const [file, diags] of byFile) this.problems.set(vscode.Uri.file(file), diags);
       void vscode.window.showErrorMessage(
-        `Reconcile Studio: the Go operator did not build (${x.buildErrors.length} error${x.buildErrors.length === 1 ? '' : 's'}; see Problems). The cluster keeps running.`,
+        `Reconcile Studio: the Go operator did not build (${plural(x.buildErrors.length, 'error')}; see Problems). The cluster keeps running.`,
       );
       return;
     }

@@ -9,7 +9,7 @@ import {
   type RobustnessView,
   type RobustnessWebviewMessage,
 } from '../protocol';
-import { webviewHtml } from './webviewhtml';
+import { hostWebview, webviewOptions, webviewRoot } from './webviewpanel';
 
 export class RobustnessPanel implements vscode.Disposable {
   static readonly viewType = 'reconcileStudio.robustnessReport';
@@ -30,12 +30,12 @@ export class RobustnessPanel implements vscode.Disposable {
       current.panel.reveal(undefined, true);
       return current;
     }
-    const root = vscode.Uri.joinPath(extensionUri, 'dist', 'webviews');
+    const root = webviewRoot(extensionUri);
     const panel = vscode.window.createWebviewPanel(
       RobustnessPanel.viewType,
       'Robustness Report',
       vscode.ViewColumn.Active,
-      { enableScripts: true, localResourceRoots: [root] },
+      webviewOptions(extensionUri),
     );
     RobustnessPanel.current = new RobustnessPanel(panel, root, view, onMessage);
     return RobustnessPanel.current;
@@ -48,24 +48,17 @@ export class RobustnessPanel implements vscode.Disposable {
     private onMessage: (msg: RobustnessWebviewMessage) => unknown,
   ) {
     this.view = view;
-    panel.iconPath = vscode.Uri.joinPath(root, '..', '..', 'media', 'reconcile-studio.svg');
-    panel.webview.html = webviewHtml(panel.webview, root, {
-      bundle: 'robustness',
-      title: 'Robustness Report',
-    });
     this.disposables.push(
-      panel.webview.onDidReceiveMessage((raw) => {
-        const msg = parseRobustnessMessage(raw);
-        if (!msg) return;
-        if (msg.type === 'ready') return this.post();
-        void Promise.resolve()
-          .then(() => this.onMessage(msg))
-          .catch((err: unknown) =>
-            vscode.window.showErrorMessage(
-              `Robustness Report: ${err instanceof Error ? err.message : String(err)}`,
-            ),
-          );
-      }),
+      hostWebview(
+        panel,
+        root,
+        { bundle: 'robustness', title: 'Robustness Report' },
+        {
+          parse: parseRobustnessMessage,
+          ready: () => this.post(),
+          handle: (msg) => this.onMessage(msg),
+        },
+      ),
       panel.onDidDispose(() => this.dispose()),
     );
   }

@@ -9,6 +9,7 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import 'uplot/dist/uPlot.min.css';
+import '../base.css';
 import './debugger.css';
 import {
   debuggerSnapshot,

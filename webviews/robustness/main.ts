@@ -6,6 +6,7 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
+import '../base.css';
 import './robustness.css';
 import type {
   RobustnessHostMessage,

@@ -7,6 +7,7 @@
 import type { AuditVerb } from '../../cluster/audit';
 import type { FaultRule } from '../../cluster/faults';
 import type { DebuggerFault } from '../../protocol';
+import { formatDuration } from './timeformat';
 
 /**
  * The call a fault is made for, as the cluster will see it: a TypeScript reconciler's held call
@@ -31,7 +32,7 @@ export const DEBUGGER_FAULT_LABELS: Record<DebuggerFault, string> = {
   throttle: 'Too Many Requests',
   internal: 'Internal Error',
   timeout: 'Timeout',
-  delay: `Delay ${DEBUGGER_DELAY_MS / 1000} s`,
+  delay: `Delay ${formatDuration(DEBUGGER_DELAY_MS)}`,
 };
 
 /**

@@ -18,6 +18,7 @@ import { outcomesAt } from '../../runtime/godebug/holds';
 import type { GoPhase } from '../../runtime/godebug/phases';
 import type { ReconcileTrace } from '../../runtime/trace';
 import { latencySeries, reconcilesPerKey } from './chartseries';
+import { formatDuration } from './timeformat';
 import {
   apiCallView,
   describeNext,
@@ -83,7 +84,7 @@ function resultView(p: GoPhase): ResultView {
   const returned = r.error
     ? `error: ${r.error}`
     : r.requeueAfterMs > 0
-      ? `{ RequeueAfter: ${r.requeueAfterMs / 1000}s }`
+      ? `{ RequeueAfter: ${formatDuration(r.requeueAfterMs)} }`
       : r.requeue
         ? '{ Requeue: true }'
         : '{}';

@@ -3,12 +3,14 @@
  * order), and waiting (time left and why: backoff n, requeueAfter, rate limit), with retries.
  */
 import type { QueueSnapshot as RuntimeQueueSnapshot } from '../../runtime/controller';
+import type { WaitReason } from '../../runtime/delayingqueue';
 import { formatDuration } from './timeformat';
+import { describeWaitReason } from './waitreason';
 
 export interface WaitingItem {
   key: string;
   readyAt: number;
-  reason: { kind: 'backoff' | 'requeueAfter' | 'rate-limit' | 'delay'; attempt?: number };
+  reason: WaitReason;
 }
 
 export interface QueueSnapshot {
@@ -62,19 +64,6 @@ export function sectionLabel(s: Section): string {
 /** Time left or spent, never negative (a key due a moment ago is due now). */
 function formatDelay(ms: number): string {
   return formatDuration(Math.max(0, ms));
-}
-
-export function waitReason(w: WaitingItem): string {
-  switch (w.reason.kind) {
-    case 'backoff':
-      return `backoff ${w.reason.attempt ?? '?'}`;
-    case 'requeueAfter':
-      return 'requeueAfter';
-    case 'rate-limit':
-      return 'rate limit';
-    default:
-      return 'delayed';
-  }
 }
 
 export class QueueTreeModel {
@@ -198,8 +187,8 @@ export class QueueTreeModel {
             item(
               'waiting',
               w.key,
-              `in ${formatDelay(w.readyAt - s.now)} · ${waitReason(w)}`,
-              `${w.key} becomes ready in ${formatDelay(w.readyAt - s.now)} (${waitReason(w)})`,
+              `in ${formatDelay(w.readyAt - s.now)} · ${describeWaitReason(w.reason)}`,
+              `${w.key} becomes ready in ${formatDelay(w.readyAt - s.now)} (${describeWaitReason(w.reason)})`,
             ),
           );
     }

@@ -8,6 +8,7 @@ import type { RobustnessRow, RobustnessView } from '../../protocol';
 import { statusWriteLost, swallowed, type ChaosCase, type ChaosReport } from '../../runtime/chaos';
 import type { ReconcileTrace } from '../../runtime/trace';
 import { FAULT_TITLES } from './faulttitles';
+import { formatDuration } from './timeformat';
 
 /** The traces of one run of the report (`fault` null for the baseline). */
 export interface RecordedRun {
@@ -92,9 +93,9 @@ export function describeWentWrong(w: WentWrong): string {
   }
 }
 
-/** Seconds of controller time, as the report shows them. */
-export function formatSeconds(ms: number | null): string {
-  return ms === null ? '—' : `${(ms / 1000).toFixed(3)} s`;
+/** Controller time as every view writes a length of time; '—' when there is none. */
+function formatTime(ms: number | null): string {
+  return ms === null ? '—' : formatDuration(ms);
 }
 
 function signed(n: number): string {
@@ -113,7 +114,7 @@ export function robustnessRow(
     fault: c.fault,
     title: FAULT_TITLES[c.fault] ?? c.fault,
     converged: c.converged,
-    timeToConverge: c.converged ? formatSeconds(c.timeToConvergeMs) : '—',
+    timeToConverge: c.converged ? formatTime(c.timeToConvergeMs) : '—',
     reconciles: c.reconciles,
     apiCalls: c.apiCalls,
     extraReconciles: signed(c.reconciles - report.baseline.reconciles),
@@ -145,7 +146,7 @@ export function robustnessView(
     baseline: {
       reconciles: b.reconciles,
       apiCalls: b.apiCalls,
-      steadyAt: formatSeconds(b.steadyAtMs),
+      steadyAt: formatTime(b.steadyAtMs),
       objects: b.objects,
     },
     rows: report.cases.map((c) => robustnessRow(c, report, tracesOf(c.fault), baseline)),

@@ -17,6 +17,7 @@ import type {
 import type { OutcomeBreak } from '../../runtime/stepper';
 import type { NextAction, ReconcileTrace, Trigger } from '../../runtime/trace';
 import { formatDuration, formatOffset } from './timeformat';
+import { describeWaitReason } from './waitreason';
 
 export function yamlOf(obj: KubeObject | undefined): string {
   if (!obj) return '';
@@ -109,10 +110,7 @@ export function describeNext(next: NextAction | undefined): string {
     case 'requeueAfter':
       return `requeue after ${formatDuration(next.delayMs ?? 0)} (requeueAfter)`;
     case 'rateLimited': {
-      const why =
-        next.reason?.kind === 'backoff'
-          ? `backoff ${next.reason.attempt ?? ''}`.trim()
-          : 'rate limit';
+      const why = next.reason ? describeWaitReason(next.reason) : 'rate limit';
       return `rate-limited requeue in ${formatDuration(next.delayMs ?? 0)} (${why})`;
     }
     case 'none':

@@ -260,10 +260,7 @@ describe('DebuggerModel fault injection into the held call', () => {
       s.model.injectFault('delay');
       await stepToNextHold(s);
       const call = s.model.state().current!.calls.at(-1)!;
-      assert.deepEqual(
-        [call.verb, call.code, call.fault],
-        ['create', 201, 'debugger-1: Delay 2 s'],
-      );
+      assert.deepEqual([call.verb, call.code, call.fault], ['create', 201, 'debugger-1: Delay 2s']);
       assert.equal(s.clock.now() - heldAt, 2000, 'the answer came 2 s later in controller time');
     } finally {
       s.model.setBreakpoints([], []);
