@@ -9,7 +9,7 @@
  */
 import type { CelResult } from '@bufbuild/cel';
 import { parse, plan } from '@bufbuild/cel';
-import { UNIMPLEMENTED_FUNCTIONS, kubernetesCelEnv } from './cellibrary';
+import { kubernetesCelEnv } from './cellibrary';
 import { isObject } from './patch';
 import type { JSONSchemaProps, ValidationRule } from './jsonschema';
 
@@ -125,12 +125,19 @@ class Checker {
   usesOldSelf = false;
 
   constructor(
+    private readonly source: string,
     private readonly positions: Record<string, number>,
     private readonly vars: Map<string, StaticType>,
   ) {}
 
   private at(e: Expr): number {
     return this.positions[String(e.id)] ?? 0;
+  }
+
+  /** cel-go places a named call at its `(` (cel-es at the name, or the `.` before it). */
+  private callAt(e: Expr): number {
+    const open = this.source.indexOf('(', this.at(e));
+    return open < 0 ? this.at(e) : open;
   }
 
   check(e: Expr, scope: Map<string, StaticType> = this.vars): StaticType {
@@ -166,13 +173,11 @@ class Checker {
         const targetType = target && !qualified ? this.check(target, scope) : undefined;
         const argTypes = args.map((a) => this.check(a, scope));
         const mismatch = overloadMismatch(name, targetType, argTypes);
-        if (mismatch) throw new CompileError(mismatch, this.at(e));
-        const known =
-          /^[_@!-]/.test(name) ||
-          !!kubernetesCelEnv().funcs.find(name) ||
-          UNIMPLEMENTED_FUNCTIONS.has(name);
+        const where = /^[_@!-]/.test(name) ? this.at(e) : this.callAt(e);
+        if (mismatch) throw new CompileError(mismatch, where);
+        const known = /^[_@!-]/.test(name) || !!kubernetesCelEnv().funcs.find(name);
         if (!known)
-          throw new CompileError(`undeclared reference to '${name}' (in container '')`, this.at(e));
+          throw new CompileError(`undeclared reference to '${name}' (in container '')`, where);
         if (BOOL_CALLS.has(name)) return 'bool';
         if (name === 'size' || name === 'indexOf' || name === 'lastIndexOf') return 'int';
         if (name === 'string' || name === 'lowerAscii' || name === 'upperAscii') return 'string';
@@ -339,7 +344,7 @@ function compileExpression(source: string, vars: Map<string, StaticType>): Check
   const positions = Object.fromEntries(
     Object.entries(parsed.sourceInfo?.positions ?? {}).map(([id, off]) => [id, Number(off)]),
   );
-  const checker = new Checker(positions, vars);
+  const checker = new Checker(source, positions, vars);
   let type: string;
   try {
     type = primitive(checker.check(parsed.expr));
