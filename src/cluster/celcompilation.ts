@@ -134,10 +134,14 @@ class Checker {
     return this.positions[String(e.id)] ?? 0;
   }
 
-  /** cel-go places a named call at its `(` (cel-es at the name, or the `.` before it). */
-  private callAt(e: Expr): number {
-    const open = this.source.indexOf('(', this.at(e));
-    return open < 0 ? this.at(e) : open;
+  /**
+   * cel-go places a named call at its `(` and `&&`/`||` at the operator, where cel-es records the
+   * start of the name or the first operand: the next such token from there (in a chain of three or
+   * more `&&`, cel-go's balanced tree may name a later operator).
+   */
+  private tokenAt(e: Expr, token: string): number {
+    const i = this.source.indexOf(token, this.at(e));
+    return i < 0 ? this.at(e) : i;
   }
 
   check(e: Expr, scope: Map<string, StaticType> = this.vars): StaticType {
@@ -173,19 +177,21 @@ class Checker {
         const targetType = target && !qualified ? this.check(target, scope) : undefined;
         const argTypes = args.map((a) => this.check(a, scope));
         const mismatch = overloadMismatch(name, targetType, argTypes);
-        const where = /^[_@!-]/.test(name) ? this.at(e) : this.callAt(e);
+        const where = LOGICAL_TOKENS[name]
+          ? this.tokenAt(e, LOGICAL_TOKENS[name])
+          : /^[_@!-]/.test(name)
+            ? this.at(e)
+            : this.tokenAt(e, '(');
         if (mismatch) throw new CompileError(mismatch, where);
         const known = /^[_@!-]/.test(name) || !!kubernetesCelEnv().funcs.find(name);
         if (!known)
           throw new CompileError(`undeclared reference to '${name}' (in container '')`, where);
         if (BOOL_CALLS.has(name)) return 'bool';
-        if (name === 'size' || name === 'indexOf' || name === 'lastIndexOf') return 'int';
-        if (name === 'string' || name === 'lowerAscii' || name === 'upperAscii') return 'string';
-        if (['_+_', '_-_', '_*_', '_/_', '_%_', '-_'].includes(name) && argTypes[0]) {
+        if (ARITHMETIC.has(name) && argTypes[0]) {
           const p = primitive(argTypes[0]);
           return ['int', 'uint', 'double', 'string', 'list'].includes(p) ? p : 'dyn';
         }
-        return 'dyn';
+        return /^[_@!-]/.test(name) ? 'dyn' : declaredResult(name);
       }
       case 'listExpr':
         for (const x of k.value.elements) this.check(x, scope);
@@ -234,13 +240,34 @@ const STRING_METHODS = new Set([
 ]);
 
 const COMPARISONS = new Set(['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_']);
+const ARITHMETIC = new Set(['_+_', '_-_', '_*_', '_/_', '_%_', '-_']);
+const LOGICAL = new Set(['_&&_', '_||_', '!_']);
+const LOGICAL_TOKENS: Record<string, string> = { '_&&_': '&&', '_||_': '||' };
+const RESULT_SCALARS = new Set(['bool', 'int', 'uint', 'double', 'string', 'bytes']);
+
+/** The result type every overload of a function declares, when they agree on a scalar. */
+function declaredResult(name: string): string {
+  const results = new Set<string>();
+  for (const f of kubernetesCelEnv().funcs.find(name) ?? []) results.add(f.result.name);
+  const [only] = results;
+  return results.size === 1 && RESULT_SCALARS.has(only!) ? only! : 'dyn';
+}
+
+/** The operand types arithmetic accepts when both are plain scalars: the same type, of these. */
+function arithmeticTypes(op: string): Set<string> {
+  if (op === '_+_') return new Set(['int', 'uint', 'double', 'string', 'bytes']);
+  if (op === '_%_') return new Set(['int', 'uint']);
+  return NUMERIC;
+}
 const NUMERIC = new Set(['int', 'uint', 'double']);
-const SCALARS = new Set(['int', 'uint', 'double', 'string', 'bool']);
+const SCALARS = new Set(['int', 'uint', 'double', 'string', 'bool', 'bytes']);
 
 /**
  * The overloads cel-go's checker certainly finds missing, in its words: a string method on a
- * number or bool, and comparing a string or bool with another scalar type (numbers compare across
- * int, uint and double). Anything less certain is left to run time.
+ * number or bool, `size` of a number or bool, comparing a string or bool with another scalar type
+ * (numbers compare across int, uint and double), arithmetic on mixed or unsupported scalar types
+ * (`'a' + 1`, `1 + 1.0`, `'a' - 'b'`) and `&&`, `||`, `!` on a scalar other than bool. Anything
+ * less certain is left to run time.
  */
 function overloadMismatch(
   name: string,
@@ -249,13 +276,19 @@ function overloadMismatch(
 ): string | undefined {
   const types = args.map(primitive);
   const on = target === undefined ? undefined : primitive(target);
-  if (on && STRING_METHODS.has(name) && SCALARS.has(on) && on !== 'string')
-    return `found no matching overload for '${name}' applied to '${on}.(${types.join(', ')})'`;
+  const missing = `found no matching overload for '${name}' applied to '${on ? `${on}.` : ''}(${types.join(', ')})'`;
+  const notText = (t: string | undefined) =>
+    !!t && SCALARS.has(t) && t !== 'string' && t !== 'bytes';
+  if (on && STRING_METHODS.has(name) && notText(on)) return missing;
+  if (name === 'size' && notText(on ?? types[0])) return missing;
+  if (LOGICAL.has(name) && types.some((t) => SCALARS.has(t) && t !== 'bool')) return missing;
   const [a, b] = types;
-  if (!COMPARISONS.has(name) || !a || !b || !SCALARS.has(a) || !SCALARS.has(b) || a === b)
-    return undefined;
-  if (NUMERIC.has(a) && NUMERIC.has(b)) return undefined;
-  return `found no matching overload for '${name}' applied to '(${a}, ${b})'`;
+  if (name === '-_')
+    return a && SCALARS.has(a) && a !== 'int' && a !== 'double' ? missing : undefined;
+  if (!a || !b || !SCALARS.has(a) || !SCALARS.has(b)) return undefined;
+  if (ARITHMETIC.has(name)) return a === b && arithmeticTypes(name).has(a) ? undefined : missing;
+  if (!COMPARISONS.has(name) || a === b || (NUMERIC.has(a) && NUMERIC.has(b))) return undefined;
+  return missing;
 }
 
 function constType(c: string | undefined): string {

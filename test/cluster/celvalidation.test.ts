@@ -437,6 +437,38 @@ test('a CRD whose rule does not compile is refused with the rule and the compile
   cluster.close();
 });
 
+test('mixed-type arithmetic, logic on non-bools, size of a number and non-bool results are compile errors', () => {
+  const { cluster } = newCluster({ controllers: false });
+  const issue = (rule: string) => {
+    const msg = invalid(() => cluster.create(webAppCrd([{ rule }])));
+    return msg.slice(msg.indexOf('}: ') + 3);
+  };
+  assert.match(
+    issue('self.ratio + 1 > 2.0'),
+    /^compilation failed: ERROR: <input>:1:12: found no matching overload for '_\+_' applied to '\(double, int\)'/,
+  );
+  assert.match(
+    issue("self.region - 'a' == ''"),
+    /^compilation failed: ERROR: <input>:1:13: found no matching overload for '_-_' applied to '\(string, string\)'/,
+  );
+  assert.match(
+    issue('self.minReplicas && true'),
+    /^compilation failed: ERROR: <input>:1:18: found no matching overload for '_&&_' applied to '\(int, bool\)'/,
+  );
+  assert.match(
+    issue('self.minReplicas.size() > 0'),
+    /^compilation failed: ERROR: <input>:1:22: found no matching overload for 'size' applied to 'int\.\(\)'/,
+  );
+  assert.equal(
+    issue("url('https://example.com').getHost()"),
+    'cel expression must evaluate to a bool',
+  );
+  assert.equal(issue('self.region.size()'), 'cel expression must evaluate to a bool');
+  // Numbers still compare across int and double, and a string concatenates with a string.
+  cluster.create(webAppCrd([{ rule: "self.minReplicas < self.ratio && self.region + 'x' != ''" }]));
+  cluster.close();
+});
+
 test('oldSelf is refused where old and new values cannot be correlated', () => {
   const { cluster } = newCluster({ controllers: false });
   const crd = webAppCrd([{ rule: 'true' }]);
