@@ -8,7 +8,16 @@
 import type { CelValue } from '@bufbuild/cel';
 import { CelScalar, celFunc, celMethod } from '@bufbuild/cel';
 import type { Addr } from './celip';
-import { IP, formatAddr, ipAddr, ipValue, is4In6, netipParseAddr, parseIPAddr } from './celip';
+import {
+  IP,
+  formatAddr,
+  parses,
+  ipAddr,
+  ipValue,
+  is4In6,
+  netipParseAddr,
+  parseIPAddr,
+} from './celip';
 import { OPAQUE, expect, opaqueType } from './celopaque';
 
 const { BOOL, DYN, INT, STRING } = CelScalar;
@@ -65,15 +74,6 @@ function toCIDR(raw: string): Prefix {
   }
 }
 
-export function isCIDR(s: string): boolean {
-  try {
-    parseCIDR(s);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const formatPrefix = (p: Prefix) => `${formatAddr(p.addr)}/${p.bits}`;
 const cidrValue = (p: Prefix) => CIDR.wrap(formatPrefix(p));
 const prefixOf = (v: CelValue) => netipParsePrefix(expect(CIDR, v));
@@ -105,7 +105,7 @@ function argument<T>(v: CelValue, parse: (s: string) => T, read: (v: CelValue) =
 }
 
 export const cidrLibrary = [
-  celFunc('isCIDR', [STRING], BOOL, (s) => isCIDR(s)),
+  celFunc('isCIDR', [STRING], BOOL, (s) => parses(parseCIDR, s)),
   celFunc('cidr', [STRING], OPAQUE, (s) => cidrValue(toCIDR(s))),
   celMethod('containsIP', OPAQUE, [DYN], BOOL, function (o) {
     return contains(prefixOf(this), argument(o, parseIPAddr, ipAddr));

@@ -134,9 +134,10 @@ export function formatAddr(a: Addr): string {
   return `${hex(g.slice(0, best))}::${hex(g.slice(best + bestLen))}`;
 }
 
-export function isIP(s: string): boolean {
+/** Whether a parse succeeds (the `isX(s)` checks of the libraries). */
+export function parses(parse: (s: string) => unknown, s: string): boolean {
   try {
-    parseIPAddr(s);
+    parse(s);
     return true;
   } catch {
     return false;
@@ -182,7 +183,7 @@ const ipMethod = (name: string, test: (a: Addr) => boolean) =>
   });
 
 export const ipLibrary = [
-  celFunc('isIP', [STRING], BOOL, (s) => isIP(s)),
+  celFunc('isIP', [STRING], BOOL, (s) => parses(parseIPAddr, s)),
   celFunc('ip', [STRING], OPAQUE, (s) => ipValue(parseIPAddr(s))),
   celFunc('ip.isCanonical', [STRING], BOOL, (s) => formatAddr(parseIPAddr(s)) === s),
   celMethod('family', OPAQUE, [], INT, function () {
