@@ -135,9 +135,9 @@ class Checker {
   }
 
   /**
-   * cel-go places a named call at its `(` and `&&`/`||` at the operator, where cel-es records the
-   * start of the name or the first operand: the next such token from there (in a chain of three or
-   * more `&&`, cel-go's balanced tree may name a later operator).
+   * cel-go places a named call at its `(` and `&&`, `||`, `?:` and `in` at the operator, where
+   * cel-es records the start of the name or the first operand: the next such token from there (in
+   * a chain of three or more `&&`, cel-go's balanced tree may name a later operator).
    */
   private tokenAt(e: Expr, token: string): number {
     const i = this.source.indexOf(token, this.at(e));
@@ -166,6 +166,9 @@ class Checker {
         const field = selectField(operand, k.value.field);
         if (field === undefined)
           throw new CompileError(`undefined field '${k.value.field}'`, this.at(e));
+        const p = primitive(operand);
+        if (SCALARS.has(p))
+          throw new CompileError(`type '${p}' does not support field selection`, this.at(e));
         return k.value.testOnly ? 'bool' : field;
       }
       case 'callExpr': {
@@ -177,8 +180,8 @@ class Checker {
         const targetType = target && !qualified ? this.check(target, scope) : undefined;
         const argTypes = args.map((a) => this.check(a, scope));
         const mismatch = overloadMismatch(name, targetType, argTypes);
-        const where = LOGICAL_TOKENS[name]
-          ? this.tokenAt(e, LOGICAL_TOKENS[name])
+        const where = OPERATOR_TOKENS[name]
+          ? this.tokenAt(e, OPERATOR_TOKENS[name])
           : /^[_@!-]/.test(name)
             ? this.at(e)
             : this.tokenAt(e, '(');
@@ -187,6 +190,10 @@ class Checker {
         if (!known)
           throw new CompileError(`undeclared reference to '${name}' (in container '')`, where);
         if (BOOL_CALLS.has(name)) return 'bool';
+        if (name === '_?_:_') {
+          const [then, otherwise] = argTypes.slice(1).map(primitive);
+          return then === otherwise ? then! : 'dyn';
+        }
         if (ARITHMETIC.has(name) && argTypes[0]) {
           const p = primitive(argTypes[0]);
           return ['int', 'uint', 'double', 'string', 'list'].includes(p) ? p : 'dyn';
@@ -242,7 +249,13 @@ const STRING_METHODS = new Set([
 const COMPARISONS = new Set(['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_']);
 const ARITHMETIC = new Set(['_+_', '_-_', '_*_', '_/_', '_%_', '-_']);
 const LOGICAL = new Set(['_&&_', '_||_', '!_']);
-const LOGICAL_TOKENS: Record<string, string> = { '_&&_': '&&', '_||_': '||' };
+/** Operators cel-go places at their token, where cel-es records the first operand's start. */
+const OPERATOR_TOKENS: Record<string, string> = {
+  '_&&_': '&&',
+  '_||_': '||',
+  '_?_:_': '?',
+  '@in': 'in',
+};
 const RESULT_SCALARS = new Set(['bool', 'int', 'uint', 'double', 'string', 'bytes']);
 
 /** The result type every overload of a function declares, when they agree on a scalar. */
@@ -266,8 +279,8 @@ const SCALARS = new Set(['int', 'uint', 'double', 'string', 'bool', 'bytes']);
  * The overloads cel-go's checker certainly finds missing, in its words: a string method on a
  * number or bool, `size` of a number or bool, comparing a string or bool with another scalar type
  * (numbers compare across int, uint and double), arithmetic on mixed or unsupported scalar types
- * (`'a' + 1`, `1 + 1.0`, `'a' - 'b'`) and `&&`, `||`, `!` on a scalar other than bool. Anything
- * less certain is left to run time.
+ * (`'a' + 1`, `1 + 1.0`, `'a' - 'b'`), `&&`, `||`, `!` and a `?:` condition on a scalar other than
+ * bool, and `in` a scalar. Anything less certain is left to run time.
  */
 function overloadMismatch(
   name: string,
@@ -282,6 +295,8 @@ function overloadMismatch(
   if (on && STRING_METHODS.has(name) && notText(on)) return missing;
   if (name === 'size' && notText(on ?? types[0])) return missing;
   if (LOGICAL.has(name) && types.some((t) => SCALARS.has(t) && t !== 'bool')) return missing;
+  if (name === '_?_:_' && SCALARS.has(types[0]!) && types[0] !== 'bool') return missing;
+  if (name === '@in' && types[1] && SCALARS.has(types[1])) return missing;
   const [a, b] = types;
   if (name === '-_')
     return a && SCALARS.has(a) && a !== 'int' && a !== 'double' ? missing : undefined;

@@ -437,7 +437,7 @@ test('a CRD whose rule does not compile is refused with the rule and the compile
   cluster.close();
 });
 
-test('mixed-type arithmetic, logic on non-bools, size of a number and non-bool results are compile errors', () => {
+test('mixed-type arithmetic, logic on non-bools, size of a number, selection on a scalar and non-bool results are compile errors', () => {
   const { cluster } = newCluster({ controllers: false });
   const issue = (rule: string) => {
     const msg = invalid(() => cluster.create(webAppCrd([{ rule }])));
@@ -448,6 +448,8 @@ test('mixed-type arithmetic, logic on non-bools, size of a number and non-bool r
     ["self.region - 'a' == ''", '1:13', "'_-_' applied to '(string, string)'"],
     ['self.minReplicas && true', '1:18', "'_&&_' applied to '(int, bool)'"],
     ['self.minReplicas.size() > 0', '1:22', "'size' applied to 'int.()'"],
+    ['self.minReplicas ? true : false', '1:18', "'_?_:_' applied to '(int, bool, bool)'"],
+    ["'a' in self.region", '1:5', "'@in' applied to '(string, string)'"],
   ];
   for (const [rule, at, overload] of missing)
     assert.ok(
@@ -461,6 +463,12 @@ test('mixed-type arithmetic, logic on non-bools, size of a number and non-bool r
     'cel expression must evaluate to a bool',
   );
   assert.equal(issue('self.region.size()'), 'cel expression must evaluate to a bool');
+  assert.equal(issue("self.minReplicas > 1 ? 'a' : 'b'"), 'cel expression must evaluate to a bool');
+  assert.ok(
+    issue('self.region.name == 1').startsWith(
+      "compilation failed: ERROR: <input>:1:12: type 'string' does not support field selection\n",
+    ),
+  );
   // Numbers still compare across int and double, and a string concatenates with a string.
   cluster.create(webAppCrd([{ rule: "self.minReplicas < self.ratio && self.region + 'x' != ''" }]));
   cluster.close();
