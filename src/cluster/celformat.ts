@@ -19,10 +19,12 @@ function dnsName(rule: NameRule, prefix: boolean): (s: string) => string[] {
     validateName(prefix && s.length > 1 && s.endsWith('-') ? `${s.slice(0, -1)}a` : s, rule);
 }
 
-const UUID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32})$/i;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** kube-openapi strfmt's UUIDPattern (each dash optional) and govalidator's Base64 (not empty). */
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/;
+/** strfmt's IsDateTime: a date, `T`, then rxDateTime (the offset with a colon). */
 const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /** A calendar date (Go's time.Parse("2006-01-02") rejects 2021-02-30). */
 function validDate(y: string, m: string, d: string): boolean {

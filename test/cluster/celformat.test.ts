@@ -10,9 +10,11 @@ test('format.<name>().validate is none for a valid string and the apimachinery m
     "!format.dns1123LabelPrefix().validate('my-prefix-').hasValue() && format.dns1123Label().validate('my-prefix-').hasValue()",
     "!format.labelValue().validate('').hasValue() && !format.uri().validate('http://example.com').hasValue()",
     "!format.uuid().validate('123e4567-e89b-12d3-a456-426614174000').hasValue() && format.uuid().validate('123').hasValue()",
-    "!format.byte().validate('aGVsbG8=').hasValue() && format.byte().validate('aGVsbG8').hasValue()",
+    "!format.byte().validate('aGVsbG8=').hasValue() && format.byte().validate('aGVsbG8').hasValue() && format.byte().validate('').hasValue()",
+    "!format.uuid().validate('123e4567e89b-12d3-a456426614174000').hasValue()",
     "!format.date().validate('2021-01-01').hasValue() && format.date().validate('2021-02-30').hasValue()",
     "!format.datetime().validate('2021-01-01T00:00:00Z').hasValue() && format.datetime().validate('2021-01-01').hasValue()",
+    "format.datetime().validate('2021-01-01 00:00:00Z').hasValue() && !format.datetime().validate('2021-01-01t10:00:00.5+02:00').hasValue()",
     "format.named('dns1123Label').hasValue() && !format.named('nope').hasValue()",
     "format.named('uuid').value().validate('x').value() == ['does not match the UUID format']",
   ]);
