@@ -18,66 +18,101 @@ export interface Addr {
 
 /** netip's parseAddrError text. */
 function addrError(input: string, msg: string, at?: string): Error {
-  const where = at === undefined ? '' : ` (at ${JSON.stringify(at)})`;
+  const where = at ? ` (at ${JSON.stringify(at)})` : '';
   return new Error(`ParseAddr(${JSON.stringify(input)}): ${msg}${where}`);
 }
 
-/** Dotted-quad IPv4 as netip parses it: four decimal octets, no leading zeros. */
+/** Dotted-quad IPv4 as netip parses it (four decimal octets, no leading zeros); input names errors. */
 function parseIPv4(s: string, input = s): number[] {
   const out: number[] = [];
-  let field = '';
-  const flush = (i: number) => {
-    if (field === '') throw addrError(input, 'IPv4 field must have at least one digit', s.slice(i));
-    if (field.length > 1 && field.startsWith('0'))
-      throw addrError(input, 'IPv4 field has octet with leading zero');
-    if (Number(field) > 255) throw addrError(input, 'IPv4 field has value >255');
-    if (out.length === 3) throw addrError(input, 'IPv4 address too long');
-    out.push(Number(field));
-    field = '';
-  };
+  let val = 0;
+  let digits = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s[i]!;
-    if (c >= '0' && c <= '9') field += c;
-    else if (c === '.') flush(i);
-    else throw addrError(input, 'unexpected character', s.slice(i));
+    if (c >= '0' && c <= '9') {
+      if (digits === 1 && val === 0)
+        throw addrError(input, 'IPv4 field has octet with leading zero');
+      val = val * 10 + Number(c);
+      digits++;
+      if (val > 255) throw addrError(input, 'IPv4 field has value >255');
+    } else if (c === '.') {
+      if (i === 0 || i === s.length - 1 || s[i - 1] === '.')
+        throw addrError(input, 'IPv4 field must have at least one digit', s.slice(i));
+      if (out.length === 3) throw addrError(input, 'IPv4 address too long');
+      out.push(val);
+      val = 0;
+      digits = 0;
+    } else throw addrError(input, 'unexpected character', s.slice(i));
   }
-  if (field === '' || out.length < 3) throw addrError(input, 'IPv4 address too short');
-  out.push(Number(field));
-  if (field.length > 1 && field.startsWith('0'))
-    throw addrError(input, 'IPv4 field has octet with leading zero');
-  if (Number(field) > 255) throw addrError(input, 'IPv4 field has value >255');
-  return out;
+  if (out.length < 3) throw addrError(input, 'IPv4 address too short');
+  return [...out, val];
 }
 
-/** The 16 bytes of an IPv6 address (with an optional trailing dotted quad). */
-function parseIPv6(s: string): number[] {
-  const halves = s.split('::');
-  if (halves.length > 2) throw addrError(s, 'multiple :: in address', s);
-  const groups = (h: string, last: boolean): number[] => {
-    if (h === '') return [];
-    const out: number[] = [];
-    const parts = h.split(':');
-    parts.forEach((p, i) => {
-      if (last && i === parts.length - 1 && p.includes('.')) {
-        const v4 = parseIPv4(p, s);
-        out.push((v4[0]! << 8) | v4[1]!, (v4[2]! << 8) | v4[3]!);
-      } else if (/^[0-9a-fA-F]{1,4}$/.test(p)) out.push(parseInt(p, 16));
-      else if (p === '')
-        throw addrError(s, 'each colon-separated field must have at least one digit', p);
-      else if (p.length > 4 && /^[0-9a-fA-F]+$/.test(p))
-        throw addrError(s, 'IPv6 field has value >=2^16', p);
-      else throw addrError(s, 'unexpected character', p.replace(/^[0-9a-fA-F]+/, ''));
-    });
-    return out;
-  };
-  const head = groups(halves[0]!, halves.length === 1);
-  const tail = halves.length === 2 ? groups(halves[1]!, true) : [];
-  const n = head.length + tail.length;
-  if (halves.length === 1 && n < 8) throw addrError(s, 'address string too short');
-  if (n > 8 || (halves.length === 2 && n === 8))
-    throw addrError(s, 'trailing garbage after address');
-  const all = [...head, ...new Array<number>(8 - n).fill(0), ...tail];
-  return all.flatMap((g) => [g >> 8, g & 0xff]);
+/**
+ * The 16 bytes of an IPv6 address as netip scans it: hex groups of at most four digits separated
+ * by colons, one `::`, an optional trailing dotted quad; `input` (with any zone) names the errors.
+ */
+function parseIPv6(text: string, input: string): number[] {
+  const ip = new Array<number>(16).fill(0);
+  let s = text;
+  let ellipsis = -1;
+  if (s.startsWith('::')) {
+    ellipsis = 0;
+    s = s.slice(2);
+    if (!s) return ip;
+  }
+  let i = 0;
+  while (i < 16) {
+    let off = 0;
+    let acc = 0;
+    for (; off < s.length && /[0-9a-fA-F]/.test(s[off]!); off++) {
+      if (off > 3) throw addrError(input, 'each group must have 4 or less digits', s);
+      acc = acc * 16 + parseInt(s[off]!, 16);
+    }
+    if (off === 0)
+      throw addrError(input, 'each colon-separated field must have at least one digit', s);
+    if (s[off] === '.') {
+      if (ellipsis < 0 && i !== 12)
+        throw addrError(
+          input,
+          'embedded IPv4 address must replace the final 2 fields of the address',
+          s,
+        );
+      if (i + 4 > 16)
+        throw addrError(
+          input,
+          'too many hex fields to fit an embedded IPv4 at the end of the address',
+          s,
+        );
+      ip.splice(i, 4, ...parseIPv4(s, input));
+      s = '';
+      i += 4;
+      break;
+    }
+    ip[i] = acc >> 8;
+    ip[i + 1] = acc & 0xff;
+    i += 2;
+    s = s.slice(off);
+    if (!s) break;
+    if (s[0] !== ':') throw addrError(input, 'unexpected character, want colon', s);
+    if (s.length === 1) throw addrError(input, 'colon must be followed by more characters', s);
+    s = s.slice(1);
+    if (s[0] === ':') {
+      if (ellipsis >= 0) throw addrError(input, 'multiple :: in address', s);
+      ellipsis = i;
+      s = s.slice(1);
+      if (!s) break;
+    }
+  }
+  if (s) throw addrError(input, 'trailing garbage after address', s);
+  if (i < 16) {
+    if (ellipsis < 0) throw addrError(input, 'address string too short');
+    const tail = ip.slice(ellipsis, i);
+    ip.fill(0, ellipsis);
+    ip.splice(16 - tail.length, tail.length, ...tail);
+  } else if (ellipsis >= 0)
+    throw addrError(input, 'the :: must expand to at least one field of zeros', s);
+  return ip;
 }
 
 /** netip.ParseAddr: the bytes and zone of an address, or its error. */
@@ -88,7 +123,8 @@ export function netipParseAddr(raw: string): Addr & { zone: string } {
   if (kind !== ':') throw addrError(raw, 'unable to parse IP');
   const z = raw.indexOf('%');
   if (z === raw.length - 1) throw addrError(raw, 'zone must be a non-empty string');
-  return { bytes: parseIPv6(z < 0 ? raw : raw.slice(0, z)), zone: z < 0 ? '' : raw.slice(z + 1) };
+  const zone = z < 0 ? '' : raw.slice(z + 1);
+  return { bytes: parseIPv6(z < 0 ? raw : raw.slice(0, z), raw), zone };
 }
 
 /** The library's parseIPAddr: netip's parse, refusing zones and IPv4-mapped IPv6 addresses. */

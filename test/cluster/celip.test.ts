@@ -30,3 +30,26 @@ test('ip() refuses what the apiserver refuses, with its messages', () => {
     ["ip('fe80::1%eth0')", 'IP address "fe80::1%eth0" with zone value is not allowed'],
   ]);
 });
+
+test('malformed addresses fail with netip.ParseAddr errors, naming where the parse stopped', () => {
+  const parseError = (s: string, detail: string): [string, string] => [
+    `ip('${s}')`,
+    `IP Address ${JSON.stringify(s)} parse error during conversion from string: ParseAddr(${JSON.stringify(s)}): ${detail}`,
+  ];
+  assertErrors([
+    parseError('0x7f.0.0.1', 'unexpected character (at "x7f.0.0.1")'),
+    parseError('1.2.3.', 'IPv4 field must have at least one digit (at ".")'),
+    parseError('01.2.3.4', 'IPv4 field has octet with leading zero'),
+    parseError('1::2::3', 'multiple :: in address (at ":3")'),
+    parseError('1:2:3:4:5:6:7:8:9', 'trailing garbage after address (at "9")'),
+    parseError('1:2:3:4:5:6:7:8:', 'colon must be followed by more characters (at ":")'),
+    parseError('1:2:3:4:5:6:7', 'address string too short'),
+    parseError('1:2:3:4:5:6:7:8::', 'the :: must expand to at least one field of zeros'),
+    parseError('12345::', 'each group must have 4 or less digits (at "12345::")'),
+    parseError('1:2:3:4:5:6:7.8.9.10:11', 'unexpected character (at ":11")'),
+    parseError(
+      '1:2:3:4:5:6:7:1.2.3.4',
+      'embedded IPv4 address must replace the final 2 fields of the address (at "1.2.3.4")',
+    ),
+  ]);
+});
