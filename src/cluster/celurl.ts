@@ -229,9 +229,13 @@ const getter = (name: string, get: (u: GoURL) => string) =>
 export const urlLibrary = [
   celFunc('isURL', [STRING], BOOL, (s) => requestURIError(s) === undefined),
   celFunc('url', [STRING], OPAQUE, (s) => {
-    const err = requestURIError(s);
-    if (err !== undefined) throw new Error(`URL parse error during conversion from string: ${err}`);
-    parseURL(s, false);
+    try {
+      parseURL(s, true);
+      // Parsed again as url.Parse, which cuts the fragment first; the methods read that parse.
+      parseURL(s, false);
+    } catch (err) {
+      throw new Error(`URL parse error during conversion from string: ${(err as Error).message}`);
+    }
     return URL_TYPE.wrap(s);
   }),
   getter('getScheme', (u) => u.scheme),
