@@ -9,7 +9,7 @@
  */
 import type { CelResult } from '@bufbuild/cel';
 import { parse, plan } from '@bufbuild/cel';
-import { UNIMPLEMENTED_FUNCTIONS, kubernetesCelEnv } from './cellibrary';
+import { kubernetesCelEnv } from './cellibrary';
 import { isObject } from './patch';
 import type { JSONSchemaProps, ValidationRule } from './jsonschema';
 
@@ -125,12 +125,23 @@ class Checker {
   usesOldSelf = false;
 
   constructor(
+    private readonly source: string,
     private readonly positions: Record<string, number>,
     private readonly vars: Map<string, StaticType>,
   ) {}
 
   private at(e: Expr): number {
     return this.positions[String(e.id)] ?? 0;
+  }
+
+  /**
+   * cel-go places a named call at its `(` and `&&`, `||`, `?:` and `in` at the operator, where
+   * cel-es records the start of the name or the first operand: the next such token from there (in
+   * a chain of three or more `&&`, cel-go's balanced tree may name a later operator).
+   */
+  private tokenAt(e: Expr, token: string): number {
+    const i = this.source.indexOf(token, this.at(e));
+    return i < 0 ? this.at(e) : i;
   }
 
   check(e: Expr, scope: Map<string, StaticType> = this.vars): StaticType {
@@ -155,6 +166,9 @@ class Checker {
         const field = selectField(operand, k.value.field);
         if (field === undefined)
           throw new CompileError(`undefined field '${k.value.field}'`, this.at(e));
+        const p = primitive(operand);
+        if (SCALARS.has(p))
+          throw new CompileError(`type '${p}' does not support field selection`, this.at(e));
         return k.value.testOnly ? 'bool' : field;
       }
       case 'callExpr': {
@@ -166,21 +180,25 @@ class Checker {
         const targetType = target && !qualified ? this.check(target, scope) : undefined;
         const argTypes = args.map((a) => this.check(a, scope));
         const mismatch = overloadMismatch(name, targetType, argTypes);
-        if (mismatch) throw new CompileError(mismatch, this.at(e));
-        const known =
-          /^[_@!-]/.test(name) ||
-          !!kubernetesCelEnv().funcs.find(name) ||
-          UNIMPLEMENTED_FUNCTIONS.has(name);
+        const where = OPERATOR_TOKENS[name]
+          ? this.tokenAt(e, OPERATOR_TOKENS[name])
+          : /^[_@!-]/.test(name)
+            ? this.at(e)
+            : this.tokenAt(e, '(');
+        if (mismatch) throw new CompileError(mismatch, where);
+        const known = /^[_@!-]/.test(name) || !!kubernetesCelEnv().funcs.find(name);
         if (!known)
-          throw new CompileError(`undeclared reference to '${name}' (in container '')`, this.at(e));
+          throw new CompileError(`undeclared reference to '${name}' (in container '')`, where);
         if (BOOL_CALLS.has(name)) return 'bool';
-        if (name === 'size' || name === 'indexOf' || name === 'lastIndexOf') return 'int';
-        if (name === 'string' || name === 'lowerAscii' || name === 'upperAscii') return 'string';
-        if (['_+_', '_-_', '_*_', '_/_', '_%_', '-_'].includes(name) && argTypes[0]) {
+        if (name === '_?_:_') {
+          const [then, otherwise] = argTypes.slice(1).map(primitive);
+          return then === otherwise ? then! : 'dyn';
+        }
+        if (ARITHMETIC.has(name) && argTypes[0]) {
           const p = primitive(argTypes[0]);
           return ['int', 'uint', 'double', 'string', 'list'].includes(p) ? p : 'dyn';
         }
-        return 'dyn';
+        return /^[_@!-]/.test(name) ? 'dyn' : declaredResult(name);
       }
       case 'listExpr':
         for (const x of k.value.elements) this.check(x, scope);
@@ -229,13 +247,40 @@ const STRING_METHODS = new Set([
 ]);
 
 const COMPARISONS = new Set(['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_']);
+const ARITHMETIC = new Set(['_+_', '_-_', '_*_', '_/_', '_%_', '-_']);
+const LOGICAL = new Set(['_&&_', '_||_', '!_']);
+/** Operators cel-go places at their token, where cel-es records the first operand's start. */
+const OPERATOR_TOKENS: Record<string, string> = {
+  '_&&_': '&&',
+  '_||_': '||',
+  '_?_:_': '?',
+  '@in': 'in',
+};
+const RESULT_SCALARS = new Set(['bool', 'int', 'uint', 'double', 'string', 'bytes']);
+
+/** The result type every overload of a function declares, when they agree on a scalar. */
+function declaredResult(name: string): string {
+  const results = new Set<string>();
+  for (const f of kubernetesCelEnv().funcs.find(name) ?? []) results.add(f.result.name);
+  const [only] = results;
+  return results.size === 1 && RESULT_SCALARS.has(only!) ? only! : 'dyn';
+}
+
+/** The operand types arithmetic accepts when both are plain scalars: the same type, of these. */
+function arithmeticTypes(op: string): Set<string> {
+  if (op === '_+_') return new Set(['int', 'uint', 'double', 'string', 'bytes']);
+  if (op === '_%_') return new Set(['int', 'uint']);
+  return NUMERIC;
+}
 const NUMERIC = new Set(['int', 'uint', 'double']);
-const SCALARS = new Set(['int', 'uint', 'double', 'string', 'bool']);
+const SCALARS = new Set(['int', 'uint', 'double', 'string', 'bool', 'bytes']);
 
 /**
  * The overloads cel-go's checker certainly finds missing, in its words: a string method on a
- * number or bool, and comparing a string or bool with another scalar type (numbers compare across
- * int, uint and double). Anything less certain is left to run time.
+ * number or bool, `size` of a number or bool, comparing a string or bool with another scalar type
+ * (numbers compare across int, uint and double), arithmetic on mixed or unsupported scalar types
+ * (`'a' + 1`, `1 + 1.0`, `'a' - 'b'`), `&&`, `||`, `!` and a `?:` condition on a scalar other than
+ * bool, and `in` a scalar. Anything less certain is left to run time.
  */
 function overloadMismatch(
   name: string,
@@ -244,13 +289,21 @@ function overloadMismatch(
 ): string | undefined {
   const types = args.map(primitive);
   const on = target === undefined ? undefined : primitive(target);
-  if (on && STRING_METHODS.has(name) && SCALARS.has(on) && on !== 'string')
-    return `found no matching overload for '${name}' applied to '${on}.(${types.join(', ')})'`;
+  const missing = `found no matching overload for '${name}' applied to '${on ? `${on}.` : ''}(${types.join(', ')})'`;
+  const notText = (t: string | undefined) =>
+    !!t && SCALARS.has(t) && t !== 'string' && t !== 'bytes';
+  if (on && STRING_METHODS.has(name) && notText(on)) return missing;
+  if (name === 'size' && notText(on ?? types[0])) return missing;
+  if (LOGICAL.has(name) && types.some((t) => SCALARS.has(t) && t !== 'bool')) return missing;
+  if (name === '_?_:_' && SCALARS.has(types[0]!) && types[0] !== 'bool') return missing;
+  if (name === '@in' && types[1] && SCALARS.has(types[1])) return missing;
   const [a, b] = types;
-  if (!COMPARISONS.has(name) || !a || !b || !SCALARS.has(a) || !SCALARS.has(b) || a === b)
-    return undefined;
-  if (NUMERIC.has(a) && NUMERIC.has(b)) return undefined;
-  return `found no matching overload for '${name}' applied to '(${a}, ${b})'`;
+  if (name === '-_')
+    return a && SCALARS.has(a) && a !== 'int' && a !== 'double' ? missing : undefined;
+  if (!a || !b || !SCALARS.has(a) || !SCALARS.has(b)) return undefined;
+  if (ARITHMETIC.has(name)) return a === b && arithmeticTypes(name).has(a) ? undefined : missing;
+  if (!COMPARISONS.has(name) || a === b || (NUMERIC.has(a) && NUMERIC.has(b))) return undefined;
+  return missing;
 }
 
 function constType(c: string | undefined): string {
@@ -339,7 +392,7 @@ function compileExpression(source: string, vars: Map<string, StaticType>): Check
   const positions = Object.fromEntries(
     Object.entries(parsed.sourceInfo?.positions ?? {}).map(([id, off]) => [id, Number(off)]),
   );
-  const checker = new Checker(positions, vars);
+  const checker = new Checker(source, positions, vars);
   let type: string;
   try {
     type = primitive(checker.check(parsed.expr));

@@ -1,11 +1,13 @@
 /**
  * The CEL environment of CRD validation rules: @bufbuild/cel's standard library and its strings
- * extension, plus the Kubernetes libraries rules commonly call that cel-es lacks (as
- * k8s.io/apiserver/pkg/cel/library and cel-go's ext.Sets): the lists library (`isSorted`, `sum`,
- * `min`, `max`, `indexOf`, `lastIndexOf`), the regex library (`find`, `findAll`), the sets
- * extension (`sets.contains`, `sets.equivalent`, `sets.intersects`), the IP and CIDR string checks
- * (`isIP`, `isCIDR`), the quantity library (celquantity.ts) and the optional functions of
- * `optionalOldSelf` rules (celoptional.ts).
+ * extension, plus the Kubernetes libraries (k8s.io/apiserver/pkg/cel/library, cel-go's ext.Sets)
+ * the apiserver's base environment holds at the version the fake cluster reports (1.32, whose CRD
+ * writes compile against 1.31): the lists library (`isSorted`, `sum`, `min`, `max`, `indexOf`,
+ * `lastIndexOf`), the regex library (`find`, `findAll`), the sets extension (`sets.contains`,
+ * `sets.equivalent`, `sets.intersects`), the URL (celurl.ts), IP (celip.ts), CIDR (celcidr.ts),
+ * format (celformat.ts) and quantity (celquantity.ts) libraries, and the optional functions of
+ * `optionalOldSelf` rules (celoptional.ts). The semver library joins the base environment in 1.33,
+ * so a rule calling `isSemver` here is refused as an undeclared reference, as 1.32 refuses it.
  */
 import type { CelEnv, CelList, CelValue } from '@bufbuild/cel';
 import {
@@ -20,9 +22,12 @@ import {
   plan,
 } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
-import { isCIDR, isIP } from './celip';
+import { cidrLibrary } from './celcidr';
+import { formatLibrary } from './celformat';
+import { ipLibrary } from './celip';
 import { optionals } from './celoptional';
 import { quantities } from './celquantity';
+import { urlLibrary } from './celurl';
 
 const DYN_LIST = listType(CelScalar.DYN);
 const { DYN, INT, STRING, BOOL } = CelScalar;
@@ -159,31 +164,15 @@ const sets = [
   ),
 ];
 
-const network = [
-  celFunc('isIP', [STRING], BOOL, (v) => isIP(v)),
-  celFunc('isCIDR', [STRING], BOOL, (v) => isCIDR(v)),
-];
-
-/**
- * Functions of the Kubernetes libraries built on types not modelled here (URL, IP, CIDR, Semver)
- * and of the format library: a rule calling them compiles, as it does on the apiserver, and fails
- * when it runs (`unbound function: url evaluating rule: ...`).
- */
-export const UNIMPLEMENTED_FUNCTIONS = new Set([
-  ...['url', 'isURL', 'getScheme', 'getHost', 'getHostname', 'getPort', 'getEscapedPath'],
-  'getQuery',
-  ...['ip', 'cidr', 'family', 'ip.isCanonical', 'isUnspecified', 'isLoopback', 'prefixLength'],
-  ...['isLinkLocalMulticast', 'isLinkLocalUnicast', 'isGlobalUnicast', 'containsIP'],
-  ...['containsCIDR', 'masked', 'semver', 'isSemver', 'major', 'minor', 'patch'],
-  ...['format.named', 'validate', 'format.dns1123Label', 'format.dns1123Subdomain'],
-]);
-
 /** Functions and methods the Kubernetes environment adds, by name (for the compile-time check). */
 export const KUBERNETES_FUNCTIONS = [
   ...lists,
   ...regexLibrary,
   ...sets,
-  ...network,
+  ...urlLibrary,
+  ...ipLibrary,
+  ...cidrLibrary,
+  ...formatLibrary,
   ...quantities,
   ...optionals,
   ...strings,

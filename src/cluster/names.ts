@@ -40,57 +40,48 @@ export function validateName(name: string, rule: NameRule): string[] {
 
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const QUALIFIED_NAME_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
 
-function validateQualifiedName(field: string, key: string): FieldError[] {
-  const parts = key.split('/');
-  let name = key;
+/** apimachinery's IsQualifiedName: `[prefix/]name`, the prefix a DNS-1123 subdomain. */
+export function isQualifiedName(value: string): string[] {
+  const parts = value.split('/');
+  if (parts.length > 2)
+    return [
+      `a qualified name ${QUALIFIED_NAME_MSG} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
+  const errs: string[] = [];
+  const name = parts[parts.length - 1]!;
   if (parts.length === 2) {
-    const [prefix, n] = parts;
-    name = n;
-    if (!prefix || validateName(prefix, 'subdomain').length) {
-      return [
-        fieldInvalid(field, key, 'prefix part ' + validateName(prefix, 'subdomain').join('; ')),
-      ];
-    }
-  } else if (parts.length > 2) {
-    return [
-      fieldInvalid(
-        field,
-        key,
-        "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-      ),
-    ];
+    const prefix = parts[0]!;
+    if (!prefix) errs.push('prefix part must be non-empty');
+    else errs.push(...validateName(prefix, 'subdomain').map((m) => `prefix part ${m}`));
   }
-  if (!name || name.length > 63 || !QUALIFIED_NAME.test(name)) {
-    return [
-      fieldInvalid(
-        field,
-        key,
-        name.length > 63
-          ? 'name part must be no more than 63 characters'
-          : "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
-      ),
-    ];
-  }
-  return [];
+  if (!name) errs.push('name part must be non-empty');
+  else if (name.length > 63) errs.push('name part must be no more than 63 characters');
+  if (!QUALIFIED_NAME.test(name)) errs.push(`name part ${QUALIFIED_NAME_MSG}`);
+  return errs;
+}
+
+/** apimachinery's IsValidLabelValue. */
+export function isValidLabelValue(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 63) errs.push('must be no more than 63 characters');
+  if (!LABEL_VALUE.test(value))
+    errs.push(
+      "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+    );
+  return errs;
 }
 
 export function validateLabels(labels: unknown, field = 'metadata.labels'): FieldError[] {
   if (labels === undefined || labels === null) return [];
   const errs: FieldError[] = [];
   for (const [k, v] of Object.entries(labels as Record<string, unknown>)) {
-    errs.push(...validateQualifiedName(field, k));
-    if (typeof v !== 'string' || v.length > 63 || !LABEL_VALUE.test(v)) {
-      errs.push(
-        fieldInvalid(
-          field,
-          v,
-          typeof v === 'string' && v.length > 63
-            ? 'must be no more than 63 characters'
-            : "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
-        ),
-      );
-    }
+    for (const msg of isQualifiedName(k)) errs.push(fieldInvalid(field, k, msg));
+    // A value that is not a string gets the pattern's message, as no string spelling of it fits.
+    const valueErrs = isValidLabelValue(typeof v === 'string' ? v : '-');
+    for (const msg of valueErrs) errs.push(fieldInvalid(field, v, msg));
   }
   return errs;
 }
@@ -100,7 +91,8 @@ export function validateAnnotations(annotations: unknown): FieldError[] {
   const errs: FieldError[] = [];
   let total = 0;
   for (const [k, v] of Object.entries(annotations as Record<string, unknown>)) {
-    errs.push(...validateQualifiedName('metadata.annotations', k.toLowerCase()));
+    for (const msg of isQualifiedName(k.toLowerCase()))
+      errs.push(fieldInvalid('metadata.annotations', k, msg));
     total += k.length + (typeof v === 'string' ? v.length : 0);
   }
   if (total > 262144)

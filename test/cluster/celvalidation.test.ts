@@ -408,7 +408,7 @@ test('a CRD whose rule does not compile is refused with the rule and the compile
   );
   assert.match(
     invalid(() => cluster.create(webAppCrd([{ rule: 'nosuch(self)' }]))),
-    /compilation failed: ERROR: <input>:1:\d+: undeclared reference to 'nosuch' \(in container ''\)/,
+    /compilation failed: ERROR: <input>:1:7: undeclared reference to 'nosuch' \(in container ''\)\n \| nosuch\(self\)\n \| \.\.\.\.\.\.\^/,
   );
   assert.match(
     invalid(() => cluster.create(webAppCrd([{ rule: "self.minReplicas == '1'" }]))),
@@ -416,7 +416,7 @@ test('a CRD whose rule does not compile is refused with the rule and the compile
   );
   assert.match(
     invalid(() => cluster.create(webAppCrd([{ rule: "self.ratio.startsWith('1')" }]))),
-    /compilation failed: ERROR: <input>:1:\d+: found no matching overload for 'startsWith' applied to 'double\.\(string\)'/,
+    /compilation failed: ERROR: <input>:1:22: found no matching overload for 'startsWith' applied to 'double\.\(string\)'/,
   );
   assert.match(
     invalid(() => cluster.create(webAppCrd([{ rule: 'self.minReplicas + 1' }]))),
@@ -437,6 +437,43 @@ test('a CRD whose rule does not compile is refused with the rule and the compile
   cluster.close();
 });
 
+test('mixed-type arithmetic, logic on non-bools, size of a number, selection on a scalar and non-bool results are compile errors', () => {
+  const { cluster } = newCluster({ controllers: false });
+  const issue = (rule: string) => {
+    const msg = invalid(() => cluster.create(webAppCrd([{ rule }])));
+    return msg.slice(msg.indexOf('}: ') + 3);
+  };
+  const missing: [string, string, string][] = [
+    ['self.ratio + 1 > 2.0', '1:12', "'_+_' applied to '(double, int)'"],
+    ["self.region - 'a' == ''", '1:13', "'_-_' applied to '(string, string)'"],
+    ['self.minReplicas && true', '1:18', "'_&&_' applied to '(int, bool)'"],
+    ['self.minReplicas.size() > 0', '1:22', "'size' applied to 'int.()'"],
+    ['self.minReplicas ? true : false', '1:18', "'_?_:_' applied to '(int, bool, bool)'"],
+    ["'a' in self.region", '1:5', "'@in' applied to '(string, string)'"],
+  ];
+  for (const [rule, at, overload] of missing)
+    assert.ok(
+      issue(rule).startsWith(
+        `compilation failed: ERROR: <input>:${at}: found no matching overload for ${overload}\n | ${rule}\n`,
+      ),
+      issue(rule),
+    );
+  assert.equal(
+    issue("url('https://example.com').getHost()"),
+    'cel expression must evaluate to a bool',
+  );
+  assert.equal(issue('self.region.size()'), 'cel expression must evaluate to a bool');
+  assert.equal(issue("self.minReplicas > 1 ? 'a' : 'b'"), 'cel expression must evaluate to a bool');
+  assert.ok(
+    issue('self.region.name == 1').startsWith(
+      "compilation failed: ERROR: <input>:1:12: type 'string' does not support field selection\n",
+    ),
+  );
+  // Numbers still compare across int and double, and a string concatenates with a string.
+  cluster.create(webAppCrd([{ rule: "self.minReplicas < self.ratio && self.region + 'x' != ''" }]));
+  cluster.close();
+});
+
 test('oldSelf is refused where old and new values cannot be correlated', () => {
   const { cluster } = newCluster({ controllers: false });
   const crd = webAppCrd([{ rule: 'true' }]);
@@ -453,7 +490,7 @@ test('oldSelf is refused where old and new values cannot be correlated', () => {
   cluster.close();
 });
 
-test('the Kubernetes list, regex, sets, IP and strings libraries are available to rules', () => {
+test('the Kubernetes list, regex, sets and strings libraries are available to rules', () => {
   const cluster = withCrd([
     { rule: '[3, 1, 2].sum() == 6 && [3, 1, 2].min() == 1 && [3, 1, 2].max() == 3' },
     { rule: '[1, 2, 3].isSorted() && ![2, 1].isSorted() && [1, 2, 3].indexOf(2) == 1' },
@@ -470,13 +507,64 @@ test('the Kubernetes list, regex, sets, IP and strings libraries are available t
     'WebApp.example.com "shop" is invalid: spec: Invalid value: "object": max called on empty list evaluating rule: [1].max() == 1 && [].max() > 0',
   );
   empty.close();
-  // The URL, IP-object and semver libraries compile but cannot run here.
-  const opaque = withCrd([{ rule: "url('https://example.com').getHost() == 'example.com'" }]);
-  assert.match(
-    invalid(() => opaque.create(webApp({}))),
-    /spec: Invalid value: "object": unbound function: \w+ evaluating rule: url/,
+});
+
+test('the URL, IP, CIDR and format libraries of the 1.32 environment run in rules', () => {
+  const cluster = withCrd(
+    [
+      {
+        rule: "isURL(self.endpoint) && url(self.endpoint).getScheme() == 'https'",
+        message: 'endpoint must be an https URL',
+      },
+      {
+        rule: 'cidr(self.podCIDR).containsIP(self.gateway) && !ip(self.gateway).isLoopback()',
+        message: 'gateway must be in podCIDR',
+      },
+      {
+        rule: '!format.dns1123Label().validate(self.host).hasValue()',
+        messageExpression: "format.dns1123Label().validate(self.host).value().join('; ')",
+      },
+    ],
+    {
+      endpoint: { type: 'string' },
+      podCIDR: { type: 'string' },
+      gateway: { type: 'string' },
+      host: { type: 'string' },
+    },
   );
-  opaque.close();
+  const spec = {
+    endpoint: 'https://example.com/hook',
+    podCIDR: '10.0.0.0/16',
+    gateway: '10.0.0.1',
+    host: 'web',
+  };
+  cluster.create(webApp(spec));
+  assert.equal(
+    invalid(() => cluster.create(webApp({ ...spec, endpoint: 'http://example.com' }, 'a'))),
+    'WebApp.example.com "a" is invalid: spec: Invalid value: "object": endpoint must be an https URL',
+  );
+  assert.equal(
+    invalid(() => cluster.create(webApp({ ...spec, gateway: '10.1.0.1' }, 'b'))),
+    'WebApp.example.com "b" is invalid: spec: Invalid value: "object": gateway must be in podCIDR',
+  );
+  assert.equal(
+    invalid(() => cluster.create(webApp({ ...spec, gateway: 'nope' }, 'c'))),
+    'WebApp.example.com "c" is invalid: spec: Invalid value: "object": IP Address "nope" parse error during conversion from string: ParseAddr("nope"): unable to parse IP evaluating rule: gateway must be in podCIDR',
+  );
+  assert.match(
+    invalid(() => cluster.create(webApp({ ...spec, host: 'Web' }, 'd'))),
+    /^WebApp\.example\.com "d" is invalid: spec: Invalid value: "object": a lowercase RFC 1123 label must consist of/,
+  );
+  cluster.close();
+});
+
+test('the semver library, added to the environment in 1.33, is an undeclared reference in 1.32', () => {
+  const { cluster } = newCluster({ controllers: false });
+  assert.match(
+    invalid(() => cluster.create(webAppCrd([{ rule: "isSemver('1.0.0')" }]))),
+    /compilation failed: ERROR: <input>:1:9: undeclared reference to 'isSemver' \(in container ''\)/,
+  );
+  cluster.close();
 });
 
 test('the quantity library compares, adds and converts quantities', () => {

@@ -1,0 +1,39 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { isQualifiedName, isValidLabelValue, validateLabels } from '../../src/cluster/names';
+
+const NAME_PART =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
+test('isQualifiedName gives every message of apimachinery for the prefix and the name part', () => {
+  assert.deepEqual(isQualifiedName('example.com/MyName'), []);
+  assert.deepEqual(isQualifiedName('/x'), ['prefix part must be non-empty']);
+  assert.deepEqual(isQualifiedName('example.com/'), [
+    'name part must be non-empty',
+    `name part ${NAME_PART}`,
+  ]);
+  assert.deepEqual(isQualifiedName(`${'a'.repeat(64)}`), [
+    'name part must be no more than 63 characters',
+  ]);
+  assert.deepEqual(isQualifiedName('a/b/c'), [
+    `a qualified name ${NAME_PART} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+  ]);
+  assert.match(isQualifiedName('Bad_Prefix/x')[0]!, /^prefix part a lowercase RFC 1123 subdomain/);
+});
+
+test('a label value may be empty; a long value with a bad end gets both messages', () => {
+  assert.deepEqual(isValidLabelValue(''), []);
+  assert.equal(isValidLabelValue(`${'a'.repeat(63)}-`).length, 2);
+});
+
+test('validateLabels reports one field error per message, on the key or the value', () => {
+  const errs = validateLabels({ 'example.com/': 'ok', good: '-bad' });
+  assert.deepEqual(
+    errs.map((e) => e.message.slice(0, 60)),
+    [
+      'Invalid value: "example.com/": name part must be non-empty',
+      `Invalid value: "example.com/": name part ${NAME_PART}`.slice(0, 60),
+      'Invalid value: "-bad": a valid label must be an empty string',
+    ],
+  );
+});
