@@ -203,7 +203,11 @@ describe('a new user on the sample operator', { timeout: 600_000 }, () => {
       await debuggerFrame.getByRole('button', { name: 'Restart' }).click();
       await debuggerFrame.locator('.status-held').waitFor({ timeout: 90_000 });
       // A reload restarts the extension host: the panel comes back through its serializer.
-      await wb.page.reload();
+      // Reload as a user does, through the command: the workbench then saves its editors' state
+      // (the webview's included) before it goes, which a browser-level reload may cut short.
+      const reloaded = wb.page.waitForEvent('load', { timeout: 60_000 });
+      await wb.runCommand('Developer: Reload Window');
+      await reloaded;
       await wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
       // The workbench may bring back another editor in front: show the panel's tab.
       await wb.page
