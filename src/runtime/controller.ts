@@ -21,6 +21,7 @@ import { resourceName, type ApiServer } from './apiserver';
 import type { Cache } from './cache';
 import { ReconcileRun, type RunDeps } from './client';
 import { ControllerLog, type LogRecord } from './controllerlog';
+import { TypeMap } from './typemap';
 import type { WaitReason } from './delayingqueue';
 import { Emitter } from './events';
 import type { HotLoopOptions, HotLoopReport } from './hotloop';
@@ -117,7 +118,7 @@ export class Controller extends Emitter<ControllerEvents> {
   private readonly tracer: ReconcileTracer;
   private readonly log: ControllerLog;
   private readonly guard: HotLoopGuard;
-  private readonly resourceNames = new Map<string, string>();
+  private readonly resourceNames = new TypeMap<string>();
   private readonly labels: { controller: string };
   private inFlight = 0;
   private stopRequested: () => void = () => {};
@@ -346,9 +347,8 @@ export class Controller extends Emitter<ControllerEvents> {
   }
 
   private resourceName(type: TypeRef): string {
-    const k = `${type.apiVersion}/${type.kind}`;
-    let n = this.resourceNames.get(k);
-    if (!n) this.resourceNames.set(k, (n = resourceName(this.opts.api, type)));
+    let n = this.resourceNames.get(type);
+    if (!n) this.resourceNames.set(type, (n = resourceName(this.opts.api, type)));
     return n;
   }
 
