@@ -264,6 +264,29 @@ export class Cluster {
     return c;
   }
 
+  /** The last changed object decoded for watchers, per version (see sharedOut). */
+  private readonly watched: { stored?: KubeObject; byVersion: Map<string, KubeObject> } = {
+    byVersion: new Map(),
+  };
+
+  /**
+   * A changed object as watchers of version `t` see it: one copy shared by all of them, as the
+   * watch cache encodes an event once for every watcher (cachingObject) and client-go's shared
+   * informer hands one object to all its handlers. A watcher must not mutate it; the store's own
+   * object is never handed out. The store's subscribers hear a change one after the other, so
+   * remembering the last changed object is enough.
+   */
+  private sharedOut(o: KubeObject, t: ResourceType): KubeObject {
+    const w = this.watched;
+    if (w.stored !== o) {
+      w.stored = o;
+      w.byVersion.clear();
+    }
+    let c = w.byVersion.get(t.apiVersion);
+    if (!c) w.byVersion.set(t.apiVersion, (c = this.out(o, t)));
+    return c;
+  }
+
   /** The stored object's JSON as version `t` serves it, without copying (for the HTTP layer). */
   private outJSON(o: KubeObject, t: ResourceType): string {
     return o.apiVersion === t.apiVersion ? this.jsonOf(o) : JSON.stringify(this.out(o, t));
@@ -413,7 +436,8 @@ export class Cluster {
    * Watches a kind. Without a resourceVersion (or "0") the current objects arrive first as ADDED,
    * as the apiserver does; with one, the changes after it, or an ERROR event carrying a 410
    * Expired Status when it is older than the window. Events arrive from a microtask, in commit
-   * order. `onClose` runs when the watch ends by itself (timeoutSeconds, error).
+   * order. `onClose` runs when the watch ends by itself (timeoutSeconds, error). A change's object
+   * is shared by every watcher of the version (sharedOut): read it, never mutate it.
    */
   watch(
     type: TypeRef,
@@ -458,10 +482,10 @@ export class Cluster {
       const now = filter(c.object);
       const before = c.old ? filter(c.old) : false;
       if (c.type === 'MODIFIED') {
-        if (now && before) push({ type: 'MODIFIED', object: this.out(c.object, t) });
-        else if (now) push({ type: 'ADDED', object: this.out(c.object, t) });
-        else if (before) push({ type: 'DELETED', object: this.out(c.object, t) });
-      } else if (now) push({ type: c.type, object: this.out(c.object, t) });
+        if (now && before) push({ type: 'MODIFIED', object: this.sharedOut(c.object, t) });
+        else if (now) push({ type: 'ADDED', object: this.sharedOut(c.object, t) });
+        else if (before) push({ type: 'DELETED', object: this.sharedOut(c.object, t) });
+      } else if (now) push({ type: c.type, object: this.sharedOut(c.object, t) });
     };
 
     const rvParam = opts.resourceVersion;
