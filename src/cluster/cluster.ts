@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, TimerHandle } from '../util/clock';
 import { RealClock } from '../util/clock';
-import { clone } from './clone';
+import { clone, decodedFrom } from './clone';
 import { crdResourceTypes, establishedStatus } from './crd';
 import type { FieldError } from './errors';
 import {
@@ -264,6 +264,16 @@ export class Cluster {
     return c;
   }
 
+  /**
+   * out() for list and watch, whose answers informers keep unchanged: the copy remembers the text
+   * it was decoded from (clone.ts), so the runtime's cache copies it again with one parse.
+   */
+  private outKept(o: KubeObject, t: ResourceType): KubeObject {
+    const c = this.out(o, t);
+    if (o.apiVersion === t.apiVersion) decodedFrom(c, this.jsonOf(o));
+    return c;
+  }
+
   /** The last changed object decoded for watchers, per version (see sharedOut). */
   private readonly watched: { stored?: KubeObject; byVersion: Map<string, KubeObject> } = {
     byVersion: new Map(),
@@ -283,7 +293,7 @@ export class Cluster {
       w.byVersion.clear();
     }
     let c = w.byVersion.get(t.apiVersion);
-    if (!c) w.byVersion.set(t.apiVersion, (c = this.out(o, t)));
+    if (!c) w.byVersion.set(t.apiVersion, (c = this.outKept(o, t)));
     return c;
   }
 
@@ -345,7 +355,7 @@ export class Cluster {
       apiVersion: t.apiVersion,
       kind: t.info.listKind,
       metadata: page.metadata,
-      items: page.objects.map((o) => this.out(o, t)),
+      items: page.objects.map((o) => this.outKept(o, t)),
     };
   }
 

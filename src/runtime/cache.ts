@@ -7,7 +7,7 @@
  */
 import type { KubeObject, ListOptions, ObjectKey, TypeRef } from '../cluster/types';
 import { splitApiVersion } from '../cluster/types';
-import { clone } from '../cluster/clone';
+import { copyOfDecoded } from '../cluster/clone';
 import { newNotFound } from '../cluster/errors';
 import { matchesLabels, parseLabelSelector, parseFieldSelector } from '../cluster/selector';
 import type { Clock } from '../util/clock';
@@ -61,7 +61,7 @@ export class Cache {
         key.name,
       );
     }
-    return clone(obj);
+    return copyOfDecoded(obj);
   }
 
   /**
@@ -115,7 +115,7 @@ export class Cache {
       if (opts.namespace && obj.metadata.namespace !== opts.namespace) continue;
       if (labels.length && !matchesLabels(labels, obj.metadata.labels)) continue;
       if (!fields.every((f) => this.matchField(obj, f.field, f.op, f.value))) continue;
-      items.push(clone(obj));
+      items.push(copyOfDecoded(obj));
     }
     items.sort((a, b) => objKey(a).localeCompare(objKey(b)));
     return { items };
