@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, TimerHandle } from '../util/clock';
 import { RealClock } from '../util/clock';
-import { clone } from './clone';
+import { clone, decodedFrom } from './clone';
 import { crdResourceTypes, establishedStatus } from './crd';
 import type { FieldError } from './errors';
 import {
@@ -264,6 +264,39 @@ export class Cluster {
     return c;
   }
 
+  /**
+   * out() for list and watch, whose answers informers keep unchanged: the copy remembers the text
+   * it was decoded from (clone.ts), so the runtime's cache copies it again with one parse.
+   */
+  private outKept(o: KubeObject, t: ResourceType): KubeObject {
+    const c = this.out(o, t);
+    if (o.apiVersion === t.apiVersion) decodedFrom(c, this.jsonOf(o));
+    return c;
+  }
+
+  /** The last changed object decoded for watchers, per version (see sharedOut). */
+  private readonly watched: { stored?: KubeObject; byVersion: Map<string, KubeObject> } = {
+    byVersion: new Map(),
+  };
+
+  /**
+   * A changed object as watchers of version `t` see it: one copy shared by all of them, as the
+   * watch cache encodes an event once for every watcher (cachingObject) and client-go's shared
+   * informer hands one object to all its handlers. A watcher must not mutate it; the store's own
+   * object is never handed out. The store's subscribers hear a change one after the other, so
+   * remembering the last changed object is enough.
+   */
+  private sharedOut(o: KubeObject, t: ResourceType): KubeObject {
+    const w = this.watched;
+    if (w.stored !== o) {
+      w.stored = o;
+      w.byVersion.clear();
+    }
+    let c = w.byVersion.get(t.apiVersion);
+    if (!c) w.byVersion.set(t.apiVersion, (c = this.outKept(o, t)));
+    return c;
+  }
+
   /** The stored object's JSON as version `t` serves it, without copying (for the HTTP layer). */
   private outJSON(o: KubeObject, t: ResourceType): string {
     return o.apiVersion === t.apiVersion ? this.jsonOf(o) : JSON.stringify(this.out(o, t));
@@ -322,7 +355,7 @@ export class Cluster {
       apiVersion: t.apiVersion,
       kind: t.info.listKind,
       metadata: page.metadata,
-      items: page.objects.map((o) => this.out(o, t)),
+      items: page.objects.map((o) => this.outKept(o, t)),
     };
   }
 
@@ -413,7 +446,8 @@ export class Cluster {
    * Watches a kind. Without a resourceVersion (or "0") the current objects arrive first as ADDED,
    * as the apiserver does; with one, the changes after it, or an ERROR event carrying a 410
    * Expired Status when it is older than the window. Events arrive from a microtask, in commit
-   * order. `onClose` runs when the watch ends by itself (timeoutSeconds, error).
+   * order. `onClose` runs when the watch ends by itself (timeoutSeconds, error). A change's object
+   * is shared by every watcher of the version (sharedOut): read it, never mutate it.
    */
   watch(
     type: TypeRef,
@@ -458,10 +492,10 @@ export class Cluster {
       const now = filter(c.object);
       const before = c.old ? filter(c.old) : false;
       if (c.type === 'MODIFIED') {
-        if (now && before) push({ type: 'MODIFIED', object: this.out(c.object, t) });
-        else if (now) push({ type: 'ADDED', object: this.out(c.object, t) });
-        else if (before) push({ type: 'DELETED', object: this.out(c.object, t) });
-      } else if (now) push({ type: c.type, object: this.out(c.object, t) });
+        if (now && before) push({ type: 'MODIFIED', object: this.sharedOut(c.object, t) });
+        else if (now) push({ type: 'ADDED', object: this.sharedOut(c.object, t) });
+        else if (before) push({ type: 'DELETED', object: this.sharedOut(c.object, t) });
+      } else if (now) push({ type: c.type, object: this.sharedOut(c.object, t) });
     };
 
     const rvParam = opts.resourceVersion;

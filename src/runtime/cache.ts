@@ -7,12 +7,13 @@
  */
 import type { KubeObject, ListOptions, ObjectKey, TypeRef } from '../cluster/types';
 import { splitApiVersion } from '../cluster/types';
-import { clone } from '../cluster/clone';
+import { copyOfDecoded } from '../cluster/clone';
 import { newNotFound } from '../cluster/errors';
 import { matchesLabels, parseLabelSelector, parseFieldSelector } from '../cluster/selector';
 import type { Clock } from '../util/clock';
 import { resourceName, typeKey, type ApiServer } from './apiserver';
 import { Informer, type IndexFunc } from './informer';
+import { TypeMap } from './typemap';
 
 export interface CacheOptions {
   api: ApiServer;
@@ -22,14 +23,13 @@ export interface CacheOptions {
 }
 
 export class Cache {
-  private readonly informers = new Map<string, Informer>();
+  private readonly informers = new TypeMap<Informer>();
 
   constructor(private readonly opts: CacheOptions) {}
 
   /** The informer for a type, created and started (listed) on first use. */
   getInformer(type: TypeRef): Informer {
-    const k = typeKey(type);
-    let inf = this.informers.get(k);
+    let inf = this.informers.get(type);
     if (!inf) {
       inf = new Informer({
         api: this.opts.api,
@@ -37,7 +37,7 @@ export class Cache {
         clock: this.opts.clock,
         propagationDelayMs: this.opts.propagationDelayMs,
       });
-      this.informers.set(k, inf);
+      this.informers.set(type, inf);
       inf.start();
     }
     return inf;
@@ -61,7 +61,7 @@ export class Cache {
         key.name,
       );
     }
-    return clone(obj);
+    return copyOfDecoded(obj);
   }
 
   /**
@@ -83,7 +83,7 @@ export class Cache {
    * has none (so a caller can ask the server instead of starting an informer as a side effect).
    */
   peekIfWatched(type: TypeRef, key: ObjectKey): KubeObject | undefined | null {
-    const inf = this.informers.get(typeKey(type));
+    const inf = this.informers.get(type);
     if (!inf || !inf.hasSynced()) return null;
     return inf.getByKey(key.namespace ? `${key.namespace}/${key.name}` : key.name);
   }
@@ -115,7 +115,7 @@ export class Cache {
       if (opts.namespace && obj.metadata.namespace !== opts.namespace) continue;
       if (labels.length && !matchesLabels(labels, obj.metadata.labels)) continue;
       if (!fields.every((f) => this.matchField(obj, f.field, f.op, f.value))) continue;
-      items.push(clone(obj));
+      items.push(copyOfDecoded(obj));
     }
     items.sort((a, b) => objKey(a).localeCompare(objKey(b)));
     return { items };

@@ -21,6 +21,7 @@ import { resourceName, type ApiServer } from './apiserver';
 import type { Cache } from './cache';
 import { ReconcileRun, type RunDeps } from './client';
 import { ControllerLog, type LogRecord } from './controllerlog';
+import { TypeMap } from './typemap';
 import type { WaitReason } from './delayingqueue';
 import { Emitter } from './events';
 import type { HotLoopOptions, HotLoopReport } from './hotloop';
@@ -117,7 +118,7 @@ export class Controller extends Emitter<ControllerEvents> {
   private readonly tracer: ReconcileTracer;
   private readonly log: ControllerLog;
   private readonly guard: HotLoopGuard;
-  private readonly resourceNames = new Map<string, string>();
+  private readonly resourceNames = new TypeMap<string>();
   private readonly labels: { controller: string };
   private inFlight = 0;
   private stopRequested: () => void = () => {};
@@ -346,15 +347,14 @@ export class Controller extends Emitter<ControllerEvents> {
   }
 
   private resourceName(type: TypeRef): string {
-    const k = `${type.apiVersion}/${type.kind}`;
-    let n = this.resourceNames.get(k);
-    if (!n) this.resourceNames.set(k, (n = resourceName(this.opts.api, type)));
+    let n = this.resourceNames.get(type);
+    if (!n) this.resourceNames.set(type, (n = resourceName(this.opts.api, type)));
     return n;
   }
 
   /** What every ReconcileRun shares, built once (closures per reconcile add up in bulk runs). */
-  private sharedDeps: Omit<RunDeps, 'log'> | undefined;
-  private runDeps(): Omit<RunDeps, 'log'> {
+  private sharedDeps: RunDeps | undefined;
+  private runDeps(): RunDeps {
     if (this.sharedDeps) return this.sharedDeps;
     const stepper = this.opts.stepper;
     this.sharedDeps = {
@@ -380,10 +380,7 @@ export class Controller extends Emitter<ControllerEvents> {
     const queuedAt = this.queuedSince.get(key);
     this.queuedSince.delete(key);
     const trace = this.tracer.begin(key, req, worker, queuedAt);
-    const run = new ReconcileRun(trace, {
-      ...this.runDeps(),
-      log: this.log.logger(trace.reconcileID),
-    });
+    const run = new ReconcileRun(trace, this.runDeps(), this.log.logger(trace.reconcileID));
     this.emit('reconcileStart', trace);
     try {
       await this.tracer.started(run);

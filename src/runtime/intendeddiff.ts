@@ -6,7 +6,7 @@
  */
 import type { KubeObject, PatchType } from '../cluster/types';
 import type { ObjectLike } from './api';
-import { diffObjects, type DiffEntry } from './trace';
+import { diffObjects, IGNORED_PATHS_AND_STATUS, type DiffEntry } from './trace';
 
 export type WriteVerb = 'create' | 'update' | 'patch' | 'delete';
 
@@ -31,7 +31,7 @@ export function intendedDiff(w: IntendedWrite): DiffEntry[] {
     default:
       if (subresource === 'status')
         return diffObjects({ status: before?.status }, { status: (w.obj as KubeObject).status });
-      return diffObjects(withoutStatus(before), withoutStatus(w.obj));
+      return mainResourceDiff(before, w.obj);
   }
 }
 
@@ -53,7 +53,15 @@ function intendedPatch(
   const patched = applyMergePatch(before, patch) as KubeObject | undefined;
   if (subresource === 'status')
     return diffObjects({ status: before?.status }, { status: patched?.status });
-  return diffObjects(withoutStatus(before), withoutStatus(patched));
+  return mainResourceDiff(before, patched);
+}
+
+/** What a write to the main resource changes: everything but the status. */
+function mainResourceDiff(before: KubeObject | undefined, after: unknown): DiffEntry[] {
+  // Two objects are walked with the status skipped (no copies); a missing side is the whole
+  // object added or removed, shown without its status.
+  if (before && after) return diffObjects(before, after, IGNORED_PATHS_AND_STATUS);
+  return diffObjects(withoutStatus(before), withoutStatus(after as ObjectLike | undefined));
 }
 
 function withoutStatus(o: KubeObject | ObjectLike | undefined): unknown {

@@ -79,6 +79,15 @@ export class ReconcileTracer {
     this.pendingTriggers.delete(key);
   }
 
+  /** The controller's part of its reconcileIDs (see reconcileID), hashed once. */
+  private idPrefix: string | undefined;
+
+  /** A UUID-shaped, deterministic reconcileID, so two runs of a simulation print the same. */
+  private reconcileID(n: number): string {
+    this.idPrefix ??= `${fnv1a32(this.controller).toString(16).padStart(8, '0')}-0000-4000-8000-`;
+    return this.idPrefix + n.toString(16).padStart(12, '0');
+  }
+
   /** The trace of the reconcile of `key` starting now, with the triggers gathered since the last. */
   begin(
     key: string,
@@ -89,7 +98,7 @@ export class ReconcileTracer {
     const id = ++this.seq;
     const trace: ReconcileTrace = {
       id,
-      reconcileID: pseudoUUID(this.controller, id),
+      reconcileID: this.reconcileID(id),
       controller: this.controller,
       request,
       key,
@@ -149,12 +158,6 @@ export class ReconcileTracer {
     if (run.gated) await run.gate(rec, 'enter');
     if (run.gated) await run.gate(rec, 'exit');
   }
-}
-
-/** A UUID-shaped, deterministic reconcileID, so two runs of a simulation print the same. */
-function pseudoUUID(name: string, n: number): string {
-  const a = fnv1a32(name).toString(16).padStart(8, '0');
-  return `${a}-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 }
 
 export function toTraceError(err: unknown): TraceError {

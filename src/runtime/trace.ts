@@ -147,6 +147,9 @@ const IGNORED_PATHS = new Set([
   '.metadata.generation',
 ]);
 
+/** IGNORED_PATHS and the status: what a write to the main resource means to change. */
+export const IGNORED_PATHS_AND_STATUS = new Set([...IGNORED_PATHS, '.status']);
+
 function walk(a: unknown, b: unknown, path: string, out: DiffEntry[], ignore: Set<string>): void {
   if (ignore.has(path)) return;
   if (a === b) return;

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCluster } from '../../src/cluster/builtins';
-import type { WatchEvent } from '../../src/cluster/types';
-import { CM, bigConfigMap, flush, newCluster } from './helpers';
+import type { KubeObject, WatchEvent } from '../../src/cluster/types';
+import { CM, EVENT, bigConfigMap, flush, newCluster } from './helpers';
 
 test('watch events arrive asynchronously, in commit order, never inside the write', async () => {
   const { cluster } = newCluster();
@@ -215,5 +215,58 @@ test('the watch window is bounded by bytes too: a resourceVersion whose changes 
     recent.map((e) => e.type),
     ['MODIFIED', 'MODIFIED'],
   );
+  cluster.close();
+});
+
+test("watchers of one version share a change's object, a copy of the store's; another version gets its own", async () => {
+  const { cluster } = newCluster();
+  const got: WatchEvent[][] = [[], [], []];
+  const opts = { namespace: 'default', resourceVersion: String(cluster.store.resourceVersion) };
+  const ws = [
+    cluster.watch(CM, opts, (e) => got[0].push(e)),
+    cluster.watch(CM, opts, (e) => got[1].push(e)),
+  ];
+  cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } });
+  cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b' } });
+  await flush();
+  assert.equal(got[0].length, 2);
+  for (let i = 0; i < 2; i++) {
+    assert.equal(got[0][i].object, got[1][i].object);
+    const stored = cluster.peek(CM, {
+      namespace: 'default',
+      name: got[0][i].object.metadata.name!,
+    });
+    assert.notEqual(got[0][i].object, stored);
+    assert.deepEqual(got[0][i].object, stored);
+  }
+  for (const w of ws) w.stop();
+  cluster.close();
+});
+
+test('a watcher of another version of the type gets its own copy, at its version', async () => {
+  const { cluster } = newCluster();
+  const opts = { namespace: 'default', resourceVersion: String(cluster.store.resourceVersion) };
+  const core: WatchEvent[] = [];
+  const events: WatchEvent[] = [];
+  const ws = [
+    cluster.watch(EVENT, opts, (e) => core.push(e)),
+    cluster.watch({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, opts, (e) => events.push(e)),
+  ];
+  cluster.create({
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: 'e1', namespace: 'default' },
+    involvedObject: { kind: 'ConfigMap', namespace: 'default', name: 'a' },
+    reason: 'Tested',
+    message: 'm',
+    type: 'Normal',
+  } as KubeObject);
+  await flush();
+  assert.equal(core.length, 1);
+  assert.equal(events.length, 1);
+  assert.notEqual(core[0].object, events[0].object);
+  assert.equal(core[0].object.apiVersion, 'v1');
+  assert.equal(events[0].object.apiVersion, 'events.k8s.io/v1');
+  for (const w of ws) w.stop();
   cluster.close();
 });
