@@ -42,6 +42,7 @@ export interface RunDeps {
   gate?: PhaseGate;
   /** A successful write produced this resourceVersion. */
   onWrite(trace: ReconcileTrace, call: ApiCall): void;
+  log: Logger;
   /** Keep copies of the objects before/after each write in the trace (default true). */
   recordObjects?: boolean;
   recordEvent?(obj: ObjectLike, type: string, reason: string, message: string): void;
@@ -80,72 +81,43 @@ function assignInPlace(target: object, source: object): void {
   Object.assign(target, source);
 }
 
-/**
- * ctx.client and ctx.client.status() of one run: methods on a prototype rather than closures, since
- * a bulk simulation builds one per reconcile.
- */
-class RunClient implements Client, StatusWriter {
-  constructor(
-    private readonly run: ReconcileRun,
-    private readonly subresource: '' | 'status',
-  ) {}
-  get(type: TypeRef, key: ObjectKeyLike): Promise<never> {
-    return this.run.read(type, key) as Promise<never>;
-  }
-  list(type: TypeRef, opts?: ListOpts): Promise<never> {
-    return this.run.list(type, opts) as Promise<never>;
-  }
-  create<T extends ObjectLike>(obj: T): Promise<T> {
-    return this.run.write('create', obj, '');
-  }
-  update<T extends ObjectLike>(obj: T): Promise<T> {
-    return this.run.write('update', obj, this.subresource);
-  }
-  patch<T extends ObjectLike>(obj: T, patch: unknown, pt?: PatchType): Promise<T> {
-    return this.run.write('patch', obj, this.subresource, patch, pt);
-  }
-  async delete(obj: ObjectLike, opts?: DeleteOptions): Promise<void> {
-    await this.run.write('delete', obj, '', undefined, undefined, opts);
-  }
-  private statusWriter: RunClient | undefined;
-  status(): StatusWriter {
-    return (this.statusWriter ??= new RunClient(this.run, 'status'));
-  }
-}
-
-/** ctx of one run (see RunClient for why a class). */
-class RunContext implements ReconcileContext {
-  readonly recorder: EventRecorder = this;
-  readonly reconcileID: string;
-  constructor(
-    readonly client: Client,
-    readonly log: Logger,
-    private readonly deps: RunDeps,
-    trace: ReconcileTrace,
-  ) {
-    this.reconcileID = trace.reconcileID;
-  }
-  now(): number {
-    return this.deps.clock.now();
-  }
-  event(obj: ObjectLike, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    this.deps.recordEvent?.(obj, type, reason, message);
-  }
-}
-
 export class ReconcileRun {
   readonly client: Client;
 
   constructor(
     readonly trace: ReconcileTrace,
     private readonly deps: RunDeps,
-    private readonly log: Logger,
   ) {
-    this.client = new RunClient(this, '');
+    const status: StatusWriter = {
+      update: (obj) => this.write('update', obj, 'status'),
+      patch: (obj, patch, pt) => this.write('patch', obj, 'status', patch, pt),
+    };
+    this.client = {
+      get: (type, key) => this.read(type, key) as never,
+      list: (type, opts) => this.list(type, opts) as never,
+      create: (obj) => this.write('create', obj, ''),
+      update: (obj) => this.write('update', obj, ''),
+      patch: (obj, patch, pt) => this.write('patch', obj, '', patch, pt),
+      delete: async (obj, opts) => {
+        await this.write('delete', obj, '', undefined, undefined, opts);
+      },
+      status: () => status,
+    };
   }
 
   context(): ReconcileContext {
-    return new RunContext(this.client, this.log, this.deps, this.trace);
+    const deps = this.deps;
+    const trace = this.trace;
+    const recorder: EventRecorder = {
+      event: (obj, type, reason, message) => deps.recordEvent?.(obj, type, reason, message),
+    };
+    return {
+      client: this.client,
+      log: deps.log,
+      recorder,
+      now: () => deps.clock.now(),
+      reconcileID: trace.reconcileID,
+    };
   }
 
   /** Adds a phase record to the trace and streams it. */
@@ -188,7 +160,7 @@ export class ReconcileRun {
     };
   }
 
-  async read(type: TypeRef, key: ObjectKeyLike): Promise<KubeObject> {
+  private async read(type: TypeRef, key: ObjectKeyLike): Promise<KubeObject> {
     const call = this.baseCall('get', type, key.namespace, key.name, '');
     const rec = this.addPhase({
       phase: 'read',
@@ -221,7 +193,7 @@ export class ReconcileRun {
     return result!;
   }
 
-  async list(type: TypeRef, opts: ListOpts = {}): Promise<{ items: KubeObject[] }> {
+  private async list(type: TypeRef, opts: ListOpts = {}): Promise<{ items: KubeObject[] }> {
     const call = this.baseCall('list', type, opts.namespace, '', '');
     const sel = [opts.labelSelector, opts.fieldSelector].filter(Boolean).join(' ');
     const rec = this.addPhase({
@@ -285,7 +257,7 @@ export class ReconcileRun {
       : undefined;
   }
 
-  async write<T extends ObjectLike>(
+  private async write<T extends ObjectLike>(
     verb: WriteVerb,
     obj: T,
     subresource: '' | 'status',

@@ -29,44 +29,29 @@ export class ControllerLog {
 
   /** The logger of one reconcile (or of the controller itself, without a reconcileID). */
   logger(reconcileID?: string): Logger {
-    return new ReconcileLogger(this, reconcileID);
-  }
-
-  /** Stamps and keeps a record, then hands it to the listener. */
-  write(
-    reconcileID: string | undefined,
-    r: Omit<LogRecord, 'at' | 'controller' | 'reconcileID'>,
-  ): void {
-    const rec: LogRecord = {
-      at: this.now(),
-      controller: this.controller,
-      ...(reconcileID ? { reconcileID } : {}),
-      ...r,
+    const push = (r: Omit<LogRecord, 'at' | 'controller' | 'reconcileID'>) => {
+      const rec: LogRecord = {
+        at: this.now(),
+        controller: this.controller,
+        ...(reconcileID ? { reconcileID } : {}),
+        ...r,
+      };
+      this.records.push(rec);
+      if (this.records.length > MAX_LOG_RECORDS) this.records.shift();
+      this.onRecord(rec);
     };
-    this.records.push(rec);
-    if (this.records.length > MAX_LOG_RECORDS) this.records.shift();
-    this.onRecord(rec);
-  }
-}
-
-/** A Logger on a prototype (one per reconcile: closures would be built for every one of them). */
-class ReconcileLogger implements Logger {
-  constructor(
-    private readonly log: ControllerLog,
-    private readonly reconcileID: string | undefined,
-  ) {}
-
-  info(msg: string, values?: Record<string, unknown>): void {
-    this.log.write(this.reconcileID, { level: 'info', msg, ...(values ? { values } : {}) });
-  }
-
-  error(err: unknown, msg: string, values?: Record<string, unknown>): void {
-    this.log.write(this.reconcileID, {
-      level: 'error',
-      msg,
-      error:
-        err instanceof Error ? err.message : String((err as { message?: unknown })?.message ?? err),
-      ...(values ? { values } : {}),
-    });
+    return {
+      info: (msg, values) => push({ level: 'info', msg, ...(values ? { values } : {}) }),
+      error: (err, msg, values) =>
+        push({
+          level: 'error',
+          msg,
+          error:
+            err instanceof Error
+              ? err.message
+              : String((err as { message?: unknown })?.message ?? err),
+          ...(values ? { values } : {}),
+        }),
+    };
   }
 }
