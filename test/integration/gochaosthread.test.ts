@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ChaosCancelled, runGoChaosInThread } from '../../src/runtime/chaosthread';
 import { checkGoVersion, goVersion } from '../../src/runtime/gotoolchain';
+import { RecordedRunModel } from '../../src/vscode/model/recordedrun';
+import { robustnessView } from '../../src/vscode/model/robustnessreport';
 import { ROOT } from './serve';
 
 const SAMPLE = join(ROOT, 'samples', 'quota-operator');
@@ -66,10 +68,28 @@ describe('the Go report in its own thread', { timeout: 300_000 }, async () => {
       assert.equal(managers[1], undefined);
       assert.ok(runs[0].traces.length > 0, 'the baseline recorded reconciles');
       assert.ok(runs[0].traces.every((t) => t.reconcileID && t.key === 'default/blog'));
-      // The injected 409 is in the case's traces, where the debugger shows it.
+      // The injected 409 is in the case's traces, and the row's link opens the debugger on the
+      // reconcile it failed, its calls in the API calls pane.
       assert.ok(
         runs[1].traces.some((t) => t.calls.some((c) => c.code === 409)),
         'a call answered 409 Conflict',
+      );
+      const view = robustnessView(report, runs, 'samples/quota-operator');
+      assert.match(view.note ?? '', /^Real clock: timings vary run to run/);
+      const [row] = view.rows;
+      assert.ok(row.wentWrong, 'the conflict case links to a reconcile');
+      const model = new RecordedRunModel(
+        runs[1].traces,
+        runs[1].findings,
+        'samples/quota-operator',
+        `Robustness report, ${row.title}`,
+        row.wentWrong.reconcileID,
+      );
+      const shown = model.state().current;
+      assert.equal(shown?.id, row.wentWrong.reconcileID);
+      assert.ok(
+        shown?.calls.some((c) => c.code === 409),
+        JSON.stringify(shown?.calls.map((c) => c.code)),
       );
     },
   );
