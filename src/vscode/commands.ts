@@ -162,7 +162,10 @@ export function registerCommands({
   const robustness = new RobustnessReport(context.extensionUri, log);
   context.subscriptions.push(robustness);
   register('reconcileStudio.runRobustnessReport', async (uri?: vscode.Uri) => {
-    const given = uri instanceof vscode.Uri ? uri : undefined;
+    // From the palette, a Go file in the editor says which: a workspace may hold both kinds.
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const given =
+      uri instanceof vscode.Uri ? uri : active?.fsPath.endsWith('.go') ? active : undefined;
     // The Go operator's report where Open Reconcile Debugger would debug it, or while it runs.
     const target = await targetOf(given, goDebug.active || goOperator.isRunning);
     if (target.kind === 'go') {

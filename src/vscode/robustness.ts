@@ -31,6 +31,8 @@ export type ReportTarget =
 interface Job {
   rel: string;
   first: string;
+  /** Shown while it runs (the Go report's real clock). */
+  note?: string;
   start(hooks: ChaosThreadHooks): Promise<ChaosThreadResult>;
 }
 
@@ -89,6 +91,7 @@ export class RobustnessReport implements vscode.Disposable {
     return {
       rel: vscode.workspace.asRelativePath(moduleDir),
       first: 'building the manager…',
+      note: 'Real clock: each fault class runs the manager for a few seconds against a fresh served cluster.',
       start: async (hooks) => {
         const { runGoChaosInThread } = await import('./engine');
         const rel = readSettings().cluster.manifests;
@@ -113,6 +116,7 @@ export class RobustnessReport implements vscode.Disposable {
       status: 'running',
       message: `Running ${rel}…`,
       reconciler: rel,
+      ...(job.note ? { note: job.note } : {}),
       baseline: null,
       rows: [],
     });
