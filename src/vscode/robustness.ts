@@ -8,6 +8,7 @@
  * build or the manager running); its rows open the debugger on the reconciles the cluster and the
  * manager's logs recorded (observedcontroller.ts).
  */
+import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { RobustnessView, RobustnessWebviewMessage } from '../protocol';
 import type { ChaosRunRecord, ChaosThreadHooks, ChaosThreadResult } from '../runtime/chaosthread';
@@ -89,7 +90,11 @@ export class RobustnessReport implements vscode.Disposable {
     const problem = checkGoVersion(await goVersion());
     if (problem) throw new Error(`The robustness report of a Go operator cannot run: ${problem}`);
     return {
-      rel: vscode.workspace.asRelativePath(moduleDir),
+      // A module at a workspace folder's root has no relative path: its folder's name.
+      rel:
+        vscode.workspace.getWorkspaceFolder(vscode.Uri.file(moduleDir))?.uri.fsPath === moduleDir
+          ? basename(moduleDir)
+          : vscode.workspace.asRelativePath(moduleDir),
       first: 'building the manager…',
       note: 'Real clock: each fault class runs the manager for a few seconds against a fresh served cluster.',
       start: async (hooks) => {
