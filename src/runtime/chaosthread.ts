@@ -94,10 +94,16 @@ function runInThread(
   graceMs: number,
 ): Promise<ChaosThreadResult> {
   if (signal?.aborted) return Promise.reject(new ChaosCancelled());
-  const worker = newScriptWorker(__dirname, bundle, source, {
-    workerData,
-    execArgv: ['--enable-source-maps'],
-  });
+  let worker: ReturnType<typeof newScriptWorker>;
+  try {
+    worker = newScriptWorker(__dirname, bundle, source, {
+      workerData,
+      execArgv: ['--enable-source-maps'],
+    });
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return Promise.reject(new Error(`the robustness report's thread did not start: ${why}`));
+  }
   /** The Go manager the thread is running, killed with the thread if it has to be terminated. */
   let manager: number | undefined;
   return new Promise<ChaosThreadResult>((resolve, reject) => {
