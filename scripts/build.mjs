@@ -74,6 +74,8 @@ const builds = [
       languageclient: 'src/vscode/languageclient.ts',
       // The robustness report's thread: the editor runs `chaos` off the extension host's thread.
       'chaos-worker': 'src/runtime/chaosworker.ts',
+      // A Go operator's report (`chaos --go`), likewise off the extension host's thread.
+      'gochaos-worker': 'src/runtime/gochaosworker.ts',
     },
     outdir: 'dist',
     external: ['vscode'],

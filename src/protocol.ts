@@ -339,6 +339,8 @@ export interface RobustnessView {
   status: 'running' | 'done' | 'error' | 'cancelled';
   message: string;
   reconciler: string | null;
+  /** What the numbers must be read with (a Go operator's report: the real clock). */
+  note?: string;
   baseline: { reconciles: number; apiCalls: number; steadyAt: string; objects: number } | null;
   rows: RobustnessRow[];
 }

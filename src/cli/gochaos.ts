@@ -12,6 +12,7 @@ import {
   DEFAULT_GO_DURATION_MS,
   DEFAULT_GO_SETTLE_MS,
   goChaos,
+  GoChaosCancelled,
   type GoChaosReport,
 } from '../runtime/gochaos';
 import { checkGoVersion, goVersion } from '../runtime/gotoolchain';
@@ -37,6 +38,13 @@ Options:
   --seed N              seed of the faults' probability draws (default 1)
   --json                print the report as one JSON document
   -h, --help            show this help`;
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const SIGNAL_NUMBERS: Record<(typeof SIGNALS)[number], number> = {
+  SIGINT: 2,
+  SIGTERM: 15,
+  SIGHUP: 1,
+};
 
 export async function run(argv: string[]): Promise<number> {
   let values: Record<string, string | boolean | string[] | undefined>;
@@ -92,18 +100,35 @@ export async function run(argv: string[]): Promise<number> {
     return 1;
   }
   let report: GoChaosReport;
+  // The manager runs in a process group of its own, which a Ctrl-C at the terminal does not
+  // reach: a signal stops it (and its cluster) before the command ends.
+  const ac = new AbortController();
+  let caught: (typeof SIGNALS)[number] | undefined;
+  const handlers = SIGNALS.map((sig) => {
+    const h = (): void => {
+      console.error(`chaos: ${sig}, stopping the manager`);
+      caught = sig;
+      ac.abort();
+    };
+    process.on(sig, h);
+    return () => process.off(sig, h);
+  });
   try {
     report = await goChaos({
       moduleDir: resolve(moduleDir),
       manifests: manifests.map((m) => resolve(m)),
       durationMs,
       settleMs,
+      signal: ac.signal,
       ...(seed !== undefined ? { seed } : {}),
       ...(values.json ? {} : { onRun: (name: string) => console.error(`chaos: running ${name}`) }),
     });
   } catch (err) {
+    if (err instanceof GoChaosCancelled && caught) return 128 + SIGNAL_NUMBERS[caught];
     console.error(`chaos: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
+  } finally {
+    handlers.forEach((off) => off());
   }
   console.log(values.json ? JSON.stringify(report, null, 2) : formatGoChaos(report, durationMs));
   return report.cases.every((c) => c.converged) ? 0 : 1;

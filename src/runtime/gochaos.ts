@@ -30,6 +30,7 @@ import { GO_OPERATOR_USER, GoManagerProcess, freePort, type ManagerExit } from '
 import { goBuild } from './gotoolchain';
 import { ObservedManager, type ObservedController } from './observedcontroller';
 import { observedFindings, typeOf } from './observedfindings';
+import type { Finding } from './findings';
 import type { Sample } from './promtext';
 import type { ReconcileTrace } from './trace';
 
@@ -65,6 +66,22 @@ export interface GoChaosOptions {
   classes?: FaultClass[];
   /** Told when each run starts ('baseline', then the fault's name). */
   onRun?: (name: string) => void;
+  /** Told when each run ends, with what it recorded (`fault` null for the baseline). */
+  onRunDone?: (fault: string | null, run: GoRun) => void;
+  /**
+   * Told the process group of each manager as it starts, and `undefined` once it is stopped: the
+   * group to kill if whatever runs the report cannot wait for it to stop.
+   */
+  onManager?: (pid: number | undefined) => void;
+  /** Stops the report: the build or the run in progress ends, its manager is stopped. */
+  signal?: AbortSignal;
+}
+
+export class GoChaosCancelled extends Error {
+  constructor() {
+    super('The robustness report was cancelled.');
+    this.name = 'GoChaosCancelled';
+  }
 }
 
 export interface GoChaosReport extends ChaosReport {
@@ -75,7 +92,7 @@ export interface GoChaosReport extends ChaosReport {
 export interface GoRun {
   objects: KubeObject[];
   owned: KubeObject[];
-  findings: Array<{ kind: string }>;
+  findings: Finding[];
   traces: ReconcileTrace[];
   reconciles: number;
   apiCalls: number;
@@ -91,13 +108,19 @@ export async function goChaos(opts: GoChaosOptions): Promise<GoChaosReport> {
   const dir = mkdtempSync(join(tmpdir(), 'reconcile-studio-gochaos-'));
   try {
     const binary = join(dir, 'manager');
-    const built = await goBuild(opts.moduleDir, binary, opts.pkg);
+    const built = await goBuild(opts.moduleDir, binary, opts.pkg, process.env, opts.signal);
+    if (opts.signal?.aborted) throw new GoChaosCancelled();
     if (!built.ok) throw new Error(`go build failed in ${opts.moduleDir}:\n${built.output.trim()}`);
     // One CA for every run: generating it is the slowest part of starting a server.
     const certs = await generateServingCerts();
-    const run = (faults: FaultClass | undefined) => {
+    const run = async (faults: FaultClass | undefined) => {
+      if (opts.signal?.aborted) throw new GoChaosCancelled();
       opts.onRun?.(faults?.fault ?? 'baseline');
-      return runGoManager({ ...opts, binary, dir, certs, ...(faults ? { faults } : {}) });
+      const r = await runGoManager({ ...opts, binary, dir, certs, ...(faults ? { faults } : {}) });
+      // A run cut short by the signal is not a result.
+      if (opts.signal?.aborted) throw new GoChaosCancelled();
+      opts.onRunDone?.(faults?.fault ?? null, r);
+      return r;
     };
     const base = await run(undefined);
     if (base.exit)
@@ -195,6 +218,7 @@ async function runGoManager(o: RunOptions): Promise<GoRun> {
     let exit: ManagerExit | undefined;
     unsubscribe.push(proc.on('exit', (x) => (exit = x.stopped ? undefined : x)));
     await proc.start();
+    o.onManager?.(proc.pid);
     const started = Date.now();
     const durationMs = o.durationMs ?? DEFAULT_GO_DURATION_MS;
     const settleMs = o.settleMs ?? DEFAULT_GO_SETTLE_MS;
@@ -204,10 +228,11 @@ async function runGoManager(o: RunOptions): Promise<GoRun> {
       if (!activity.steady(now, settleMs)) return false;
       return !requeueDue(observed, now + settleMs);
     };
-    while (!exit && !(steady = quiet()))
+    while (!exit && !o.signal?.aborted && !(steady = quiet()))
       if (Date.now() - started >= durationMs) break;
       else await new Promise((r) => setTimeout(r, POLL_MS));
-    const metrics = exit ? undefined : await proc.scrape().catch(() => undefined);
+    const metrics =
+      exit || o.signal?.aborted ? undefined : await proc.scrape().catch(() => undefined);
     await proc.stop();
     observed.flush();
     const forTypes = observed
@@ -230,6 +255,7 @@ async function runGoManager(o: RunOptions): Promise<GoRun> {
   } finally {
     unsubscribe.forEach((u) => u());
     await proc?.stop();
+    if (proc) o.onManager?.(undefined);
     await server.close();
     cluster.close();
   }

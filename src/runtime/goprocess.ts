@@ -20,6 +20,21 @@ export const GO_OPERATOR_USER = 'go-operator';
 const LAST_LINES = 40;
 /** How long a stopped manager gets to shut down cleanly before it is killed. */
 const STOP_GRACE_MS = 5000;
+/** After the SIGKILL, how long the group's processes may take to be gone (reaped). */
+const GROUP_REAP_MS = 1000;
+const GROUP_POLL_MS = 50;
+
+/** Resolves once no process of the group `pgid` is left, or at `deadline` (epoch ms). */
+async function groupGone(pgid: number, deadline: number): Promise<void> {
+  while (Date.now() < deadline) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, GROUP_POLL_MS));
+  }
+}
 
 export interface GoManagerOptions {
   /** A shell command line; `DEFAULT_RUN_COMMAND` gets the manager flags appended. */
@@ -197,9 +212,13 @@ export class GoManagerProcess extends Emitter<GoManagerEvents> {
         // Already gone.
       }
     };
+    const stopAt = Date.now();
     signal('SIGTERM');
     const timer = setTimeout(() => signal('SIGKILL'), STOP_GRACE_MS);
     await this.exited;
+    // The shell is gone, but the manager it started (or `go run`'s binary) may still be shutting
+    // down: wait for the whole group, as the SIGKILL above is sure to end it.
+    await groupGone(child.pid, stopAt + STOP_GRACE_MS + GROUP_REAP_MS);
     clearTimeout(timer);
   }
 

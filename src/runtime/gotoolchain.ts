@@ -99,12 +99,13 @@ export function goBuild(
   out: string,
   pkg = './cmd',
   env: NodeJS.ProcessEnv = process.env,
+  signal?: AbortSignal,
 ): Promise<GoBuild> {
   return new Promise((resolve) => {
     execFile(
       'go',
       ['build', '-o', out, pkg],
-      { cwd, env, maxBuffer: 16 << 20 },
+      { cwd, env, maxBuffer: 16 << 20, ...(signal ? { signal } : {}) },
       (err, stdout, stderr) => {
         const output = `${stdout}${stderr}`;
         resolve({ ok: !err, output, errors: err ? parseBuildErrors(output, cwd) : [] });

@@ -7,7 +7,7 @@ import type { KubeObject } from '../cluster/types';
 import type { ClusterSession } from './clustersession';
 import { DebuggerPanel } from './debuggerpanel';
 import type { GoDebugController } from './godebug';
-import { goOperatorModules, type GoOperatorSession } from './gooperator';
+import { goOperatorModules, pickModule, type GoOperatorSession } from './gooperator';
 import { applyYaml, editObject, liveUri } from './liveyaml';
 import type { ObjectNode } from './model/resourcetree';
 import type { QueueNode } from './model/queuetree';
@@ -48,6 +48,16 @@ export function registerCommands({
         }
       }),
     );
+
+  /** Whether a command given `given` is about a Go operator or a TypeScript reconciler. */
+  const targetOf = (given: vscode.Uri | undefined, goActive: boolean) =>
+    debuggerTarget({
+      given: given?.fsPath,
+      goActive,
+      tsRunning: reconciles.isRunning,
+      tsModules: async () => (await findReconcilerModules()).length,
+      goOperatorModules: async () => (vscode.workspace.isTrusted ? goOperatorModules() : []),
+    });
 
   register('reconcileStudio.showOutput', () => log.show(true));
   register('reconcileStudio.openSample', () => openSample(context));
@@ -132,13 +142,7 @@ export function registerCommands({
     const given = uri instanceof vscode.Uri ? uri : undefined;
     // In a Go file, while a Go operator is under the debugger, or in a workspace whose only
     // reconcilers are Go, the panel follows the Go debugger.
-    const target = await debuggerTarget({
-      given: given?.fsPath,
-      goActive: goDebug.active,
-      tsRunning: reconciles.isRunning,
-      tsModules: async () => (await findReconcilerModules()).length,
-      goOperatorModules: async () => (vscode.workspace.isTrusted ? goOperatorModules() : []),
-    });
+    const target = await targetOf(given, goDebug.active);
     if (target.kind === 'go') {
       await goDebug.showPanel(context.extensionUri);
       if (!goDebug.active)
@@ -158,8 +162,21 @@ export function registerCommands({
   const robustness = new RobustnessReport(context.extensionUri, log);
   context.subscriptions.push(robustness);
   register('reconcileStudio.runRobustnessReport', async (uri?: vscode.Uri) => {
-    const module = await pickReconcilerModule(uri instanceof vscode.Uri ? uri : undefined);
-    if (module) await robustness.run(module);
+    // From the palette, a Go file in the editor says which: a workspace may hold both kinds.
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const given =
+      uri instanceof vscode.Uri ? uri : active?.fsPath.endsWith('.go') ? active : undefined;
+    // The Go operator's report where Open Reconcile Debugger would debug it, or while it runs.
+    const target = await targetOf(given, goDebug.active || goOperator.isRunning);
+    if (target.kind === 'go') {
+      const moduleDir = await pickModule(
+        target.module ? vscode.Uri.file(target.module) : undefined,
+      );
+      if (moduleDir) await robustness.run({ kind: 'go', moduleDir });
+      return;
+    }
+    const module = await pickReconcilerModule(given);
+    if (module) await robustness.run({ kind: 'typescript', module });
   });
 
   // ---- Work Queue items

@@ -33,6 +33,6 @@ export { delveGoProblem } from '../runtime/godebug/goversion';
 export { controllerRuntimeOf, resolvePhaseSymbols } from '../runtime/godebug/symbols';
 export { findReconcileSymbols } from '../runtime/godebug/reconcilers';
 export { DapClient, startDelve } from '../runtime/godebug/dap';
-export { runChaosInThread, ChaosCancelled } from '../runtime/chaosthread';
+export { runChaosInThread, runGoChaosInThread, ChaosCancelled } from '../runtime/chaosthread';
 export { robustnessView } from './model/robustnessreport';
 export { RecordedRunModel } from './model/recordedrun';

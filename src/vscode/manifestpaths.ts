@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 
 /**
@@ -18,4 +20,9 @@ export async function workspaceManifestPaths(relative: string[]): Promise<string
     }
   }
   return out;
+}
+
+/** The manifest folders (workspace-relative in the setting) that exist inside a Go module. */
+export function moduleManifestPaths(moduleDir: string, relative: string[]): string[] {
+  return relative.map((rel) => join(moduleDir, rel)).filter((p) => existsSync(p));
 }

@@ -17,6 +17,7 @@ import {
   requeueDue,
   type GoRun,
 } from '../../src/runtime/gochaos';
+import type { Finding } from '../../src/runtime/findings';
 import type { ApiCall, ReconcileTrace } from '../../src/runtime/trace';
 
 const webapp = (phase: string, ready: number, rv = '10'): KubeObject => ({
@@ -48,6 +49,15 @@ function run(over: Partial<GoRun> = {}): GoRun {
     ...over,
   };
 }
+
+const finding = (kind: Finding['kind']): Finding => ({
+  kind,
+  severity: 'warning',
+  controller: 'webapp',
+  request: { namespace: 'default', name: 'blog' },
+  message: kind,
+  evidence: {},
+});
 
 const call = (over: Partial<ApiCall>): ApiCall => ({
   verb: 'update',
@@ -113,8 +123,8 @@ test('a case whose WebApp status differs did not converge and lost status', () =
 test('findings are the ones the baseline lacks', () => {
   const c = goCase(
     'stale-cache',
-    run({ findings: [{ kind: 'hot-loop' }] }),
-    run({ findings: [{ kind: 'hot-loop' }, { kind: 'conflict-storm' }] }),
+    run({ findings: [finding('hot-loop')] }),
+    run({ findings: [finding('hot-loop'), finding('conflict-storm')] }),
   );
   assert.deepEqual(c.findings, ['conflict-storm']);
 });

@@ -91,4 +91,19 @@ describe('Go manager process', () => {
     assert.equal(exit.panic, 'panic: not really');
     await assert.rejects(p.scrape(500));
   });
+
+  it('stop() resolves once the whole process group is gone, not only the shell', async (t) => {
+    // A child of the command that outlives it: it lets go of the output pipes (so the shell's
+    // close does not wait for it) and shuts down slowly on SIGTERM, as a manager under `go run`.
+    const { dir } = script(t, '');
+    const command = `(trap 'sleep 0.5; exit 0' TERM; exec >/dev/null 2>&1; while :; do sleep 0.1; done) & echo started; wait`;
+    const p = new GoManagerProcess({ command, cwd: dir, kubeconfig: '/k', metricsPort: 1 });
+    cleanup(t, () => p.stop());
+    const started = new Promise<void>((r) => p.on('line', (l) => l.text === 'started' && r()));
+    await p.start();
+    await started;
+    const pgid = p.pid!;
+    await p.stop();
+    assert.throws(() => process.kill(-pgid, 0), { code: 'ESRCH' });
+  });
 });

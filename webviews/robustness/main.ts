@@ -162,6 +162,7 @@ function render(): void {
       { class: `status status-${view.status}`, role: 'status', 'aria-live': 'polite' },
       view.message,
     ),
+    view.note ? h('p', { class: 'note muted' }, view.note) : null,
     baseline(),
     table(),
   );

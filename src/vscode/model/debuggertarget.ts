@@ -1,5 +1,5 @@
 /**
- * Which debugger "Open Reconcile Debugger" opens: the Go debugger for a Go file, a Go operator
+ * Which debugger "Open Reconcile Debugger" opens (and which report "Run Robustness Report" runs): the Go debugger for a Go file, a Go operator
  * already under it, or a workspace whose only reconcilers are Go (a module with a
  * controller-runtime Reconcile, by the Go analysis, and no TypeScript reconciler module);
  * otherwise the TypeScript reconciler's. The workspace is searched only as far as needed.

@@ -8,6 +8,7 @@ import { emptyDebuggerState, type DebuggerState } from '../../protocol';
 import type { Finding } from '../../runtime/findings';
 import type { ReconcileTrace } from '../../runtime/trace';
 import { firstTraceOf, shownFindings, toFindingView } from './debuggermodel';
+import { withCallPhases } from './observedtrace';
 import { timelineOf, toReconcileView } from './traceview';
 
 export class RecordedRunModel {
@@ -15,20 +16,23 @@ export class RecordedRunModel {
   /** The reconcile the run was opened at, which Restart goes back to. */
   private readonly first: ReconcileTrace;
   private readonly findings: Finding[];
+  private readonly traces: ReconcileTrace[];
 
   /**
    * `title` names the run ("Robustness report, 5xx on status"); `reconcileID` the reconcile to
-   * open at (the run's first when absent or unknown).
+   * open at (the run's first when absent or unknown). A Go operator's observed traces are shown
+   * with their calls as phases.
    */
   constructor(
-    private readonly traces: ReconcileTrace[],
+    traces: ReconcileTrace[],
     findings: Finding[],
     readonly reconciler: string,
     private readonly title: string,
     reconcileID?: string,
   ) {
     if (!traces.length) throw new Error(`${title}: the run has no reconciles to show.`);
-    this.first = traces.find((t) => t.reconcileID === reconcileID) ?? traces[0];
+    this.traces = traces.map(withCallPhases);
+    this.first = this.traces.find((t) => t.reconcileID === reconcileID) ?? this.traces[0];
     this.shown = this.first;
     this.findings = shownFindings(findings);
   }

@@ -28,6 +28,10 @@ const FINDING_WORDS: Record<string, string> = {
   'hung-reconcile': 'hung reconcile: a reconcile never returned',
   'terminal-error': 'terminal error: the reconcile gave up without a retry',
   'result-with-error': 'a Result returned together with an error (the Result is ignored)',
+  // A Go operator's runs (gochaos.ts), on the real clock.
+  exited: 'exited: the manager process ended before the run did',
+  'not-settled':
+    'not settled: the manager was still writing when the run was cut at its duration (the baseline had settled)',
 };
 
 /**
@@ -127,9 +131,21 @@ export function robustnessRow(
   };
 }
 
+/**
+ * What a Go operator's report (`clock: 'real'`) must say next to its numbers: they are wall
+ * times of one run each, and a baseline that never settled makes every case a snapshot.
+ */
+export function realClockNote(report: ChaosReport): string {
+  const note =
+    'Real clock: timings vary run to run (a Go operator runs against the served cluster).';
+  return report.baseline.steadyAtMs === null
+    ? `${note} The baseline never settled (the manager kept writing), so every run was cut at its duration and compared as it stood.`
+    : note;
+}
+
 /** The whole panel's view of a finished report. */
 export function robustnessView(
-  report: ChaosReport,
+  report: ChaosReport & { clock?: 'real' },
   runs: RecordedRun[],
   reconciler: string,
 ): RobustnessView {
@@ -143,6 +159,7 @@ export function robustnessView(
       ? `${failed} of ${report.cases.length} fault classes did not converge to the baseline's state.`
       : `All ${report.cases.length} fault classes converged to the baseline's state.`,
     reconciler,
+    ...(report.clock === 'real' ? { note: realClockNote(report) } : {}),
     baseline: {
       reconciles: b.reconciles,
       apiCalls: b.apiCalls,

@@ -231,3 +231,125 @@ describe('whereItWentWrong', () => {
     );
   });
 });
+
+describe("a Go operator's report (real clock)", () => {
+  const observed = (id: number, calls: Array<[string, number]>, error?: string): ReconcileTrace =>
+    ({
+      id,
+      reconcileID: `uid-${id}`,
+      controller: 'webapp',
+      request: { namespace: 'default', name: 'blog' },
+      key: 'default/blog',
+      worker: 0,
+      triggers: [],
+      start: id * 100,
+      end: id * 100 + 10,
+      phases: [{ phase: 'reconcile', at: id * 100, summary: 'Reconcile default/blog' }],
+      calls: calls.map(([verb, code]) => ({
+        verb,
+        resource: 'deployments',
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        namespace: 'default',
+        name: 'blog',
+        subresource: '',
+        code,
+        source: 'server',
+        at: id * 100 + 5,
+        ...(code === 409 ? { fault: 'write-conflict' } : {}),
+      })),
+      warnings: [],
+      outcome: error ? 'error' : 'success',
+      ...(error ? { error: { message: error } } : {}),
+    }) as unknown as ReconcileTrace;
+
+  const baseline = [
+    observed(1, [
+      ['get', 200],
+      ['update', 200],
+    ]),
+  ];
+  const conflict = [
+    observed(
+      1,
+      [
+        ['get', 200],
+        ['update', 409],
+      ],
+      'Operation cannot be fulfilled',
+    ),
+    observed(2, [
+      ['get', 200],
+      ['update', 200],
+    ]),
+  ];
+  const report = (steadyAtMs: number | null) => ({
+    clock: 'real' as const,
+    baseline: { reconciles: 1, apiCalls: 2, steadyAtMs, objects: 2 },
+    cases: [
+      {
+        fault: 'write-conflict',
+        converged: true,
+        timeToConvergeMs: 1234,
+        reconciles: 2,
+        apiCalls: 4,
+        findings: [],
+        diff: '',
+      },
+      {
+        fault: 'status-500',
+        converged: false,
+        timeToConvergeMs: null,
+        reconciles: 1,
+        apiCalls: 2,
+        findings: ['exited', 'not-settled'],
+        diff: 'the manager exited: exit code 1',
+      },
+    ],
+  });
+  const runs: RecordedRun[] = [
+    { fault: null, traces: baseline },
+    { fault: 'write-conflict', traces: conflict },
+    { fault: 'status-500', traces: [] },
+  ];
+
+  it('notes the real clock, and that a baseline which never settled makes each case a snapshot', () => {
+    const v = robustnessView(report(800), runs, 'samples/quota-operator');
+    assert.equal(
+      v.note,
+      'Real clock: timings vary run to run (a Go operator runs against the served cluster).',
+    );
+    assert.equal(v.baseline?.steadyAt, '0.800 s');
+    const never = robustnessView(report(null), runs, 'samples/quota-operator');
+    assert.match(never.note ?? '', /^Real clock: .* The baseline never settled/);
+    assert.equal(never.baseline?.steadyAt, '—');
+  });
+
+  it("says a Go run's own findings in words and links to the observed reconcile that failed", () => {
+    const [ok, bad] = robustnessView(report(800), runs, 'samples/quota-operator').rows;
+    assert.equal(ok.timeToConverge, '1.234 s');
+    assert.equal(ok.extraReconciles, '+1');
+    assert.equal(ok.wentWrong?.reconcileID, 'uid-1');
+    assert.match(ok.wentWrong!.label, /^reconcile #1 of default\/blog returned an error/);
+    assert.deepEqual(bad.findings, [
+      'exited: the manager process ended before the run did',
+      'not settled: the manager was still writing when the run was cut at its duration (the baseline had settled)',
+    ]);
+    // A run that recorded no reconcile has none to open.
+    assert.equal(bad.wentWrong, undefined);
+    const model = new RecordedRunModel(
+      conflict,
+      [],
+      'samples/quota-operator',
+      'Robustness report, Conflict on write (409)',
+      ok.wentWrong!.reconcileID,
+    );
+    assert.equal(model.state().current?.id, 'uid-1');
+    assert.ok(model.state().current?.calls.some((c) => c.code === 409));
+  });
+
+  it('a TypeScript report (virtual clock) has no note', () => {
+    const { clock: _clock, ...virtual } = report(800);
+    assert.equal(robustnessView(virtual, runs, 'x').note, undefined);
+  });
+});
