@@ -23,14 +23,7 @@ describe('the robustness report of the sample Go operator', { timeout: 600_000 }
 
   it('runs the Go manager once per fault class and shows a row per class', { skip }, async () => {
     await withScreenshotOnFailure(wb, 'go-robustness-report', async () => {
-      await wb.page.keyboard.press('Control+P');
-      const input = wb.page.locator('.quick-input-widget input');
-      await input.fill('webapp_controller.go');
-      await wb.page
-        .locator('.quick-input-list .monaco-list-row', { hasText: 'webapp_controller.go' })
-        .first()
-        .waitFor();
-      await input.press('Enter');
+      await wb.openFile('webapp_controller.go');
       await wb.runCommand('Reconcile Studio: Run Robustness Report');
       const report = await wb.findFrame('#app[data-status]', 120_000);
       await report.locator('.note', { hasText: /real clock/i }).waitFor({ timeout: 120_000 });

@@ -152,14 +152,7 @@ describe('a new user on the sample operator', { timeout: 600_000 }, () => {
 
   it('opens the Go controller and sees its diagnostics in Problems, then applies a quick fix', async () => {
     await withScreenshotOnFailure(wb, 'newuser-diagnostics', async () => {
-      await wb.page.keyboard.press('Control+P');
-      const input = wb.page.locator('.quick-input-widget input');
-      await input.fill('webapp_controller.go');
-      await wb.page
-        .locator('.quick-input-list .monaco-list-row', { hasText: 'webapp_controller.go' })
-        .first()
-        .waitFor();
-      await input.press('Enter');
+      await wb.openFile('webapp_controller.go');
       await wb.runCommand('View: Focus Problems');
       const problems = wb.page.locator('.markers-panel');
       await problems

@@ -27,6 +27,8 @@ export interface Workbench {
   userDataDir: string;
   screenshot(name: string): Promise<string>;
   runCommand(title: string): Promise<void>;
+  /** Opens a workspace file in an editor through Quick Open (Ctrl+P), as a user does. */
+  openFile(name: string): Promise<void>;
   openView(containerTitle: string): Promise<void>;
   findFrame(selector: string, timeoutMs?: number): Promise<Frame>;
   close(): Promise<void>;
@@ -109,6 +111,13 @@ function makeWorkbench(
       const file = join(resultsDir, `${name}.png`);
       await page.screenshot({ path: file });
       return file;
+    },
+    async openFile(name) {
+      await page.keyboard.press('Control+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.fill(name);
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
+      await input.press('Enter');
     },
     async runCommand(title) {
       const input = page.locator('.quick-input-widget input');
