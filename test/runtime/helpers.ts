@@ -67,7 +67,10 @@ export function cleanup(owner: TestContext | Releases, release: () => unknown): 
 /** A fresh temp dir, removed with what it holds when `owner` ends. */
 export function tempDir(owner: TestContext | Releases, prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  cleanup(owner, () => rmSync(dir, { recursive: true, force: true }));
+  // Retried: a process the test started (go's telemetry, say) may still be writing below it.
+  cleanup(owner, () =>
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }),
+  );
   return dir;
 }
 

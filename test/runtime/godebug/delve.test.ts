@@ -48,6 +48,8 @@ describe('finding Delve', () => {
           GOPATH: gopath,
           HOME: home,
           GOCACHE: join(home, 'c'),
+          // go would otherwise start writing its telemetry under HOME, racing the clean-up.
+          GOTELEMETRY: 'off',
         }),
         dlv,
       );

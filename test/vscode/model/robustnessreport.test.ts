@@ -319,7 +319,7 @@ describe("a Go operator's report (real clock)", () => {
       v.note,
       'Real clock: timings vary run to run (a Go operator runs against the served cluster).',
     );
-    assert.equal(v.baseline?.steadyAt, '0.800 s');
+    assert.equal(v.baseline?.steadyAt, formatDuration(800));
     const never = robustnessView(report(null), runs, 'samples/quota-operator');
     assert.match(never.note ?? '', /^Real clock: .* The baseline never settled/);
     assert.equal(never.baseline?.steadyAt, '—');
@@ -327,7 +327,7 @@ describe("a Go operator's report (real clock)", () => {
 
   it("says a Go run's own findings in words and links to the observed reconcile that failed", () => {
     const [ok, bad] = robustnessView(report(800), runs, 'samples/quota-operator').rows;
-    assert.equal(ok.timeToConverge, '1.234 s');
+    assert.equal(ok.timeToConverge, formatDuration(1234));
     assert.equal(ok.extraReconciles, '+1');
     assert.equal(ok.wentWrong?.reconcileID, 'uid-1');
     assert.match(ok.wentWrong!.label, /^reconcile #1 of default\/blog returned an error/);
