@@ -27,16 +27,10 @@ export function yamlOf(obj: KubeObject | undefined): string {
 }
 
 /** What the API calls pane and the write diffs need of one call, whoever recorded it. */
-interface CallRecord {
-  verb: string;
-  resource: string;
-  namespace?: string;
-  name?: string;
-  subresource?: string;
-  code: number;
-  message?: string;
-  source: 'cache' | 'server';
-}
+type CallRecord = Pick<
+  ApiCallView,
+  'verb' | 'resource' | 'namespace' | 'name' | 'subresource' | 'code' | 'message' | 'source'
+>;
 
 export function apiCallView(
   c: CallRecord,
