@@ -27,11 +27,23 @@ export function locateAsset(file: string, pkg: string, from: string = __dirname)
 
 let loading: Promise<Language> | undefined;
 
+/**
+ * The object handed to Parser.init: Emscripten fills it in as the wasm module (its exports, e.g.
+ * `_ts_tree_cursor_goto_first_child_wasm`). cursor.ts drives the tree cursor through it directly.
+ */
+const moduleObject: Record<string, unknown> = {};
+
+/** The wasm module once loadGo has run (empty before, and if another caller initialized it). */
+export function wasmModule(): Readonly<Record<string, unknown>> {
+  return moduleObject;
+}
+
 /** The Go language, loaded on first use; every later call shares the same instance. */
 export function loadGo(): Promise<Language> {
   loading ??= (async () => {
     const runtime = locateAsset('tree-sitter.wasm', 'web-tree-sitter');
-    await TreeSitter.Parser.init({ locateFile: () => runtime });
+    moduleObject.locateFile = () => runtime;
+    await TreeSitter.Parser.init(moduleObject);
     return TreeSitter.Language.load(locateAsset('tree-sitter-go.wasm', 'tree-sitter-go'));
   })();
   return loading;

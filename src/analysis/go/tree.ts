@@ -8,7 +8,8 @@
  * incrementally and we copy again only the declarations whose text changed. Nodes keep offsets
  * relative to their declaration, so a reused declaration simply gets a new base offset.
  */
-import type { Language, Tree, TreeCursor } from 'web-tree-sitter';
+import type { Language, Tree } from 'web-tree-sitter';
+import { walkTree, type WalkCursor } from './cursor';
 
 let nextId = 1;
 
@@ -105,23 +106,30 @@ export class SNode {
   }
 }
 
-/** Per-language lookups, so the copy reads numbers (cheap) rather than strings from wasm. */
+/**
+ * Per-language lookups, so the copy reads numbers (cheap) rather than strings from wasm. Filled
+ * up front: during a walk nothing else may call into tree-sitter (see cursor.ts).
+ */
 class Symbols {
-  private readonly named = new Map<number, boolean>();
-  constructor(readonly language: Language) {}
+  private readonly types: string[] = [];
+  private readonly named: boolean[] = [];
+  private readonly fields: (string | null)[] = [];
+  constructor(language: Language) {
+    for (let id = 0; id < language.nodeTypeCount; id++) {
+      this.types.push(language.types[id] ?? '');
+      this.named.push(language.nodeTypeIsNamed(id));
+    }
+    for (let id = 0; id < language.fields.length; id++)
+      this.fields.push(id > 0 ? (language.fields[id] ?? null) : null);
+  }
   type(id: number): string {
-    return this.language.types[id] ?? '';
+    return this.types[id] ?? '';
   }
   isNamed(id: number): boolean {
-    let v = this.named.get(id);
-    if (v === undefined) {
-      v = this.language.nodeTypeIsNamed(id);
-      this.named.set(id, v);
-    }
-    return v;
+    return this.named[id] ?? false;
   }
   field(id: number): string | null {
-    return id > 0 ? (this.language.fields[id] ?? null) : null;
+    return this.fields[id] ?? null;
   }
 }
 
@@ -149,7 +157,7 @@ const KEPT_TOKENS = new Set(['&', '*', '<-']);
 
 /** Copies the subtree at the cursor (which must be on a kept node) into `segment`. */
 function copy(
-  cursor: TreeCursor,
+  cursor: WalkCursor,
   sym: Symbols,
   segment: Segment,
   typeId: number,
@@ -190,13 +198,9 @@ export class TreeCopier {
 
   copy(tree: Tree, text: string): SNode {
     const language = tree.language;
-    let sym = symbolTables.get(language);
-    if (!sym) {
-      sym = new Symbols(language);
-      symbolTables.set(language, sym);
-    }
-    const cursor = tree.walk();
-    try {
+    const sym = symbolTables.get(language) ?? new Symbols(language);
+    symbolTables.set(language, sym);
+    return walkTree(tree, (cursor) => {
       const fileSegment: Segment = { base: 0, text, index: new Map(), count: 0 };
       const root = new SNode(sym.type(cursor.nodeTypeId), true, null, 0, text.length, fileSegment);
       const next = new Map<string, SNode>();
@@ -227,8 +231,6 @@ export class TreeCopier {
       }
       this.cache = next;
       return root;
-    } finally {
-      cursor.delete();
-    }
+    });
   }
 }
