@@ -200,25 +200,39 @@ export function resultsOf(fn: Node): string[] {
   return out;
 }
 
+interface ImportSpec {
+  path: string;
+  alias: string | null;
+}
+
+/** Keyed by the file's root node, which every copy of the tree makes anew. */
+const importSpecs = new WeakMap<Node, ImportSpec[]>();
+
+/** A file's imports, read once per copy of its tree (the rules ask for them per call they check). */
+function importsOf(file: GoFile): ImportSpec[] {
+  let specs = importSpecs.get(file.root);
+  if (!specs) {
+    specs = [];
+    for (const spec of descendants(file.root, 'import_spec')) {
+      const path = field(spec, 'path')?.text.replace(/^["`]|["`]$/g, '');
+      if (path) specs.push({ path, alias: field(spec, 'name')?.text ?? null });
+    }
+    importSpecs.set(file.root, specs);
+  }
+  return specs;
+}
+
 /** The local name a file uses for an import path (`client` for .../pkg/client), or null. */
 export function importName(file: GoFile, path: string): string | null {
-  for (const spec of descendants(file.root, 'import_spec')) {
-    const p = field(spec, 'path')?.text.replace(/^["`]|["`]$/g, '');
-    if (p !== path) continue;
-    const alias = field(spec, 'name')?.text;
-    if (alias === '_' || alias === '.') return null;
-    return alias ?? path.slice(path.lastIndexOf('/') + 1);
-  }
-  return null;
+  const spec = importsOf(file).find((s) => s.path === path);
+  if (!spec || spec.alias === '_' || spec.alias === '.') return null;
+  return spec.alias ?? path.slice(path.lastIndexOf('/') + 1);
 }
 
 /** The import path a file's qualifier stands for (`appsv1` → `k8s.io/api/apps/v1`), or null. */
 export function importPathOf(file: GoFile, qualifier: string): string | null {
-  for (const spec of descendants(file.root, 'import_spec')) {
-    const p = field(spec, 'path')?.text.replace(/^["`]|["`]$/g, '');
-    if (!p) continue;
-    const name = field(spec, 'name')?.text ?? p.slice(p.lastIndexOf('/') + 1);
-    if (name === qualifier) return p;
+  for (const { path, alias } of importsOf(file)) {
+    if ((alias ?? path.slice(path.lastIndexOf('/') + 1)) === qualifier) return path;
   }
   return null;
 }
