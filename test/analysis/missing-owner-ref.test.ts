@@ -36,3 +36,50 @@ describe('missing-owner-ref among siblings', () => {
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
 });
+
+/** A reconciler of StatefulSets (not of the WebApp in helpers.controller) creating `child`. */
+function statefulSetReconciler(child: string): string {
+  return `package controller
+
+import (
+	"context"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+type SetReconciler struct {
+	client.Client
+}
+
+func (r *SetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var set appsv1.StatefulSet
+	if err := r.Get(ctx, req.NamespacedName, &set); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	obj := &${child}{ObjectMeta: metav1.ObjectMeta{Name: "data-" + set.Name + "-0", Namespace: set.Namespace}}
+	if err := r.Create(ctx, obj); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, nil
+}
+`;
+}
+
+describe('missing-owner-ref and claims kept past their StatefulSet', () => {
+  it('accepts a StatefulSet reconciler creating a PersistentVolumeClaim with no owner (Retain, as kube does)', async () => {
+    assert.deepEqual(await rulesOf(statefulSetReconciler('corev1.PersistentVolumeClaim')), []);
+  });
+
+  it('still flags a Pod the StatefulSet reconciler creates with no owner', async () => {
+    assert.deepEqual(await rulesOf(statefulSetReconciler('corev1.Pod')), ['missing-owner-ref']);
+  });
+
+  it('still flags a PersistentVolumeClaim created with no owner by a reconciler of another kind', async () => {
+    const body = `pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: app.Name, Namespace: app.Namespace}}\n${create('pvc')}`;
+    assert.deepEqual(await rulesOf(controller(body)), ['missing-owner-ref']);
+  });
+});

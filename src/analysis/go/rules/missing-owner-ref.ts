@@ -46,6 +46,15 @@ function namespaceFromAnObject(literal: Node): boolean {
   return false;
 }
 
+/**
+ * A reconciler of StatefulSets that creates PersistentVolumeClaims does what kube's StatefulSet
+ * controller does with volumeClaimTemplates: under the default persistentVolumeClaimRetentionPolicy
+ * (Retain) those claims get no owner reference, so the data outlives the StatefulSet and its pods.
+ */
+function retainedClaim(reconciledType: string | null, childType: string): boolean {
+  return reconciledType === 'StatefulSet' && childType === 'PersistentVolumeClaim';
+}
+
 const OWNER_HINT =
   /SetControllerReference|SetOwnerReference|OwnerReferences|NewControllerRef|OwnerReference\{/;
 /** Calls that set an owner on their second argument. */
@@ -107,6 +116,7 @@ export const missingOwnerRef: GoRule = {
           if (!child || fn.reconciled.has(child) || owned.has(child)) continue;
           const origin = localOrigin(ctx.pkg, fn, child, cc.call);
           if (!origin || !origin.typeName || UNOWNED.has(origin.typeName)) continue;
+          if (retainedClaim(rec.objectType, origin.typeName)) continue;
           if (origin.builder && OWNER_HINT.test(origin.builder.node.text)) continue;
           if (OWNER_HINT.test(origin.literal.text)) continue;
           // A child in another namespace (or one we cannot tell) cannot be owned by this object.
