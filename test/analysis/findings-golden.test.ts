@@ -76,48 +76,36 @@ const EXPECTED_SAMPLE = [
   'status-error-ignored reconcilers/webapp.reconciler.ts:53:11-55:25',
 ];
 
+/** Every rule's pattern (fixtures/every_rule_controller.go). */
+const EVERY_RULE = [
+  'notfound-not-ignored every_rule_controller.go:48:25-48:28',
+  'spec-write every_rule_controller.go:51:3-51:25',
+  'unscoped-list every_rule_controller.go:57:12-57:30',
+  'result-with-error every_rule_controller.go:58:10-58:48',
+  'missing-owner-ref every_rule_controller.go:61:12-61:33',
+  'forbidden-swallowed every_rule_controller.go:63:4-63:29',
+  'blocking-sleep every_rule_controller.go:68:3-68:30',
+  'observed-generation every_rule_controller.go:71:12-71:41',
+  'observed-generation every_rule_controller.go:75:6-75:35',
+  'repeated-status-update every_rule_controller.go:75:6-75:35',
+  'status-error-ignored every_rule_controller.go:75:6-75:35',
+  'repeated-status-update every_rule_controller.go:152:13-152:41',
+  'result-with-error every_rule_controller.go:157:10-157:36',
+  'missing-owner-ref every_rule_controller.go:164:12-164:30',
+];
+
+const SEED = [
+  'update-unfetched seed_controller.go:44:13-44:34',
+  'status-error-ignored seed_controller.go:48:9-48:36',
+];
+
 const EXPECTED_FIXTURES: Record<string, string[]> = {
-  'every_rule_controller.go': [
-    'notfound-not-ignored every_rule_controller.go:48:25-48:28',
-    'spec-write every_rule_controller.go:51:3-51:25',
-    'unscoped-list every_rule_controller.go:57:12-57:30',
-    'result-with-error every_rule_controller.go:58:10-58:48',
-    'missing-owner-ref every_rule_controller.go:61:12-61:33',
-    'forbidden-swallowed every_rule_controller.go:63:4-63:29',
-    'blocking-sleep every_rule_controller.go:68:3-68:30',
-    'observed-generation every_rule_controller.go:71:12-71:41',
-    'observed-generation every_rule_controller.go:75:6-75:35',
-    'repeated-status-update every_rule_controller.go:75:6-75:35',
-    'status-error-ignored every_rule_controller.go:75:6-75:35',
-    'repeated-status-update every_rule_controller.go:152:13-152:41',
-    'result-with-error every_rule_controller.go:157:10-157:36',
-    'missing-owner-ref every_rule_controller.go:164:12-164:30',
-  ],
+  'every_rule_controller.go': EVERY_RULE,
   'kubebuilder_good_controller.go': [],
   'memcached_types.go': [],
   'scaffold_controller.go': [],
-  'seed_controller.go': [
-    'update-unfetched seed_controller.go:44:13-44:34',
-    'status-error-ignored seed_controller.go:48:9-48:36',
-  ],
-  '(package)': [
-    'notfound-not-ignored every_rule_controller.go:48:25-48:28',
-    'spec-write every_rule_controller.go:51:3-51:25',
-    'unscoped-list every_rule_controller.go:57:12-57:30',
-    'result-with-error every_rule_controller.go:58:10-58:48',
-    'missing-owner-ref every_rule_controller.go:61:12-61:33',
-    'forbidden-swallowed every_rule_controller.go:63:4-63:29',
-    'blocking-sleep every_rule_controller.go:68:3-68:30',
-    'observed-generation every_rule_controller.go:71:12-71:41',
-    'observed-generation every_rule_controller.go:75:6-75:35',
-    'repeated-status-update every_rule_controller.go:75:6-75:35',
-    'status-error-ignored every_rule_controller.go:75:6-75:35',
-    'repeated-status-update every_rule_controller.go:152:13-152:41',
-    'result-with-error every_rule_controller.go:157:10-157:36',
-    'missing-owner-ref every_rule_controller.go:164:12-164:30',
-    'update-unfetched seed_controller.go:44:13-44:34',
-    'status-error-ignored seed_controller.go:48:9-48:36',
-  ],
+  'seed_controller.go': SEED,
+  '(package)': [...EVERY_RULE, ...SEED],
 };
 
 const EXPECTED_REPEATED = [
