@@ -85,6 +85,8 @@ class Walker {
 
   statement(st: Node, state: Counts): Counts {
     if (st.type === 'defer_statement' || st.type === 'go_statement') return state;
+    // Nothing to count inside: the state passes through unchanged (callers copy before counting).
+    if (!this.writes.some((w) => contains(st, w.call))) return state;
     if (st.type === 'if_statement') {
       const cons = field(st, 'consequence');
       const alt = field(st, 'alternative');
