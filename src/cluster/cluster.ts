@@ -52,6 +52,7 @@ import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } 
 import { applyPatch, recordManagedFields } from './fieldmanager';
 import type { Change, ChangeListener } from './store';
 import { Store, objectKey } from './store';
+import { RESOURCE_VERSION_TOO_HIGH_RETRY_SECONDS } from './watchcache';
 import { strategyFor, validateObjectMeta } from './strategy';
 import { convertEvent } from './events';
 import { EventRecorder } from './events';
@@ -376,12 +377,16 @@ export class Cluster {
       // goes on at the newest.
       if (tok.rv > 0) listRv = tok.rv;
       gone = () => continueTooOld(encodeContinue(-1, tok.start));
-    } else if (opts.resourceVersionMatch === 'Exact' && opts.resourceVersion) {
-      listRv = Number(opts.resourceVersion);
-      if (!Number.isInteger(listRv) || listRv < 0)
-        throw newBadRequest(`invalid resource version: "${opts.resourceVersion}"`);
-      if (listRv > this.store.resourceVersion)
-        throw newTooLargeResourceVersion(listRv, this.store.resourceVersion);
+    } else if (opts.resourceVersion) {
+      const asked = Number(opts.resourceVersion);
+      if (opts.resourceVersionMatch === 'Exact') {
+        if (!Number.isInteger(asked) || asked < 0)
+          throw newBadRequest(`invalid resource version: "${opts.resourceVersion}"`);
+        listRv = asked;
+      }
+      // Exactly at, or not older than, a version the store has not reached: the watch cache's
+      // answer once its wait is over (watchcache.ts; the HTTP layer waits before it asks).
+      if (asked > this.store.resourceVersion) throw this.tooLarge(asked);
     }
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
     const objects: KubeObject[] = [];
@@ -404,6 +409,15 @@ export class Cluster {
       metadata.remainingItemCount = remaining;
     }
     return { objects, metadata };
+  }
+
+  /** A read at `asked`, which the store has not reached yet (watch_cache.go's answer). */
+  private tooLarge(asked: number): StatusError {
+    return newTooLargeResourceVersion(
+      asked,
+      this.store.resourceVersion,
+      RESOURCE_VERSION_TOO_HIGH_RETRY_SECONDS,
+    );
   }
 
   /** A predicate for label/field selectors and namespace; throws 400 on a bad selector. */
@@ -499,11 +513,18 @@ export class Cluster {
     };
 
     const rvParam = opts.resourceVersion;
-    const threshold = this.store.resourceVersion;
+    let threshold = this.store.resourceVersion;
     // sendInitialEvents=false (WatchList without initial events) starts at the resourceVersion
     // given, or now; true sends the current objects whatever the resourceVersion ("not older
-    // than" it: this store is always at least that fresh).
+    // than" it), once the store has reached it: before, the watch cache's error watcher answers
+    // (one ERROR event, after the wait watchcache.ts makes over HTTP).
     const fromNow = !rvParam || rvParam === '0';
+    const asked = fromNow ? 0 : Number(rvParam);
+    if (opts.sendInitialEvents && asked > threshold) {
+      push({ type: 'ERROR', object: this.tooLarge(asked).status as unknown as KubeObject });
+      queueMicrotask(() => stop(true));
+      return { stop: () => stop(false) };
+    }
     if (opts.sendInitialEvents ?? fromNow) {
       const ns = t.info.namespaced && opts.namespace ? opts.namespace : undefined;
       for (const [, o] of this.store.scan(t.storageKey, ns))
@@ -533,6 +554,9 @@ export class Cluster {
         return { stop: () => stop(false) };
       }
       for (const c of changes) deliver(c);
+      // From a version the store has not reached: the changes after it, as the cacheWatcher sends
+      // only events newer than the resourceVersion it was started from.
+      threshold = Math.max(threshold, from);
     }
     unsubscribe = this.store.subscribe((c) => {
       if (c.rv > threshold && !stopped) deliver(c);

@@ -189,16 +189,21 @@ export function newGone(message: string): StatusError {
 
 /**
  * The storage layer's "too large resource version" (a read at a resourceVersion the store has not
- * reached), as apierrors.NewTimeoutError renders it with the ResourceVersionTooLarge cause.
+ * reached), as storage.NewTooLargeResourceVersionError builds it: apierrors.NewTimeoutError with
+ * the ResourceVersionTooLarge cause.
  */
-export function newTooLargeResourceVersion(asked: number, current: number): StatusError {
+export function newTooLargeResourceVersion(
+  asked: number,
+  current: number,
+  retryAfterSeconds: number,
+): StatusError {
   return status(
     504,
     'Timeout',
     `Timeout: Too large resource version: ${asked}, current: ${current}`,
     {
       causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
-      retryAfterSeconds: 1,
+      ...(retryAfterSeconds ? { retryAfterSeconds } : {}),
     },
   );
 }

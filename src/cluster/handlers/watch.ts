@@ -7,6 +7,7 @@ import { watchUnderFault, type FaultEffect } from '../faults';
 import { queryBool, sendInitialEventsOf, watchTimeoutSeconds } from '../listoptions';
 import { toTable } from '../table';
 import type { ListOptions, WatchEvent } from '../types';
+import { waitUntilFresh, watchWaitsFor } from '../watchcache';
 import { WatchStream } from '../watchstream';
 import { partialObjectMetadata } from './response';
 import type { RequestScope } from './scope';
@@ -28,6 +29,41 @@ export function watchResource(
   listOpts: ListOptions,
   serving: WatchServing,
   fault?: FaultEffect,
+): void | Promise<void> {
+  const { cluster, res } = s;
+  const sendInitialEvents = sendInitialEventsOf(s.q);
+  const rv = watchWaitsFor(listOpts, sendInitialEvents);
+  if (rv <= cluster.store.resourceVersion)
+    return serveWatch(s, listOpts, sendInitialEvents, serving, fault);
+  // A WatchList from a version the store has not reached waits for it before the watch is
+  // accepted (headers included), as the cacher does; after the wait, the watch serves the
+  // initial events, or its ERROR event if the store is still behind.
+  return new Promise<void>((resolve) => {
+    const abandon = () => {
+      cancel();
+      serving.closers.delete(close);
+      res.off('close', abandon);
+      resolve();
+    };
+    const close = () => {
+      abandon();
+      res.end();
+    };
+    const cancel = waitUntilFresh(cluster.store, cluster.clock, rv, () => {
+      abandon();
+      serveWatch(s, listOpts, sendInitialEvents, serving, fault);
+    });
+    serving.closers.add(close); // the server closes
+    res.once('close', abandon); // the client went away
+  });
+}
+
+function serveWatch(
+  s: RequestScope,
+  listOpts: ListOptions,
+  sendInitialEvents: boolean | undefined,
+  serving: WatchServing,
+  fault: FaultEffect | undefined,
 ): void {
   const { cluster, t, type, q, req, res, metaOnly, table } = s;
   const includeObject = q.get('includeObject') ?? undefined;
@@ -64,7 +100,6 @@ export function watchResource(
     max: serving.maxWatchSeconds,
     minRequestTimeout: serving.minRequestTimeoutSeconds,
   });
-  const sendInitialEvents = sendInitialEventsOf(q);
   const w: { stop(): void } = watchUnderFault(fault, cluster.clock, write, end, (deliver) =>
     cluster.watch(
       type,
