@@ -239,10 +239,22 @@ export async function run(argv: string[]): Promise<number> {
     cluster.close();
     return 1;
   }
-  // Taken out again however the process ends short of a kill -9.
-  const removeKubeconfig = () => {
-    kubeconfig.remove();
+  // Taken out again however the process ends short of a kill -9. Another writer's lock on the
+  // file (kubectl config ...) leaves the entries there, said so: true when they are gone.
+  const removeKubeconfig = (): boolean => {
+    let removed = true;
+    try {
+      kubeconfig.remove();
+    } catch (err) {
+      removed = false;
+      const n = kubeconfig.name;
+      console.error(
+        `reconcile-studio serve: cannot take the context "${n}" out of ${kubeconfig.file}: ${err instanceof Error ? err.message : String(err)}. ` +
+          `It is left there: kubectl --kubeconfig ${kubeconfig.file} config delete-context ${n} (and delete-cluster ${n}, delete-user ${n})`,
+      );
+    }
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    return removed;
   };
   process.once('exit', removeKubeconfig);
   console.log(`Serving the fake cluster at ${server.url}`);
@@ -270,8 +282,7 @@ export async function run(argv: string[]): Promise<number> {
   await stopSaving();
   cluster.close();
   process.off('exit', removeKubeconfig);
-  removeKubeconfig();
-  return 0;
+  return removeKubeconfig() ? 0 : 1;
 }
 
 /**

@@ -6,13 +6,15 @@
  * served cluster, replace entries of that name or are appended; everything else, unknown fields
  * and comments included, stays as it was. Unlike kind, current-context is only set when the file
  * had none, so a user's kubectl does not silently switch clusters. Removing undoes exactly that
- * (restoring entries it replaced), on the file as it is then. Files are written atomically, 0600.
+ * (restoring entries it replaced), on the file as it is then. Files are written atomically, 0600,
+ * under clientcmd's `FILE.lock` (kubeconfiglock.ts).
  */
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import YAML, { isMap, isSeq } from 'yaml';
 import type { Document } from 'yaml';
 import { writeFileAtomic } from './atomicfile';
+import { withKubeconfigLock } from './kubeconfiglock';
 
 export interface KubeconfigParams {
   server: string;
@@ -140,18 +142,28 @@ export interface InstalledKubeconfig {
   name: string;
   /** The file's current-context when it already had one (left as it was). */
   keptCurrentContext?: string;
-  /** Takes the entries out again (deleting the file if it was created for them). Idempotent. */
+  /**
+   * Takes the entries out again (deleting the file if it was created for them). Idempotent.
+   * Throws, changing nothing, while another writer holds the kubeconfig's lock.
+   */
   remove(): void;
 }
 
-/** Merges the served cluster into the kubeconfig `file` (created if missing), 0600. */
+/**
+ * Merges the served cluster into the kubeconfig `file` (created if missing), 0600, holding
+ * clientcmd's lock on it (kubeconfiglock.ts) for the read-modify-write, as the removal does too.
+ */
 export function installKubeconfig(file: string, p: KubeconfigParams): InstalledKubeconfig {
-  // Write through a symlinked ~/.kube/config, not over the link.
+  // Write through a symlinked ~/.kube/config, not over the link; the lock is on the name given,
+  // which is the one kubectl locks.
   const target = existsSync(file) ? realpathSync(file) : file;
-  const existed = existsSync(target);
-  const before = existed ? readFileSync(target, 'utf8') : '';
-  const { text, undo } = mergeKubeconfig(before, p, target);
-  writeFileAtomic(target, text);
+  const { existed, before, undo } = withKubeconfigLock(file, () => {
+    const existed = existsSync(target);
+    const before = existed ? readFileSync(target, 'utf8') : '';
+    const { text, undo } = mergeKubeconfig(before, p, target);
+    writeFileAtomic(target, text);
+    return { existed, before, undo };
+  });
   let removed = false;
   const kept = undo.setCurrentContext
     ? undefined
@@ -162,11 +174,13 @@ export function installKubeconfig(file: string, p: KubeconfigParams): InstalledK
     ...(kept !== undefined ? { keptCurrentContext: kept } : {}),
     remove: () => {
       if (removed) return;
-      removed = true;
-      if (!existsSync(target)) return;
-      const out = unmergeKubeconfig(readFileSync(target, 'utf8'), undo, target);
-      if (out.empty && !existed) rmSync(target, { force: true });
-      else writeFileAtomic(target, out.text);
+      withKubeconfigLock(file, () => {
+        if (!existsSync(target)) return;
+        const out = unmergeKubeconfig(readFileSync(target, 'utf8'), undo, target);
+        if (out.empty && !existed) rmSync(target, { force: true });
+        else writeFileAtomic(target, out.text);
+      });
+      removed = true; // only once done: a removal refused by another writer's lock can be retried
     },
   };
 }

@@ -148,3 +148,56 @@ test('a stricter mode is kept, a symlinked kubeconfig is written through, and a 
     assert.ok(!existsSync(fresh));
   });
 });
+
+test('a kubeconfig locked by another writer (clientcmd’s FILE.lock) is left untouched, its lock too', () => {
+  withDir((dir) => {
+    const file = join(dir, 'config');
+    writeFileSync(file, PROD);
+    const lock = `${file}.lock`;
+    writeFileSync(lock, '');
+    assert.throws(
+      () => installKubeconfig(file, PARAMS),
+      (err: Error) => err.message.startsWith(`open ${lock}: file exists (`),
+    );
+    assert.equal(readFileSync(file, 'utf8'), PROD);
+    assert.ok(existsSync(lock), 'the other writer’s lock stays');
+  });
+});
+
+test('install and remove take the lock and leave none behind, on success and on failure', () => {
+  withDir((dir) => {
+    const file = join(dir, 'config');
+    const lock = `${file}.lock`;
+    writeFileSync(file, PROD);
+    const k = installKubeconfig(file, PARAMS);
+    assert.ok(!existsSync(lock));
+    // Removal while kubectl config holds the lock: refused, nothing changed, and retried later.
+    writeFileSync(lock, '');
+    const during = readFileSync(file, 'utf8');
+    assert.throws(() => k.remove(), new RegExp(`^Error: open ${lock}: file exists`));
+    assert.equal(readFileSync(file, 'utf8'), during);
+    rmSync(lock);
+    k.remove();
+    assert.deepEqual(YAML.parse(readFileSync(file, 'utf8')), YAML.parse(PROD));
+    assert.ok(!existsSync(lock));
+
+    // A failure inside the lock (the file is no kubeconfig) releases it.
+    const broken = join(dir, 'broken');
+    writeFileSync(broken, 'clusters: [unclosed');
+    assert.throws(() => installKubeconfig(broken, PARAMS), /is not a kubeconfig/);
+    assert.ok(!existsSync(`${broken}.lock`));
+    assert.equal(readFileSync(broken, 'utf8'), 'clusters: [unclosed');
+  });
+});
+
+test('the lock of a symlinked kubeconfig is named after the link, as kubectl names it', () => {
+  withDir((dir) => {
+    const real = join(dir, 'real-config');
+    writeFileSync(real, PROD);
+    const link = join(dir, 'config');
+    symlinkSync(real, link);
+    writeFileSync(`${link}.lock`, '');
+    assert.throws(() => installKubeconfig(link, PARAMS), /config\.lock: file exists/);
+    assert.equal(readFileSync(real, 'utf8'), PROD);
+  });
+});

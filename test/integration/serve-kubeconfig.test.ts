@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { ok, serve } from './serve';
+import { kubectl, ok, serve } from './serve';
 
 const PROD = `# production: keep me
 apiVersion: v1
@@ -58,6 +58,30 @@ test('serve --kubeconfig merges into an existing kubeconfig (0600) and takes its
     }
     assert.deepEqual(YAML.parse(readFileSync(file, 'utf8')), YAML.parse(PROD));
     assert.match(readFileSync(file, 'utf8'), /^# production: keep me/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('serve --kubeconfig refuses a kubeconfig kubectl is changing (its FILE.lock), naming the lock, and changes nothing', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rs-kc-it-'));
+  const file = join(dir, 'config');
+  const lock = `${file}.lock`;
+  try {
+    writeFileSync(file, PROD);
+    writeFileSync(lock, '');
+    // kubectl's own writers take the same lock: it refuses too, with the same words.
+    const k = await kubectl(file, ['config', 'set-context', 'other', '--cluster', 'prod']);
+    assert.notEqual(k.code, 0);
+    assert.match(k.stderr, new RegExp(`open ${lock}: file exists`));
+    await assert.rejects(
+      serve(['--no-controllers', '--kubeconfig', file]),
+      (err: Error) =>
+        /serve exited with 1/.test(err.message) &&
+        err.message.includes(`cannot write the kubeconfig: open ${lock}: file exists`),
+    );
+    assert.equal(readFileSync(file, 'utf8'), PROD);
+    assert.ok(existsSync(lock), 'the other writer’s lock stays');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
