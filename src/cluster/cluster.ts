@@ -565,7 +565,8 @@ export class Cluster {
       opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds * 1000 : 0;
     if (opts.allowWatchBookmarks) {
       const bookmark = () => {
-        if (stopped) return;
+        // Not behind the watch's start (a watch from a version the store has not reached yet).
+        if (stopped || this.store.resourceVersion < threshold) return;
         push({
           type: 'BOOKMARK',
           object: {

@@ -187,4 +187,27 @@ describe('a watch from a resourceVersion the store has not reached', { timeout: 
       String(asked + 1),
     );
   });
+  it('without sendInitialEvents sends no bookmark behind the version it starts from', async () => {
+    const asked = current() + 1;
+    await timersPending(0);
+    const events = s.watch(
+      `${CMS}?watch=1&allowWatchBookmarks=true&timeoutSeconds=600&resourceVersion=${asked}`,
+      (evs) => evs.some((e) => e.type === 'ADDED'),
+      () =>
+        void (async () => {
+          await timersPending(2); // its bookmark tick and its time-out
+          await clock.advance(s.cluster.bookmarkIntervalMs); // a bookmark tick, store behind
+          write(); // asked: not sent
+          await clock.advance(s.cluster.bookmarkIntervalMs); // a bookmark at asked
+          write(); // after it
+        })(),
+    );
+    const evs = await events;
+    assert.deepEqual(
+      evs.map(
+        (e) => `${e.type}@${(e.object.metadata as { resourceVersion: string }).resourceVersion}`,
+      ),
+      [`BOOKMARK@${asked}`, `ADDED@${asked + 1}`],
+    );
+  });
 });
