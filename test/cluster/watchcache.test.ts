@@ -211,3 +211,18 @@ describe('a watch from a resourceVersion the store has not reached', { timeout: 
     );
   });
 });
+
+describe('the server closing', { timeout: 30_000 }, () => {
+  it('ends the reads waiting on the store', async () => {
+    const own = new VirtualClock(0);
+    const t = await served({}, { clock: own });
+    const rv = t.cluster.store.resourceVersion + 1;
+    const list = t.get(`${CMS}?resourceVersion=${rv}`).catch(() => undefined);
+    const watch = t.watch(`${CMS}?${WATCHLIST}&resourceVersion=${rv}`, () => false).catch(() => []);
+    const pending = (n: number) => own.pendingTimers === n;
+    while (!pending(2)) await settle(); // both wait
+    await t.close();
+    await Promise.all([list, watch]);
+    while (!pending(0)) await settle(); // neither does any more
+  });
+});
