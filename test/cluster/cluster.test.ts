@@ -92,3 +92,30 @@ test('an object as deep as the bound goes through every verb and the watch', asy
   cluster.delete(WIDGET, key);
   w.stop();
 });
+
+test('an update handed its decoded object stores that object; otherwise the caller’s is copied', () => {
+  const { cluster } = newCluster({ controllers: false });
+  const t = cluster.typeOf(CM);
+  const key = { namespace: 'default', name: 'h' };
+  const cm = (v: string): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'h', namespace: 'default' },
+    data: { v },
+  });
+  cluster.create(cm('1'));
+  const given = cm('2');
+  const copied = cluster.updateAs(t, given, {});
+  assert.notEqual(cluster.peek(CM, key), given);
+  assert.notEqual(copied, cluster.peek(CM, key));
+  given.data = { v: 'changed by the caller' };
+  assert.deepEqual(cluster.get(CM, key).data, { v: '2' });
+
+  const handed = cm('3');
+  const out = cluster.updateAs(t, handed, { owned: true, returnStored: true });
+  assert.equal(cluster.peek(CM, key), handed);
+  assert.equal(out, handed);
+  assert.deepEqual(cluster.get(CM, key).data, { v: '3' });
+  // A no-op update answers the stored object too.
+  assert.equal(cluster.updateAs(t, cm('3'), { owned: true, returnStored: true }), handed);
+});

@@ -228,6 +228,26 @@ describe('resource handlers served on their own', () => {
     }
   });
 
+  it('update answers the stored object from its cached JSON and records it, not a copy', async () => {
+    cluster.create(configMap('u3', { a: '1' }));
+    const h = await serveHandler(cluster, audit, (s) => updateResource(s, 'u3'));
+    try {
+      const r = await h.request('/', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(configMap('u3', { a: '2' })),
+      });
+      assert.equal(r.status, 200);
+      const stored = cluster.peek(CM, { namespace: 'default', name: 'u3' })!;
+      assert.deepEqual(stored.data, { a: '2' });
+      // One object for the store, the answer and the audit: a big body is not copied for each.
+      assert.equal(await r.text(), cluster.jsonOf(stored));
+      assert.equal(lastEvent().after, stored);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('patch: 415 for an unknown content type, 201 when apply creates, 200 when it changes', async () => {
     const h = await serveHandler(cluster, audit, (s) => patchResource(s, 'p'));
     try {
