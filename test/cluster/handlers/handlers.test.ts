@@ -15,6 +15,7 @@ import { deleteResource } from '../../../src/cluster/handlers/delete';
 import { getResource } from '../../../src/cluster/handlers/get';
 import { listOptionsOf, listResource } from '../../../src/cluster/handlers/list';
 import { patchResource } from '../../../src/cluster/handlers/patch';
+import { SEPARATE_HEADERS_BYTES } from '../../../src/cluster/handlers/response';
 import { requestScope, type RequestScope } from '../../../src/cluster/handlers/scope';
 import { updateResource } from '../../../src/cluster/handlers/update';
 import { StatusError } from '../../../src/cluster/errors';
@@ -149,6 +150,29 @@ describe('resource handlers served on their own', () => {
       ).json()) as Record<string, unknown>;
       assert.equal(meta.kind, 'PartialObjectMetadata');
       assert.equal(meta.data, undefined);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a body past SEPARATE_HEADERS_BYTES goes out whole, after its headers and warnings', async () => {
+    const big = 'é'.repeat(SEPARATE_HEADERS_BYTES);
+    cluster.create(configMap('b', { a: '1' }));
+    const h = await serveHandler(cluster, audit, (s) => updateResource(s, 'b'));
+    try {
+      const r = await h.request('/?fieldValidation=Warn', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...configMap('b', { big }), extra: 1 }),
+      });
+      assert.equal(r.status, 200);
+      assert.equal(r.headers.get('content-type'), 'application/json');
+      assert.match(r.headers.get('warning') ?? '', /unknown field \\"extra\\"/);
+      const text = await r.text();
+      assert.equal(Number(r.headers.get('content-length')), Buffer.byteLength(text));
+      assert.ok(Buffer.byteLength(text) > SEPARATE_HEADERS_BYTES);
+      assert.equal(text, cluster.getJSON(CM, { namespace: 'default', name: 'b' }));
+      assert.equal((JSON.parse(text) as { data: { big: string } }).data.big, big);
     } finally {
       await h.close();
     }
