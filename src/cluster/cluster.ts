@@ -139,6 +139,7 @@ export class Cluster {
       ...(opts.watchWindowBytes !== undefined ? { windowBytes: opts.watchWindowBytes } : {}),
       // The cached JSON: every write's answer and watch event serializes it anyway.
       sizeOf: (o) => this.jsonOf(o).length,
+      superseded: (o) => this.superseded(o),
     });
     this.events = new EventRecorder(this);
     if (opts.state) this.importState(opts.state);
@@ -257,14 +258,36 @@ export class Cluster {
    * replaces them), so reads and the HTTP layer reuse it instead of serializing again.
    */
   private readonly jsonCache = new WeakMap<KubeObject, string>();
+  /** The length of every text jsonOf made, kept after the text is dropped (see `superseded`). */
+  private readonly jsonLengths = new WeakMap<KubeObject, number>();
 
   jsonOf(o: KubeObject): string {
     let s = this.jsonCache.get(o);
     if (s === undefined) {
       s = JSON.stringify(o);
       this.jsonCache.set(o, s);
+      this.jsonLengths.set(o, s.length);
     }
     return s;
+  }
+
+  /**
+   * A write replaced or deleted `o`: reads no longer serve it, so its text is dropped. The watch
+   * window and the audit log may still hold the object (a watch resuming from an older version
+   * serializes it again), but not a second copy of it as text: for big objects that was half of
+   * what the window held.
+   */
+  private superseded(o: KubeObject): void {
+    this.jsonCache.delete(o);
+  }
+
+  /**
+   * The length of an object's JSON, without serializing it again when it is or was stored (the
+   * audit log sizes every write's objects); another object's is computed, not cached, so that a
+   * copy's text is not kept for as long as the copy.
+   */
+  jsonLength(o: KubeObject): number {
+    return this.jsonLengths.get(o) ?? JSON.stringify(o).length;
   }
 
   /** A stored object as a caller of version `t` sees it: a copy, at t's apiVersion. */

@@ -106,7 +106,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     [token, DEFAULT_USER],
     ...Object.entries(opts.users ?? {}),
   ]);
-  const audit = opts.audit ?? new AuditLog();
+  // Writes' objects are sized by their cached JSON (a write's "before" and "after" are stored objects).
+  const audit = opts.audit ?? new AuditLog({ sizeOf: (o) => cluster.jsonLength(o) });
   const sockets = new Set<Socket>();
   const closers = new Set<() => void>();
   const watchServing: WatchServing = {

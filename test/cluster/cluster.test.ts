@@ -119,3 +119,57 @@ test('an update handed its decoded object stores that object; otherwise the call
   // A no-op update answers the stored object too.
   assert.equal(cluster.updateAs(t, cm('3'), { owned: true, returnStored: true }), handed);
 });
+
+test('a replaced object’s JSON length is known without serializing it again; its versions replay as they were', async () => {
+  const { cluster } = newCluster({ controllers: false });
+  const key = { namespace: 'default', name: 'r' };
+  const cm = (v: string) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'r', namespace: 'default' },
+    data: { v },
+  });
+  const created = cluster.create(cm('1'));
+  const first = cluster.peek(CM, key)!;
+  cluster.update(cm('2'));
+  const second = cluster.peek(CM, key)!;
+  cluster.update(cm('3'));
+  const stringify = JSON.stringify;
+  let serialized = 0;
+  JSON.stringify = ((...args: Parameters<typeof stringify>) => {
+    serialized++;
+    return stringify(...args);
+  }) as typeof stringify;
+  let lengths: number[];
+  try {
+    lengths = [first, second, cluster.peek(CM, key)!].map((o) => cluster.jsonLength(o));
+  } finally {
+    JSON.stringify = stringify;
+  }
+  assert.equal(serialized, 0);
+  assert.deepEqual(lengths, [
+    stringify(first).length,
+    stringify(second).length,
+    stringify(cluster.peek(CM, key)).length,
+  ]);
+  // A copy's length is computed.
+  const copy = cluster.get(CM, key);
+  assert.equal(cluster.jsonLength(copy), stringify(copy).length);
+
+  const events: WatchEvent[] = [];
+  const w = cluster.watch(
+    CM,
+    { namespace: 'default', resourceVersion: created.metadata.resourceVersion },
+    (e) => events.push(e),
+  );
+  await flush();
+  w.stop();
+  assert.deepEqual(
+    events.map((e) => [e.type, e.object.data, e.object.metadata.resourceVersion]),
+    [
+      ['MODIFIED', { v: '2' }, second.metadata.resourceVersion],
+      ['MODIFIED', { v: '3' }, cluster.peek(CM, key)!.metadata.resourceVersion],
+    ],
+  );
+  cluster.close();
+});
