@@ -756,10 +756,9 @@ export class Cluster {
     // (a Scale is checked by the scale update itself).
     let decoded = input;
     if (opts.subresource !== 'scale') {
-      if (!opts.owned) {
-        checkDecodable(input);
-        decoded = clone(input);
-      }
+      // Checked even when handed over: a patched object was never decoded from a body.
+      checkDecodable(input);
+      if (!opts.owned) decoded = clone(input);
       checkUnknownFields(t, decodeTyped(t, decoded), opts);
     }
     const name = decoded.metadata.name;
@@ -958,12 +957,13 @@ export class Cluster {
     return this.patchAs(t, key, patch, patchType, opts);
   }
 
+  /** `opts.owned`: the caller hands over `patch` (freshly decoded): the result may keep its values. */
   patchAs(
     t: ResourceType,
     key: ObjectKey,
     patch: unknown,
     patchType: PatchType,
-    opts: PatchOptions = {},
+    opts: PatchOptions & HandOver = {},
   ): KubeObject {
     const ns = this.ns(t, key.namespace);
     const skey = objectKey(ns, key.name);
@@ -1036,7 +1036,7 @@ export class Cluster {
     _skey: string,
     old: KubeObject,
     patched: KubeObject,
-    opts: InternalOptions,
+    opts: InternalOptions & HandOver,
   ): KubeObject {
     if (patched.metadata.name !== old.metadata.name) {
       throw newBadRequest(

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_DEPTH } from '../../src/cluster/decode';
 import type { KubeObject, WatchEvent } from '../../src/cluster/types';
-import { CM, WIDGET, flush, newCluster, widget, widgetCrd } from './helpers';
+import { CM, DEPLOY, WIDGET, deployment, flush, newCluster, widget, widgetCrd } from './helpers';
 
 /** `{a:{a:...{a:1}}}` with `levels` objects. */
 function nestedObject(levels: number): Record<string, unknown> {
@@ -172,4 +172,24 @@ test('a replaced object’s JSON length is known without serializing it again; i
     ],
   );
   cluster.close();
+});
+
+test('a patch the caller keeps is not aliased by the stored object; a handed-over one is stored as patched', () => {
+  const { cluster } = newCluster({ controllers: false });
+  cluster.create(deployment('d', 1));
+  const key = { namespace: 'default', name: 'd' };
+  // A merge patch's list replaces the object's: the stored object must not be that very list.
+  const patch = { metadata: { finalizers: ['example.com/a'] } };
+  cluster.patch(DEPLOY, key, patch, 'merge');
+  patch.metadata.finalizers.push('example.com/changed-by-the-caller');
+  assert.deepEqual(cluster.peek(DEPLOY, key)?.metadata.finalizers, ['example.com/a']);
+
+  // Handed over, the patched result is stored as it is.
+  const t = cluster.typeOf(DEPLOY);
+  const out = cluster.patchAs(t, key, { metadata: { labels: { handed: 'over' } } }, 'merge', {
+    owned: true,
+    returnStored: true,
+  });
+  assert.equal(out, cluster.peek(DEPLOY, key));
+  assert.equal(out.metadata.labels?.handed, 'over');
 });

@@ -295,6 +295,25 @@ describe('resource handlers served on their own', () => {
     }
   });
 
+  it('patch answers the stored object from its cached JSON and records it, not a copy', async () => {
+    cluster.create(configMap('p2', { a: '1' }));
+    const h = await serveHandler(cluster, audit, (s) => patchResource(s, 'p2'));
+    try {
+      const r = await h.request('/', {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/merge-patch+json' },
+        body: JSON.stringify({ data: { b: '2' } }),
+      });
+      assert.equal(r.status, 200);
+      const stored = cluster.peek(CM, { namespace: 'default', name: 'p2' })!;
+      assert.deepEqual(stored.data, { a: '1', b: '2' });
+      assert.equal(await r.text(), cluster.jsonOf(stored));
+      assert.equal(lastEvent().after, stored);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('delete answers a Success Status for a ConfigMap and records what was deleted', async () => {
     cluster.create(configMap('d', {}));
     const h = await serveHandler(cluster, audit, (s) => deleteResource(s, 'd'));
