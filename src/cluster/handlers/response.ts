@@ -15,6 +15,7 @@ export function sendJson(res: ServerResponse, code: number, obj: unknown, pretty
  * headers and a string body into one new string (a copy of the whole body, in V8's large-object
  * space, freed only by a major GC), while a string written alone is copied into memory that is
  * freed as soon as the socket has taken it. (V8 keeps strings above 128 KiB as large objects.)
+ * A watch event of an object this big is written in pieces for the same reason (watch.ts).
  */
 export const SEPARATE_HEADERS_BYTES = 128 * 1024;
 
