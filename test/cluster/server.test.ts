@@ -3,11 +3,10 @@
  * chunks, and refused past MAX_BODY_BYTES either way (kube-apiserver's 3 MiB limit).
  */
 import assert from 'node:assert/strict';
-import { request } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { MAX_BODY_BYTES } from '../../src/cluster/server';
 import { CM } from './helpers';
-import { served, type Answer, type Served } from './http';
+import { Chunked, served, type Answer, type Served } from './http';
 
 describe('served cluster: request bodies', () => {
   let s: Served;
@@ -17,30 +16,11 @@ describe('served cluster: request bodies', () => {
   after(() => s.close());
 
   /** A POST of `body` written in pieces of `piece` bytes, with no Content-Length (chunked). */
-  const postChunked = (path: string, body: Buffer, piece: number): Promise<Answer> =>
-    new Promise((resolve, reject) => {
-      const req = request(
-        `${s.server.url}${path}`,
-        {
-          method: 'POST',
-          ca: s.server.caPem,
-          headers: {
-            authorization: `Bearer ${s.server.token}`,
-            'content-type': 'application/json',
-          },
-        },
-        (res) => {
-          let out = '';
-          res.on('data', (d: Buffer) => (out += d.toString()));
-          res.on('end', () =>
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: out }),
-          );
-        },
-      );
-      req.on('error', reject);
-      for (let i = 0; i < body.length; i += piece) req.write(body.subarray(i, i + piece));
-      req.end();
-    });
+  const postChunked = (path: string, body: Buffer, piece: number): Promise<Answer> => {
+    const pieces: Buffer[] = [];
+    for (let i = 0; i < body.length; i += piece) pieces.push(body.subarray(i, i + piece));
+    return s.call('POST', path, new Chunked(pieces));
+  };
 
   const configMap = (name: string, value: string) =>
     Buffer.from(
