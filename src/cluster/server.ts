@@ -386,6 +386,8 @@ function authenticate(users: Map<string, string>, authorization: string): string
   return found;
 }
 
+const EMPTY_BODY = Buffer.alloc(0);
+
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolveBody, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
@@ -397,7 +399,8 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
     // Each chunk is copied into one buffer as it arrives (of the declared length, or grown by
     // doubling for a chunked body), so the chunks are garbage at once: kept for a concat at the
     // end, a big body's chunks would outlive a minor GC and wait in the old generation for a major one.
-    let buf = Buffer.allocUnsafe(declared > 0 ? declared : 16 * 1024);
+    // The buffer is allocated when the first chunk arrives, not for a length merely declared.
+    let buf = EMPTY_BODY;
     let size = 0;
     let failed = false;
     req.on('data', (c: Buffer) => {
@@ -407,7 +410,9 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
         reject(newRequestEntityTooLarge(`limit is ${MAX_BODY_BYTES}`));
         return;
       }
-      if (size + c.length > buf.length) {
+      if (buf === EMPTY_BODY)
+        buf = Buffer.allocUnsafe(Math.max(c.length, declared > 0 ? declared : 16 * 1024));
+      else if (size + c.length > buf.length) {
         const grown = Buffer.allocUnsafe(
           Math.min(MAX_BODY_BYTES, Math.max(2 * buf.length, size + c.length)),
         );
