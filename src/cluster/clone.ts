@@ -17,6 +17,11 @@ export function decodedFrom(copy: object, text: string): void {
   decodedTexts.set(copy, text);
 }
 
+/** The JSON text `v` was decoded from, when decodedFrom recorded it (`v` is then never mutated). */
+export function decodedText(v: object): string | undefined {
+  return decodedTexts.get(v);
+}
+
 /**
  * A deep copy of an object nobody mutates (an informer's): decoded again from the text it came
  * from when that is known, which spares encoding it first (the cache copies on every read).

@@ -101,6 +101,18 @@ interface InternalOptions extends PatchOptions {
   applied?: KubeObject;
 }
 
+/**
+ * How the HTTP layer hands a decoded body over and takes the written object back, so that a big
+ * object is not copied more often than a write needs (each copy of a 3 MiB body is 3 MiB more for
+ * the garbage collector).
+ */
+export interface HandOver {
+  /** The caller hands over `input` (freshly decoded, held by nobody else): it need not be copied. */
+  owned?: boolean;
+  /** Return the stored object itself (read-only!) instead of a copy. */
+  returnStored?: boolean;
+}
+
 export interface Watch {
   stop(): void;
 }
@@ -128,6 +140,7 @@ export class Cluster {
       ...(opts.watchWindowBytes !== undefined ? { windowBytes: opts.watchWindowBytes } : {}),
       // The cached JSON: every write's answer and watch event serializes it anyway.
       sizeOf: (o) => this.jsonOf(o).length,
+      superseded: (o) => this.superseded(o),
     });
     this.events = new EventRecorder(this);
     if (opts.state) this.importState(opts.state);
@@ -246,14 +259,36 @@ export class Cluster {
    * replaces them), so reads and the HTTP layer reuse it instead of serializing again.
    */
   private readonly jsonCache = new WeakMap<KubeObject, string>();
+  /** The length of every text jsonOf made, kept after the text is dropped (see `superseded`). */
+  private readonly jsonLengths = new WeakMap<KubeObject, number>();
 
   jsonOf(o: KubeObject): string {
     let s = this.jsonCache.get(o);
     if (s === undefined) {
       s = JSON.stringify(o);
       this.jsonCache.set(o, s);
+      this.jsonLengths.set(o, s.length);
     }
     return s;
+  }
+
+  /**
+   * A write replaced or deleted `o`: reads no longer serve it, so its text is dropped. The watch
+   * window and the audit log may still hold the object (a watch resuming from an older version
+   * serializes it again), but not a second copy of it as text: for big objects that was half of
+   * what the window held.
+   */
+  private superseded(o: KubeObject): void {
+    this.jsonCache.delete(o);
+  }
+
+  /**
+   * The length of an object's JSON, without serializing it again when it is or was stored (the
+   * audit log sizes every write's objects); another object's is computed, not cached, so that a
+   * copy's text is not kept for as long as the copy.
+   */
+  jsonLength(o: KubeObject): number {
+    return this.jsonLengths.get(o) ?? JSON.stringify(o).length;
   }
 
   /** A stored object as a caller of version `t` sees it: a copy, at t's apiVersion. */
@@ -606,14 +641,10 @@ export class Cluster {
   }
 
   /** Create of a resolved type (the HTTP layer resolves the type from the URL). */
-  /**
-   * `owned`: the caller hands over `input` (freshly decoded), so it need not be copied.
-   * `returnStored`: return the stored object itself (read-only!) instead of a copy.
-   */
   createAs(
     t: ResourceType,
     input: KubeObject,
-    opts: WriteOptions & { applied?: KubeObject; owned?: boolean; returnStored?: boolean } = {},
+    opts: WriteOptions & { applied?: KubeObject } & HandOver = {},
   ): KubeObject {
     const st = strategyFor(t);
     if (!opts.owned) checkDecodable(input);
@@ -743,15 +774,16 @@ export class Cluster {
   updateAs(
     t: ResourceType,
     input: KubeObject,
-    opts: InternalOptions = {},
+    opts: InternalOptions & HandOver = {},
     allowUnconditional = false,
   ): KubeObject {
     // Decoded into its Go type first, as the apiserver does before anything looks at it
     // (a Scale is checked by the scale update itself).
     let decoded = input;
     if (opts.subresource !== 'scale') {
+      // Checked even when handed over: a patched object was never decoded from a body.
       checkDecodable(input);
-      decoded = clone(input);
+      if (!opts.owned) decoded = clone(input);
       checkUnknownFields(t, decodeTyped(t, decoded), opts);
     }
     const name = decoded.metadata.name;
@@ -839,7 +871,7 @@ export class Cluster {
     key: string,
     old: KubeObject,
     next: KubeObject,
-    opts: InternalOptions,
+    opts: InternalOptions & HandOver,
   ): KubeObject {
     const st = strategyFor(t);
     const name = old.metadata.name!;
@@ -875,7 +907,8 @@ export class Cluster {
         this.now(),
         opts.subresource,
       );
-    if (deepEqual(withoutManagedTimes(next), withoutManagedTimes(old))) return this.out(old, t);
+    if (deepEqual(withoutManagedTimes(next), withoutManagedTimes(old)))
+      return opts.returnStored && old.apiVersion === t.apiVersion ? old : this.out(old, t);
     this.admit(admission);
     if (opts.dryRun) return this.out(next, t);
     next.metadata.resourceVersion = String(this.store.nextRv());
@@ -893,6 +926,8 @@ export class Cluster {
     }
     this.store.commit(t.storageKey, key, 'MODIFIED', next, old);
     this.afterWrite(t, next);
+    // The HTTP layer only serializes the answer, from the cached JSON: no copy needed.
+    if (opts.returnStored && next.apiVersion === t.apiVersion) return next;
     return this.out(next, t);
   }
 
@@ -947,12 +982,13 @@ export class Cluster {
     return this.patchAs(t, key, patch, patchType, opts);
   }
 
+  /** `opts.owned`: the caller hands over `patch` (freshly decoded): the result may keep its values. */
   patchAs(
     t: ResourceType,
     key: ObjectKey,
     patch: unknown,
     patchType: PatchType,
-    opts: PatchOptions = {},
+    opts: PatchOptions & HandOver = {},
   ): KubeObject {
     const ns = this.ns(t, key.namespace);
     const skey = objectKey(ns, key.name);
@@ -1025,7 +1061,7 @@ export class Cluster {
     _skey: string,
     old: KubeObject,
     patched: KubeObject,
-    opts: InternalOptions,
+    opts: InternalOptions & HandOver,
   ): KubeObject {
     if (patched.metadata.name !== old.metadata.name) {
       throw newBadRequest(

@@ -106,7 +106,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     [token, DEFAULT_USER],
     ...Object.entries(opts.users ?? {}),
   ]);
-  const audit = opts.audit ?? new AuditLog();
+  // Writes' objects are sized by their cached JSON (a write's "before" and "after" are stored objects).
+  const audit = opts.audit ?? new AuditLog({ sizeOf: (o) => cluster.jsonLength(o) });
   const sockets = new Set<Socket>();
   const closers = new Set<() => void>();
   const watchServing: WatchServing = {
@@ -385,6 +386,8 @@ function authenticate(users: Map<string, string>, authorization: string): string
   return found;
 }
 
+const EMPTY_BODY = Buffer.alloc(0);
+
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolveBody, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
@@ -393,21 +396,34 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
       reject(newRequestEntityTooLarge(`limit is ${MAX_BODY_BYTES}`));
       return;
     }
-    const chunks: Buffer[] = [];
+    // Each chunk is copied into one buffer as it arrives (of the declared length, or grown by
+    // doubling for a chunked body), so the chunks are garbage at once: kept for a concat at the
+    // end, a big body's chunks would outlive a minor GC and wait in the old generation for a major one.
+    // The buffer is allocated when the first chunk arrives, not for a length merely declared.
+    let buf = EMPTY_BODY;
     let size = 0;
     let failed = false;
     req.on('data', (c: Buffer) => {
       if (failed) return;
-      size += c.length;
-      if (size > MAX_BODY_BYTES) {
+      if (size + c.length > MAX_BODY_BYTES) {
         failed = true;
         reject(newRequestEntityTooLarge(`limit is ${MAX_BODY_BYTES}`));
         return;
       }
-      chunks.push(c);
+      if (buf === EMPTY_BODY)
+        buf = Buffer.allocUnsafe(Math.max(c.length, declared > 0 ? declared : 16 * 1024));
+      else if (size + c.length > buf.length) {
+        const grown = Buffer.allocUnsafe(
+          Math.min(MAX_BODY_BYTES, Math.max(2 * buf.length, size + c.length)),
+        );
+        buf.copy(grown, 0, 0, size);
+        buf = grown;
+      }
+      c.copy(buf, size);
+      size += c.length;
     });
     req.on('end', () => {
-      if (!failed) resolveBody(Buffer.concat(chunks));
+      if (!failed) resolveBody(buf.subarray(0, size));
     });
     req.on('error', reject);
   });

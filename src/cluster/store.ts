@@ -73,6 +73,8 @@ export interface StoreOptions {
   windowBytes?: number;
   /** The size of a stored object in bytes (its JSON length); without it the window is bounded by count only. */
   sizeOf?: (o: KubeObject) => number;
+  /** Told of each object a write replaced or deleted, once the write is applied. */
+  superseded?: (o: KubeObject) => void;
 }
 
 export class Store {
@@ -90,11 +92,13 @@ export class Store {
   private readonly window: number;
   private readonly windowBytes: number;
   private readonly sizeOf: ((o: KubeObject) => number) | undefined;
+  private readonly superseded: ((o: KubeObject) => void) | undefined;
 
   constructor(opts: StoreOptions = {}) {
     this.window = opts.window ?? DEFAULT_WINDOW;
     this.windowBytes = opts.windowBytes ?? DEFAULT_WINDOW_BYTES;
     this.sizeOf = opts.sizeOf;
+    this.superseded = opts.superseded;
   }
 
   /** Routes every later change through `j` before it is applied (undefined detaches it). */
@@ -193,6 +197,7 @@ export class Store {
     }
     if (type === 'DELETED') b.delete(key);
     else b.set(key, object);
+    if (old && old !== object) this.superseded?.(old);
     this.remember(c, size);
     this.pending.push(c);
     if (!this.flushing) {

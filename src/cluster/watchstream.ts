@@ -22,8 +22,11 @@ export interface WatchStreamOptions {
   end: () => void;
 }
 
+/** One serialized event: its text, or the pieces it is written in (a big object's event). */
+export type EventText = string | readonly string[];
+
 export class WatchStream {
-  private held: Array<{ text: string; last: boolean }> = [];
+  private held: Array<{ text: EventText; last: boolean }> = [];
   private holding = false;
   private closed = false;
   private initialDone = false;
@@ -33,7 +36,7 @@ export class WatchStream {
   constructor(private readonly o: WatchStreamOptions) {}
 
   /** Sends one serialized event; `last` ends the watch after it (an ERROR event). */
-  send(text: string, last: boolean): void {
+  send(text: EventText, last: boolean): void {
     if (this.closed) return;
     if (this.held.length || !this.o.store.durable) {
       this.held.push({ text, last });
@@ -53,8 +56,9 @@ export class WatchStream {
     this.held = [];
   }
 
-  private emit(text: string, last: boolean): void {
-    this.o.res.write(text);
+  private emit(text: EventText, last: boolean): void {
+    if (typeof text === 'string') this.o.res.write(text);
+    else for (const piece of text) this.o.res.write(piece);
     if (last) this.finish();
     else if (this.backlog !== undefined) this.dropIfUnresponsive();
   }

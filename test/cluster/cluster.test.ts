@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_DEPTH } from '../../src/cluster/decode';
 import type { KubeObject, WatchEvent } from '../../src/cluster/types';
-import { CM, WIDGET, flush, newCluster, widget, widgetCrd } from './helpers';
+import { CM, DEPLOY, WIDGET, deployment, flush, newCluster, widget, widgetCrd } from './helpers';
 
 /** `{a:{a:...{a:1}}}` with `levels` objects. */
 function nestedObject(levels: number): Record<string, unknown> {
@@ -91,4 +91,105 @@ test('an object as deep as the bound goes through every verb and the watch', asy
   assert.equal(events.length, 3);
   cluster.delete(WIDGET, key);
   w.stop();
+});
+
+test('an update handed its decoded object stores that object; otherwise the caller’s is copied', () => {
+  const { cluster } = newCluster({ controllers: false });
+  const t = cluster.typeOf(CM);
+  const key = { namespace: 'default', name: 'h' };
+  const cm = (v: string): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'h', namespace: 'default' },
+    data: { v },
+  });
+  cluster.create(cm('1'));
+  const given = cm('2');
+  const copied = cluster.updateAs(t, given, {});
+  assert.notEqual(cluster.peek(CM, key), given);
+  assert.notEqual(copied, cluster.peek(CM, key));
+  given.data = { v: 'changed by the caller' };
+  assert.deepEqual(cluster.get(CM, key).data, { v: '2' });
+
+  const handed = cm('3');
+  const out = cluster.updateAs(t, handed, { owned: true, returnStored: true });
+  assert.equal(cluster.peek(CM, key), handed);
+  assert.equal(out, handed);
+  assert.deepEqual(cluster.get(CM, key).data, { v: '3' });
+  // A no-op update answers the stored object too.
+  assert.equal(cluster.updateAs(t, cm('3'), { owned: true, returnStored: true }), handed);
+});
+
+test('a replaced object’s JSON length is known without serializing it again; its versions replay as they were', async () => {
+  const { cluster } = newCluster({ controllers: false });
+  const key = { namespace: 'default', name: 'r' };
+  const cm = (v: string) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'r', namespace: 'default' },
+    data: { v },
+  });
+  const created = cluster.create(cm('1'));
+  const first = cluster.peek(CM, key)!;
+  cluster.update(cm('2'));
+  const second = cluster.peek(CM, key)!;
+  cluster.update(cm('3'));
+  const stringify = JSON.stringify;
+  let serialized = 0;
+  JSON.stringify = ((...args: Parameters<typeof stringify>) => {
+    serialized++;
+    return stringify(...args);
+  }) as typeof stringify;
+  let lengths: number[];
+  try {
+    lengths = [first, second, cluster.peek(CM, key)!].map((o) => cluster.jsonLength(o));
+  } finally {
+    JSON.stringify = stringify;
+  }
+  assert.equal(serialized, 0);
+  assert.deepEqual(lengths, [
+    stringify(first).length,
+    stringify(second).length,
+    stringify(cluster.peek(CM, key)).length,
+  ]);
+  // A copy's length is computed.
+  const copy = cluster.get(CM, key);
+  assert.equal(cluster.jsonLength(copy), stringify(copy).length);
+
+  const events: WatchEvent[] = [];
+  const w = cluster.watch(
+    CM,
+    { namespace: 'default', resourceVersion: created.metadata.resourceVersion },
+    (e) => events.push(e),
+  );
+  await flush();
+  w.stop();
+  assert.deepEqual(
+    events.map((e) => [e.type, e.object.data, e.object.metadata.resourceVersion]),
+    [
+      ['MODIFIED', { v: '2' }, second.metadata.resourceVersion],
+      ['MODIFIED', { v: '3' }, cluster.peek(CM, key)!.metadata.resourceVersion],
+    ],
+  );
+  cluster.close();
+});
+
+test('a patch the caller keeps is not aliased by the stored object; a handed-over one is stored as patched', () => {
+  const { cluster } = newCluster({ controllers: false });
+  cluster.create(deployment('d', 1));
+  const key = { namespace: 'default', name: 'd' };
+  // A merge patch's list replaces the object's: the stored object must not be that very list.
+  const patch = { metadata: { finalizers: ['example.com/a'] } };
+  cluster.patch(DEPLOY, key, patch, 'merge');
+  patch.metadata.finalizers.push('example.com/changed-by-the-caller');
+  assert.deepEqual(cluster.peek(DEPLOY, key)?.metadata.finalizers, ['example.com/a']);
+
+  // Handed over, the patched result is stored as it is.
+  const t = cluster.typeOf(DEPLOY);
+  const out = cluster.patchAs(t, key, { metadata: { labels: { handed: 'over' } } }, 'merge', {
+    owned: true,
+    returnStored: true,
+  });
+  assert.equal(out, cluster.peek(DEPLOY, key));
+  assert.equal(out.metadata.labels?.handed, 'over');
 });

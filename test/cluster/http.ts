@@ -15,7 +15,7 @@ export interface Served {
   cluster: Cluster;
   server: ServerHandle;
   get(path: string, headers?: Record<string, string>): Promise<Answer>;
-  /** Any request; a body that is not a string is sent as JSON. */
+  /** Any request; a body that is not a string (or Chunked) is sent as JSON. */
   call(
     method: string,
     path: string,
@@ -43,6 +43,11 @@ export interface WatchedEvent {
 
 export const meta = (o: Record<string, unknown>) => o.metadata as Record<string, unknown>;
 
+/** A request body written in these pieces, without a Content-Length (chunked encoding). */
+export class Chunked {
+  constructor(readonly pieces: Buffer[]) {}
+}
+
 /** A cluster without controllers, served on a free loopback port. */
 export async function served(
   opts: Omit<ServerOptions, 'cluster'> = {},
@@ -59,8 +64,13 @@ export async function served(
     headers: Record<string, string> = {},
   ): Promise<Answer> =>
     new Promise((resolve, reject) => {
+      const chunked = body instanceof Chunked ? body : undefined;
       const text =
-        body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+        body === undefined || chunked
+          ? undefined
+          : typeof body === 'string'
+            ? body
+            : JSON.stringify(body);
       const req = request(
         `${server.url}${path}`,
         {
@@ -68,7 +78,7 @@ export async function served(
           ca: server.caPem,
           headers: {
             ...auth,
-            ...(text !== undefined ? { 'content-type': 'application/json' } : {}),
+            ...(text !== undefined || chunked ? { 'content-type': 'application/json' } : {}),
             ...headers,
           },
         },
@@ -81,6 +91,7 @@ export async function served(
         },
       );
       req.on('error', reject);
+      for (const piece of chunked?.pieces ?? []) req.write(piece);
       req.end(text);
     });
   const get = (path: string, headers: Record<string, string> = {}) =>

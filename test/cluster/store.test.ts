@@ -492,3 +492,29 @@ test('a write whose object cannot be serialized fails whole: nothing is stored o
   assert.equal(store.count('/configmaps'), 1);
   assert.deepEqual(heard, ['good']);
 });
+
+test('the store tells of each object a write replaced or deleted, once the write is applied', () => {
+  const told: Array<[string | undefined, boolean]> = [];
+  const store = new Store({
+    superseded: (o) =>
+      told.push([o.metadata.resourceVersion, store.get('/configmaps', 'default/a') === o]),
+  });
+  const version = (data: string) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'a', namespace: 'default', resourceVersion: String(store.nextRv()) },
+    data: { data },
+  });
+  const v1 = version('1');
+  store.commit('/configmaps', 'default/a', 'ADDED', v1);
+  assert.deepEqual(told, []);
+  const v2 = version('2');
+  store.commit('/configmaps', 'default/a', 'MODIFIED', v2, v1);
+  const gone = version('2');
+  store.commit('/configmaps', 'default/a', 'DELETED', gone, v2);
+  // Told of v1 then v2, each no longer the stored object by then; never of the new versions.
+  assert.deepEqual(told, [
+    [v1.metadata.resourceVersion, false],
+    [v2.metadata.resourceVersion, false],
+  ]);
+});

@@ -7,7 +7,7 @@ import { newUnsupportedMediaType } from '../errors';
 import { queryBool } from '../listoptions';
 import { validateWriteOptions } from '../optionsvalidation';
 import type { PatchType } from '../types';
-import { send } from './response';
+import { sendWritten } from './response';
 import { objectKey, type RequestScope } from './scope';
 
 const PATCH_TYPES: Record<string, PatchType> = {
@@ -33,9 +33,13 @@ export function patchResource(s: RequestScope, name: string): void | Promise<voi
     fieldManager: q.get('fieldManager') ?? (patchType === 'apply' ? '' : s.fieldManager),
     force: queryBool(q, 'force') === true,
     warnings: s.warnings,
+    // As an update's body (update.ts): the decoded patch is this request's alone, and the answer
+    // is the stored object, sent from its cached JSON.
+    owned: true,
+    returnStored: true,
     ...(s.fieldValidation ? { fieldValidation: s.fieldValidation } : {}),
     ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
   });
   s.record?.objectsOf(before, out);
-  return send(s, !existed && !s.dryRun ? 201 : 200, out);
+  return sendWritten(s, !existed && !s.dryRun ? 201 : 200, out);
 }

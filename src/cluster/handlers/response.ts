@@ -7,12 +7,26 @@ import type { KubeObject } from '../types';
 import type { RequestScope } from './scope';
 
 export function sendJson(res: ServerResponse, code: number, obj: unknown, pretty = false): void {
-  const text = pretty ? JSON.stringify(obj, null, 2) : JSON.stringify(obj);
+  writeJson(res, code, pretty ? JSON.stringify(obj, null, 2) : JSON.stringify(obj));
+}
+
+/**
+ * Bodies from this size on go out after their headers instead of with them: node's http joins
+ * headers and a string body into one new string (a copy of the whole body, in V8's large-object
+ * space, freed only by a major GC), while a string written alone is copied into memory that is
+ * freed as soon as the socket has taken it. (V8 keeps strings above 128 KiB as large objects.)
+ * A watch event of an object this big is written in pieces for the same reason (watch.ts).
+ */
+export const SEPARATE_HEADERS_BYTES = 128 * 1024;
+
+function writeJson(res: ServerResponse, code: number, text: string): void {
+  const length = Buffer.byteLength(text);
   res.writeHead(code, {
     'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(text),
+    'Content-Length': length,
     'Cache-Control': 'no-cache, private',
   });
+  if (length >= SEPARATE_HEADERS_BYTES) res.flushHeaders();
   res.end(text);
 }
 
@@ -47,12 +61,7 @@ export function sendRaw(s: RequestScope, code: number, text: string): void | Pro
   return whenDurable(s, () => {
     setWarnings(s);
     if (s.pretty) return sendJson(s.res, code, JSON.parse(text), true);
-    s.res.writeHead(code, {
-      'Content-Type': 'application/json',
-      'Content-Length': Buffer.byteLength(text),
-      'Cache-Control': 'no-cache, private',
-    });
-    s.res.end(text);
+    writeJson(s.res, code, text);
   });
 }
 

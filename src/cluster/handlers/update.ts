@@ -4,7 +4,7 @@
  */
 import { adoptRequestNamespace, checkKind, decodeObject, decodeTyped } from '../decode';
 import { newBadRequest } from '../errors';
-import { send } from './response';
+import { send, sendWritten } from './response';
 import { objectKey, type RequestScope } from './scope';
 
 export function updateResource(s: RequestScope, name: string): void | Promise<void> {
@@ -31,13 +31,17 @@ export function updateResource(s: RequestScope, name: string): void | Promise<vo
       if (!finalizers.includes(f)) cluster.finalizeNamespace(name, f);
     return send(s, 200, cluster.get(type, key));
   }
+  // The body was decoded for this request alone: the cluster may keep it rather than copy it, and
+  // the answer (and the audit's "after") is the stored object, sent from its cached JSON.
   const out = cluster.updateAs(t, obj, {
     dryRun: s.dryRun,
     fieldManager: s.fieldManager,
     warnings: s.warnings,
+    owned: true,
+    returnStored: true,
     ...(s.fieldValidation ? { fieldValidation: s.fieldValidation } : {}),
     ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
   });
   s.record?.objectsOf(before, out);
-  return send(s, 200, out);
+  return sendWritten(s, 200, out);
 }

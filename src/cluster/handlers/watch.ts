@@ -3,13 +3,14 @@
  * newline-delimited events, as Tables or PartialObjectMetadata when asked, ended by the client,
  * the server's time-out, an injected fault, or the server closing.
  */
+import { decodedText } from '../clone';
 import { watchUnderFault, type FaultEffect } from '../faults';
 import { queryBool, sendInitialEventsOf, watchTimeoutSeconds } from '../listoptions';
 import { toTable } from '../table';
 import type { ListOptions, WatchEvent } from '../types';
 import { waitUntilFresh, watchWaitsFor } from '../watchcache';
 import { WatchStream } from '../watchstream';
-import { partialObjectMetadata } from './response';
+import { SEPARATE_HEADERS_BYTES, partialObjectMetadata } from './response';
 import type { RequestScope } from './scope';
 
 /** What the server sets for every watch it serves. */
@@ -87,7 +88,17 @@ function serveWatch(
         includeObject: includeObject ?? 'Object',
       });
     }
-    stream.send(JSON.stringify({ type: ev.type, object }) + '\n', ev.type === 'ERROR');
+    // A big object goes out as the JSON it was decoded from (the stored object's cached text),
+    // between the halves of its event: serializing the shared copy again would make one more
+    // copy of it for every watcher (kube-apiserver's watch cache likewise encodes an event once
+    // for all its watchers).
+    const text = object === ev.object ? decodedText(ev.object) : undefined;
+    if (text !== undefined && text.length >= SEPARATE_HEADERS_BYTES)
+      stream.send(
+        [`{"type":${JSON.stringify(ev.type)},"object":`, text, '}\n'],
+        ev.type === 'ERROR',
+      );
+    else stream.send(JSON.stringify({ type: ev.type, object }) + '\n', ev.type === 'ERROR');
   };
   const stream = new WatchStream({
     res,

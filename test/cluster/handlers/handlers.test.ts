@@ -15,6 +15,7 @@ import { deleteResource } from '../../../src/cluster/handlers/delete';
 import { getResource } from '../../../src/cluster/handlers/get';
 import { listOptionsOf, listResource } from '../../../src/cluster/handlers/list';
 import { patchResource } from '../../../src/cluster/handlers/patch';
+import { SEPARATE_HEADERS_BYTES } from '../../../src/cluster/handlers/response';
 import { requestScope, type RequestScope } from '../../../src/cluster/handlers/scope';
 import { updateResource } from '../../../src/cluster/handlers/update';
 import { StatusError } from '../../../src/cluster/errors';
@@ -154,6 +155,29 @@ describe('resource handlers served on their own', () => {
     }
   });
 
+  it('a body past SEPARATE_HEADERS_BYTES goes out whole, after its headers and warnings', async () => {
+    const big = 'é'.repeat(SEPARATE_HEADERS_BYTES);
+    cluster.create(configMap('b', { a: '1' }));
+    const h = await serveHandler(cluster, audit, (s) => updateResource(s, 'b'));
+    try {
+      const r = await h.request('/?fieldValidation=Warn', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...configMap('b', { big }), extra: 1 }),
+      });
+      assert.equal(r.status, 200);
+      assert.equal(r.headers.get('content-type'), 'application/json');
+      assert.match(r.headers.get('warning') ?? '', /unknown field \\"extra\\"/);
+      const text = await r.text();
+      assert.equal(Number(r.headers.get('content-length')), Buffer.byteLength(text));
+      assert.ok(Buffer.byteLength(text) > SEPARATE_HEADERS_BYTES);
+      assert.equal(text, cluster.getJSON(CM, { namespace: 'default', name: 'b' }));
+      assert.equal((JSON.parse(text) as { data: { big: string } }).data.big, big);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('get of a missing object is the NotFound the cluster throws', async () => {
     const h = await serveHandler(cluster, audit, (s) => getResource(s, 'absent'));
     try {
@@ -228,6 +252,26 @@ describe('resource handlers served on their own', () => {
     }
   });
 
+  it('update answers the stored object from its cached JSON and records it, not a copy', async () => {
+    cluster.create(configMap('u3', { a: '1' }));
+    const h = await serveHandler(cluster, audit, (s) => updateResource(s, 'u3'));
+    try {
+      const r = await h.request('/', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(configMap('u3', { a: '2' })),
+      });
+      assert.equal(r.status, 200);
+      const stored = cluster.peek(CM, { namespace: 'default', name: 'u3' })!;
+      assert.deepEqual(stored.data, { a: '2' });
+      // One object for the store, the answer and the audit: a big body is not copied for each.
+      assert.equal(await r.text(), cluster.jsonOf(stored));
+      assert.equal(lastEvent().after, stored);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('patch: 415 for an unknown content type, 201 when apply creates, 200 when it changes', async () => {
     const h = await serveHandler(cluster, audit, (s) => patchResource(s, 'p'));
     try {
@@ -246,6 +290,25 @@ describe('resource handlers served on their own', () => {
       assert.equal((await apply({ a: '1' })).status, 201);
       assert.equal((await apply({ a: '2' })).status, 200);
       assert.deepEqual(cluster.get(CM, { namespace: 'default', name: 'p' }).data, { a: '2' });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('patch answers the stored object from its cached JSON and records it, not a copy', async () => {
+    cluster.create(configMap('p2', { a: '1' }));
+    const h = await serveHandler(cluster, audit, (s) => patchResource(s, 'p2'));
+    try {
+      const r = await h.request('/', {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/merge-patch+json' },
+        body: JSON.stringify({ data: { b: '2' } }),
+      });
+      assert.equal(r.status, 200);
+      const stored = cluster.peek(CM, { namespace: 'default', name: 'p2' })!;
+      assert.deepEqual(stored.data, { a: '1', b: '2' });
+      assert.equal(await r.text(), cluster.jsonOf(stored));
+      assert.equal(lastEvent().after, stored);
     } finally {
       await h.close();
     }
