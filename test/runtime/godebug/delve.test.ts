@@ -42,14 +42,16 @@ describe('finding Delve', () => {
       const gopath = tempDir(t, 'rs-gopath-');
       const dlv = fakeDlv(join(gopath, 'bin'));
       const home = tempDir(t, 'rs-home-');
+      // go's telemetry is off only by its mode file (GOTELEMETRY cannot be set from the
+      // environment); otherwise a child of go keeps writing under HOME, racing the clean-up.
+      mkdirSync(join(home, '.config/go/telemetry'), { recursive: true });
+      writeFileSync(join(home, '.config/go/telemetry/mode'), 'off\n');
       assert.equal(
         await findDelve({
           PATH: goBinDir()!,
           GOPATH: gopath,
           HOME: home,
           GOCACHE: join(home, 'c'),
-          // go would otherwise start writing its telemetry under HOME, racing the clean-up.
-          GOTELEMETRY: 'off',
         }),
         dlv,
       );
