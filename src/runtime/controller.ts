@@ -383,12 +383,14 @@ export class Controller extends Emitter<ControllerEvents> {
     const run = new ReconcileRun(trace, this.runDeps(), this.log.logger(trace.reconcileID));
     this.emit('reconcileStart', trace);
     try {
-      await this.tracer.started(run);
+      const gated = this.tracer.started(run);
+      if (gated) await gated;
       const { result, error, threw } = await this.reconcile(run, req);
       trace.result = result;
       if (threw) trace.error = toTraceError(error);
       const next = this.decide(trace, result, threw, error);
-      await this.tracer.decided(run, result, next);
+      const passing = this.tracer.decided(run, result, next);
+      if (passing) await passing;
       this.apply(key, trace, next);
     } finally {
       trace.end = clock.now();

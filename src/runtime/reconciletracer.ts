@@ -9,7 +9,14 @@ import type { Clock } from '../util/clock';
 import { fnv1a32 } from '../util/fnv';
 import type { ReconcileRun } from './client';
 import { isTerminalError, thrownMessage, type Request, type Result } from './reconcile';
-import type { ApiCall, NextAction, ReconcileTrace, TraceError, Trigger } from './trace';
+import type {
+  ApiCall,
+  NextAction,
+  PhaseRecord,
+  ReconcileTrace,
+  TraceError,
+  Trigger,
+} from './trace';
 
 /** Triggers kept per key between two reconciles; more are dropped. */
 const MAX_TRIGGERS = 20;
@@ -103,7 +110,8 @@ export class ReconcileTracer {
       request,
       key,
       worker,
-      triggers: this.pendingTriggers.get(key) ?? [],
+      // A copy sized to what it holds: the list was grown by push, and the trace is kept.
+      triggers: this.pendingTriggers.get(key)?.slice() ?? [],
       ...(queuedAt !== undefined ? { queuedAt } : {}),
       start: this.clock.now(),
       phases: [],
@@ -116,36 +124,60 @@ export class ReconcileTracer {
     return trace;
   }
 
-  /** The phases before the reconciler is called: enqueue, dequeue, reconcile. */
-  async started(run: ReconcileRun): Promise<void> {
+  /**
+   * The phases before the reconciler is called: enqueue, dequeue, reconcile. A promise only when a
+   * gate could hold (nothing can open one while this runs synchronously): a bulk run would
+   * otherwise pay for an async call per phase group of every reconcile.
+   */
+  started(run: ReconcileRun): Promise<void> | undefined {
+    if (run.gated) return this.startedGated(run);
+    this.enqueuePhase(run);
+    this.dequeuePhase(run);
+    this.reconcilePhase(run);
+    return undefined;
+  }
+
+  private async startedGated(run: ReconcileRun): Promise<void> {
+    await run.gate(this.enqueuePhase(run), 'enter');
+    await run.gate(this.dequeuePhase(run), 'enter');
+    await run.gate(this.reconcilePhase(run), 'enter');
+  }
+
+  private enqueuePhase(run: ReconcileRun): PhaseRecord {
     const { trace } = run;
-    const { key, worker, queuedAt } = trace;
-    const clock = this.clock;
-    const first = trace.triggers[0];
-    const enq = run.addPhase({
+    return run.addPhase({
       phase: 'enqueue',
-      at: first?.at ?? queuedAt ?? trace.start,
+      at: trace.triggers[0]?.at ?? trace.queuedAt ?? trace.start,
       summary: describeTriggers(trace.triggers),
       triggers: trace.triggers,
     });
-    if (run.gated) await run.gate(enq, 'enter');
-    const deq = run.addPhase({
-      phase: 'dequeue',
-      at: clock.now(),
-      summary: `worker ${worker} took ${key}${queuedAt !== undefined ? ` after ${clock.now() - queuedAt} ms in the queue` : ''}`,
-      ...(queuedAt !== undefined ? { queueWaitMs: clock.now() - queuedAt } : {}),
-    });
-    if (run.gated) await run.gate(deq, 'enter');
-    const rec = run.addPhase({
-      phase: 'reconcile',
-      at: clock.now(),
-      summary: `Reconcile ${key} (reconcileID ${trace.reconcileID})`,
-    });
-    if (run.gated) await run.gate(rec, 'enter');
   }
 
-  /** The result phase: what the reconciler returned and what the queue will do next. */
-  async decided(run: ReconcileRun, result: Result, next: NextAction): Promise<void> {
+  private dequeuePhase(run: ReconcileRun): PhaseRecord {
+    const { key, worker, queuedAt } = run.trace;
+    const now = this.clock.now();
+    return run.addPhase({
+      phase: 'dequeue',
+      at: now,
+      summary: `worker ${worker} took ${key}${queuedAt !== undefined ? ` after ${now - queuedAt} ms in the queue` : ''}`,
+      ...(queuedAt !== undefined ? { queueWaitMs: now - queuedAt } : {}),
+    });
+  }
+
+  private reconcilePhase(run: ReconcileRun): PhaseRecord {
+    const { key, reconcileID } = run.trace;
+    return run.addPhase({
+      phase: 'reconcile',
+      at: this.clock.now(),
+      summary: `Reconcile ${key} (reconcileID ${reconcileID})`,
+    });
+  }
+
+  /**
+   * The result phase: what the reconciler returned and what the queue will do next. A promise
+   * only when a gate could hold, as started().
+   */
+  decided(run: ReconcileRun, result: Result, next: NextAction): Promise<void> | undefined {
     const { trace } = run;
     trace.next = next;
     const rec = run.addPhase({
@@ -155,8 +187,12 @@ export class ReconcileTracer {
       result,
       next,
     });
-    if (run.gated) await run.gate(rec, 'enter');
-    if (run.gated) await run.gate(rec, 'exit');
+    return run.gated ? this.passResult(run, rec) : undefined;
+  }
+
+  private async passResult(run: ReconcileRun, rec: PhaseRecord): Promise<void> {
+    await run.gate(rec, 'enter');
+    await run.gate(rec, 'exit');
   }
 }
 

@@ -136,7 +136,9 @@ export interface ReconcileTrace {
 export function diffObjects(before: unknown, after: unknown, ignore = IGNORED_PATHS): DiffEntry[] {
   const out: DiffEntry[] = [];
   walk(before, after, '', out, ignore);
-  return out;
+  // Traces keep their diffs for a while: an array grown by push holds room for 16 entries, a
+  // copy only for what it has (a bulk run keeps thousands of these short lists).
+  return out.length ? out.slice() : out;
 }
 
 const IGNORED_PATHS = new Set([
