@@ -394,6 +394,7 @@ export class Controller extends Emitter<ControllerEvents> {
       this.apply(key, trace, next);
     } finally {
       trace.end = clock.now();
+      this.tracer.finished(trace);
       this.metrics.reconcileTime.observe(this.labels, (trace.end - trace.start) / 1000);
       thaw?.();
       this.emit('reconcileEnd', trace);

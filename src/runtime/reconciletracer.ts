@@ -6,6 +6,7 @@
  * ReconcileRun that records them.
  */
 import type { Clock } from '../util/clock';
+import { flattened } from '../util/flatstring';
 import { fnv1a32 } from '../util/fnv';
 import type { ReconcileRun } from './client';
 import { isTerminalError, thrownMessage, type Request, type Result } from './reconcile';
@@ -92,7 +93,7 @@ export class ReconcileTracer {
   /** A UUID-shaped, deterministic reconcileID, so two runs of a simulation print the same. */
   private reconcileID(n: number): string {
     this.idPrefix ??= `${fnv1a32(this.controller).toString(16).padStart(8, '0')}-0000-4000-8000-`;
-    return this.idPrefix + n.toString(16).padStart(12, '0');
+    return flattened(this.idPrefix + n.toString(16).padStart(12, '0'));
   }
 
   /** The trace of the reconcile of `key` starting now, with the triggers gathered since the last. */
@@ -171,6 +172,11 @@ export class ReconcileTracer {
       at: this.clock.now(),
       summary: `Reconcile ${key} (reconcileID ${reconcileID})`,
     });
+  }
+
+  /** The reconcile is over: its phases' summaries, built piece by piece, are flattened (flatstring.ts). */
+  finished(trace: ReconcileTrace): void {
+    for (const p of trace.phases) flattened(p.summary);
   }
 
   /**
