@@ -36,6 +36,7 @@ export class ReconcileTracer {
   private readonly delayedTriggers = new Map<string, Trigger>();
   /** resourceVersion → who wrote it, to recognise watch events caused by our own writes. */
   private readonly writes = new Map<string, Writer>();
+  private lastWriter: Writer | undefined;
 
   constructor(
     private readonly controller: string,
@@ -51,7 +52,10 @@ export class ReconcileTracer {
   /** A successful write: its resourceVersion is remembered as caused by `trace`. */
   wrote(trace: ReconcileTrace, call: ApiCall): void {
     if (!call.resourceVersion) return;
-    this.writes.set(call.resourceVersion, { key: trace.key, traceId: trace.id });
+    // The writes of one reconcile share their Writer (a bulk run remembers tens of thousands).
+    let w = this.lastWriter;
+    if (w?.traceId !== trace.id) this.lastWriter = w = { key: trace.key, traceId: trace.id };
+    this.writes.set(call.resourceVersion, w);
     if (this.writes.size > MAX_WRITES) {
       const first = this.writes.keys().next().value;
       if (first !== undefined) this.writes.delete(first);
@@ -60,9 +64,11 @@ export class ReconcileTracer {
 
   /** `key` was added to the queue because of `t`. */
   triggered(key: string, t: Trigger): void {
-    let list = this.pendingTriggers.get(key);
-    if (!list) this.pendingTriggers.set(key, (list = []));
-    if (list.length < MAX_TRIGGERS) list.push(t);
+    const list = this.pendingTriggers.get(key);
+    // Most keys get one trigger between two reconciles, and the list ends in the trace: a list
+    // made with its first element is sized to it (one grown by push has room for 16).
+    if (!list) this.pendingTriggers.set(key, [t]);
+    else if (list.length < MAX_TRIGGERS) list.push(t);
   }
 
   /**
@@ -111,8 +117,7 @@ export class ReconcileTracer {
       request,
       key,
       worker,
-      // A copy sized to what it holds: the list was grown by push, and the trace is kept.
-      triggers: this.pendingTriggers.get(key)?.slice() ?? [],
+      triggers: this.pendingTriggers.get(key) ?? [],
       ...(queuedAt !== undefined ? { queuedAt } : {}),
       start: this.clock.now(),
       phases: [],
