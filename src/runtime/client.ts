@@ -30,7 +30,7 @@ export interface PhaseGate {
   gate(trace: ReconcileTrace, rec: PhaseRecord, when: 'enter' | 'exit'): Promise<void>;
 }
 
-/** What a ReconcileRun needs from its controller. */
+/** What a ReconcileRun needs from its controller: the same for every run of it (see `log`). */
 export interface RunDeps {
   api: ApiServer;
   cache: Cache;
@@ -42,7 +42,6 @@ export interface RunDeps {
   gate?: PhaseGate;
   /** A successful write produced this resourceVersion. */
   onWrite(trace: ReconcileTrace, call: ApiCall): void;
-  log: Logger;
   /** Keep copies of the objects before/after each write in the trace (default true). */
   recordObjects?: boolean;
   recordEvent?(obj: ObjectLike, type: string, reason: string, message: string): void;
@@ -87,6 +86,8 @@ export class ReconcileRun {
   constructor(
     readonly trace: ReconcileTrace,
     private readonly deps: RunDeps,
+    /** The reconcile's own logger (stamped with its reconcileID). */
+    private readonly log: Logger,
   ) {
     const status: StatusWriter = {
       update: (obj) => this.write('update', obj, 'status'),
@@ -113,7 +114,7 @@ export class ReconcileRun {
     };
     return {
       client: this.client,
-      log: deps.log,
+      log: this.log,
       recorder,
       now: () => deps.clock.now(),
       reconcileID: trace.reconcileID,
@@ -321,13 +322,15 @@ export class ReconcileRun {
       if (before && before.metadata.resourceVersion === result.metadata.resourceVersion) {
         call.noop = true;
       }
+      // The result becomes the caller's object below, which it may mutate: the trace keeps (and
+      // diffs against) the server's stored object when it can — never mutated, already in memory,
+      // so nothing is copied or kept twice — else a copy.
+      const after = this.storedCopy(type, key, result) ?? clone(result);
       if (record) {
         rec.before = before;
-        // The result becomes the caller's object below, which it may mutate: the trace keeps the
-        // server's stored object when it can (never mutated, so no copy), else a copy.
-        rec.after = this.storedCopy(type, key, result) ?? clone(result);
+        rec.after = after;
       }
-      rec.diff = diffObjects(before, result);
+      rec.diff = diffObjects(before, after);
     }
     rec.summary += ` → ${call.code}${call.reason ? ` ${call.reason}` : ''}${call.noop ? ' (no-op)' : ''}${call.fault !== undefined ? ` [fault ${call.fault}]` : ''}`;
     this.trace.calls.push(call);

@@ -353,8 +353,8 @@ export class Controller extends Emitter<ControllerEvents> {
   }
 
   /** What every ReconcileRun shares, built once (closures per reconcile add up in bulk runs). */
-  private sharedDeps: Omit<RunDeps, 'log'> | undefined;
-  private runDeps(): Omit<RunDeps, 'log'> {
+  private sharedDeps: RunDeps | undefined;
+  private runDeps(): RunDeps {
     if (this.sharedDeps) return this.sharedDeps;
     const stepper = this.opts.stepper;
     this.sharedDeps = {
@@ -380,21 +380,21 @@ export class Controller extends Emitter<ControllerEvents> {
     const queuedAt = this.queuedSince.get(key);
     this.queuedSince.delete(key);
     const trace = this.tracer.begin(key, req, worker, queuedAt);
-    const run = new ReconcileRun(trace, {
-      ...this.runDeps(),
-      log: this.log.logger(trace.reconcileID),
-    });
+    const run = new ReconcileRun(trace, this.runDeps(), this.log.logger(trace.reconcileID));
     this.emit('reconcileStart', trace);
     try {
-      await this.tracer.started(run);
+      const gated = this.tracer.started(run);
+      if (gated) await gated;
       const { result, error, threw } = await this.reconcile(run, req);
       trace.result = result;
       if (threw) trace.error = toTraceError(error);
       const next = this.decide(trace, result, threw, error);
-      await this.tracer.decided(run, result, next);
+      const passing = this.tracer.decided(run, result, next);
+      if (passing) await passing;
       this.apply(key, trace, next);
     } finally {
       trace.end = clock.now();
+      this.tracer.finished(trace);
       this.metrics.reconcileTime.observe(this.labels, (trace.end - trace.start) / 1000);
       thaw?.();
       this.emit('reconcileEnd', trace);
@@ -425,9 +425,9 @@ export class Controller extends Emitter<ControllerEvents> {
     }
   }
 
-  private withWatchdog<T>(p: Promise<T> | T): Promise<T> {
+  private withWatchdog<T>(p: Promise<T> | T): Promise<T> | T {
     const ms = this.opts.hangTimeoutMs ?? 0;
-    if (!ms) return Promise.resolve(p);
+    if (!ms) return p; // awaited by the caller as it is: no second promise per reconcile
     return new Promise<T>((resolve, reject) => {
       const t = setTimeout(
         () =>

@@ -43,15 +43,19 @@ export class HotLoopDetector {
     const threshold = this.opts.threshold ?? 20;
     const maxPerSecond = this.opts.maxPerSecond ?? 100;
     let s = this.stats.get(key);
-    if (!s) this.stats.set(key, (s = { selfCount: 0, times: [], ids: [] }));
+    // Kept per key for the whole run: lists made with their first element are sized to it (one
+    // grown by push has room for 16), and most keys of a bulk run are reconciled once.
+    if (!s) this.stats.set(key, (s = { selfCount: 0, times: [now], ids: [trace.id] }));
+    else {
+      s.ids.push(trace.id);
+      s.times.push(now);
+    }
     const wrote = trace.calls.some((c) => c.source === 'server' && c.code < 300 && !c.noop);
     // Sustained by its own writes: at least one trigger is an event our own write caused (others
     // may come from a second writer fighting over the same fields) and this pass wrote again.
     const self = wrote && trace.triggers.some((t) => t.kind === 'event' && t.selfTriggered);
     s.selfCount = self ? s.selfCount + 1 : 0;
-    s.ids.push(trace.id);
     if (s.ids.length > threshold) s.ids.shift();
-    s.times.push(now);
     while (s.times.length && s.times[0] <= now - 1000) s.times.shift();
     let reason: HotLoopReport['reason'] | undefined;
     if (s.selfCount >= threshold) reason = 'self-triggered';

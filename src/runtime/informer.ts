@@ -273,6 +273,11 @@ export class Informer {
   }
 
   private put(k: string, obj: KubeObject): void {
+    // Most informers have no indexer: a write to the store is then all there is to do.
+    if (this.indexers.size === 0) {
+      this.store.set(k, obj);
+      return;
+    }
     const old = this.store.get(k);
     if (old) this.unindex(k, old);
     this.store.set(k, obj);
@@ -283,7 +288,7 @@ export class Informer {
   }
 
   private remove(k: string): void {
-    const old = this.store.get(k);
+    const old = this.indexers.size ? this.store.get(k) : undefined;
     if (old) this.unindex(k, old);
     this.store.delete(k);
   }

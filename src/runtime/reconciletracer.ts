@@ -6,10 +6,18 @@
  * ReconcileRun that records them.
  */
 import type { Clock } from '../util/clock';
+import { flattened } from '../util/flatstring';
 import { fnv1a32 } from '../util/fnv';
 import type { ReconcileRun } from './client';
 import { isTerminalError, thrownMessage, type Request, type Result } from './reconcile';
-import type { ApiCall, NextAction, ReconcileTrace, TraceError, Trigger } from './trace';
+import type {
+  ApiCall,
+  NextAction,
+  PhaseRecord,
+  ReconcileTrace,
+  TraceError,
+  Trigger,
+} from './trace';
 
 /** Triggers kept per key between two reconciles; more are dropped. */
 const MAX_TRIGGERS = 20;
@@ -28,6 +36,7 @@ export class ReconcileTracer {
   private readonly delayedTriggers = new Map<string, Trigger>();
   /** resourceVersion → who wrote it, to recognise watch events caused by our own writes. */
   private readonly writes = new Map<string, Writer>();
+  private lastWriter: Writer | undefined;
 
   constructor(
     private readonly controller: string,
@@ -43,7 +52,10 @@ export class ReconcileTracer {
   /** A successful write: its resourceVersion is remembered as caused by `trace`. */
   wrote(trace: ReconcileTrace, call: ApiCall): void {
     if (!call.resourceVersion) return;
-    this.writes.set(call.resourceVersion, { key: trace.key, traceId: trace.id });
+    // The writes of one reconcile share their Writer (a bulk run remembers tens of thousands).
+    let w = this.lastWriter;
+    if (w?.traceId !== trace.id) this.lastWriter = w = { key: trace.key, traceId: trace.id };
+    this.writes.set(call.resourceVersion, w);
     if (this.writes.size > MAX_WRITES) {
       const first = this.writes.keys().next().value;
       if (first !== undefined) this.writes.delete(first);
@@ -52,9 +64,11 @@ export class ReconcileTracer {
 
   /** `key` was added to the queue because of `t`. */
   triggered(key: string, t: Trigger): void {
-    let list = this.pendingTriggers.get(key);
-    if (!list) this.pendingTriggers.set(key, (list = []));
-    if (list.length < MAX_TRIGGERS) list.push(t);
+    const list = this.pendingTriggers.get(key);
+    // Most keys get one trigger between two reconciles, and the list ends in the trace: a list
+    // made with its first element is sized to it (one grown by push has room for 16).
+    if (!list) this.pendingTriggers.set(key, [t]);
+    else if (list.length < MAX_TRIGGERS) list.push(t);
   }
 
   /**
@@ -85,7 +99,7 @@ export class ReconcileTracer {
   /** A UUID-shaped, deterministic reconcileID, so two runs of a simulation print the same. */
   private reconcileID(n: number): string {
     this.idPrefix ??= `${fnv1a32(this.controller).toString(16).padStart(8, '0')}-0000-4000-8000-`;
-    return this.idPrefix + n.toString(16).padStart(12, '0');
+    return flattened(this.idPrefix + n.toString(16).padStart(12, '0'));
   }
 
   /** The trace of the reconcile of `key` starting now, with the triggers gathered since the last. */
@@ -116,36 +130,65 @@ export class ReconcileTracer {
     return trace;
   }
 
-  /** The phases before the reconciler is called: enqueue, dequeue, reconcile. */
-  async started(run: ReconcileRun): Promise<void> {
+  /**
+   * The phases before the reconciler is called: enqueue, dequeue, reconcile. A promise only when a
+   * gate could hold (nothing can open one while this runs synchronously): a bulk run would
+   * otherwise pay for an async call per phase group of every reconcile.
+   */
+  started(run: ReconcileRun): Promise<void> | undefined {
+    if (run.gated) return this.startedGated(run);
+    this.enqueuePhase(run);
+    this.dequeuePhase(run);
+    this.reconcilePhase(run);
+    return undefined;
+  }
+
+  private async startedGated(run: ReconcileRun): Promise<void> {
+    await run.gate(this.enqueuePhase(run), 'enter');
+    await run.gate(this.dequeuePhase(run), 'enter');
+    await run.gate(this.reconcilePhase(run), 'enter');
+  }
+
+  private enqueuePhase(run: ReconcileRun): PhaseRecord {
     const { trace } = run;
-    const { key, worker, queuedAt } = trace;
-    const clock = this.clock;
-    const first = trace.triggers[0];
-    const enq = run.addPhase({
+    return run.addPhase({
       phase: 'enqueue',
-      at: first?.at ?? queuedAt ?? trace.start,
+      at: trace.triggers[0]?.at ?? trace.queuedAt ?? trace.start,
       summary: describeTriggers(trace.triggers),
       triggers: trace.triggers,
     });
-    if (run.gated) await run.gate(enq, 'enter');
-    const deq = run.addPhase({
-      phase: 'dequeue',
-      at: clock.now(),
-      summary: `worker ${worker} took ${key}${queuedAt !== undefined ? ` after ${clock.now() - queuedAt} ms in the queue` : ''}`,
-      ...(queuedAt !== undefined ? { queueWaitMs: clock.now() - queuedAt } : {}),
-    });
-    if (run.gated) await run.gate(deq, 'enter');
-    const rec = run.addPhase({
-      phase: 'reconcile',
-      at: clock.now(),
-      summary: `Reconcile ${key} (reconcileID ${trace.reconcileID})`,
-    });
-    if (run.gated) await run.gate(rec, 'enter');
   }
 
-  /** The result phase: what the reconciler returned and what the queue will do next. */
-  async decided(run: ReconcileRun, result: Result, next: NextAction): Promise<void> {
+  private dequeuePhase(run: ReconcileRun): PhaseRecord {
+    const { key, worker, queuedAt } = run.trace;
+    const now = this.clock.now();
+    return run.addPhase({
+      phase: 'dequeue',
+      at: now,
+      summary: `worker ${worker} took ${key}${queuedAt !== undefined ? ` after ${now - queuedAt} ms in the queue` : ''}`,
+      ...(queuedAt !== undefined ? { queueWaitMs: now - queuedAt } : {}),
+    });
+  }
+
+  private reconcilePhase(run: ReconcileRun): PhaseRecord {
+    const { key, reconcileID } = run.trace;
+    return run.addPhase({
+      phase: 'reconcile',
+      at: this.clock.now(),
+      summary: `Reconcile ${key} (reconcileID ${reconcileID})`,
+    });
+  }
+
+  /** The reconcile is over: its phases' summaries, built piece by piece, are flattened (flatstring.ts). */
+  finished(trace: ReconcileTrace): void {
+    for (const p of trace.phases) flattened(p.summary);
+  }
+
+  /**
+   * The result phase: what the reconciler returned and what the queue will do next. A promise
+   * only when a gate could hold, as started().
+   */
+  decided(run: ReconcileRun, result: Result, next: NextAction): Promise<void> | undefined {
     const { trace } = run;
     trace.next = next;
     const rec = run.addPhase({
@@ -155,8 +198,12 @@ export class ReconcileTracer {
       result,
       next,
     });
-    if (run.gated) await run.gate(rec, 'enter');
-    if (run.gated) await run.gate(rec, 'exit');
+    return run.gated ? this.passResult(run, rec) : undefined;
+  }
+
+  private async passResult(run: ReconcileRun, rec: PhaseRecord): Promise<void> {
+    await run.gate(rec, 'enter');
+    await run.gate(rec, 'exit');
   }
 }
 

@@ -7,6 +7,7 @@ import type { KubeObject } from '../cluster/types';
 import type { EnqueueCause } from './handler';
 import type { Request, Result } from './reconcile';
 import type { WaitReason } from './delayingqueue';
+import { flattened } from '../util/flatstring';
 
 export const PHASES = [
   'enqueue',
@@ -136,7 +137,12 @@ export interface ReconcileTrace {
 export function diffObjects(before: unknown, after: unknown, ignore = IGNORED_PATHS): DiffEntry[] {
   const out: DiffEntry[] = [];
   walk(before, after, '', out, ignore);
-  return out;
+  if (!out.length) return out;
+  // Traces keep their diffs for a while: an array grown by push holds room for 16 entries, a
+  // copy only for what it has (a bulk run keeps thousands of these short lists); paths are
+  // built by concatenation (flatstring.ts).
+  for (const e of out) flattened(e.path);
+  return out.slice();
 }
 
 const IGNORED_PATHS = new Set([
