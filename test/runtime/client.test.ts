@@ -12,10 +12,11 @@ async function createThenMutate(
 ): Promise<{ write: PhaseRecord; stored: KubeObject | undefined }> {
   const e = await env(t, { recordObjects });
   e.mgr.addReconciler({ for: WEBAPP }, async (ctx) => {
-    const cm = configMap('child', { image: 'nginx' });
+    const data = { image: 'nginx' };
+    const cm = configMap('child', data);
     await ctx.client.create(cm);
     // The caller owns its object after the call: changing it must not rewrite the trace.
-    cm.data!.image = 'changed';
+    data.image = 'changed';
     cm.metadata.labels = { late: 'yes' };
     return {};
   });
