@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { compareVersions } from './discovery';
+import { compareVersions, servedTypes } from './discovery';
 import { subresourceInfo } from './registry';
 import type { Registry, ResourceType } from './registry';
 
@@ -68,7 +68,7 @@ function resource(t: ResourceType): object {
 /** The APIGroupDiscoveryList of `/api` (legacy: the core group only) or `/apis` (every other). */
 export function apiGroupDiscoveryList(reg: Registry, legacy: boolean): object {
   const byGroup = new Map<string, Map<string, ResourceType[]>>();
-  for (const t of reg.all()) {
+  for (const t of servedTypes(reg)) {
     if (!t.info.group !== legacy) continue;
     const versions = byGroup.get(t.info.group) ?? new Map<string, ResourceType[]>();
     versions.set(t.info.version, [...(versions.get(t.info.version) ?? []), t]);

@@ -2,7 +2,7 @@
  * Discovery documents (/api, /apis, /api/v1, /apis/<group>/<version>) and /version, built from
  * the registry so a CRD's resources appear the moment it is established.
  */
-import { subresourceInfo } from './registry';
+import { REVIEW_TYPES, subresourceInfo } from './registry';
 import type { Registry, ResourceType } from './registry';
 import { fnv1a32 } from '../util/fnv';
 
@@ -23,6 +23,11 @@ function storageVersionHash(t: ResourceType): string {
   return Buffer.from(h.toString(16).padStart(8, '0')).toString('base64').slice(0, 11) + '=';
 }
 
+/** Every resource discovery lists: the registry's, then the review resources (never stored). */
+export function servedTypes(reg: Registry): ResourceType[] {
+  return [...reg.all(), ...REVIEW_TYPES];
+}
+
 export function apiVersions(serverAddress: string): object {
   return {
     kind: 'APIVersions',
@@ -34,7 +39,7 @@ export function apiVersions(serverAddress: string): object {
 /** Groups in registry order; within a group, versions newest first (v2 > v1 > v1beta1). */
 function groups(reg: Registry): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const t of reg.all()) {
+  for (const t of servedTypes(reg)) {
     if (!t.info.group) continue;
     const vs = out.get(t.info.group) ?? [];
     if (!vs.includes(t.info.version)) vs.push(t.info.version);
@@ -77,7 +82,7 @@ export function apiGroup(reg: Registry, group: string): object | undefined {
 }
 
 export function apiResourceList(reg: Registry, groupVersion: string): object | undefined {
-  const types = reg.all().filter((t) => t.apiVersion === groupVersion);
+  const types = servedTypes(reg).filter((t) => t.apiVersion === groupVersion);
   if (!types.length) return undefined;
   const resources: object[] = [];
   for (const t of types) {
@@ -90,7 +95,8 @@ export function apiResourceList(reg: Registry, groupVersion: string): object | u
       verbs: i.verbs,
       ...(i.shortNames.length ? { shortNames: i.shortNames } : {}),
       ...(i.categories ? { categories: i.categories } : {}),
-      storageVersionHash: storageVersionHash(t),
+      // Only stored resources have a storage version (reviews have none, as in kube-apiserver).
+      ...(REVIEW_TYPES.includes(t) ? {} : { storageVersionHash: storageVersionHash(t) }),
     });
     for (const sub of i.subresources) {
       const { group, version, kind, verbs } = subresourceInfo(t, sub);

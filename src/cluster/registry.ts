@@ -306,6 +306,26 @@ function builtinType(b: BuiltinSpec): ResourceType {
   };
 }
 
+/**
+ * The review resources of authentication.k8s.io and authorization.k8s.io: create-only calls
+ * answered at once and never stored (reviews.ts serves them), so they are listed in discovery
+ * but kept out of the Registry, whose kinds the cluster stores.
+ */
+function review(apiVersion: string, kind: string, namespaced = false): BuiltinSpec {
+  return { apiVersion, kind, plural: `${kind.toLowerCase()}s`, namespaced, verbs: ['create'] };
+}
+
+const REVIEWS: BuiltinSpec[] = [
+  review('authentication.k8s.io/v1', 'SelfSubjectReview'),
+  review('authentication.k8s.io/v1', 'TokenReview'),
+  review('authorization.k8s.io/v1', 'LocalSubjectAccessReview', true),
+  review('authorization.k8s.io/v1', 'SelfSubjectAccessReview'),
+  review('authorization.k8s.io/v1', 'SelfSubjectRulesReview'),
+  review('authorization.k8s.io/v1', 'SubjectAccessReview'),
+];
+
+export const REVIEW_TYPES: readonly ResourceType[] = REVIEWS.map(builtinType);
+
 export class Registry {
   /** key: `apiVersion/Kind` */
   private readonly byKind = new Map<string, ResourceType>();

@@ -4,11 +4,12 @@
  * bearer-token authentication, a 3 MiB body limit, and Status bodies for every error. kubectl,
  * @kubernetes/client-node, client-go and operator binaries talk to it through a kubeconfig.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { AuditLog, verbOf, type InFlight } from './audit';
+import { authenticateBearer } from './authentication';
 import { injectHttpFault, retryAfterOf, type FaultInjector } from './faults';
 import type { Cluster } from './cluster';
 import { generateServingCerts } from './certs';
@@ -41,6 +42,7 @@ import { requestScope } from './handlers/scope';
 import { updateResource } from './handlers/update';
 import { watchResource, type WatchServing } from './handlers/watch';
 import { evictPod } from './eviction';
+import { answerReview, resolveReview } from './reviews';
 import { servePodLog } from './podlog';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -141,7 +143,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const user = authenticate(users, req.headers.authorization ?? '');
+    const user = authenticateBearer(users, req.headers.authorization ?? '');
     if (user === undefined) {
       req.resume();
       return sendStatus(res, newUnauthorized());
@@ -215,6 +217,28 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     if (rest.length === 0) {
       const list = apiResourceList(cluster.registry, apiVersion);
       return list ? sendJson(res, 200, list) : sendStatus(res, newNotFoundPath());
+    }
+    const review = resolveReview(apiVersion, rest);
+    if (review) {
+      const { t, namespace } = review;
+      record.resolve(
+        {
+          apiVersion: t.apiVersion,
+          resource: t.info.plural,
+          subresource: '',
+          namespace: namespace ?? '',
+          name: '',
+        },
+        false,
+      );
+      if (method === 'POST') validateWriteOptions(method, q);
+      const answer = answerReview(
+        review,
+        method,
+        () => decodeObject(body, req.headers['content-type']),
+        { user, users, now: cluster.now() },
+      );
+      return sendJson(res, 201, answer, pretty);
     }
     const route = resolveResource(cluster.registry, apiVersion, rest);
     if (!route) return sendStatus(res, newNotFoundPath());
@@ -374,17 +398,6 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
 
 /** The audit record of each request being served; sendStatus adds the error to it. */
 const inFlight = new WeakMap<ServerResponse, InFlight>();
-
-/** The user a `Bearer` token names, comparing every known token in constant time. */
-function authenticate(users: Map<string, string>, authorization: string): string | undefined {
-  const given = Buffer.from(authorization);
-  let found: string | undefined;
-  for (const [token, user] of users) {
-    const expected = Buffer.from(`Bearer ${token}`);
-    if (given.length === expected.length && timingSafeEqual(given, expected)) found = user;
-  }
-  return found;
-}
 
 const EMPTY_BODY = Buffer.alloc(0);
 
