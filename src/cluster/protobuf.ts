@@ -316,7 +316,56 @@ const APPS: Record<string, Message> = {
   },
 };
 
-const MESSAGES: Record<string, Message> = { ...META, ...CORE, ...APPS };
+/**
+ * The reviews of authentication.k8s.io/v1 and authorization.k8s.io/v1 (kubectl auth can-i and
+ * whoami send them as protobuf). Status is the server's to fill, so only specs are described;
+ * a SubjectAccessReview's `extra` (a map of ExtraValue) is skipped.
+ */
+const REVIEWS: Record<string, Message> = {
+  TokenReview: { 1: ['metadata', 'ObjectMeta'], 2: ['spec', 'TokenReviewSpec'] },
+  TokenReviewSpec: { 1: ['token', 's'], 2: ['audiences', 's', 'r'] },
+  SelfSubjectReview: { 1: ['metadata', 'ObjectMeta'] },
+  SelfSubjectAccessReview: {
+    1: ['metadata', 'ObjectMeta'],
+    2: ['spec', 'SelfSubjectAccessReviewSpec'],
+  },
+  SelfSubjectAccessReviewSpec: {
+    1: ['resourceAttributes', 'ResourceAttributes'],
+    2: ['nonResourceAttributes', 'NonResourceAttributes'],
+  },
+  SubjectAccessReview: { 1: ['metadata', 'ObjectMeta'], 2: ['spec', 'SubjectAccessReviewSpec'] },
+  SubjectAccessReviewSpec: {
+    1: ['resourceAttributes', 'ResourceAttributes'],
+    2: ['nonResourceAttributes', 'NonResourceAttributes'],
+    3: ['user', 's'],
+    4: ['groups', 's', 'r'],
+    6: ['uid', 's'],
+  },
+  ResourceAttributes: {
+    1: ['namespace', 's'],
+    2: ['verb', 's'],
+    3: ['group', 's'],
+    4: ['version', 's'],
+    5: ['resource', 's'],
+    6: ['subresource', 's'],
+    7: ['name', 's'],
+    8: ['fieldSelector', 'SelectorAttributes'],
+    9: ['labelSelector', 'SelectorAttributes'],
+  },
+  // FieldSelectorAttributes and LabelSelectorAttributes have the same fields.
+  SelectorAttributes: {
+    1: ['rawSelector', 's'],
+    2: ['requirements', 'LabelSelectorRequirement', 'r'],
+  },
+  NonResourceAttributes: { 1: ['path', 's'], 2: ['verb', 's'] },
+  SelfSubjectRulesReview: {
+    1: ['metadata', 'ObjectMeta'],
+    2: ['spec', 'SelfSubjectRulesReviewSpec'],
+  },
+  SelfSubjectRulesReviewSpec: { 1: ['namespace', 's'] },
+};
+
+const MESSAGES: Record<string, Message> = { ...META, ...CORE, ...APPS, ...REVIEWS };
 
 /** Top-level kinds that can be decoded, by `apiVersion/kind`. */
 const TOP: Record<string, string> = {
@@ -331,6 +380,12 @@ const TOP: Record<string, string> = {
   'apps/v1/Deployment': 'Deployment',
   'apps/v1/ReplicaSet': 'ReplicaSet',
   'coordination.k8s.io/v1/Lease': 'Lease',
+  'authentication.k8s.io/v1/TokenReview': 'TokenReview',
+  'authentication.k8s.io/v1/SelfSubjectReview': 'SelfSubjectReview',
+  'authorization.k8s.io/v1/SubjectAccessReview': 'SubjectAccessReview',
+  'authorization.k8s.io/v1/SelfSubjectAccessReview': 'SelfSubjectAccessReview',
+  'authorization.k8s.io/v1/LocalSubjectAccessReview': 'SubjectAccessReview',
+  'authorization.k8s.io/v1/SelfSubjectRulesReview': 'SelfSubjectRulesReview',
 };
 
 class Reader {
