@@ -4,6 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import YAML from 'yaml';
+import { GO_OPERATOR_USER } from '../../src/runtime/goprocess';
 import { DEFAULT_USER } from '../../src/cluster/server';
 import { served } from './http';
 import type { Served } from './http';
@@ -81,6 +83,48 @@ describe('TokenReview', () => {
       s.cluster.resources().some((r) => r.kind === 'TokenReview'),
       false,
     );
+  });
+});
+
+describe("a Go manager's secure metrics (filters.WithAuthenticationAndAuthorization)", () => {
+  it("authenticates a scrape's token and authorizes its user, asked with the manager's own token", async () => {
+    // The editor gives the manager a user of its own and writes it a kubeconfig with its token.
+    s.server.addUser(GO_OPERATOR_USER);
+    const config = YAML.parse(s.server.kubeconfig('reconcile-studio', GO_OPERATOR_USER)) as {
+      users: { user: { token: string } }[];
+    };
+    const managerToken = config.users[0].user.token;
+    const asManager = async (path: string, body: object) => {
+      const r = await s.call('POST', path, body, { authorization: `Bearer ${managerToken}` });
+      return { status: r.status, body: json(r.body) };
+    };
+    const who = await asManager(`${AUTHN}/selfsubjectreviews`, {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'SelfSubjectReview',
+    });
+    assert.equal(
+      (who.body.status as { userInfo: { username: string } }).userInfo.username,
+      GO_OPERATOR_USER,
+    );
+    // The scraper presents the manager's token too (as a kubeconfig's user would).
+    const tr = await asManager(`${AUTHN}/tokenreviews`, {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      spec: { token: managerToken },
+    });
+    const user = (tr.body.status as { user: { username: string; groups: string[] } }).user;
+    assert.equal(user.username, GO_OPERATOR_USER);
+    const sar = await asManager(`${AUTHZ}/subjectaccessreviews`, {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: {
+        user: user.username,
+        groups: user.groups,
+        nonResourceAttributes: { path: '/metrics', verb: 'get' },
+      },
+    });
+    assert.equal(sar.status, 201);
+    assert.deepEqual(sar.body.status, { allowed: true });
   });
 });
 
