@@ -14,22 +14,22 @@ import {
   newInvalid,
   type FieldError,
 } from './errors';
+import { isObject } from './patch';
 import type { AnsweredReview } from './tokenreview';
 import type { KubeObject } from './types';
 
 const GROUP = 'authorization.k8s.io';
 
-function rec(v: unknown): Record<string, unknown> | undefined {
-  return v && typeof v === 'object' && !Array.isArray(v)
-    ? (v as Record<string, unknown>)
-    : undefined;
+/** `v` when it is a JSON object (a decoded struct), else undefined (nil). */
+function objectOr(v: unknown): Record<string, unknown> | undefined {
+  return isObject(v) ? v : undefined;
 }
 
 /** Go's zero value: what decodes to an ObjectMeta field left unset. */
 function isZero(v: unknown): boolean {
   if (v === undefined || v === null || v === '' || v === 0 || v === false) return true;
   if (Array.isArray(v)) return v.length === 0;
-  const o = rec(v);
+  const o = objectOr(v);
   return o !== undefined && Object.keys(o).length === 0;
 }
 
@@ -42,7 +42,7 @@ function metadataErrors(obj: KubeObject, except: string[], detail: string): Fiel
 
 /** validateFieldSelectorAttributes / validateLabelSelectorAttributes: one of the two forms. */
 function selectorErrors(selector: unknown, path: string): FieldError[] {
-  const s = rec(selector);
+  const s = objectOr(selector);
   if (s === undefined) return [];
   const raw = typeof s.rawSelector === 'string' ? s.rawSelector : '';
   const requirements = Array.isArray(s.requirements) ? s.requirements : [];
@@ -77,8 +77,8 @@ function nonResourceValue(a: Record<string, unknown>): RawValue {
  * ValidateSelfSubjectAccessReviewSpec, in their order.
  */
 function specErrors(spec: Record<string, unknown>, subject: boolean): FieldError[] {
-  const resource = rec(spec.resourceAttributes);
-  const nonResource = rec(spec.nonResourceAttributes);
+  const resource = objectOr(spec.resourceAttributes);
+  const nonResource = objectOr(spec.nonResourceAttributes);
   const errs: FieldError[] = [];
   if (resource && nonResource)
     errs.push(
@@ -126,13 +126,13 @@ function allowed(obj: KubeObject, spec: Record<string, unknown>): AnsweredReview
 }
 
 export function subjectAccessReview(obj: KubeObject): AnsweredReview {
-  const spec = rec(obj.spec) ?? {};
+  const spec = objectOr(obj.spec) ?? {};
   check([...specErrors(spec, true), ...metadataErrors(obj, [], 'must be empty')]);
   return allowed(obj, spec);
 }
 
 export function selfSubjectAccessReview(obj: KubeObject): AnsweredReview {
-  const spec = rec(obj.spec) ?? {};
+  const spec = objectOr(obj.spec) ?? {};
   check([...specErrors(spec, false), ...metadataErrors(obj, [], 'must be empty')]);
   return allowed(obj, spec);
 }
@@ -142,13 +142,13 @@ export function selfSubjectAccessReview(obj: KubeObject): AnsweredReview {
  * handler adopted it), so a spec naming another namespace fails validation here.
  */
 export function localSubjectAccessReview(obj: KubeObject): AnsweredReview {
-  const spec = rec(obj.spec) ?? {};
+  const spec = objectOr(obj.spec) ?? {};
   const namespace = obj.metadata.namespace ?? '';
   const errs = [
     ...specErrors(spec, true),
     ...metadataErrors(obj, ['namespace'], 'must be empty except for namespace'),
   ];
-  const resource = rec(spec.resourceAttributes);
+  const resource = objectOr(spec.resourceAttributes);
   const specNamespace = typeof resource?.namespace === 'string' ? resource.namespace : '';
   if (resource && specNamespace !== namespace)
     errs.push(
@@ -158,7 +158,7 @@ export function localSubjectAccessReview(obj: KubeObject): AnsweredReview {
         'must match metadata.namespace',
       ),
     );
-  const nonResource = rec(spec.nonResourceAttributes);
+  const nonResource = objectOr(spec.nonResourceAttributes);
   if (nonResource)
     errs.push(
       fieldInvalid(
@@ -173,7 +173,7 @@ export function localSubjectAccessReview(obj: KubeObject): AnsweredReview {
 
 /** AlwaysAllow's RulesFor: everything, and nothing left out. */
 export function selfSubjectRulesReview(obj: KubeObject): AnsweredReview {
-  const spec = rec(obj.spec) ?? {};
+  const spec = objectOr(obj.spec) ?? {};
   if (typeof spec.namespace !== 'string' || spec.namespace === '')
     throw newBadRequest('no namespace on request');
   return {

@@ -11,14 +11,11 @@ import {
   type UserInfo,
 } from './authentication';
 import { newBadRequest } from './errors';
+import { isObject } from './patch';
 import type { KubeObject } from './types';
 
 /** A review as answered: written as JSON, where Go's zero time is `null`. */
 export type AnsweredReview = Record<string, unknown>;
-
-function rec(v: unknown): Record<string, unknown> {
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-}
 
 /** TokenReviewStatus as encoding/json writes it: `user` is a struct, so never omitted. */
 interface TokenReviewStatus {
@@ -35,7 +32,7 @@ interface TokenReviewStatus {
  * is not authenticated, with no error (audagnostic.go).
  */
 export function tokenReview(obj: KubeObject, users: ReadonlyMap<string, string>): AnsweredReview {
-  const spec = rec(obj.spec);
+  const spec = isObject(obj.spec) ? obj.spec : {};
   const token = typeof spec.token === 'string' ? spec.token : '';
   if (token === '') throw newBadRequest('token is required for TokenReview in authentication');
   const audiences = Array.isArray(spec.audiences) ? spec.audiences : [];
