@@ -14,11 +14,16 @@ import type { EventKind } from './predicate';
 import { HotLoopDetector, type HotLoopReport } from './hotloop';
 import { DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_DELAY_MS } from './ratelimiter';
 import { sampleValue, type Sample } from './promtext';
-import type { ApiCall, NextAction, ReconcileTrace, Trigger, Verb } from './trace';
+import {
+  KEPT_TRACES,
+  type ApiCall,
+  type NextAction,
+  type ReconcileTrace,
+  type Trigger,
+  type Verb,
+} from './trace';
 import { reconcileOutcome, type ZapEntry } from './zaplog';
 
-/** Traces kept per controller (oldest dropped first), as the runtime's controllers keep theirs. */
-const MAX_TRACES = 2000;
 /** Audit events waiting to be matched to a reconcile (they arrive before its end log). */
 const MAX_PENDING_CALLS = 5000;
 /**
@@ -207,7 +212,7 @@ export class ObservedManager {
     c.queued = c.queued.filter((k) => k !== key);
     c.open.set(trace.reconcileID, trace);
     c.traces.push(trace);
-    if (c.traces.length > MAX_TRACES) c.traces.shift();
+    if (c.traces.length > KEPT_TRACES) c.traces.shift();
     return trace;
   }
 

@@ -9,6 +9,13 @@ import type { Request, Result } from './reconcile';
 import type { WaitReason } from './delayingqueue';
 import { flattened } from '../util/flatstring';
 
+/**
+ * Traces a long-lived session keeps per controller (the oldest dropped first): the editor runs a
+ * reconciler for hours, and its views filter the traces on every update. Runs with an end
+ * (simulate, chaos) keep them all for their reports.
+ */
+export const KEPT_TRACES = 2000;
+
 export const PHASES = [
   'enqueue',
   'dequeue',

@@ -12,6 +12,7 @@ export { FaultInjector, FaultsFileError, parseFaults } from '../cluster/faults';
 export { FaultyApiServer } from '../runtime/faultyapiserver';
 export { loadReconciler } from '../runtime/loader';
 export { Manager } from '../runtime/manager';
+export { KEPT_TRACES } from '../runtime/trace';
 export { simulate } from '../runtime/simulation';
 export { formatReport } from '../cli/simulate';
 export {

@@ -73,6 +73,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     const {
       loadReconciler,
       Manager,
+      KEPT_TRACES,
       DebuggerModel,
       eventsOf,
       NO_EVENTS,
@@ -119,7 +120,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     }
     // Loaded: what an earlier failure or a restored panel said is over.
     this.idleModel = undefined;
-    const manager = new Manager({ api, hangTimeoutMs: 10_000 });
+    const manager = new Manager({ api, hangTimeoutMs: 10_000, maxTraces: KEPT_TRACES });
     const forType = loaded.definition.for;
     manager.addReconciler(loaded.definition, loaded.reconcile);
     const model = new DebuggerModel(manager, events, forType, vscode.workspace.asRelativePath(uri));

@@ -7,6 +7,7 @@ import { analyze } from '../../src/runtime/findings';
 import { loadManifests } from '../../src/cluster/manifests';
 import { ObservedManager } from '../../src/runtime/observedcontroller';
 import { observedFindings } from '../../src/runtime/observedfindings';
+import { KEPT_TRACES } from '../../src/runtime/trace';
 import { parseZapLine } from '../../src/runtime/zaplog';
 import { ROOT, cleanup } from './helpers';
 
@@ -164,6 +165,14 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
     const c = m.get('webapp')!;
     assert.equal(c.hotLoops.length, 1);
     assert.ok(c.hotLoops[0].at > 1000, 'the report is the newest one');
+  });
+
+  it('keeps the newest KEPT_TRACES traces of a process that runs for long, dropping the oldest', () => {
+    const m = statusWritingLoop(KEPT_TRACES + 5, 5000);
+    const traces = m.get('webapp')!.traces;
+    assert.equal(traces.length, KEPT_TRACES);
+    assert.equal(traces[traces.length - 1].reconcileID, `r${rid}`);
+    assert.equal(traces[0].reconcileID, `r${rid - KEPT_TRACES + 1}`);
   });
 
   it('sees a hot loop when each pass is triggered by its own status write, and findings name it', (t) => {
