@@ -8,7 +8,7 @@ import {
 } from '../decode';
 import { newMethodNotSupported } from '../errors';
 import { sendWritten } from './response';
-import type { RequestScope } from './scope';
+import { writeOptions, type RequestScope } from './scope';
 
 export function createResource(s: RequestScope): void | Promise<void> {
   const { t, namespace } = s;
@@ -18,14 +18,7 @@ export function createResource(s: RequestScope): void | Promise<void> {
   decodeTyped(t, obj, false);
   adoptRequestNamespace(obj, t, namespace);
   checkResourceVersionUnset(obj);
-  const out = s.cluster.createAs(t, obj, {
-    dryRun: s.dryRun,
-    fieldManager: s.fieldManager,
-    warnings: s.warnings,
-    owned: true,
-    returnStored: true,
-    ...(s.fieldValidation ? { fieldValidation: s.fieldValidation } : {}),
-  });
+  const out = s.cluster.createAs(t, obj, writeOptions(s));
   s.record?.objectsOf(undefined, out);
   return sendWritten(s, 201, out);
 }

@@ -8,7 +8,7 @@ import { queryBool } from '../listoptions';
 import { validateWriteOptions } from '../optionsvalidation';
 import type { PatchType } from '../types';
 import { sendWritten } from './response';
-import { objectKey, type RequestScope } from './scope';
+import { objectKey, writeOptions, type RequestScope } from './scope';
 
 const PATCH_TYPES: Record<string, PatchType> = {
   'application/json-patch+json': 'json',
@@ -28,16 +28,10 @@ export function patchResource(s: RequestScope, name: string): void | Promise<voi
   const patch = decodePatch(s.body, patchType);
   const existed = before !== undefined;
   const out = cluster.patchAs(s.t, key, patch, patchType, {
-    dryRun: s.dryRun,
+    ...writeOptions(s),
     // Apply names no default manager: the apiserver refuses an apply without one.
     fieldManager: q.get('fieldManager') ?? (patchType === 'apply' ? '' : s.fieldManager),
     force: queryBool(q, 'force') === true,
-    warnings: s.warnings,
-    // As an update's body (update.ts): the decoded patch is this request's alone, and the answer
-    // is the stored object, sent from its cached JSON.
-    owned: true,
-    returnStored: true,
-    ...(s.fieldValidation ? { fieldValidation: s.fieldValidation } : {}),
     ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
   });
   s.record?.objectsOf(before, out);

@@ -6,9 +6,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InFlight } from '../audit';
-import type { Cluster } from '../cluster';
+import type { Cluster, HandOver } from '../cluster';
 import type { ResourceType } from '../registry';
-import type { ObjectKey, TypeRef } from '../types';
+import type { ObjectKey, TypeRef, WriteOptions } from '../types';
 
 export interface RequestScope {
   cluster: Cluster;
@@ -62,6 +62,22 @@ export function requestScope(
     table: wantsTable(req.headers.accept),
     metaOnly: wantsPartialMetadata(req.headers.accept),
     warnings: [],
+  };
+}
+
+/**
+ * The options of a write made from this request. Its body (or patch) was decoded for this request
+ * alone, so the cluster may keep it rather than copy it, and the answer (and the audit's "after")
+ * is the stored object itself, sent from its cached JSON.
+ */
+export function writeOptions(s: RequestScope): WriteOptions & HandOver {
+  return {
+    dryRun: s.dryRun,
+    fieldManager: s.fieldManager,
+    warnings: s.warnings,
+    owned: true,
+    returnStored: true,
+    ...(s.fieldValidation ? { fieldValidation: s.fieldValidation } : {}),
   };
 }
 

@@ -5,7 +5,7 @@
 import { adoptRequestNamespace, checkKind, decodeObject, decodeTyped } from '../decode';
 import { newBadRequest } from '../errors';
 import { send, sendWritten } from './response';
-import { objectKey, type RequestScope } from './scope';
+import { objectKey, writeOptions, type RequestScope } from './scope';
 
 export function updateResource(s: RequestScope, name: string): void | Promise<void> {
   const { cluster, t, type, subresource } = s;
@@ -31,15 +31,8 @@ export function updateResource(s: RequestScope, name: string): void | Promise<vo
       if (!finalizers.includes(f)) cluster.finalizeNamespace(name, f);
     return send(s, 200, cluster.get(type, key));
   }
-  // The body was decoded for this request alone: the cluster may keep it rather than copy it, and
-  // the answer (and the audit's "after") is the stored object, sent from its cached JSON.
   const out = cluster.updateAs(t, obj, {
-    dryRun: s.dryRun,
-    fieldManager: s.fieldManager,
-    warnings: s.warnings,
-    owned: true,
-    returnStored: true,
-    ...(s.fieldValidation ? { fieldValidation: s.fieldValidation } : {}),
+    ...writeOptions(s),
     ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
   });
   s.record?.objectsOf(before, out);
