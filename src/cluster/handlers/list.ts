@@ -5,7 +5,8 @@
 import { int64Param } from '../decode';
 import { toTable } from '../table';
 import type { ListOptions } from '../types';
-import { listWaitsFor, waitUntilFresh } from '../watchcache';
+import { listWaitsFor } from '../watchcache';
+import { untilFresh } from './fresh';
 import { partialObjectMetadata, send, sendRaw } from './response';
 import type { RequestScope } from './scope';
 
@@ -25,22 +26,12 @@ export function listOptionsOf(q: URLSearchParams, namespace: string | undefined)
 }
 
 export function listResource(s: RequestScope, listOpts: ListOptions): void | Promise<void> {
-  const { cluster, t, res } = s;
+  const { cluster, t } = s;
   const rv = listWaitsFor(listOpts);
   if (rv <= cluster.store.resourceVersion) return serveList(s, listOpts);
   // A bad selector is a 400 at once: the handler parses the options before the storage waits.
   cluster.filterFor(t, listOpts);
-  return new Promise<boolean>((resolve) => {
-    const gone = () => {
-      cancel();
-      resolve(false);
-    };
-    const cancel = waitUntilFresh(cluster.store, cluster.clock, rv, () => {
-      res.off('close', gone);
-      resolve(true);
-    });
-    res.once('close', gone); // the client went away: nothing to answer
-  }).then((answer) => (answer ? serveList(s, listOpts) : undefined));
+  return untilFresh(s, rv).then((answer) => (answer ? serveList(s, listOpts) : undefined));
 }
 
 function serveList(s: RequestScope, listOpts: ListOptions): void | Promise<void> {

@@ -8,7 +8,8 @@ import { watchUnderFault, type FaultEffect } from '../faults';
 import { queryBool, sendInitialEventsOf, watchTimeoutSeconds } from '../listoptions';
 import { toTable } from '../table';
 import type { ListOptions, WatchEvent } from '../types';
-import { waitUntilFresh, watchWaitsFor } from '../watchcache';
+import { watchWaitsFor } from '../watchcache';
+import { untilFresh } from './fresh';
 import { WatchStream } from '../watchstream';
 import { SEPARATE_HEADERS_BYTES, partialObjectMetadata } from './response';
 import type { RequestScope } from './scope';
@@ -31,7 +32,7 @@ export function watchResource(
   serving: WatchServing,
   fault?: FaultEffect,
 ): void | Promise<void> {
-  const { cluster, res } = s;
+  const { cluster } = s;
   const sendInitialEvents = sendInitialEventsOf(s.q);
   const rv = watchWaitsFor(listOpts, sendInitialEvents);
   if (rv <= cluster.store.resourceVersion)
@@ -39,23 +40,8 @@ export function watchResource(
   // A WatchList from a version the store has not reached waits for it before the watch is
   // accepted (headers included), as the cacher does; after the wait, the watch serves the
   // initial events, or its ERROR event if the store is still behind.
-  return new Promise<void>((resolve) => {
-    const abandon = () => {
-      cancel();
-      serving.closers.delete(close);
-      res.off('close', abandon);
-      resolve();
-    };
-    const close = () => {
-      abandon();
-      res.end();
-    };
-    const cancel = waitUntilFresh(cluster.store, cluster.clock, rv, () => {
-      abandon();
-      serveWatch(s, listOpts, sendInitialEvents, serving, fault);
-    });
-    serving.closers.add(close); // the server closes
-    res.once('close', abandon); // the client went away
+  return untilFresh(s, rv, serving.closers).then((answer) => {
+    if (answer) serveWatch(s, listOpts, sendInitialEvents, serving, fault);
   });
 }
 
