@@ -17,6 +17,11 @@ export function decodedFrom(copy: object, text: string): void {
   decodedTexts.set(copy, text);
 }
 
+/** `v` changed hands or stopped matching its text: copies of it are encoded again. */
+export function forgetDecoded(v: object): void {
+  decodedTexts.delete(v);
+}
+
 /** The JSON text `v` was decoded from, when decodedFrom recorded it (`v` is then never mutated). */
 export function decodedText(v: object): string | undefined {
   return decodedTexts.get(v);

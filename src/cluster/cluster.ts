@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, TimerHandle } from '../util/clock';
 import { RealClock } from '../util/clock';
-import { clone, decodedFrom } from './clone';
+import { clone, decodedFrom, decodedText, forgetDecoded } from './clone';
 import { crdResourceTypes, establishedStatus } from './crd';
 import type { FieldError } from './errors';
 import {
@@ -61,6 +61,7 @@ import type {
   KubeList,
   KubeObject,
   ListOptions,
+  SharedReadOptions,
   ObjectKey,
   PatchType,
   ResourceInfo,
@@ -254,19 +255,20 @@ export class Cluster {
     return namespace || 'default';
   }
 
-  /**
-   * The JSON text of a stored object, computed once: stored objects never change (a write
-   * replaces them), so reads and the HTTP layer reuse it instead of serializing again.
-   */
-  private readonly jsonCache = new WeakMap<KubeObject, string>();
   /** The length of every text jsonOf made, kept after the text is dropped (see `superseded`). */
   private readonly jsonLengths = new WeakMap<KubeObject, number>();
 
+  /**
+   * The JSON text of a stored object, computed once: stored objects never change (a write
+   * replaces them), so reads and the HTTP layer reuse it instead of serializing again. It is kept
+   * where clone.ts keeps the texts of objects nobody mutates, so a reader handed the stored object
+   * itself (SharedReadOptions) copies it with one parse.
+   */
   jsonOf(o: KubeObject): string {
-    let s = this.jsonCache.get(o);
+    let s = decodedText(o);
     if (s === undefined) {
       s = JSON.stringify(o);
-      this.jsonCache.set(o, s);
+      decodedFrom(o, s);
       this.jsonLengths.set(o, s.length);
     }
     return s;
@@ -279,7 +281,7 @@ export class Cluster {
    * what the window held.
    */
   private superseded(o: KubeObject): void {
-    this.jsonCache.delete(o);
+    forgetDecoded(o); // an informer still holding it (shared) copies it by encoding it again
   }
 
   /**
@@ -302,11 +304,18 @@ export class Cluster {
 
   /**
    * out() for list and watch, whose answers informers keep unchanged: the copy remembers the text
-   * it was decoded from (clone.ts), so the runtime's cache copies it again with one parse.
+   * it was decoded from (clone.ts), so the runtime's cache copies it again with one parse. A
+   * reader that shares (SharedReadOptions) gets the stored object itself at its stored version:
+   * it never mutates it, and a write replaces rather than changes it.
    */
-  private outKept(o: KubeObject, t: ResourceType): KubeObject {
+  private outKept(o: KubeObject, t: ResourceType, shared = false): KubeObject {
+    if (o.apiVersion !== t.apiVersion) return this.out(o, t);
+    if (shared) {
+      this.jsonOf(o); // its text is what the reader's copies parse
+      return o;
+    }
     const c = this.out(o, t);
-    if (o.apiVersion === t.apiVersion) decodedFrom(c, this.jsonOf(o));
+    decodedFrom(c, this.jsonOf(o));
     return c;
   }
 
@@ -322,7 +331,8 @@ export class Cluster {
    * object is never handed out. The store's subscribers hear a change one after the other, so
    * remembering the last changed object is enough.
    */
-  private sharedOut(o: KubeObject, t: ResourceType): KubeObject {
+  private sharedOut(o: KubeObject, t: ResourceType, shared: boolean): KubeObject {
+    if (shared && o.apiVersion === t.apiVersion) return this.outKept(o, t, true);
     const w = this.watched;
     if (w.stored !== o) {
       w.stored = o;
@@ -384,14 +394,15 @@ export class Cluster {
       yield o;
   }
 
-  list(type: TypeRef, opts: ListOptions = {}): KubeList {
+  list(type: TypeRef, opts: ListOptions & SharedReadOptions = {}): KubeList {
     const t = this.typeOf(type);
     const page = this.listPage(t, opts);
+    const shared = opts.sharedObjects === true;
     return {
       apiVersion: t.apiVersion,
       kind: t.info.listKind,
       metadata: page.metadata,
-      items: page.objects.map((o) => this.outKept(o, t)),
+      items: page.objects.map((o) => this.outKept(o, t, shared)),
     };
   }
 
@@ -496,15 +507,17 @@ export class Cluster {
    * as the apiserver does; with one, the changes after it, or an ERROR event carrying a 410
    * Expired Status when it is older than the window. Events arrive from a microtask, in commit
    * order. `onClose` runs when the watch ends by itself (timeoutSeconds, error). A change's object
-   * is shared by every watcher of the version (sharedOut): read it, never mutate it.
+   * is shared by every watcher of the version (sharedOut): read it, never mutate it. With
+   * `sharedObjects` it is the stored object itself.
    */
   watch(
     type: TypeRef,
-    opts: WatchOptions,
+    opts: WatchOptions & SharedReadOptions,
     onEvent: (ev: WatchEvent) => void,
     onClose?: () => void,
   ): Watch {
     const t = this.typeOf(type);
+    const shared = opts.sharedObjects === true;
     const filter = this.filterFor(t, opts);
     const queue: WatchEvent[] = [];
     let scheduled = false;
@@ -541,10 +554,10 @@ export class Cluster {
       const now = filter(c.object);
       const before = c.old ? filter(c.old) : false;
       if (c.type === 'MODIFIED') {
-        if (now && before) push({ type: 'MODIFIED', object: this.sharedOut(c.object, t) });
-        else if (now) push({ type: 'ADDED', object: this.sharedOut(c.object, t) });
-        else if (before) push({ type: 'DELETED', object: this.sharedOut(c.object, t) });
-      } else if (now) push({ type: c.type, object: this.sharedOut(c.object, t) });
+        if (now && before) push({ type: 'MODIFIED', object: this.sharedOut(c.object, t, shared) });
+        else if (now) push({ type: 'ADDED', object: this.sharedOut(c.object, t, shared) });
+        else if (before) push({ type: 'DELETED', object: this.sharedOut(c.object, t, shared) });
+      } else if (now) push({ type: c.type, object: this.sharedOut(c.object, t, shared) });
     };
 
     const rvParam = opts.resourceVersion;
@@ -563,7 +576,8 @@ export class Cluster {
     if (opts.sendInitialEvents ?? fromNow) {
       const ns = t.info.namespaced && opts.namespace ? opts.namespace : undefined;
       for (const [, o] of this.store.scan(t.storageKey, ns))
-        if (filter(o)) push({ type: 'ADDED', object: this.out(o, t) });
+        if (filter(o))
+          push({ type: 'ADDED', object: shared ? this.outKept(o, t, true) : this.out(o, t) });
       if (opts.sendInitialEvents && opts.allowWatchBookmarks) {
         push({
           type: 'BOOKMARK',

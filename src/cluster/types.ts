@@ -88,6 +88,16 @@ export interface ListOptions {
   resourceVersionMatch?: string;
 }
 
+/**
+ * In-process readers only, never sent over HTTP: a reader that promises never to mutate what it
+ * gets (the runtime's informers, whose reads copy — controller-runtime's cache contract) may be
+ * handed the stored objects themselves instead of copies. A server that cannot share (a remote
+ * one) ignores it and answers copies, which such a reader may keep just the same.
+ */
+export interface SharedReadOptions {
+  sharedObjects?: boolean;
+}
+
 export interface WatchOptions extends ListOptions {
   resourceVersion?: string;
   allowWatchBookmarks?: boolean;

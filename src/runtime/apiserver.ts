@@ -14,6 +14,7 @@ import type {
   ObjectKey,
   PatchType,
   ResourceInfo,
+  SharedReadOptions,
   TypeRef,
   WatchEvent,
   WatchOptions,
@@ -33,9 +34,10 @@ export function isPromise<T>(v: MaybePromise<T>): v is Promise<T> {
 export interface ApiServer {
   readonly clock?: Clock;
   get(type: TypeRef, key: ObjectKey): MaybePromise<KubeObject>;
+  /** With `sharedObjects` (in-process), the items may be the server's own: read, never mutate. */
   list(
     type: TypeRef,
-    opts?: ListOptions,
+    opts?: ListOptions & SharedReadOptions,
   ): MaybePromise<{ items: KubeObject[]; metadata: ListMeta }>;
   create(obj: KubeObject, opts?: { dryRun?: boolean }): MaybePromise<KubeObject>;
   update(obj: KubeObject, opts?: { subresource?: 'status' }): MaybePromise<KubeObject>;
@@ -53,7 +55,7 @@ export interface ApiServer {
    */
   watch(
     type: TypeRef,
-    opts: WatchOptions,
+    opts: WatchOptions & SharedReadOptions,
     onEvent: (e: WatchEvent) => void,
     onClose?: (err?: unknown) => void,
   ): WatchHandle;

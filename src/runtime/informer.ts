@@ -94,7 +94,9 @@ export class Informer {
     const gen = ++this.generation;
     let list: ReturnType<ApiServer['list']>;
     try {
-      list = api.list(type, namespace ? { namespace } : {});
+      // The store is never mutated (reads copy, handlers only read), so an in-process server may
+      // hand over its own objects: no copy per object listed or changed.
+      list = api.list(type, { ...(namespace ? { namespace } : {}), sharedObjects: true });
     } catch (err) {
       this.retryLater(gen, err);
       return;
@@ -159,6 +161,7 @@ export class Informer {
           ...(namespace ? { namespace } : {}),
           ...(this.lastRV ? { resourceVersion: this.lastRV } : {}),
           allowWatchBookmarks: true,
+          sharedObjects: true,
         },
         (e) => {
           if (gen === this.generation) this.onWatchEvent(e);

@@ -270,3 +270,24 @@ test('a watcher of another version of the type gets its own copy, at its version
   for (const w of ws) w.stop();
   cluster.close();
 });
+
+test('a reader that shares (sharedObjects) is handed the stored objects; others get copies', async () => {
+  const { cluster } = newCluster();
+  cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } });
+  const key = { namespace: 'default', name: 'a' };
+  const [listed] = cluster.list(CM, { namespace: 'default', sharedObjects: true }).items;
+  assert.equal(listed, cluster.peek(CM, key));
+  assert.notEqual(cluster.list(CM, { namespace: 'default' }).items[0], cluster.peek(CM, key));
+  const shared: KubeObject[] = [];
+  const copies: KubeObject[] = [];
+  const from = { namespace: 'default', resourceVersion: String(cluster.store.resourceVersion) };
+  const w1 = cluster.watch(CM, { ...from, sharedObjects: true }, (e) => shared.push(e.object));
+  const w2 = cluster.watch(CM, from, (e) => copies.push(e.object));
+  cluster.update({ ...cluster.get(CM, key), data: { x: '1' } });
+  await flush();
+  w1.stop();
+  w2.stop();
+  assert.equal(shared[0], cluster.peek(CM, key));
+  assert.notEqual(copies[0], cluster.peek(CM, key));
+  assert.deepEqual(copies[0], shared[0]);
+});

@@ -25,3 +25,41 @@ test('a cached object read, mutated and read again comes back as the cluster has
   assert.deepEqual(cache.get(WEBAPP, key).metadata.labels, { a: 'b' });
   assert.deepEqual(cache.list(WEBAPP).items, [cluster.get(WEBAPP, key)]);
 });
+
+test('an in-process informer keeps the cluster’s own objects, listed or changed; reads still copy', async (t) => {
+  const { clock, cluster } = await env(t);
+  cluster.create(webapp('shop'));
+  const cache = new Cache({ api: cluster, clock });
+  t.after(() => cache.stop());
+  const key = { namespace: 'default', name: 'shop' };
+  // Listed: the stored object itself, not a copy per object.
+  assert.equal(cache.peek(WEBAPP, key), cluster.peek(WEBAPP, key));
+  cluster.update({
+    ...cluster.get(WEBAPP, key),
+    metadata: { ...cluster.get(WEBAPP, key).metadata, labels: { a: 'b' } },
+  });
+  await clock.advance(0);
+  // Changed: the watch event carried the new stored object.
+  assert.equal(cache.peek(WEBAPP, key), cluster.peek(WEBAPP, key));
+  const read = cache.get(WEBAPP, key);
+  read.metadata.labels!.a = 'mutated by the reconciler';
+  (read.spec as { replicas: number }).replicas = 42;
+  assert.deepEqual(cluster.get(WEBAPP, key).metadata.labels, { a: 'b' });
+  assert.equal((cluster.get(WEBAPP, key).spec as { replicas: number }).replicas, 1);
+});
+
+test('a cache behind the cluster (a delayed watch) reads the version it holds, not the newer one', async (t) => {
+  const { clock, cluster } = await env(t);
+  cluster.create(webapp('shop'));
+  const cache = new Cache({ api: cluster, clock, propagationDelayMs: 1000 });
+  t.after(() => cache.stop());
+  const key = { namespace: 'default', name: 'shop' };
+  const listed = cache.get(WEBAPP, key);
+  cluster.update({ ...cluster.get(WEBAPP, key), spec: { image: 'nginx:2', replicas: 3 } });
+  await clock.advance(0);
+  // The cluster has replaced the object the cache still holds (and dropped its cached text).
+  assert.notEqual(cache.peek(WEBAPP, key), cluster.peek(WEBAPP, key));
+  assert.deepEqual(cache.get(WEBAPP, key), listed);
+  await clock.advance(1000);
+  assert.deepEqual(cache.get(WEBAPP, key), cluster.get(WEBAPP, key));
+});
