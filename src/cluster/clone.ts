@@ -6,12 +6,17 @@ export function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 }
 
-/** The JSON text an object was decoded from, for objects their holders never mutate. */
+/**
+ * The JSON text of an object nobody mutates: the text a copy was decoded from, or a stored
+ * object's own serialization (the cluster's jsonOf keeps it here, so an informer handed the
+ * stored object copies it with one parse).
+ */
 const decodedTexts = new WeakMap<object, string>();
 
 /**
- * Remembers that `copy` was decoded from `text`. Only for objects kept unchanged (what list and
- * watch hand to informers, which never mutate them): copyOfDecoded trusts the text.
+ * Remembers that `copy` is exactly `text` decoded. Only for objects kept unchanged (what list and
+ * watch hand to informers, which never mutate them, and the cluster's stored objects, which a
+ * write replaces): copyOfDecoded trusts the text.
  */
 export function decodedFrom(copy: object, text: string): void {
   decodedTexts.set(copy, text);
