@@ -74,6 +74,7 @@ import type {
 import { splitApiVersion } from './types';
 import type { ClusterState } from './state';
 import { ContainerLogs } from './containerlogs';
+import { microtask } from '../util/microtask';
 
 /** How long before a watch's time-out its last bookmark goes out (cacheWatcher.nextBookmarkTime). */
 const PRE_TIMEOUT_BOOKMARK_MS = 2000;
@@ -539,7 +540,7 @@ export class Cluster {
       queue.push(ev);
       if (!scheduled) {
         scheduled = true;
-        queueMicrotask(drain);
+        microtask(drain);
       }
     };
     const stop = (ended: boolean) => {

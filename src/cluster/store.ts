@@ -11,6 +11,7 @@
  * object, a read clones it. So the log can keep references instead of copies.
  */
 import type { KubeObject, WatchEventType } from './types';
+import { microtask } from '../util/microtask';
 
 export interface Change {
   rv: number;
@@ -202,7 +203,7 @@ export class Store {
     this.pending.push(c);
     if (!this.flushing) {
       this.flushing = true;
-      queueMicrotask(() => this.flush());
+      microtask(() => this.flush());
     }
     return c;
   }

@@ -7,6 +7,7 @@
  * src/runtime/workqueue.ts, whose async worker model the built-in controllers do not need.
  */
 import type { Clock, TimerHandle } from '../util/clock';
+import { microtask } from '../util/microtask';
 
 export class WorkQueue {
   private readonly queued = new Set<string>();
@@ -26,7 +27,7 @@ export class WorkQueue {
     this.queued.add(key);
     if (!this.scheduled) {
       this.scheduled = true;
-      queueMicrotask(() => this.run());
+      microtask(() => this.run());
     }
   }
 
