@@ -44,7 +44,9 @@ export interface RunDeps {
   onWrite(trace: ReconcileTrace, call: ApiCall): void;
   /** Keep copies of the objects before/after each write in the trace (default true). */
   recordObjects?: boolean;
-  recordEvent?(obj: ObjectLike, type: string, reason: string, message: string): void;
+  /** ctx.recorder and ctx.now: the same for every run, so made once. */
+  recorder: EventRecorder;
+  now(): number;
 }
 
 function errorInfo(err: unknown): {
@@ -107,17 +109,13 @@ export class ReconcileRun {
   }
 
   context(): ReconcileContext {
-    const deps = this.deps;
-    const trace = this.trace;
-    const recorder: EventRecorder = {
-      event: (obj, type, reason, message) => deps.recordEvent?.(obj, type, reason, message),
-    };
+    const { recorder, now } = this.deps;
     return {
       client: this.client,
       log: this.log,
       recorder,
-      now: () => deps.clock.now(),
-      reconcileID: trace.reconcileID,
+      now,
+      reconcileID: this.trace.reconcileID,
     };
   }
 
@@ -163,12 +161,7 @@ export class ReconcileRun {
 
   private async read(type: TypeRef, key: ObjectKeyLike): Promise<KubeObject> {
     const call = this.baseCall('get', type, key.namespace, key.name, '');
-    const rec = this.addPhase({
-      phase: 'read',
-      at: call.at,
-      summary: `Get ${type.kind} ${fmtKey(call)} (cache)`,
-      call,
-    });
+    const rec = this.addPhase({ phase: 'read', at: call.at, call });
     if (this.gated) await this.gate(rec, 'enter');
     call.at = this.deps.clock.now();
     const started = performance.now();
@@ -187,7 +180,6 @@ export class ReconcileRun {
       Object.assign(call, errorInfo(err));
     }
     call.wallMs = performance.now() - started;
-    rec.summary += ` → ${call.code}${call.reason ? ` ${call.reason}` : ''}`;
     this.trace.calls.push(call);
     if (this.gated) await this.gate(rec, 'exit');
     if (error !== undefined) throw error;
@@ -197,12 +189,8 @@ export class ReconcileRun {
   private async list(type: TypeRef, opts: ListOpts = {}): Promise<{ items: KubeObject[] }> {
     const call = this.baseCall('list', type, opts.namespace, '', '');
     const sel = [opts.labelSelector, opts.fieldSelector].filter(Boolean).join(' ');
-    const rec = this.addPhase({
-      phase: 'read',
-      at: call.at,
-      summary: `List ${type.kind}${opts.namespace ? ` in ${opts.namespace}` : ' (all namespaces)'}${sel ? ` [${sel}]` : ''} (cache)`,
-      call,
-    });
+    if (sel) call.selector = sel;
+    const rec = this.addPhase({ phase: 'read', at: call.at, call });
     if (this.gated) await this.gate(rec, 'enter');
     const started = performance.now();
     let result: { items: KubeObject[] } | undefined;
@@ -218,7 +206,6 @@ export class ReconcileRun {
       Object.assign(call, errorInfo(err));
     }
     call.wallMs = performance.now() - started;
-    rec.summary += ` → ${call.code}${call.items !== undefined ? ` (${call.items} items)` : ''}`;
     this.trace.calls.push(call);
     if (this.gated) await this.gate(rec, 'exit');
     if (error !== undefined) throw error;
@@ -278,25 +265,16 @@ export class ReconcileRun {
     // diff: what this write would change, shown before it happens.
     const intended = intendedDiff({ verb, subresource, before, obj, patch, patchType });
 
-    const verbName = `${verb[0].toUpperCase()}${verb.slice(1)}`;
-    const what = `${type.kind} ${key.namespace ? `${key.namespace}/` : ''}${key.name}`;
-    const diffRec = this.addPhase({
-      phase: 'diff',
-      at: this.deps.clock.now(),
-      summary: `${verbName}${subresource ? ' status' : ''} ${what}: ${intended.length} change${intended.length === 1 ? '' : 's'}`,
-      diff: intended,
-      ...(before && record ? { before } : {}),
-    });
+    const call = this.baseCall(verb, type, key.namespace, key.name, subresource);
+    const diffRec = this.addPhase(
+      before && record
+        ? { phase: 'diff', at: call.at, call, diff: intended, before }
+        : { phase: 'diff', at: call.at, call, diff: intended },
+    );
     if (this.gated) await this.gate(diffRec, 'enter');
     if (this.gated) await this.gate(diffRec, 'exit');
 
-    const call = this.baseCall(verb, type, key.namespace, key.name, subresource);
-    const rec = this.addPhase({
-      phase,
-      at: call.at,
-      summary: `${verbName}${subresource ? ' status' : ''} ${what}`,
-      call,
-    });
+    const rec = this.addPhase({ phase, at: this.deps.clock.now(), call });
     if (this.gated) await this.gate(rec, 'enter');
     call.at = this.deps.clock.now();
     const started = performance.now();
@@ -329,10 +307,8 @@ export class ReconcileRun {
       if (record) {
         rec.before = before;
         rec.after = after;
-      }
-      rec.diff = diffObjects(before, after);
+      } else rec.diff = diffObjects(before, after);
     }
-    rec.summary += ` → ${call.code}${call.reason ? ` ${call.reason}` : ''}${call.noop ? ' (no-op)' : ''}${call.fault !== undefined ? ` [fault ${call.fault}]` : ''}`;
     this.trace.calls.push(call);
     if (!error && !call.noop) this.deps.onWrite(this.trace, call);
     if (this.gated) await this.gate(rec, 'exit');
@@ -366,8 +342,4 @@ export class ReconcileRun {
         return api.delete(type, key, deleteOpts);
     }
   }
-}
-
-function fmtKey(c: ApiCall): string {
-  return c.namespace ? `${c.namespace}/${c.name}` : c.name;
 }

@@ -168,6 +168,7 @@ export class Controller extends Emitter<ControllerEvents> {
   watch(type: TypeRef, handler: EventHandler, predicates: Predicate[] = []): void {
     const w = { type, handler, predicates };
     this.watches.push(w);
+    this.watchedResources = undefined;
     if (this.started) this.startWatch(w);
   }
 
@@ -316,9 +317,16 @@ export class Controller extends Emitter<ControllerEvents> {
   // ---- workers ----
 
   private async worker(id: number): Promise<void> {
-    for (;;) {
-      const { item, shutdown } = await this.queue.get();
-      if (shutdown) return;
+    // After the first, an item ready now is taken without a promise: get() would resolve at once
+    // anyway, and a bulk run takes tens of thousands. The first waits, so that start() returns
+    // before any reconcile begins.
+    for (let first = true; ; first = false) {
+      let item = first ? undefined : this.queue.tryGet();
+      if (item === undefined) {
+        const got = await this.queue.get();
+        if (got.shutdown) return;
+        item = got.item;
+      }
       this.active++;
       this.inFlight++;
       this.metrics.activeWorkers.set(this.labels, this.active);
@@ -352,6 +360,16 @@ export class Controller extends Emitter<ControllerEvents> {
     return n;
   }
 
+  /**
+   * The resources this controller watches, by name (any version): only their writes can come back
+   * as events, so only theirs are remembered as its own (a bulk run writes tens of thousands).
+   */
+  private watchedResources: Set<string> | undefined;
+  private watchesResource(resource: string): boolean {
+    this.watchedResources ??= new Set(this.watches.map((w) => this.resourceName(w.type)));
+    return this.watchedResources.has(resource);
+  }
+
   /** What every ReconcileRun shares, built once (closures per reconcile add up in bulk runs). */
   private sharedDeps: RunDeps | undefined;
   private runDeps(): RunDeps {
@@ -366,9 +384,14 @@ export class Controller extends Emitter<ControllerEvents> {
         if (this.has('phase')) this.emit('phase', { trace: t, phase: rec });
       },
       gate: stepper,
-      onWrite: (t, call) => this.tracer.wrote(t, call),
+      onWrite: (t, call) => {
+        if (this.watchesResource(call.resource)) this.tracer.wrote(t, call);
+      },
       recordObjects: this.opts.recordObjects,
-      recordEvent: this.opts.recordEvent,
+      recorder: {
+        event: (obj, type, reason, message) => this.opts.recordEvent?.(obj, type, reason, message),
+      },
+      now: () => this.opts.clock.now(),
     };
     return this.sharedDeps;
   }
@@ -394,7 +417,6 @@ export class Controller extends Emitter<ControllerEvents> {
       this.apply(key, trace, next);
     } finally {
       trace.end = clock.now();
-      this.tracer.finished(trace);
       this.metrics.reconcileTime.observe(this.labels, (trace.end - trace.start) / 1000);
       thaw?.();
       this.emit('reconcileEnd', trace);

@@ -29,29 +29,44 @@ export class ControllerLog {
 
   /** The logger of one reconcile (or of the controller itself, without a reconcileID). */
   logger(reconcileID?: string): Logger {
-    const push = (r: Omit<LogRecord, 'at' | 'controller' | 'reconcileID'>) => {
-      const rec: LogRecord = {
-        at: this.now(),
-        controller: this.controller,
-        ...(reconcileID ? { reconcileID } : {}),
-        ...r,
-      };
-      this.records.push(rec);
-      if (this.records.length > MAX_LOG_RECORDS) this.records.shift();
-      this.onRecord(rec);
+    return new ReconcileLogger(this, reconcileID);
+  }
+
+  /** Stamps and keeps one record. */
+  write(reconcileID: string | undefined, r: Omit<LogRecord, 'at' | 'controller' | 'reconcileID'>) {
+    const rec: LogRecord = {
+      at: this.now(),
+      controller: this.controller,
+      ...(reconcileID ? { reconcileID } : {}),
+      ...r,
     };
-    return {
-      info: (msg, values) => push({ level: 'info', msg, ...(values ? { values } : {}) }),
-      error: (err, msg, values) =>
-        push({
-          level: 'error',
-          msg,
-          error:
-            err instanceof Error
-              ? err.message
-              : String((err as { message?: unknown })?.message ?? err),
-          ...(values ? { values } : {}),
-        }),
-    };
+    this.records.push(rec);
+    if (this.records.length > MAX_LOG_RECORDS) this.records.shift();
+    this.onRecord(rec);
+  }
+}
+
+/**
+ * One object per reconcile with its methods on the prototype: every reconcile gets a logger and
+ * most never log, so closures made for each would be made for nothing.
+ */
+class ReconcileLogger implements Logger {
+  constructor(
+    private readonly log: ControllerLog,
+    private readonly reconcileID: string | undefined,
+  ) {}
+
+  info(msg: string, values?: Record<string, unknown>): void {
+    this.log.write(this.reconcileID, { level: 'info', msg, ...(values ? { values } : {}) });
+  }
+
+  error(err: unknown, msg: string, values?: Record<string, unknown>): void {
+    this.log.write(this.reconcileID, {
+      level: 'error',
+      msg,
+      error:
+        err instanceof Error ? err.message : String((err as { message?: unknown })?.message ?? err),
+      ...(values ? { values } : {}),
+    });
   }
 }

@@ -17,7 +17,7 @@ import type { Controller, HotLoopReport } from './controller';
 import { DEFAULT_MAX_DELAY_MS } from './ratelimiter';
 import type { Request } from './reconcile';
 import { parseRequestKey } from './reconcile';
-import type { ReconcileTrace } from './trace';
+import { phaseDiff, type ReconcileTrace } from './trace';
 
 export type FindingKind =
   | 'hot-loop'
@@ -130,8 +130,9 @@ function hotLoops(name: string, reports: HotLoopReport[], traces: ReconcileTrace
     const generations: number[] = [];
     for (const t of ts) {
       for (const p of t.phases) {
-        if ((p.phase === 'write' || p.phase === 'status') && p.diff && !p.call?.noop) {
-          for (const d of p.diff) {
+        const diff = p.phase === 'write' || p.phase === 'status' ? phaseDiff(p) : undefined;
+        if (diff && !p.call?.noop) {
+          for (const d of diff) {
             if (
               d.path.startsWith('.metadata.resourceVersion') ||
               d.path.startsWith('.metadata.managedFields')

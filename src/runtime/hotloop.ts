@@ -50,10 +50,9 @@ export class HotLoopDetector {
       s.ids.push(trace.id);
       s.times.push(now);
     }
-    const wrote = trace.calls.some((c) => c.source === 'server' && c.code < 300 && !c.noop);
     // Sustained by its own writes: at least one trigger is an event our own write caused (others
     // may come from a second writer fighting over the same fields) and this pass wrote again.
-    const self = wrote && trace.triggers.some((t) => t.kind === 'event' && t.selfTriggered);
+    const self = selfTriggered(trace) && wroteSomething(trace);
     s.selfCount = self ? s.selfCount + 1 : 0;
     if (s.ids.length > threshold) s.ids.shift();
     while (s.times.length && s.times[0] <= now - 1000) s.times.shift();
@@ -78,4 +77,16 @@ export class HotLoopDetector {
   reset(key: string): void {
     this.stats.delete(key);
   }
+}
+
+// Loops rather than some(callback): these run after every reconcile, and a callback is a closure
+// made per call.
+function wroteSomething(trace: ReconcileTrace): boolean {
+  for (const c of trace.calls) if (c.source === 'server' && c.code < 300 && !c.noop) return true;
+  return false;
+}
+
+function selfTriggered(trace: ReconcileTrace): boolean {
+  for (const t of trace.triggers) if (t.kind === 'event' && t.selfTriggered) return true;
+  return false;
 }

@@ -6,7 +6,6 @@
  * ReconcileRun that records them.
  */
 import type { Clock } from '../util/clock';
-import { flattened } from '../util/flatstring';
 import { fnv1a32 } from '../util/fnv';
 import type { ReconcileRun } from './client';
 import { isTerminalError, thrownMessage, type Request, type Result } from './reconcile';
@@ -99,7 +98,8 @@ export class ReconcileTracer {
   /** A UUID-shaped, deterministic reconcileID, so two runs of a simulation print the same. */
   private reconcileID(n: number): string {
     this.idPrefix ??= `${fnv1a32(this.controller).toString(16).padStart(8, '0')}-0000-4000-8000-`;
-    return flattened(this.idPrefix + n.toString(16).padStart(12, '0'));
+    // Two pieces, so not flattened (flatstring.ts): a flat copy would be no smaller.
+    return this.idPrefix + n.toString(16).padStart(12, '0');
   }
 
   /** The trace of the reconcile of `key` starting now, with the triggers gathered since the last. */
@@ -118,12 +118,14 @@ export class ReconcileTracer {
       key,
       worker,
       triggers: this.pendingTriggers.get(key) ?? [],
-      ...(queuedAt !== undefined ? { queuedAt } : {}),
       start: this.clock.now(),
       phases: [],
       calls: [],
       warnings: [],
     };
+    // Set after the literal rather than spread into it: a spread makes V8 build the object
+    // property by property, at every reconcile.
+    if (queuedAt !== undefined) trace.queuedAt = queuedAt;
     this.pendingTriggers.delete(key);
     this.traces.push(trace);
     if (this.maxTraces && this.traces.length > this.maxTraces) this.traces.shift();
@@ -154,34 +156,22 @@ export class ReconcileTracer {
     return run.addPhase({
       phase: 'enqueue',
       at: trace.triggers[0]?.at ?? trace.queuedAt ?? trace.start,
-      summary: describeTriggers(trace.triggers),
       triggers: trace.triggers,
     });
   }
 
   private dequeuePhase(run: ReconcileRun): PhaseRecord {
-    const { key, worker, queuedAt } = run.trace;
+    const { queuedAt } = run.trace;
     const now = this.clock.now();
-    return run.addPhase({
-      phase: 'dequeue',
-      at: now,
-      summary: `worker ${worker} took ${key}${queuedAt !== undefined ? ` after ${now - queuedAt} ms in the queue` : ''}`,
-      ...(queuedAt !== undefined ? { queueWaitMs: now - queuedAt } : {}),
-    });
+    return run.addPhase(
+      queuedAt !== undefined
+        ? { phase: 'dequeue', at: now, queueWaitMs: now - queuedAt }
+        : { phase: 'dequeue', at: now },
+    );
   }
 
   private reconcilePhase(run: ReconcileRun): PhaseRecord {
-    const { key, reconcileID } = run.trace;
-    return run.addPhase({
-      phase: 'reconcile',
-      at: this.clock.now(),
-      summary: `Reconcile ${key} (reconcileID ${reconcileID})`,
-    });
-  }
-
-  /** The reconcile is over: its phases' summaries, built piece by piece, are flattened (flatstring.ts). */
-  finished(trace: ReconcileTrace): void {
-    for (const p of trace.phases) flattened(p.summary);
+    return run.addPhase({ phase: 'reconcile', at: this.clock.now() });
   }
 
   /**
@@ -194,7 +184,6 @@ export class ReconcileTracer {
     const rec = run.addPhase({
       phase: 'result',
       at: this.clock.now(),
-      summary: describeResult(trace, next),
       result,
       next,
     });
@@ -228,38 +217,4 @@ export function toTraceError(err: unknown): TraceError {
     };
   }
   return { message: thrownMessage(err) };
-}
-
-function describeTriggers(ts: Trigger[]): string {
-  if (!ts.length) return 'queued';
-  const parts = ts.slice(0, 3).map((t) => {
-    if (t.kind !== 'event' || !t.cause)
-      return `${t.kind}${t.fromReconcile ? ` (from reconcile #${t.fromReconcile})` : ''}`;
-    const o = t.cause.object;
-    const who = `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
-    const via =
-      t.cause.handler === 'owns' ? ' (owned)' : t.cause.handler === 'watches' ? ' (mapped)' : '';
-    return `${t.cause.event} ${who}${via}${t.selfTriggered ? ' ← own write' : ''}`;
-  });
-  return parts.join('; ') + (ts.length > 3 ? `; +${ts.length - 3} more` : '');
-}
-
-function describeResult(trace: ReconcileTrace, next: NextAction): string {
-  const r = trace.error
-    ? `error: ${trace.error.message}`
-    : trace.result?.requeueAfter
-      ? `requeueAfter ${trace.result.requeueAfter} ms`
-      : trace.result?.requeue
-        ? 'requeue'
-        : 'done';
-  switch (next.action) {
-    case 'forget':
-      return `${r} → forget`;
-    case 'none':
-      return `${r} → not requeued (terminal)`;
-    case 'requeueAfter':
-      return `${r} → forget + addAfter ${next.delayMs} ms (at t=${next.at})`;
-    case 'rateLimited':
-      return `${r} → addRateLimited: ${next.delayMs} ms (${next.reason?.kind}${next.reason?.attempt ? ` ${next.reason.attempt}` : ''}, at t=${next.at})`;
-  }
 }

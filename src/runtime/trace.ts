@@ -59,6 +59,8 @@ export interface ApiCall {
   noop?: boolean;
   /** For lists: how many items came back. */
   items?: number;
+  /** For lists: the label and field selectors given, space-separated. */
+  selector?: string;
 }
 
 /** One JSON-path-level change between two objects. */
@@ -83,10 +85,17 @@ export interface Trigger {
 export interface PhaseRecord {
   phase: Phase;
   at: number;
-  /** Short human text: "Get WebApp default/shop (cache) → 200". */
-  summary: string;
+  /**
+   * Short human text, only on records that have nothing to build it from (an observed reconcile's
+   * phases, a Go stop's). Read any record's words through phasesummary.ts's `phaseSummary`.
+   */
+  summary?: string;
+  /** The call of a read, write or status phase; on a diff phase, the call of the write it precedes. */
   call?: ApiCall;
-  /** For diff: what the coming write changes; for write/status: before and after. */
+  /**
+   * For diff: what the coming write changes. For write/status: what it changed, kept here only
+   * when the objects are not (`recordObjects: false`); read it through `phaseDiff`.
+   */
   diff?: DiffEntry[];
   before?: KubeObject;
   after?: KubeObject;
@@ -138,6 +147,16 @@ export interface ReconcileTrace {
   outcome?: Outcome;
   next?: NextAction;
   warnings: string[];
+}
+
+/**
+ * What a phase changes: a diff phase's intended change; a write's, computed from the objects it
+ * keeps when it keeps them. Only hot-loop findings read a write's diff, so a run that keeps the
+ * objects does not walk them for every write.
+ */
+export function phaseDiff(rec: PhaseRecord): DiffEntry[] | undefined {
+  if (rec.diff || !rec.after) return rec.diff;
+  return (rec.diff = diffObjects(rec.before, rec.after));
 }
 
 /** A structural diff between two JSON values, skipping bookkeeping metadata the server owns. */

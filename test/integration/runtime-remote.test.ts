@@ -9,6 +9,7 @@ import { Manager } from '../../src/runtime/manager';
 import { newControllerManagedBy } from '../../src/runtime/builder';
 import { RemoteApiServer, statusErrorFrom } from '../../src/runtime/remote';
 import type { ReconcileTrace } from '../../src/runtime/trace';
+import { phaseSummary } from '../../src/runtime/phasesummary';
 import { serve } from './serve';
 import type { Served } from './serve';
 
@@ -347,7 +348,9 @@ test('a Manager reconciles through the remote server: owned child, status, annot
       assert.equal(t.error?.reason, 'AlreadyExists');
     }
     // The diff phase for the status write shows what it changed, before it happened.
-    const diff = first.phases.find((p) => p.phase === 'diff' && /status/.test(p.summary));
+    const diff = first.phases.find(
+      (p) => p.phase === 'diff' && /status/.test(phaseSummary(p, first)),
+    );
     assert.ok(diff?.diff?.some((d) => d.path.startsWith('.status')));
 
     // ctx.recorder wrote a core/v1 Event about the Gadget.

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../src/cluster/types';
-import type { PhaseRecord } from '../../src/runtime/trace';
+import { phaseDiff, type PhaseRecord } from '../../src/runtime/trace';
 import { CONFIGMAP, WEBAPP, configMap, env, webapp } from './helpers';
 
 /** Reconciles one WebApp whose reconcile creates a ConfigMap, then mutates what it created. */
@@ -30,8 +30,9 @@ async function createThenMutate(
 for (const recordObjects of [true, false]) {
   test(`a write's diff shows what the server stored, whatever the caller does with its object next (recordObjects ${recordObjects})`, async (t) => {
     const { write } = await createThenMutate(t, recordObjects);
-    assert.equal(write.diff?.length, 1);
-    const added = write.diff![0].after as KubeObject;
+    const diff = phaseDiff(write);
+    assert.equal(diff?.length, 1);
+    const added = diff![0].after as KubeObject;
     assert.deepEqual(added.data, { image: 'nginx' });
     assert.equal(added.metadata.labels, undefined);
   });
@@ -41,5 +42,5 @@ test("in-process, a write's trace keeps the server's stored object itself, not a
   const { write, stored } = await createThenMutate(t, true);
   assert.ok(stored);
   assert.equal(write.after, stored);
-  assert.equal(write.diff![0].after, stored);
+  assert.equal(phaseDiff(write)![0].after, stored);
 });

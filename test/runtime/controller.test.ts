@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { TerminalError } from '../../src/runtime/reconcile';
 import { newControllerManagedBy } from '../../src/runtime/builder';
 import { GenerationChangedPredicate } from '../../src/runtime/predicate';
-import { PHASES } from '../../src/runtime/trace';
+import { PHASES, phaseDiff } from '../../src/runtime/trace';
 import { CONFIGMAP, DEPLOYMENT, WEBAPP, configMap, env, webapp } from './helpers';
 
 test('requeueAfter fires exactly at t+30s on the virtual clock', async (t) => {
@@ -373,7 +373,7 @@ test('a reconcile is traced as enqueue, dequeue, reconcile, read, diff, write, s
   assert.deepEqual([...new Set(trace.phases.map((p) => p.phase))].sort(), [...PHASES].sort());
   const status = trace.phases.find((p) => p.phase === 'status')!;
   assert.deepEqual(
-    status.diff?.find((d) => d.path === '.status.phase'),
+    phaseDiff(status)?.find((d) => d.path === '.status.phase'),
     {
       path: '.status.phase',
       op: 'add',

@@ -15,6 +15,7 @@ import type {
   WriteView,
 } from '../../protocol';
 import type { OutcomeBreak } from '../../runtime/stepper';
+import { phaseSummary } from '../../runtime/phasesummary';
 import type { NextAction, ReconcileTrace, Trigger } from '../../runtime/trace';
 import { formatDuration, formatOffset } from './timeformat';
 import { describeWaitReason } from './waitreason';
@@ -201,7 +202,7 @@ export function toReconcileView(
     phases: trace.phases.map((p) => ({
       phase: p.phase,
       at: p.at,
-      detail: relativeTimes(p.summary, origin),
+      detail: relativeTimes(phaseSummary(p, trace), origin),
     })),
     heldAt,
     calls,
