@@ -327,8 +327,11 @@ const REVIEWS: BuiltinSpec[] = [
 export const REVIEW_TYPES: readonly ResourceType[] = REVIEWS.map(builtinType);
 
 export class Registry {
-  /** key: `apiVersion/Kind` */
-  private readonly byKind = new Map<string, ResourceType>();
+  /**
+   * apiVersion → Kind → type. Two levels rather than one `apiVersion/Kind` key: every read and
+   * write looks its kind up, and a key joined per lookup is a string made and hashed per call.
+   */
+  private readonly byKind = new Map<string, Map<string, ResourceType>>();
   /** key: `apiVersion/plural` */
   private readonly byResource = new Map<string, ResourceType>();
   private readonly order: ResourceType[] = [];
@@ -338,10 +341,11 @@ export class Registry {
   }
 
   add(t: ResourceType): void {
-    const k = `${t.apiVersion}/${t.info.kind}`;
-    const existing = this.byKind.get(k);
+    let kinds = this.byKind.get(t.apiVersion);
+    if (!kinds) this.byKind.set(t.apiVersion, (kinds = new Map()));
+    const existing = kinds.get(t.info.kind);
     if (existing) this.order.splice(this.order.indexOf(existing), 1);
-    this.byKind.set(k, t);
+    kinds.set(t.info.kind, t);
     this.byResource.set(`${t.apiVersion}/${t.info.plural}`, t);
     this.order.push(t);
   }
@@ -350,7 +354,7 @@ export class Registry {
   removeCrd(crdName: string): ResourceType[] {
     const gone = this.order.filter((t) => t.crd === crdName);
     for (const t of gone) {
-      this.byKind.delete(`${t.apiVersion}/${t.info.kind}`);
+      this.byKind.get(t.apiVersion)?.delete(t.info.kind);
       this.byResource.delete(`${t.apiVersion}/${t.info.plural}`);
       this.order.splice(this.order.indexOf(t), 1);
     }
@@ -358,7 +362,7 @@ export class Registry {
   }
 
   forKind(type: TypeRef): ResourceType | undefined {
-    return this.byKind.get(`${type.apiVersion}/${type.kind}`);
+    return this.byKind.get(type.apiVersion)?.get(type.kind);
   }
 
   /** Like forKind but a 404 the way the apiserver reports an unknown resource. */

@@ -91,21 +91,7 @@ export class ReconcileRun {
     /** The reconcile's own logger (stamped with its reconcileID). */
     private readonly log: Logger,
   ) {
-    const status: StatusWriter = {
-      update: (obj) => this.write('update', obj, 'status'),
-      patch: (obj, patch, pt) => this.write('patch', obj, 'status', patch, pt),
-    };
-    this.client = {
-      get: (type, key) => this.read(type, key) as never,
-      list: (type, opts) => this.list(type, opts) as never,
-      create: (obj) => this.write('create', obj, ''),
-      update: (obj) => this.write('update', obj, ''),
-      patch: (obj, patch, pt) => this.write('patch', obj, '', patch, pt),
-      delete: async (obj, opts) => {
-        await this.write('delete', obj, '', undefined, undefined, opts);
-      },
-      status: () => status,
-    };
+    this.client = new RunClient(this);
   }
 
   context(): ReconcileContext {
@@ -159,7 +145,7 @@ export class ReconcileRun {
     };
   }
 
-  private async read(type: TypeRef, key: ObjectKeyLike): Promise<KubeObject> {
+  async read(type: TypeRef, key: ObjectKeyLike): Promise<KubeObject> {
     const call = this.baseCall('get', type, key.namespace, key.name, '');
     const rec = this.addPhase({ phase: 'read', at: call.at, call });
     if (this.gated) await this.gate(rec, 'enter');
@@ -186,7 +172,7 @@ export class ReconcileRun {
     return result!;
   }
 
-  private async list(type: TypeRef, opts: ListOpts = {}): Promise<{ items: KubeObject[] }> {
+  async list(type: TypeRef, opts: ListOpts = {}): Promise<{ items: KubeObject[] }> {
     const call = this.baseCall('list', type, opts.namespace, '', '');
     const sel = [opts.labelSelector, opts.fieldSelector].filter(Boolean).join(' ');
     if (sel) call.selector = sel;
@@ -245,7 +231,7 @@ export class ReconcileRun {
       : undefined;
   }
 
-  private async write<T extends ObjectLike>(
+  async write<T extends ObjectLike>(
     verb: WriteVerb,
     obj: T,
     subresource: '' | 'status',
@@ -341,5 +327,56 @@ export class ReconcileRun {
       case 'delete':
         return api.delete(type, key, deleteOpts);
     }
+  }
+}
+
+/**
+ * ctx.client: the run's calls with their methods on the prototype, not closures made for each
+ * reconcile (a bulk run makes tens of thousands of runs). Like any client object, its methods are
+ * called on it (`ctx.client.get(…)`).
+ */
+class RunClient implements Client {
+  private statusWriter: StatusWriter | undefined;
+
+  constructor(private readonly run: ReconcileRun) {}
+
+  get(type: TypeRef, key: ObjectKeyLike): Promise<never> {
+    return this.run.read(type, key) as Promise<never>;
+  }
+
+  list(type: TypeRef, opts?: ListOpts): Promise<{ items: never[] }> {
+    return this.run.list(type, opts) as Promise<{ items: never[] }>;
+  }
+
+  create<T extends ObjectLike>(obj: T): Promise<T> {
+    return this.run.write('create', obj, '');
+  }
+
+  update<T extends ObjectLike>(obj: T): Promise<T> {
+    return this.run.write('update', obj, '');
+  }
+
+  patch<T extends ObjectLike>(obj: T, patch: unknown, patchType?: PatchType): Promise<T> {
+    return this.run.write('patch', obj, '', patch, patchType);
+  }
+
+  async delete(obj: ObjectLike, opts?: DeleteOptions): Promise<void> {
+    await this.run.write('delete', obj, '', undefined, undefined, opts);
+  }
+
+  status(): StatusWriter {
+    return (this.statusWriter ??= new RunStatusWriter(this.run));
+  }
+}
+
+class RunStatusWriter implements StatusWriter {
+  constructor(private readonly run: ReconcileRun) {}
+
+  update<T extends ObjectLike>(obj: T): Promise<T> {
+    return this.run.write('update', obj, 'status');
+  }
+
+  patch<T extends ObjectLike>(obj: T, patch: unknown, patchType?: PatchType): Promise<T> {
+    return this.run.write('patch', obj, 'status', patch, patchType);
   }
 }

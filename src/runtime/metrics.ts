@@ -81,7 +81,12 @@ export class Gauge implements Metric {
   ) {}
 
   set(labels: Labels, value: number): void {
-    this.values.set(labelKey(labels), { labels, value });
+    // In place: the workers and the queue set their gauges on every item, and an entry made per
+    // set would be garbage made per set.
+    const k = labelKey(labels);
+    const v = this.values.get(k);
+    if (v) v.value = value;
+    else this.values.set(k, { labels, value });
   }
 
   add(labels: Labels, by: number): void {
