@@ -26,12 +26,12 @@ import type { WaitReason } from './delayingqueue';
 import { Emitter } from './events';
 import type { HotLoopOptions, HotLoopReport } from './hotloop';
 import { HotLoopGuard } from './hotloopguard';
-import type { EventHandler } from './handler';
+import type { Enqueue, EventHandler } from './handler';
 import { ControllerMetrics, Registry, WorkqueueMetrics } from './metrics';
 import { evaluate, type EventKind, type Predicate } from './predicate';
 import { defaultControllerRateLimiter, type RateLimiter } from './ratelimiter';
 import { RateLimitingQueue } from './ratelimitingqueue';
-import { ReconcileTracer, toTraceError } from './reconciletracer';
+import { ReconcileTracer, toTraceError, type Writer } from './reconciletracer';
 import {
   isTerminalError,
   normalizeResult,
@@ -290,20 +290,39 @@ export class Controller extends Emitter<ControllerEvents> {
     });
   }
 
+  /**
+   * Who wrote the object of the event being handled, read by `enqueueFromEvent` while the handler
+   * runs (synchronously, inside onEvent): one callback serves every event, where a closure over
+   * the writer would be made per event.
+   */
+  private eventWriter: Writer | undefined;
+  private readonly enqueueFromEvent: Enqueue = (req, cause) => {
+    const key = requestKey(req);
+    const writer = this.eventWriter;
+    const at = this.opts.clock.now();
+    this.addKey(
+      key,
+      writer
+        ? {
+            at,
+            kind: 'event',
+            cause,
+            fromReconcile: writer.traceId,
+            selfTriggered: writer.key === key,
+          }
+        : { at, kind: 'event', cause, selfTriggered: false },
+    );
+  };
+
   private onEvent(w: Watch, kind: EventKind, obj: KubeObject, old?: KubeObject): void {
     for (const p of w.predicates) if (!evaluate(p, kind, obj, old)) return;
-    const writer = this.tracer.writerOf(obj.metadata.resourceVersion);
-    w.handler.handle(kind, obj, old, (req, cause) => {
-      const key = requestKey(req);
-      this.addKey(key, {
-        at: this.opts.clock.now(),
-        kind: 'event',
-        cause,
-        ...(writer
-          ? { fromReconcile: writer.traceId, selfTriggered: writer.key === key }
-          : { selfTriggered: false }),
-      });
-    });
+    const outer = this.eventWriter; // restored after, should a handler ever nest events
+    this.eventWriter = this.tracer.writerOf(obj.metadata.resourceVersion);
+    try {
+      w.handler.handle(kind, obj, old, this.enqueueFromEvent);
+    } finally {
+      this.eventWriter = outer;
+    }
   }
 
   private addKey(key: string, trigger: Trigger): void {

@@ -29,20 +29,28 @@ export interface ObjectRef {
 }
 
 export function objectRef(o: KubeObject): ObjectRef {
-  return {
-    apiVersion: o.apiVersion,
-    kind: o.kind,
-    ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
-    name: o.metadata.name ?? '',
-    ...(o.metadata.resourceVersion ? { resourceVersion: o.metadata.resourceVersion } : {}),
-    ...(o.metadata.generation !== undefined ? { generation: o.metadata.generation } : {}),
-  };
+  // Set one by one rather than spread: this runs for every watch event a controller hears, and
+  // each spread of a conditional object is an object made and walked.
+  const md = o.metadata;
+  const ref: ObjectRef = { apiVersion: o.apiVersion, kind: o.kind, name: md.name ?? '' };
+  if (md.namespace) ref.namespace = md.namespace;
+  if (md.resourceVersion) ref.resourceVersion = md.resourceVersion;
+  if (md.generation !== undefined) ref.generation = md.generation;
+  return ref;
 }
 
 export type Enqueue = (req: Request, cause: EnqueueCause) => void;
 
-/** Enqueues each distinct request once per event (the queue would coalesce them anyway). */
+/**
+ * Enqueues each distinct request once per event (the queue would coalesce them anyway). An event
+ * maps to one or two requests almost always, compared directly; a Set only for longer lists.
+ */
 function enqueueAll(reqs: Request[], cause: EnqueueCause, enqueue: Enqueue): void {
+  if (reqs.length <= 2) {
+    if (reqs.length) enqueue(reqs[0], cause);
+    if (reqs.length === 2 && !sameRequest(reqs[0], reqs[1])) enqueue(reqs[1], cause);
+    return;
+  }
   const seen = new Set<string>();
   for (const r of reqs) {
     const k = `${r.namespace}/${r.name}`;
@@ -52,6 +60,10 @@ function enqueueAll(reqs: Request[], cause: EnqueueCause, enqueue: Enqueue): voi
   }
 }
 
+function sameRequest(a: Request, b: Request): boolean {
+  return a.namespace === b.namespace && a.name === b.name;
+}
+
 export interface EventHandler {
   readonly kind: EnqueueCause['handler'];
   handle(event: EventKind, obj: KubeObject, old: KubeObject | undefined, enqueue: Enqueue): void;
@@ -59,19 +71,20 @@ export interface EventHandler {
 
 export type MapFunc = (obj: KubeObject) => Request[];
 
-function requestsFor(h: EventHandler, obj: KubeObject): Request[] {
-  if (h instanceof EnqueueRequestForObject) {
-    return [{ namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' }];
-  }
-  return [];
-}
-
 export class EnqueueRequestForObject implements EventHandler {
   readonly kind = 'for' as const;
 
+  /**
+   * The object's own request. An update's old and new objects are one object, with one key:
+   * controller-runtime enqueues ObjectNew (ObjectOld only when there is no new one).
+   */
   handle(event: EventKind, obj: KubeObject, old: KubeObject | undefined, enqueue: Enqueue): void {
-    const cause = { handler: this.kind, event, object: objectRef(obj) };
-    enqueueAll([...requestsFor(this, obj), ...(old ? requestsFor(this, old) : [])], cause, enqueue);
+    const o = obj ?? old;
+    if (!o) return;
+    enqueue(
+      { namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '' },
+      { handler: this.kind, event, object: objectRef(o) },
+    );
   }
 }
 

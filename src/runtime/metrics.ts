@@ -39,9 +39,47 @@ interface Metric {
   render(): string[];
 }
 
+/**
+ * One metric's series, by label set. The labels object last asked for is remembered with its
+ * series: a worker sets the same gauge with the same labels for every item, and even the key
+ * cache's WeakMap lookup shows when a bulk run does it tens of thousands of times.
+ */
+class Series<S extends { labels: Labels }> {
+  private readonly byKey = new Map<string, S>();
+  private lastLabels: Labels | undefined;
+  private last: S | undefined;
+
+  constructor(private readonly make: (labels: Labels) => S) {}
+
+  /** The series of `labels`, made if it is new. */
+  of(labels: Labels): S {
+    if (labels === this.lastLabels) return this.last!;
+    const k = labelKey(labels);
+    let v = this.byKey.get(k);
+    if (!v) this.byKey.set(k, (v = this.make(labels)));
+    this.lastLabels = labels;
+    this.last = v;
+    return v;
+  }
+
+  /** The series of `labels`, if it has been made. */
+  find(labels: Labels): S | undefined {
+    return labels === this.lastLabels ? this.last : this.byKey.get(labelKey(labels));
+  }
+
+  all(): IterableIterator<S> {
+    return this.byKey.values();
+  }
+}
+
+interface Value {
+  labels: Labels;
+  value: number;
+}
+
 export class Counter implements Metric {
   readonly type = 'counter';
-  private readonly values = new Map<string, { labels: Labels; value: number }>();
+  private readonly values = new Series<Value>((labels) => ({ labels, value: 0 }));
 
   constructor(
     readonly name: string,
@@ -49,31 +87,28 @@ export class Counter implements Metric {
   ) {}
 
   inc(labels: Labels = {}, by = 1): void {
-    const k = labelKey(labels);
-    const v = this.values.get(k);
-    if (v) v.value += by;
-    else this.values.set(k, { labels, value: by });
+    this.values.of(labels).value += by;
   }
 
   get(labels: Labels = {}): number {
-    return this.values.get(labelKey(labels))?.value ?? 0;
+    return this.values.find(labels)?.value ?? 0;
   }
 
   /** Sum over every label set. */
   total(): number {
     let s = 0;
-    for (const v of this.values.values()) s += v.value;
+    for (const v of this.values.all()) s += v.value;
     return s;
   }
 
   render(): string[] {
-    return [...this.values.values()].map((v) => `${this.name}${renderLabels(v.labels)} ${v.value}`);
+    return [...this.values.all()].map((v) => `${this.name}${renderLabels(v.labels)} ${v.value}`);
   }
 }
 
 export class Gauge implements Metric {
   readonly type = 'gauge';
-  private readonly values = new Map<string, { labels: Labels; value: number }>();
+  private readonly values = new Series<Value>((labels) => ({ labels, value: 0 }));
 
   constructor(
     readonly name: string,
@@ -81,36 +116,33 @@ export class Gauge implements Metric {
   ) {}
 
   set(labels: Labels, value: number): void {
-    // In place: the workers and the queue set their gauges on every item, and an entry made per
-    // set would be garbage made per set.
-    const k = labelKey(labels);
-    const v = this.values.get(k);
-    if (v) v.value = value;
-    else this.values.set(k, { labels, value });
+    this.values.of(labels).value = value;
   }
 
   add(labels: Labels, by: number): void {
-    const k = labelKey(labels);
-    const v = this.values.get(k);
-    if (v) v.value += by;
-    else this.values.set(k, { labels, value: by });
+    this.values.of(labels).value += by;
   }
 
   get(labels: Labels = {}): number {
-    return this.values.get(labelKey(labels))?.value ?? 0;
+    return this.values.find(labels)?.value ?? 0;
   }
 
   render(): string[] {
-    return [...this.values.values()].map((v) => `${this.name}${renderLabels(v.labels)} ${v.value}`);
+    return [...this.values.all()].map((v) => `${this.name}${renderLabels(v.labels)} ${v.value}`);
   }
+}
+
+interface HistogramSeries {
+  labels: Labels;
+  counts: number[];
+  sum: number;
+  count: number;
+  samples: number[];
 }
 
 export class Histogram implements Metric {
   readonly type = 'histogram';
-  private readonly series = new Map<
-    string,
-    { labels: Labels; counts: number[]; sum: number; count: number; samples: number[] }
-  >();
+  private readonly series: Series<HistogramSeries>;
 
   constructor(
     readonly name: string,
@@ -118,15 +150,18 @@ export class Histogram implements Metric {
     readonly buckets: number[],
     /** Keep raw samples (bounded) so percentiles can be reported exactly for small runs. */
     private readonly keepSamples = 10_000,
-  ) {}
+  ) {
+    this.series = new Series((labels) => ({
+      labels,
+      counts: buckets.map(() => 0),
+      sum: 0,
+      count: 0,
+      samples: [],
+    }));
+  }
 
   observe(labels: Labels, value: number): void {
-    const k = labelKey(labels);
-    let s = this.series.get(k);
-    if (!s) {
-      s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0, samples: [] };
-      this.series.set(k, s);
-    }
+    const s = this.series.of(labels);
     // Count in the first bucket that holds the value; render() makes the counts cumulative.
     let lo = 0;
     let hi = this.buckets.length;
@@ -142,16 +177,16 @@ export class Histogram implements Metric {
   }
 
   count(labels: Labels = {}): number {
-    return this.series.get(labelKey(labels))?.count ?? 0;
+    return this.series.find(labels)?.count ?? 0;
   }
 
   sum(labels: Labels = {}): number {
-    return this.series.get(labelKey(labels))?.sum ?? 0;
+    return this.series.find(labels)?.sum ?? 0;
   }
 
   /** Percentile (0..1) over the kept samples of one series; undefined when there are none. */
   percentile(labels: Labels, p: number): number | undefined {
-    const s = this.series.get(labelKey(labels));
+    const s = this.series.find(labels);
     if (!s || s.samples.length === 0) return undefined;
     const sorted = [...s.samples].sort((a, b) => a - b);
     const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
@@ -160,7 +195,7 @@ export class Histogram implements Metric {
 
   render(): string[] {
     const out: string[] = [];
-    for (const s of this.series.values()) {
+    for (const s of this.series.all()) {
       let cumulative = 0;
       this.buckets.forEach((b, i) => {
         cumulative += s.counts[i];
