@@ -7,9 +7,19 @@ export class Emitter<Events extends object> {
   on<K extends keyof Events>(event: K, fn: Listener<Events[K]>): () => void {
     let set = this.listeners.get(event);
     if (!set) this.listeners.set(event, (set = new Set()));
+    const first = set.size === 0;
     set.add(fn as Listener<never>);
-    return () => set!.delete(fn as Listener<never>);
+    if (first) this.listening(event, true);
+    return () => {
+      if (set!.delete(fn as Listener<never>) && set!.size === 0) this.listening(event, false);
+    };
   }
+
+  /**
+   * An event gained its first listener (`on`) or lost its last: a relay of another emitter's
+   * events listens there only meanwhile, so that emitter's `has` stays false while nobody hears.
+   */
+  protected listening(_event: keyof Events, _on: boolean): void {}
 
   emit<K extends keyof Events>(event: K, value: Events[K]): void {
     const set = this.listeners.get(event);

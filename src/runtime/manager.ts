@@ -54,6 +54,11 @@ const FORWARDED = [
   'log',
   'hotLoop',
 ] as const;
+type Forwarded = (typeof FORWARDED)[number];
+
+function isForwarded(ev: keyof ManagerEvents): ev is Forwarded {
+  return (FORWARDED as readonly string[]).includes(ev);
+}
 
 export class Manager extends Emitter<ManagerEvents> {
   readonly api: ApiServer;
@@ -108,16 +113,33 @@ export class Manager extends Emitter<ManagerEvents> {
         : undefined,
       ...o,
     });
-    for (const ev of FORWARDED) this.forward(ctrl, ev);
+    for (const ev of FORWARDED) if (this.has(ev)) this.forward(ctrl, ev);
     this.controllers.push(ctrl);
     if (this.started) ctrl.start();
     return ctrl;
   }
 
-  private forward<K extends (typeof FORWARDED)[number]>(ctrl: Controller, ev: K): void {
-    ctrl.on(ev, (v) => {
-      if (this.has(ev)) this.emit(ev, v as ManagerEvents[K]);
-    });
+  /**
+   * Relays a controller's event while the manager has a listener for it: a controller builds an
+   * event's value only when someone listens (`has`), and a bulk run would otherwise build one per
+   * phase for a relay that drops it.
+   */
+  private forward<K extends Forwarded>(ctrl: Controller, ev: K): void {
+    const off = ctrl.on(ev, (v) => this.emit(ev, v as ManagerEvents[K]));
+    let offs = this.relays.get(ev);
+    if (!offs) this.relays.set(ev, (offs = []));
+    offs.push(off);
+  }
+
+  private readonly relays = new Map<Forwarded, Array<() => void>>();
+
+  protected override listening(ev: keyof ManagerEvents, on: boolean): void {
+    if (!isForwarded(ev)) return;
+    if (on) for (const c of this.controllers) this.forward(c, ev);
+    else {
+      for (const off of this.relays.get(ev) ?? []) off();
+      this.relays.delete(ev);
+    }
   }
 
   /** Wires a reconciler module's definition (for/owns/maxConcurrentReconciles) with the builder. */
