@@ -427,7 +427,19 @@ export class Controller extends Emitter<ControllerEvents> {
     try {
       const gated = this.tracer.started(run);
       if (gated) await gated;
-      const { result, error, threw } = await this.reconcile(run, req);
+      // RecoverPanic: whatever the reconciler throws, at once or later, is the reconcile's error.
+      let result: Result;
+      let error: unknown;
+      let threw = false;
+      try {
+        result = this.resultOf(run, await this.reconcile(run, req));
+      } catch (err) {
+        error = err;
+        threw = true;
+        // Go returns (Result, error) together; in JS an error may carry the Result it came with.
+        const carried = (err as { result?: unknown } | undefined)?.result;
+        result = carried !== undefined ? normalizeResult(carried) : {};
+      }
       trace.result = result;
       if (threw) trace.error = toTraceError(error);
       const next = this.decide(trace, result, threw, error);
@@ -436,6 +448,7 @@ export class Controller extends Emitter<ControllerEvents> {
       this.apply(key, trace, next);
     } finally {
       trace.end = clock.now();
+      this.tracer.finished(trace);
       this.metrics.reconcileTime.observe(this.labels, (trace.end - trace.start) / 1000);
       thaw?.();
       this.emit('reconcileEnd', trace);
@@ -443,27 +456,26 @@ export class Controller extends Emitter<ControllerEvents> {
     }
   }
 
-  /** Calls the reconciler (RecoverPanic: a throw is its error), under the hang watchdog. */
-  private async reconcile(
-    run: ReconcileRun,
-    req: Request,
-  ): Promise<{ result: Result; error: unknown; threw: boolean }> {
-    try {
-      const r = await this.withWatchdog(this.opts.reconcile(run.context(), req));
-      const result = validateResult(r);
-      const after = (r as Result | undefined)?.requeueAfter;
-      if (after !== undefined && after < 0) {
-        // Go's reconcileHandler only acts on RequeueAfter > 0: a negative one is a plain success.
-        run.trace.warnings.push(
-          `requeueAfter ${after} ms is negative: controller-runtime treats it as no RequeueAfter`,
-        );
-      }
-      return { result, error: undefined, threw: false };
-    } catch (error) {
-      // Go returns (Result, error) together; in JS an error may carry the Result it came with.
-      const carried = (error as { result?: unknown } | undefined)?.result;
-      return { result: carried !== undefined ? normalizeResult(carried) : {}, error, threw: true };
+  /**
+   * Calls the reconciler under the hang watchdog. Not async: reconcileHandler awaits what it
+   * returns inside its own try, so a throw at once and a rejection are caught alike, without a
+   * second async frame and promise per reconcile.
+   */
+  private reconcile(run: ReconcileRun, req: Request): unknown {
+    return this.withWatchdog(this.opts.reconcile(run.context(), req));
+  }
+
+  /** What the reconciler returned, as a Result (a malformed one throws: the reconcile's error). */
+  private resultOf(run: ReconcileRun, r: unknown): Result {
+    const result = validateResult(r);
+    const after = (r as Result | undefined)?.requeueAfter;
+    if (after !== undefined && after < 0) {
+      // Go's reconcileHandler only acts on RequeueAfter > 0: a negative one is a plain success.
+      run.trace.warnings.push(
+        `requeueAfter ${after} ms is negative: controller-runtime treats it as no RequeueAfter`,
+      );
     }
+    return result;
   }
 
   private withWatchdog<T>(p: Promise<T> | T): Promise<T> | T {
@@ -497,13 +509,12 @@ export class Controller extends Emitter<ControllerEvents> {
     error: unknown,
   ): NextAction {
     const key = trace.key;
-    const total = (r: string) => this.metrics.reconcileTotal.inc(this.resultLabels(r));
     const now = this.opts.clock.now();
     let outcome: Outcome;
     let next: NextAction;
     if (threw) {
       this.metrics.reconcileErrors.inc(this.labels);
-      total('error');
+      this.countResult('error');
       if (trace.error?.name && PROGRAMMING_ERRORS.has(trace.error.name)) {
         this.metrics.reconcilePanics.inc(this.labels);
       }
@@ -525,7 +536,7 @@ export class Controller extends Emitter<ControllerEvents> {
         request: key,
       });
     } else if (result.requeueAfter && result.requeueAfter > 0) {
-      total('requeue_after');
+      this.countResult('requeue_after');
       outcome = 'requeue_after';
       next = {
         action: 'requeueAfter',
@@ -534,16 +545,20 @@ export class Controller extends Emitter<ControllerEvents> {
         reason: { kind: 'requeueAfter' },
       };
     } else if (result.requeue) {
-      total('requeue');
+      this.countResult('requeue');
       outcome = 'requeue';
       next = this.rateLimited(key, now);
     } else {
-      total('success');
+      this.countResult('success');
       outcome = 'success';
       next = { action: 'forget' };
     }
     trace.outcome = outcome;
     return next;
+  }
+
+  private countResult(result: string): void {
+    this.metrics.reconcileTotal.inc(this.resultLabels(result));
   }
 
   /** One labels object per result, so the metrics' label-key cache hits on the hot path. */

@@ -123,22 +123,24 @@ export class Informer {
 
   /** The reflector's relist: the store becomes the list; differences are dispatched as events. */
   private replace(list: { items: KubeObject[]; metadata: ListMeta }): void {
-    const seen = new Set<string>();
+    // Only a relist can find objects gone while it was not watching; the first list (an empty
+    // store) need not remember what it saw.
+    const seen = this.store.size > 0 ? new Set<string>() : undefined;
     for (const obj of list.items) {
       const k = objectKey(obj);
-      seen.add(k);
+      seen?.add(k);
       const old = this.store.get(k);
       this.put(k, obj);
-      if (!old) this.dispatch((h) => h.onAdd?.(obj));
+      if (!old) this.added(obj);
       else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion)
-        this.dispatch((h) => h.onUpdate?.(old, obj));
+        this.updated(old, obj);
     }
     // Objects that vanished while we were not watching (relist after 410).
-    if (this.store.size > seen.size) {
+    if (seen && this.store.size > seen.size) {
       for (const [k, old] of [...this.store]) {
         if (!seen.has(k)) {
           this.remove(k);
-          this.dispatch((h) => h.onDelete?.(old));
+          this.deleted(old);
         }
       }
     }
@@ -218,16 +220,26 @@ export class Informer {
     const old = this.store.get(k);
     if (e.type === 'DELETED') {
       this.remove(k);
-      this.dispatch((h) => h.onDelete?.(old ?? obj));
+      this.deleted(old ?? obj);
       return;
     }
     this.put(k, obj);
-    if (old) this.dispatch((h) => h.onUpdate?.(old, obj));
-    else this.dispatch((h) => h.onAdd?.(obj));
+    if (old) this.updated(old, obj);
+    else this.added(obj);
   }
 
-  private dispatch(f: (h: ResourceEventHandler) => void): void {
-    for (const h of this.handlers) f(h);
+  // One method per kind of event rather than a dispatcher taking a callback: an informer hears
+  // every change of its type, and a callback made per event is garbage made per event.
+  private added(obj: KubeObject): void {
+    for (const h of this.handlers) h.onAdd?.(obj);
+  }
+
+  private updated(old: KubeObject, obj: KubeObject): void {
+    for (const h of this.handlers) h.onUpdate?.(old, obj);
+  }
+
+  private deleted(obj: KubeObject): void {
+    for (const h of this.handlers) h.onDelete?.(obj);
   }
 
   /** Registers a handler; like client-go, a late handler first gets an add for every stored object. */

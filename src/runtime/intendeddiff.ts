@@ -29,8 +29,7 @@ export function intendedDiff(w: IntendedWrite): DiffEntry[] {
     case 'patch':
       return intendedPatch(before, subresource, w.patch, w.patchType ?? 'merge');
     default:
-      if (subresource === 'status')
-        return diffObjects({ status: before?.status }, { status: (w.obj as KubeObject).status });
+      if (subresource === 'status') return statusDiff(before, (w.obj as KubeObject).status);
       return mainResourceDiff(before, w.obj);
   }
 }
@@ -51,9 +50,13 @@ function intendedPatch(
   // Strategic merge and apply are shown as a merge patch: close enough to preview, and the
   // write's own phase records what the server really did.
   const patched = applyMergePatch(before, patch) as KubeObject | undefined;
-  if (subresource === 'status')
-    return diffObjects({ status: before?.status }, { status: patched?.status });
+  if (subresource === 'status') return statusDiff(before, patched?.status);
   return mainResourceDiff(before, patched);
+}
+
+/** What a status write changes: the status alone. */
+function statusDiff(before: KubeObject | undefined, status: unknown): DiffEntry[] {
+  return diffObjects(before?.status, status, undefined, '.status');
 }
 
 /** What a write to the main resource changes: everything but the status. */

@@ -7,7 +7,7 @@ import type { KubeObject } from '../cluster/types';
 import type { EnqueueCause } from './handler';
 import type { Request, Result } from './reconcile';
 import type { WaitReason } from './delayingqueue';
-import { flattened } from '../util/flatstring';
+import { interned } from '../util/intern';
 
 /**
  * Traces a long-lived session keeps per controller (the oldest dropped first): the editor runs a
@@ -159,16 +159,46 @@ export function phaseDiff(rec: PhaseRecord): DiffEntry[] | undefined {
   return (rec.diff = diffObjects(rec.before, rec.after));
 }
 
-/** A structural diff between two JSON values, skipping bookkeeping metadata the server owns. */
-export function diffObjects(before: unknown, after: unknown, ignore = IGNORED_PATHS): DiffEntry[] {
+/**
+ * A structural diff between two JSON values, skipping bookkeeping metadata the server owns. `at`
+ * is where the two values sit in their objects (".status"), the prefix of every path.
+ */
+export function diffObjects(
+  before: unknown,
+  after: unknown,
+  ignore = IGNORED_PATHS,
+  at = '',
+): DiffEntry[] {
   const out: DiffEntry[] = [];
-  walk(before, after, '', out, ignore);
+  walk(before, after, at, out, ignore);
   if (!out.length) return out;
   // Traces keep their diffs for a while: an array grown by push holds room for 16 entries, a
   // copy only for what it has (a bulk run keeps thousands of these short lists); paths are
-  // built by concatenation (flatstring.ts).
-  for (const e of out) flattened(e.path);
+  // built by concatenation and recur from reconcile to reconcile, so one copy of each is shared.
+  for (const e of out) e.path = interned(e.path);
   return out.slice();
+}
+
+/**
+ * `actual`, or `intended` when the server changed just what the caller meant to, to scalar values:
+ * a status write's usual case, whose trace then keeps one list of changes instead of two equal
+ * ones. Object values are never shared: the intended side holds the caller's objects, which the
+ * caller may change after the write.
+ */
+export function sameChanges(intended: DiffEntry[], actual: DiffEntry[]): DiffEntry[] {
+  if (intended.length !== actual.length) return actual;
+  for (let i = 0; i < actual.length; i++) {
+    const a = actual[i];
+    const b = intended[i];
+    if (a.path !== b.path || a.op !== b.op) return actual;
+    if (a.before !== b.before || a.after !== b.after) return actual;
+    if (isObjectValue(a.before) || isObjectValue(a.after)) return actual;
+  }
+  return intended;
+}
+
+function isObjectValue(v: unknown): boolean {
+  return typeof v === 'object' && v !== null;
 }
 
 const IGNORED_PATHS = new Set([
