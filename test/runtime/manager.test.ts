@@ -38,3 +38,21 @@ test('a controller added while the manager has listeners is relayed at once', as
   await e.clock.advance(0);
   assert.deepEqual(ends, ['default/a']);
 });
+
+test("a finished reconcile's phase and call lists hold just their entries", async (t) => {
+  const e = await env(t, { stepper: false });
+  e.mgr.addReconciler({ for: CONFIGMAP }, async (ctx, req) => {
+    await ctx.client.get(CONFIGMAP, req);
+    return {};
+  });
+  e.cluster.create(configMap('a'));
+  e.mgr.start();
+  await e.clock.advance(0);
+  const [trace] = e.mgr.traces();
+  assert.deepEqual(
+    trace.phases.map((p) => p.phase),
+    ['enqueue', 'dequeue', 'reconcile', 'read', 'result'],
+  );
+  assert.equal(trace.calls.length, 1);
+  assert.equal(trace.calls[0], trace.phases[3].call);
+});

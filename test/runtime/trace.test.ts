@@ -1,0 +1,44 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { diffObjects, sameChanges, type DiffEntry } from '../../src/runtime/trace';
+
+test('diffObjects prefixes every path with where the values sit', () => {
+  assert.deepEqual(
+    diffObjects(undefined, { phase: 'Running', replicas: 2 }, undefined, '.status'),
+    [
+      { path: '.status.phase', op: 'add', after: 'Running' },
+      { path: '.status.replicas', op: 'add', after: 2 },
+    ],
+  );
+  assert.deepEqual(diffObjects({ phase: 'Pending' }, { phase: 'Running' }, undefined, '.status'), [
+    { path: '.status.phase', op: 'replace', before: 'Pending', after: 'Running' },
+  ]);
+  assert.deepEqual(diffObjects(undefined, undefined, undefined, '.status'), []);
+});
+
+test('sameChanges keeps the intended list when the server made just those scalar changes', () => {
+  const intended: DiffEntry[] = [{ path: '.status.phase', op: 'add', after: 'Running' }];
+  const actual: DiffEntry[] = [{ path: '.status.phase', op: 'add', after: 'Running' }];
+  assert.equal(sameChanges(intended, actual), intended);
+});
+
+test('sameChanges keeps what the server did when it differs from the intent', () => {
+  const intended: DiffEntry[] = [{ path: '.status.phase', op: 'add', after: 'Running' }];
+  for (const actual of [
+    [{ path: '.status.phase', op: 'add', after: 'Failed' }],
+    [{ path: '.status.ready', op: 'add', after: 'Running' }],
+    [
+      { path: '.status.phase', op: 'add', after: 'Running' },
+      { path: '.metadata.labels.x', op: 'add', after: 'y' },
+    ],
+  ] as DiffEntry[][]) {
+    assert.equal(sameChanges(intended, actual), actual);
+  }
+});
+
+test("sameChanges never shares object values: the intended side holds the caller's objects", () => {
+  const conditions = [{ type: 'Ready', status: 'True' }];
+  const intended: DiffEntry[] = [{ path: '.status.conditions', op: 'add', after: conditions }];
+  const actual: DiffEntry[] = [{ path: '.status.conditions', op: 'add', after: conditions }];
+  assert.equal(sameChanges(intended, actual), actual);
+});
