@@ -114,7 +114,11 @@ export class Controller extends Emitter<ControllerEvents> {
   private workers: Promise<void>[] = [];
   private readonly queuedSince = new Map<string, number>();
   private readonly processingWorker = new Map<string, number>();
-  private readonly knownKeys = new Set<string>();
+  /**
+   * Every key ever queued, for the snapshot's retries: kept only for a rate limiter that cannot
+   * list the items it tracks (a custom one), since it grows with every object ever reconciled.
+   */
+  private readonly knownKeys: Set<string> | undefined;
   private readonly tracer: ReconcileTracer;
   private readonly log: ControllerLog;
   private readonly guard: HotLoopGuard;
@@ -148,12 +152,15 @@ export class Controller extends Emitter<ControllerEvents> {
       { clock: opts.clock, name: this.name, metrics: new WorkqueueMetrics(this.registry) },
       opts.rateLimiter ?? defaultControllerRateLimiter<string>(opts.clock),
     );
+    this.knownKeys = this.queue.retrying() === undefined ? new Set() : undefined;
     this.queue.onChange((change, key) => {
       if (change === 'add' && key !== undefined && !this.queuedSince.has(key)) {
         this.queuedSince.set(key, opts.clock.now());
       }
       if (change === 'ready' && key !== undefined) this.tracer.ready(key);
-      this.updateBusy();
+      // A get moves an item from queued to processing, a forget or a wait leaves both alone:
+      // neither can change whether the controller is busy.
+      if (change !== 'get' && change !== 'forget' && change !== 'wait') this.updateBusy();
       if (this.has('queueChange')) this.emit('queueChange', { change, key });
     });
     for (const k of ['success', 'error', 'requeue', 'requeue_after']) {
@@ -245,7 +252,7 @@ export class Controller extends Emitter<ControllerEvents> {
 
   /** True when nothing is queued, processing or reconciling (waiting items may remain). */
   idle(): boolean {
-    return this.queue.len() === 0 && this.inFlight === 0 && this.queue.processing().length === 0;
+    return this.queue.len() === 0 && this.inFlight === 0 && this.queue.processingCount() === 0;
   }
 
   /** Resolves when idle() becomes true. */
@@ -256,7 +263,7 @@ export class Controller extends Emitter<ControllerEvents> {
 
   snapshot(): QueueSnapshot {
     const retries: Array<{ key: string; count: number }> = [];
-    for (const key of this.knownKeys) {
+    for (const key of this.queue.retrying() ?? this.knownKeys ?? []) {
       const count = this.queue.numRequeues(key);
       if (count > 0) retries.push({ key, count });
     }
@@ -327,7 +334,7 @@ export class Controller extends Emitter<ControllerEvents> {
 
   private addKey(key: string, trigger: Trigger): void {
     if (this.guard.isSuspended(key)) return;
-    this.knownKeys.add(key);
+    this.knownKeys?.add(key);
     this.tracer.triggered(key, trigger);
     if (this.has('enqueue')) this.emit('enqueue', { key, trigger });
     this.queue.add(key);
@@ -364,7 +371,7 @@ export class Controller extends Emitter<ControllerEvents> {
         this.processingWorker.delete(item);
         this.queue.done(item);
         this.updateBusy();
-        if (this.idle() && this.idleWaiters.length) {
+        if (this.idleWaiters.length && this.idle()) {
           const w = this.idleWaiters;
           this.idleWaiters = [];
           for (const f of w) f();

@@ -13,6 +13,12 @@ export interface RateLimiter<T> {
   forget(item: T): void;
   /** How many times the item has been rate-limited since it was last forgotten. */
   numRequeues(item: T): number;
+  /**
+   * The items it holds failures for (numRequeues > 0), or undefined when it cannot list them. Not
+   * in client-go: the queue's views show the items being retried without remembering every item
+   * ever queued.
+   */
+  tracked?(): Iterable<T> | undefined;
 }
 
 /** Why a limiter chose its delay, so the UI can say "backoff 4" or "rate limit". */
@@ -52,6 +58,10 @@ export class ItemExponentialFailureRateLimiter<T> implements ExplainingRateLimit
     return this.failures.get(item) ?? 0;
   }
 
+  tracked(): Iterable<T> {
+    return this.failures.keys();
+  }
+
   lastReason(): LimitReason {
     return 'backoff';
   }
@@ -79,6 +89,10 @@ export class ItemFastSlowRateLimiter<T> implements ExplainingRateLimiter<T> {
 
   numRequeues(item: T): number {
     return this.failures.get(item) ?? 0;
+  }
+
+  tracked(): Iterable<T> {
+    return this.failures.keys();
   }
 
   lastReason(): LimitReason {
@@ -145,6 +159,10 @@ export class BucketRateLimiter<T> implements ExplainingRateLimiter<T> {
     return 0;
   }
 
+  tracked(): Iterable<T> {
+    return [];
+  }
+
   lastReason(): LimitReason {
     return 'rate-limit';
   }
@@ -181,6 +199,17 @@ export class MaxOfRateLimiter<T> implements ExplainingRateLimiter<T> {
     let max = 0;
     for (const l of this.limiters) max = Math.max(max, l.numRequeues(item));
     return max;
+  }
+
+  /** Every item any of them tracks, when each can list its own. */
+  tracked(): Iterable<T> | undefined {
+    const all = new Set<T>();
+    for (const l of this.limiters) {
+      const items = l.tracked?.();
+      if (!items) return undefined;
+      for (const item of items) all.add(item);
+    }
+    return all;
   }
 
   lastReason(): LimitReason {

@@ -43,4 +43,9 @@ export class RateLimitingQueue<T> extends DelayingQueue<T> {
   numRequeues(item: T): number {
     return this.rateLimiter.numRequeues(item);
   }
+
+  /** The items the rate limiter holds failures for, if it can list them (see RateLimiter). */
+  retrying(): Iterable<T> | undefined {
+    return this.rateLimiter.tracked?.();
+  }
 }

@@ -4,6 +4,7 @@ import { TerminalError } from '../../src/runtime/reconcile';
 import { newControllerManagedBy } from '../../src/runtime/builder';
 import { GenerationChangedPredicate } from '../../src/runtime/predicate';
 import { PHASES, phaseDiff } from '../../src/runtime/trace';
+import { EnqueueRequestForObject } from '../../src/runtime/handler';
 import { CONFIGMAP, DEPLOYMENT, WEBAPP, configMap, env, webapp } from './helpers';
 
 test('requeueAfter fires exactly at t+30s on the virtual clock', async (t) => {
@@ -431,6 +432,31 @@ test('the queue snapshot shows waiting items with due time and reason', async (t
     ],
   );
   assert.deepEqual(s.retries, [{ key: 'default/a', count: 1 }]);
+});
+
+test('the snapshot lists retried keys with a rate limiter that cannot list its items', async (t) => {
+  const e = await env(t);
+  const failures = new Map<string, number>();
+  // A custom limiter with no tracked(): the controller remembers the keys itself.
+  const rateLimiter = {
+    when: (k: string) => (failures.set(k, (failures.get(k) ?? 0) + 1), 1000),
+    forget: (k: string) => void failures.delete(k),
+    numRequeues: (k: string) => failures.get(k) ?? 0,
+  };
+  const ctrl = e.mgr.newController({
+    name: 'custom',
+    rateLimiter,
+    reconcile: async (_ctx, req) => {
+      if (req.name === 'a') throw new Error('boom');
+      return {};
+    },
+  });
+  ctrl.watch(CONFIGMAP, new EnqueueRequestForObject());
+  e.cluster.create(configMap('a'));
+  e.cluster.create(configMap('b'));
+  e.mgr.start();
+  await e.clock.advance(0);
+  assert.deepEqual(ctrl.snapshot().retries, [{ key: 'default/a', count: 1 }]);
 });
 
 test('a reconcile of an owned Deployment child survives a real cluster round trip', async (t) => {

@@ -102,3 +102,22 @@ test('max-of over custom limiters', () => {
   assert.equal(rl.when('a'), 50);
   assert.equal(rl.when('a'), 80);
 });
+
+test('limiters list the items they hold failures for, and forget them', () => {
+  const clock = new VirtualClock();
+  const l = defaultControllerRateLimiter<string>(clock);
+  l.when('a');
+  l.when('b');
+  l.when('a');
+  assert.deepEqual([...(l.tracked() ?? [])].sort(), ['a', 'b']);
+  l.forget('a');
+  assert.deepEqual([...(l.tracked() ?? [])], ['b']);
+  assert.deepEqual([...new ItemFastSlowRateLimiter<string>(1, 2, 3).tracked()], []);
+});
+
+test('max-of cannot list its items when one of its limiters cannot', () => {
+  const custom = { when: () => 1, forget: () => {}, numRequeues: () => 1 };
+  const l = new MaxOfRateLimiter<string>([new ItemExponentialFailureRateLimiter(5, 1000), custom]);
+  l.when('a');
+  assert.equal(l.tracked(), undefined);
+});
