@@ -145,6 +145,7 @@ export class ReconcileRun {
     };
   }
 
+  /** A Get from the cache, as a read phase (ctx.client's, through RunClient). */
   async read(type: TypeRef, key: ObjectKeyLike): Promise<KubeObject> {
     const call = this.baseCall('get', type, key.namespace, key.name, '');
     const rec = this.addPhase({ phase: 'read', at: call.at, call });
@@ -172,6 +173,7 @@ export class ReconcileRun {
     return result!;
   }
 
+  /** A List from the cache, as a read phase (ctx.client's, through RunClient). */
   async list(type: TypeRef, opts: ListOpts = {}): Promise<{ items: KubeObject[] }> {
     const call = this.baseCall('list', type, opts.namespace, '', '');
     const sel = [opts.labelSelector, opts.fieldSelector].filter(Boolean).join(' ');
@@ -231,6 +233,7 @@ export class ReconcileRun {
       : undefined;
   }
 
+  /** A write to the API server, as a diff phase then a write or status phase (through RunClient). */
   async write<T extends ObjectLike>(
     verb: WriteVerb,
     obj: T,

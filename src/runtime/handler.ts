@@ -76,14 +76,12 @@ export class EnqueueRequestForObject implements EventHandler {
 
   /**
    * The object's own request. An update's old and new objects are one object, with one key:
-   * controller-runtime enqueues ObjectNew (ObjectOld only when there is no new one).
+   * controller-runtime enqueues ObjectNew's.
    */
-  handle(event: EventKind, obj: KubeObject, old: KubeObject | undefined, enqueue: Enqueue): void {
-    const o = obj ?? old;
-    if (!o) return;
+  handle(event: EventKind, obj: KubeObject, _old: KubeObject | undefined, enqueue: Enqueue): void {
     enqueue(
-      { namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '' },
-      { handler: this.kind, event, object: objectRef(o) },
+      { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' },
+      { handler: this.kind, event, object: objectRef(obj) },
     );
   }
 }

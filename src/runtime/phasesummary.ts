@@ -48,7 +48,7 @@ function keyOf(c: ApiCall): string {
   return c.namespace ? `${c.namespace}/${c.name}` : c.name;
 }
 
-export function describeTriggers(ts: Trigger[]): string {
+function describeTriggers(ts: Trigger[]): string {
   if (!ts.length) return 'queued';
   const parts = ts.slice(0, 3).map((t) => {
     if (t.kind !== 'event' || !t.cause)

@@ -93,8 +93,9 @@ export interface PhaseRecord {
   /** The call of a read, write or status phase; on a diff phase, the call of the write it precedes. */
   call?: ApiCall;
   /**
-   * For diff: what the coming write changes. For write/status: what it changed, kept here only
-   * when the objects are not (`recordObjects: false`); read it through `phaseDiff`.
+   * For diff: what the coming write changes. For write/status: what it changed, kept from the
+   * start only when the objects are not (`recordObjects: false`), else computed from them by
+   * `phaseDiff` when first read; read it through `phaseDiff`.
    */
   diff?: DiffEntry[];
   before?: KubeObject;
