@@ -15,6 +15,8 @@ export class WorkQueue {
   private readonly timers = new Map<string, TimerHandle>();
   private readonly failures = new Map<string, number>();
   private stopped = false;
+  /** One callback for every run: a queue fed one key per write schedules a run per write. */
+  private readonly runner = () => this.run();
 
   constructor(
     private readonly name: string,
@@ -27,7 +29,7 @@ export class WorkQueue {
     this.queued.add(key);
     if (!this.scheduled) {
       this.scheduled = true;
-      microtask(() => this.run());
+      microtask(this.runner);
     }
   }
 

@@ -112,8 +112,8 @@ export class Controller extends Emitter<ControllerEvents> {
   private started = false;
   private active = 0;
   private workers: Promise<void>[] = [];
-  private readonly queuedSince = new Map<string, number>();
-  private readonly processingWorker = new Map<string, number>();
+  /** The key each worker holds (index: worker id), for the snapshot. */
+  private readonly workerItems: Array<string | undefined> = [];
   /**
    * Every key ever queued, for the snapshot's retries: kept only for a rate limiter that cannot
    * list the items it tracks (a custom one), since it grows with every object ever reconciled.
@@ -154,9 +154,6 @@ export class Controller extends Emitter<ControllerEvents> {
     );
     this.knownKeys = this.queue.retrying() === undefined ? new Set() : undefined;
     this.queue.onChange((change, key) => {
-      if (change === 'add' && key !== undefined && !this.queuedSince.has(key)) {
-        this.queuedSince.set(key, opts.clock.now());
-      }
       if (change === 'ready' && key !== undefined) this.tracer.ready(key);
       // A get moves an item from queued to processing, a forget or a wait leaves both alone:
       // neither can change whether the controller is busy.
@@ -270,20 +267,25 @@ export class Controller extends Emitter<ControllerEvents> {
     return {
       controller: this.name,
       at: this.opts.clock.now(),
-      queued: this.queue.queued().map((key) => ({ key, since: this.queuedSince.get(key) })),
+      queued: this.queue.queued().map((key) => ({ key, since: this.queue.addedAt(key) })),
       waiting: this.queue
         .waiting()
         .map((w) => ({ key: w.item, readyAt: w.readyAt, reason: w.reason })),
       processing: this.queue.processing().map((p) => ({
         key: p.item,
         since: p.since,
-        worker: this.processingWorker.get(p.item),
+        worker: this.workerOf(p.item),
       })),
       retries,
       suspended: this.guard.suspendedKeys(),
       workers: this.maxConcurrentReconciles,
       activeWorkers: this.active,
     };
+  }
+
+  private workerOf(key: string): number | undefined {
+    const i = this.workerItems.indexOf(key);
+    return i >= 0 ? i : undefined;
   }
 
   // ---- event → queue ----
@@ -356,11 +358,10 @@ export class Controller extends Emitter<ControllerEvents> {
       this.active++;
       this.inFlight++;
       this.metrics.activeWorkers.set(this.labels, this.active);
-      this.processingWorker.set(item, id);
+      this.workerItems[id] = item;
       try {
         if (this.guard.isSuspended(item)) {
           this.tracer.skipped(item);
-          this.queuedSince.delete(item);
         } else {
           await this.reconcileHandler(item, id);
         }
@@ -368,7 +369,7 @@ export class Controller extends Emitter<ControllerEvents> {
         this.active--;
         this.inFlight--;
         this.metrics.activeWorkers.set(this.labels, this.active);
-        this.processingWorker.delete(item);
+        this.workerItems[id] = undefined;
         this.queue.done(item);
         this.updateBusy();
         if (this.idleWaiters.length && this.idle()) {
@@ -426,8 +427,7 @@ export class Controller extends Emitter<ControllerEvents> {
     const clock = this.opts.clock;
     const thaw = (clock as { freeze?: () => () => void }).freeze?.();
     const req = parseRequestKey(key);
-    const queuedAt = this.queuedSince.get(key);
-    this.queuedSince.delete(key);
+    const queuedAt = this.queue.takenAddedAt(key);
     const trace = this.tracer.begin(key, req, worker, queuedAt);
     const run = new ReconcileRun(trace, this.runDeps(), this.log.logger(trace.reconcileID));
     this.emit('reconcileStart', trace);

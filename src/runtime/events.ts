@@ -3,15 +3,25 @@ export type Listener<T> = (value: T) => void;
 
 export class Emitter<Events extends object> {
   private readonly listeners = new Map<keyof Events, Set<Listener<never>>>();
+  /**
+   * Listeners of any event: while there are none (a headless run), `has` and `emit` answer without
+   * a lookup — the controller asks a dozen times per reconcile.
+   */
+  private listenerCount = 0;
 
   on<K extends keyof Events>(event: K, fn: Listener<Events[K]>): () => void {
     let set = this.listeners.get(event);
     if (!set) this.listeners.set(event, (set = new Set()));
     const first = set.size === 0;
-    set.add(fn as Listener<never>);
+    if (!set.has(fn as Listener<never>)) {
+      set.add(fn as Listener<never>);
+      this.listenerCount++;
+    }
     if (first) this.listening(event, true);
     return () => {
-      if (set!.delete(fn as Listener<never>) && set!.size === 0) this.listening(event, false);
+      if (!set!.delete(fn as Listener<never>)) return;
+      this.listenerCount--;
+      if (set!.size === 0) this.listening(event, false);
     };
   }
 
@@ -22,6 +32,7 @@ export class Emitter<Events extends object> {
   protected listening(_event: keyof Events, _on: boolean): void {}
 
   emit<K extends keyof Events>(event: K, value: Events[K]): void {
+    if (this.listenerCount === 0) return;
     const set = this.listeners.get(event);
     if (!set) return;
     for (const fn of set) {
@@ -34,6 +45,6 @@ export class Emitter<Events extends object> {
   }
 
   has(event: keyof Events): boolean {
-    return (this.listeners.get(event)?.size ?? 0) > 0;
+    return this.listenerCount > 0 && (this.listeners.get(event)?.size ?? 0) > 0;
   }
 }

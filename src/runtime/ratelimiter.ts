@@ -51,7 +51,8 @@ export class ItemExponentialFailureRateLimiter<T> implements ExplainingRateLimit
   }
 
   forget(item: T): void {
-    this.failures.delete(item);
+    // Most forgets are of items that never failed: an empty map is not worth hashing the key for.
+    if (this.failures.size) this.failures.delete(item);
   }
 
   numRequeues(item: T): number {
@@ -84,7 +85,7 @@ export class ItemFastSlowRateLimiter<T> implements ExplainingRateLimiter<T> {
   }
 
   forget(item: T): void {
-    this.failures.delete(item);
+    if (this.failures.size) this.failures.delete(item);
   }
 
   numRequeues(item: T): number {

@@ -171,7 +171,7 @@ export function diffObjects(
   at = '',
 ): DiffEntry[] {
   const out: DiffEntry[] = [];
-  walk(before, after, at, out, ignore);
+  walk(before, after, at, out, ignore.at(at));
   if (!out.length) return out;
   // Traces keep their diffs for a while: an array grown by push holds room for 16 entries, a
   // copy only for what it has (a bulk run keeps thousands of these short lists); paths are
@@ -202,26 +202,76 @@ function isObjectValue(v: unknown): boolean {
   return typeof v === 'object' && v !== null;
 }
 
-const IGNORED_PATHS = new Set([
+/**
+ * Paths a diff skips, as a tree of member names walked alongside the objects: the walk asks its
+ * node for a member instead of hashing every path it builds against a set of strings.
+ */
+type IgnoreNode = { [member: string]: IgnoreNode | true };
+
+export class IgnoredPaths {
+  private readonly root: IgnoreNode = Object.create(null) as IgnoreNode;
+
+  /** `paths` are member paths from the object's root: ".metadata.uid". */
+  constructor(paths: readonly string[]) {
+    for (const p of paths) {
+      const names = p.split('.').slice(1);
+      let node = this.root;
+      names.forEach((name, i) => {
+        if (i === names.length - 1) node[name] = true;
+        else {
+          const next = node[name];
+          if (next === true) return;
+          node = node[name] = next ?? (Object.create(null) as IgnoreNode);
+        }
+      });
+    }
+  }
+
+  /** The node for the members under `path` (".status"), or true when all of it is skipped. */
+  at(path: string): IgnoreNode | true | undefined {
+    let node: IgnoreNode | true | undefined = this.root;
+    for (const name of path.split('.').slice(1)) {
+      if (node === true || node === undefined) break;
+      node = node[name];
+    }
+    return node;
+  }
+}
+
+/** Bookkeeping the server owns: no write means to change it. */
+const SERVER_OWNED = [
   '.metadata.resourceVersion',
   '.metadata.managedFields',
   '.metadata.creationTimestamp',
   '.metadata.uid',
   '.metadata.generation',
-]);
+];
+
+const IGNORED_PATHS = new IgnoredPaths(SERVER_OWNED);
 
 /** IGNORED_PATHS and the status: what a write to the main resource means to change. */
-export const IGNORED_PATHS_AND_STATUS = new Set([...IGNORED_PATHS, '.status']);
+export const IGNORED_PATHS_AND_STATUS = new IgnoredPaths([...SERVER_OWNED, '.status']);
 
-function walk(a: unknown, b: unknown, path: string, out: DiffEntry[], ignore: Set<string>): void {
-  if (ignore.has(path)) return;
+/** The ignore node of member `k` under `ignore` (members of arrays are never skipped). */
+function member(ignore: IgnoreNode | undefined, k: string): IgnoreNode | true | undefined {
+  return ignore === undefined ? undefined : ignore[k];
+}
+
+function walk(
+  a: unknown,
+  b: unknown,
+  path: string,
+  out: DiffEntry[],
+  ignore: IgnoreNode | true | undefined,
+): void {
+  if (ignore === true) return;
   if (a === b) return;
   if (a === undefined && isPlainObject(b) && path) {
-    for (const k of Object.keys(b)) walk(undefined, b[k], `${path}.${k}`, out, ignore);
+    for (const k of Object.keys(b)) walk(undefined, b[k], `${path}.${k}`, out, member(ignore, k));
     return;
   }
   if (b === undefined && isPlainObject(a) && path) {
-    for (const k of Object.keys(a)) walk(a[k], undefined, `${path}.${k}`, out, ignore);
+    for (const k of Object.keys(a)) walk(a[k], undefined, `${path}.${k}`, out, member(ignore, k));
     return;
   }
   if (a === undefined) {
@@ -237,15 +287,16 @@ function walk(a: unknown, b: unknown, path: string, out: DiffEntry[], ignore: Se
   // Identical members (shared references, equal scalars) are skipped before their path is built:
   // most of an object is unchanged by a write.
   if (ao && bo) {
-    for (const k in a) if (a[k] !== b[k]) walk(a[k], b[k], `${path}.${k}`, out, ignore);
+    for (const k in a) if (a[k] !== b[k]) walk(a[k], b[k], `${path}.${k}`, out, member(ignore, k));
     for (const k in b)
-      if (!(k in a) && b[k] !== undefined) walk(undefined, b[k], `${path}.${k}`, out, ignore);
+      if (!(k in a) && b[k] !== undefined)
+        walk(undefined, b[k], `${path}.${k}`, out, member(ignore, k));
     return;
   }
   if (Array.isArray(a) && Array.isArray(b)) {
     if (a.length === b.length) {
       for (let i = 0; i < a.length; i++)
-        if (a[i] !== b[i]) walk(a[i], b[i], `${path}[${i}]`, out, ignore);
+        if (a[i] !== b[i]) walk(a[i], b[i], `${path}[${i}]`, out, undefined);
       return;
     }
   }

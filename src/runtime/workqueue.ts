@@ -22,25 +22,41 @@ export interface QueueOptions {
 export type QueueChange = 'add' | 'get' | 'done' | 'wait' | 'ready' | 'shutdown' | 'forget';
 export type QueueListener<T> = (change: QueueChange, item: T | undefined) => void;
 
+/**
+ * What the queue knows of one item. client-go keeps a `dirty` set, a `processing` set and, for
+ * its metrics, two maps of times, each keyed by the item; here they are fields of one record, so
+ * an add, a get and a done look the item up once (a bulk run queues tens of thousands of keys, and
+ * every lookup hashes and compares a key string). The record lives while the item is queued or
+ * processing.
+ */
+interface ItemState<T> {
+  readonly item: T;
+  dirty: boolean;
+  processing: boolean;
+  /** When the item was added and not yet taken (NaN when it is not dirty). */
+  addedAt: number;
+  /** When a worker took it (NaN when it is not processing). */
+  startedAt: number;
+  /** When the pass now processing was added: the wait that ended when a worker took it. */
+  takenAddedAt: number;
+}
+
 export class WorkQueue<T> {
   readonly clock: Clock;
   readonly name: string;
   protected readonly metrics?: WorkqueueMetrics;
   private readonly labels: { name: string };
 
-  // FIFO as an array with a moving head; compacted when the dead prefix grows large.
-  private items: T[] = [];
+  private readonly states = new Map<T, ItemState<T>>();
+  // FIFO of dirty items not processing, as an array with a moving head; compacted when the dead
+  // prefix grows large.
+  private items: ItemState<T>[] = [];
   private head = 0;
-  private readonly dirty = new Set<T>();
-  private readonly processingSet = new Set<T>();
+  private processingN = 0;
   private readonly waiters: Array<(r: GetResult<T>) => void> = [];
   private shuttingDownFlag = false;
   private drain = false;
   private drainWaiters: Array<() => void> = [];
-
-  // Timestamps for the latency and work-duration histograms (client-go defaultQueueMetrics).
-  private readonly addTimes = new Map<T, number>();
-  private readonly processingStart = new Map<T, number>();
   private readonly listeners: QueueListener<T>[] = [];
 
   constructor(opts: QueueOptions) {
@@ -53,30 +69,37 @@ export class WorkQueue<T> {
   /** Marks the item as needing processing. No-op while shutting down or when already queued. */
   add(item: T): void {
     if (this.shuttingDownFlag) return;
-    if (this.dirty.has(item)) return;
-    this.dirty.add(item);
+    let s = this.states.get(item);
+    if (s?.dirty) return;
+    const now = this.clock.now();
+    if (!s) {
+      s = { item, dirty: true, processing: false, addedAt: now, startedAt: NaN, takenAddedAt: NaN };
+      this.states.set(item, s);
+    } else {
+      s.dirty = true;
+      s.addedAt = now;
+    }
     if (this.metrics) {
       this.metrics.adds.inc(this.labels);
       this.metrics.depth.add(this.labels, 1);
-      if (!this.addTimes.has(item)) this.addTimes.set(item, this.clock.now());
     }
-    if (this.processingSet.has(item)) {
+    if (s.processing) {
       this.emit('add', item);
       return; // deferred: done() re-queues it
     }
-    this.push(item);
+    this.push(s);
     this.emit('add', item);
   }
 
-  private push(item: T): void {
+  private push(s: ItemState<T>): void {
     const w = this.waiters.shift();
     if (w) {
       // A worker is blocked in get(): hand the item over directly, in FIFO order.
-      this.take(item);
-      w({ item, shutdown: false });
+      this.take(s);
+      w({ item: s.item, shutdown: false });
       return;
     }
-    this.items.push(item);
+    this.items.push(s);
   }
 
   /** Items waiting in the queue (not processing), in the order get() will return them. */
@@ -98,46 +121,45 @@ export class WorkQueue<T> {
   /** Non-blocking get: the next item, or undefined when the queue is empty. */
   tryGet(): T | undefined {
     if (this.head >= this.items.length) return undefined;
-    const item = this.items[this.head];
-    this.items[this.head] = undefined as T;
+    const s = this.items[this.head];
+    this.items[this.head] = undefined as unknown as ItemState<T>;
     this.head++;
     if (this.head > 1024 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head);
       this.head = 0;
     }
-    this.take(item);
-    return item;
+    this.take(s);
+    return s.item;
   }
 
-  private take(item: T): void {
-    this.processingSet.add(item);
-    this.dirty.delete(item);
+  private take(s: ItemState<T>): void {
+    const now = this.clock.now();
+    s.processing = true;
+    s.dirty = false;
+    s.startedAt = now;
+    s.takenAddedAt = s.addedAt;
+    s.addedAt = NaN;
+    this.processingN++;
     if (this.metrics) {
       this.metrics.depth.add(this.labels, -1);
-      const now = this.clock.now();
-      this.processingStart.set(item, now);
-      const added = this.addTimes.get(item);
-      if (added !== undefined) {
-        this.metrics.latency.observe(this.labels, (now - added) / 1000);
-        this.addTimes.delete(item);
-      }
+      this.metrics.latency.observe(this.labels, (now - s.takenAddedAt) / 1000);
     }
-    this.emit('get', item);
+    this.emit('get', s.item);
   }
 
   /** Marks the item as processed; if it was added meanwhile it goes back in the queue now. */
   done(item: T): void {
-    if (this.metrics) {
-      const start = this.processingStart.get(item);
-      if (start !== undefined) {
-        this.metrics.workDuration.observe(this.labels, (this.clock.now() - start) / 1000);
-        this.processingStart.delete(item);
-      }
+    const s = this.states.get(item);
+    if (s?.processing) {
+      s.processing = false;
+      this.processingN--;
+      this.metrics?.workDuration.observe(this.labels, (this.clock.now() - s.startedAt) / 1000);
+      s.startedAt = NaN;
+      s.takenAddedAt = NaN;
+      if (s.dirty) this.push(s);
+      else this.states.delete(item);
     }
-    this.processingSet.delete(item);
-    if (this.dirty.has(item)) {
-      this.push(item);
-    } else if (this.processingSet.size === 0 && this.drain) {
+    if (this.processingN === 0 && this.drain && !s?.dirty) {
       const w = this.drainWaiters;
       this.drainWaiters = [];
       for (const f of w) f();
@@ -166,7 +188,7 @@ export class WorkQueue<T> {
   shutDownWithDrain(): Promise<void> {
     this.drain = true;
     this.shutDown();
-    if (this.processingSet.size === 0) return Promise.resolve();
+    if (this.processingN === 0) return Promise.resolve();
     return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
@@ -178,32 +200,39 @@ export class WorkQueue<T> {
 
   /** Queued items in FIFO order. */
   queued(): T[] {
-    return this.items.slice(this.head);
+    const out: T[] = [];
+    for (let i = this.head; i < this.items.length; i++) out.push(this.items[i].item);
+    return out;
   }
 
   /** Items being processed, with the time each was taken. */
   processing(): Array<{ item: T; since: number | undefined }> {
-    return [...this.processingSet].map((item) => ({
-      item,
-      since: this.processingStart.get(item),
-    }));
+    const out: Array<{ item: T; since: number | undefined }> = [];
+    for (const s of this.states.values())
+      if (s.processing) out.push({ item: s.item, since: s.startedAt });
+    return out;
   }
 
   processingCount(): number {
-    return this.processingSet.size;
+    return this.processingN;
   }
 
   isProcessing(item: T): boolean {
-    return this.processingSet.has(item);
+    return this.states.get(item)?.processing === true;
   }
 
   isDirty(item: T): boolean {
-    return this.dirty.has(item);
+    return this.states.get(item)?.dirty === true;
   }
 
   /** When the item was (first) added and not yet taken, if it is dirty. */
   addedAt(item: T): number | undefined {
-    return this.addTimes.get(item);
+    return timeOrUndefined(this.states.get(item)?.addedAt);
+  }
+
+  /** When the pass of `item` now processing was added, if it is processing. */
+  takenAddedAt(item: T): number | undefined {
+    return timeOrUndefined(this.states.get(item)?.takenAddedAt);
   }
 
   /** Updates the unfinished-work and longest-running gauges (client-go updates them on a tick). */
@@ -212,8 +241,9 @@ export class WorkQueue<T> {
     const now = this.clock.now();
     let total = 0;
     let longest = 0;
-    for (const start of this.processingStart.values()) {
-      const d = (now - start) / 1000;
+    for (const s of this.states.values()) {
+      if (!s.processing) continue;
+      const d = (now - s.startedAt) / 1000;
       total += d;
       longest = Math.max(longest, d);
     }
@@ -232,4 +262,8 @@ export class WorkQueue<T> {
   protected emit(change: QueueChange, item: T | undefined): void {
     for (let i = 0; i < this.listeners.length; i++) this.listeners[i](change, item);
   }
+}
+
+function timeOrUndefined(t: number | undefined): number | undefined {
+  return t === undefined || Number.isNaN(t) ? undefined : t;
 }

@@ -1,6 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { diffObjects, sameChanges, type DiffEntry } from '../../src/runtime/trace';
+import {
+  diffObjects,
+  IGNORED_PATHS_AND_STATUS,
+  IgnoredPaths,
+  sameChanges,
+  type DiffEntry,
+} from '../../src/runtime/trace';
 
 test('diffObjects prefixes every path with where the values sit', () => {
   assert.deepEqual(
@@ -41,4 +47,30 @@ test("sameChanges never shares object values: the intended side holds the caller
   const intended: DiffEntry[] = [{ path: '.status.conditions', op: 'add', after: conditions }];
   const actual: DiffEntry[] = [{ path: '.status.conditions', op: 'add', after: conditions }];
   assert.equal(sameChanges(intended, actual), actual);
+});
+
+test('diffObjects skips the server-owned metadata only at its place, and any member name is diffed', () => {
+  const before = {
+    metadata: { uid: 'u1', resourceVersion: '1', labels: { uid: 'x' } },
+    spec: { uid: 'a', constructor: 1, __proto__x: 1 },
+  };
+  const after = {
+    metadata: { uid: 'u2', resourceVersion: '2', labels: { uid: 'y' } },
+    spec: { uid: 'b', constructor: 2, __proto__x: 2 },
+  };
+  assert.deepEqual(
+    diffObjects(before, after).map((d) => d.path),
+    ['.metadata.labels.uid', '.spec.uid', '.spec.constructor', '.spec.__proto__x'],
+  );
+});
+
+test('IGNORED_PATHS_AND_STATUS skips the whole status, at any depth below it', () => {
+  const before = { spec: { a: 1 }, status: { phase: 'Pending', conditions: [{ type: 'Ready' }] } };
+  const after = { spec: { a: 2 }, status: { phase: 'Running', conditions: [] } };
+  assert.deepEqual(
+    diffObjects(before, after, IGNORED_PATHS_AND_STATUS).map((d) => d.path),
+    ['.spec.a'],
+  );
+  assert.deepEqual(new IgnoredPaths(['.status']).at('.status'), true);
+  assert.equal(new IgnoredPaths(['.status']).at('.spec'), undefined);
 });

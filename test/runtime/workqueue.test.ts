@@ -196,3 +196,48 @@ test('shutdown stops the delaying timer and drops waiting items', async () => {
   await clock.advance(1000);
   assert.equal(q.len(), 0);
 });
+
+test('addedAt is the first add of a queued item; takenAddedAt is that time while it processes', async () => {
+  const clock = new VirtualClock();
+  const q = new WorkQueue<string>({ clock });
+  q.add('a');
+  await clock.advance(5);
+  q.add('a'); // coalesced: the first add's time stays
+  assert.equal(q.addedAt('a'), 0);
+  await clock.advance(5);
+  assert.equal(q.tryGet(), 'a');
+  assert.equal(q.addedAt('a'), undefined, 'no longer queued');
+  assert.equal(q.takenAddedAt('a'), 0);
+  q.add('a'); // dirty while processing: a new wait starts now
+  assert.equal(q.addedAt('a'), 10);
+  q.done('a');
+  assert.equal(q.takenAddedAt('a'), undefined);
+  assert.equal(q.tryGet(), 'a');
+  assert.equal(q.takenAddedAt('a'), 10);
+  q.done('a');
+  assert.equal(q.isProcessing('a'), false);
+  assert.equal(q.isDirty('a'), false);
+  assert.equal(q.addedAt('a'), undefined);
+});
+
+test('processing lists held items with the time they were taken; done of an item not held changes nothing', async () => {
+  const clock = new VirtualClock();
+  const q = new WorkQueue<string>({ clock });
+  q.add('a');
+  q.add('b');
+  q.tryGet();
+  await clock.advance(3);
+  q.tryGet();
+  assert.deepEqual(q.processing(), [
+    { item: 'a', since: 0 },
+    { item: 'b', since: 3 },
+  ]);
+  assert.equal(q.processingCount(), 2);
+  q.add('c');
+  q.done('c'); // queued, never taken: stays queued, not pushed twice
+  q.done('zz');
+  assert.deepEqual(q.queued(), ['c']);
+  assert.equal(q.processingCount(), 2);
+  q.done('a');
+  assert.deepEqual(q.processing(), [{ item: 'b', since: 3 }]);
+});
