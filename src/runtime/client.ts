@@ -142,6 +142,10 @@ export class ReconcileRun {
       code: 0,
       source: verb === 'get' || verb === 'list' ? 'cache' : 'server',
       at: this.deps.clock.now(),
+      // Set once the call is answered, declared here: fields added to a literal later go to a
+      // second object, which every young collection copies too (a bulk run keeps thousands).
+      resourceVersion: undefined,
+      wallMs: undefined,
     };
   }
 
@@ -263,7 +267,14 @@ export class ReconcileRun {
     if (this.gated) await this.gate(diffRec, 'enter');
     if (this.gated) await this.gate(diffRec, 'exit');
 
-    const rec = this.addPhase({ phase, at: this.deps.clock.now(), call });
+    // Its objects (or diff) are set once the write is answered: declared now, as baseCall's fields.
+    const rec = this.addPhase({
+      phase,
+      at: this.deps.clock.now(),
+      call,
+      before: undefined,
+      after: undefined,
+    });
     if (this.gated) await this.gate(rec, 'enter');
     call.at = this.deps.clock.now();
     const started = performance.now();
