@@ -33,12 +33,14 @@ interface ItemState<T> {
   readonly item: T;
   dirty: boolean;
   processing: boolean;
-  /** When the item was added and not yet taken (NaN when it is not dirty). */
-  addedAt: number;
-  /** When a worker took it (NaN when it is not processing). */
-  startedAt: number;
+  // Times are undefined rather than NaN when unset: a field that ever holds NaN holds every
+  // number boxed, a second object per record.
+  /** When the item was added and not yet taken (while it is dirty). */
+  addedAt: number | undefined;
+  /** When a worker took it (while it is processing). */
+  startedAt: number | undefined;
   /** When the pass now processing was added: the wait that ended when a worker took it. */
-  takenAddedAt: number;
+  takenAddedAt: number | undefined;
 }
 
 export class WorkQueue<T> {
@@ -73,7 +75,7 @@ export class WorkQueue<T> {
     if (s?.dirty) return;
     const now = this.clock.now();
     if (!s) {
-      s = { item, dirty: true, processing: false, addedAt: now, startedAt: NaN, takenAddedAt: NaN };
+      s = { item, dirty: true, processing: false, addedAt: now, startedAt: undefined, takenAddedAt: undefined };
       this.states.set(item, s);
     } else {
       s.dirty = true;
@@ -138,11 +140,11 @@ export class WorkQueue<T> {
     s.dirty = false;
     s.startedAt = now;
     s.takenAddedAt = s.addedAt;
-    s.addedAt = NaN;
+    s.addedAt = undefined;
     this.processingN++;
     if (this.metrics) {
       this.metrics.depth.add(this.labels, -1);
-      this.metrics.latency.observe(this.labels, (now - s.takenAddedAt) / 1000);
+      this.metrics.latency.observe(this.labels, (now - (s.takenAddedAt ?? now)) / 1000);
     }
     this.emit('get', s.item);
   }
@@ -153,9 +155,10 @@ export class WorkQueue<T> {
     if (s?.processing) {
       s.processing = false;
       this.processingN--;
-      this.metrics?.workDuration.observe(this.labels, (this.clock.now() - s.startedAt) / 1000);
-      s.startedAt = NaN;
-      s.takenAddedAt = NaN;
+      const now = this.clock.now();
+      this.metrics?.workDuration.observe(this.labels, (now - (s.startedAt ?? now)) / 1000);
+      s.startedAt = undefined;
+      s.takenAddedAt = undefined;
       if (s.dirty) this.push(s);
       else this.states.delete(item);
     }
@@ -227,12 +230,12 @@ export class WorkQueue<T> {
 
   /** When the item was (first) added and not yet taken, if it is dirty. */
   addedAt(item: T): number | undefined {
-    return timeOrUndefined(this.states.get(item)?.addedAt);
+    return this.states.get(item)?.addedAt;
   }
 
   /** When the pass of `item` now processing was added, if it is processing. */
   takenAddedAt(item: T): number | undefined {
-    return timeOrUndefined(this.states.get(item)?.takenAddedAt);
+    return this.states.get(item)?.takenAddedAt;
   }
 
   /** Updates the unfinished-work and longest-running gauges (client-go updates them on a tick). */
@@ -243,7 +246,7 @@ export class WorkQueue<T> {
     let longest = 0;
     for (const s of this.states.values()) {
       if (!s.processing) continue;
-      const d = (now - s.startedAt) / 1000;
+      const d = (now - (s.startedAt ?? now)) / 1000;
       total += d;
       longest = Math.max(longest, d);
     }
@@ -262,8 +265,4 @@ export class WorkQueue<T> {
   protected emit(change: QueueChange, item: T | undefined): void {
     for (let i = 0; i < this.listeners.length; i++) this.listeners[i](change, item);
   }
-}
-
-function timeOrUndefined(t: number | undefined): number | undefined {
-  return t === undefined || Number.isNaN(t) ? undefined : t;
 }
