@@ -75,7 +75,14 @@ export class WorkQueue<T> {
     if (s?.dirty) return;
     const now = this.clock.now();
     if (!s) {
-      s = { item, dirty: true, processing: false, addedAt: now, startedAt: undefined, takenAddedAt: undefined };
+      s = {
+        item,
+        dirty: true,
+        processing: false,
+        addedAt: now,
+        startedAt: undefined,
+        takenAddedAt: undefined,
+      };
       this.states.set(item, s);
     } else {
       s.dirty = true;
