@@ -215,15 +215,17 @@ export class IgnoredPaths {
   constructor(paths: readonly string[]) {
     for (const p of paths) {
       const names = p.split('.').slice(1);
-      let node = this.root;
-      names.forEach((name, i) => {
-        if (i === names.length - 1) node[name] = true;
-        else {
-          const next = node[name];
-          if (next === true) return;
-          node = node[name] = next ?? (Object.create(null) as IgnoreNode);
+      const last = names.pop()!;
+      let node: IgnoreNode | undefined = this.root;
+      for (const name of names) {
+        const next: IgnoreNode | true | undefined = node[name];
+        if (next === true) {
+          node = undefined; // a prefix is skipped whole already
+          break;
         }
-      });
+        node = node[name] = next ?? (Object.create(null) as IgnoreNode);
+      }
+      if (node) node[last] = true;
     }
   }
 

@@ -156,7 +156,11 @@ export class WorkQueue<T> {
     this.emit('get', s.item);
   }
 
-  /** Marks the item as processed; if it was added meanwhile it goes back in the queue now. */
+  /**
+   * Marks the item as processed; if it was added meanwhile it goes back in the queue now. A done()
+   * for an item no worker holds changes nothing, where client-go's Done would queue a dirty item a
+   * second time.
+   */
   done(item: T): void {
     const s = this.states.get(item);
     if (s?.processing) {

@@ -74,3 +74,15 @@ test('IGNORED_PATHS_AND_STATUS skips the whole status, at any depth below it', (
   assert.deepEqual(new IgnoredPaths(['.status']).at('.status'), true);
   assert.equal(new IgnoredPaths(['.status']).at('.spec'), undefined);
 });
+
+test('IgnoredPaths: a path under one already skipped whole adds nothing elsewhere', () => {
+  const ignored = new IgnoredPaths(['.status', '.status.phase', '.metadata.uid']);
+  assert.equal(ignored.at('.status'), true);
+  assert.equal(ignored.at('.phase'), undefined, 'not skipped at the root');
+  assert.deepEqual(
+    diffObjects({ phase: 'a', status: { x: 1 } }, { phase: 'b', status: { x: 2 } }, ignored).map(
+      (d) => d.path,
+    ),
+    ['.phase'],
+  );
+});
