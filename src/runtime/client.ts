@@ -267,13 +267,15 @@ export class ReconcileRun {
     if (this.gated) await this.gate(diffRec, 'enter');
     if (this.gated) await this.gate(diffRec, 'exit');
 
-    // Its objects (or diff) are set once the write is answered: declared now, as baseCall's fields.
+    // Its objects (or, without them, its diff) are set once the write is answered: declared now,
+    // as baseCall's fields.
     const rec = this.addPhase({
       phase,
       at: this.deps.clock.now(),
       call,
       before: undefined,
       after: undefined,
+      diff: undefined,
     });
     if (this.gated) await this.gate(rec, 'enter');
     call.at = this.deps.clock.now();
