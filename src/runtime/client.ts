@@ -288,9 +288,13 @@ export class ReconcileRun {
       // be seen first so that the event is recognised as caused by this write.
       const pending = this.send(verb, obj, type, key, subresource, patch, patchType, deleteOpts);
       call.code = verb === 'create' ? 201 : 200;
-      const delayedBy = faultOf(pending);
-      if (delayedBy !== undefined) call.fault = delayedBy;
-      const done = isPromise(pending) ? await pending : pending;
+      let done: unknown = pending;
+      if (isPromise(pending)) {
+        // Only a delayed answer (a promise) can carry the fault that delayed it.
+        const delayedBy = faultOf(pending);
+        if (delayedBy !== undefined) call.fault = delayedBy;
+        done = await pending;
+      }
       if (verb !== 'delete') result = done as KubeObject;
     } catch (err) {
       error = err;

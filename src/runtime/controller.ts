@@ -96,6 +96,9 @@ interface Watch {
   predicates: Predicate[];
 }
 
+/** controller_runtime_reconcile_total's results. */
+type CountedResult = 'success' | 'error' | 'requeue' | 'requeue_after';
+
 const PROGRAMMING_ERRORS = new Set(['TypeError', 'ReferenceError', 'RangeError', 'SyntaxError']);
 
 export class Controller extends Emitter<ControllerEvents> {
@@ -124,6 +127,7 @@ export class Controller extends Emitter<ControllerEvents> {
   private readonly guard: HotLoopGuard;
   private readonly resourceNames = new TypeMap<string>();
   private readonly labels: { controller: string };
+  private readonly resultLabels: Record<CountedResult, { controller: string; result: string }>;
   private inFlight = 0;
   private stopRequested: () => void = () => {};
   /** Resolves (false) when stop() is called: workers still waiting for the caches give up. */
@@ -160,9 +164,15 @@ export class Controller extends Emitter<ControllerEvents> {
       if (change !== 'get' && change !== 'forget' && change !== 'wait') this.updateBusy();
       if (this.has('queueChange')) this.emit('queueChange', { change, key });
     });
-    for (const k of ['success', 'error', 'requeue', 'requeue_after']) {
-      this.metrics.reconcileTotal.inc({ ...this.labels, result: k }, 0);
-    }
+    // One labels object per result, made once: the metrics' series cache then hits on the hot
+    // path (a lookup by the result's name cost a hash per reconcile).
+    this.resultLabels = {
+      success: { ...this.labels, result: 'success' },
+      error: { ...this.labels, result: 'error' },
+      requeue: { ...this.labels, result: 'requeue' },
+      requeue_after: { ...this.labels, result: 'requeue_after' },
+    };
+    for (const l of Object.values(this.resultLabels)) this.metrics.reconcileTotal.inc(l, 0);
     this.metrics.reconcileErrors.inc(this.labels, 0);
     this.metrics.workerCount.set(this.labels, this.maxConcurrentReconciles);
     this.metrics.activeWorkers.set(this.labels, 0);
@@ -381,9 +391,16 @@ export class Controller extends Emitter<ControllerEvents> {
     }
   }
 
+  /** The type last named: a reconcile's calls are mostly of one or two types. */
+  private lastNamed: { apiVersion: string; kind: string; resource: string } | undefined;
+
   private resourceName(type: TypeRef): string {
+    const last = this.lastNamed;
+    if (last && last.kind === type.kind && last.apiVersion === type.apiVersion)
+      return last.resource;
     let n = this.resourceNames.get(type);
     if (!n) this.resourceNames.set(type, (n = resourceName(this.opts.api, type)));
+    this.lastNamed = { apiVersion: type.apiVersion, kind: type.kind, resource: n };
     return n;
   }
 
@@ -394,7 +411,7 @@ export class Controller extends Emitter<ControllerEvents> {
   private watchedResources: Set<string> | undefined;
   private watchesResource(resource: string): boolean {
     this.watchedResources ??= new Set(this.watches.map((w) => this.resourceName(w.type)));
-    return this.watchedResources.has(resource);
+    return this.watchedResources.size > 0 && this.watchedResources.has(resource);
   }
 
   /** What every ReconcileRun shares, built once (closures per reconcile add up in bulk runs). */
@@ -564,16 +581,8 @@ export class Controller extends Emitter<ControllerEvents> {
     return next;
   }
 
-  private countResult(result: string): void {
-    this.metrics.reconcileTotal.inc(this.resultLabels(result));
-  }
-
-  /** One labels object per result, so the metrics' label-key cache hits on the hot path. */
-  private readonly resultLabelCache = new Map<string, { controller: string; result: string }>();
-  private resultLabels(result: string): { controller: string; result: string } {
-    let l = this.resultLabelCache.get(result);
-    if (!l) this.resultLabelCache.set(result, (l = { ...this.labels, result }));
-    return l;
+  private countResult(result: CountedResult): void {
+    this.metrics.reconcileTotal.inc(this.resultLabels[result]);
   }
 
   private rateLimited(key: string, now: number): NextAction {

@@ -17,7 +17,8 @@ export class HotLoopGuard {
   }
 
   isSuspended(key: string): boolean {
-    return this.suspended.has(key);
+    // Asked three times per reconcile; nothing is suspended almost always.
+    return this.suspended.size > 0 && this.suspended.has(key);
   }
 
   suspend(key: string): void {

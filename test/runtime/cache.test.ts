@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Cache } from '../../src/runtime/cache';
-import { WEBAPP, env, webapp } from './helpers';
+import { CONFIGMAP, WEBAPP, configMap, env, webapp } from './helpers';
 
 test('a cached object read, mutated and read again comes back as the cluster has it', async (t) => {
   const { clock, cluster } = await env(t);
@@ -62,4 +62,27 @@ test('a cache behind the cluster (a delayed watch) reads the version it holds, n
   assert.deepEqual(cache.get(WEBAPP, key), listed);
   await clock.advance(1000);
   assert.deepEqual(cache.get(WEBAPP, key), cluster.get(WEBAPP, key));
+});
+
+test('reads of two types in turn come from each type’s own informer, and a stopped cache starts afresh', async (t) => {
+  const { clock, cluster } = await env(t);
+  cluster.create(webapp('shop'));
+  cluster.create(configMap('settings', { a: 'b' }));
+  const cache = new Cache({ api: cluster, clock });
+  t.after(() => cache.stop());
+  for (let i = 0; i < 2; i++) {
+    assert.equal(cache.get(WEBAPP, { namespace: 'default', name: 'shop' }).kind, 'WebApp');
+    assert.equal(
+      cache.get(CONFIGMAP, { namespace: 'default', name: 'settings' }).kind,
+      'ConfigMap',
+    );
+    assert.equal(cache.getInformer(WEBAPP).type.kind, 'WebApp');
+    assert.equal(cache.getInformer({ ...CONFIGMAP }).type.kind, 'ConfigMap');
+  }
+  const before = cache.getInformer(WEBAPP);
+  cache.stop();
+  const after = cache.getInformer(WEBAPP);
+  assert.notEqual(after, before, 'a new informer after stop()');
+  assert.ok(after.hasSynced());
+  assert.equal(cache.get(WEBAPP, { namespace: 'default', name: 'shop' }).metadata.name, 'shop');
 });

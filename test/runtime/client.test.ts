@@ -44,3 +44,41 @@ test("in-process, a write's trace keeps the server's stored object itself, not a
   assert.equal(write.after, stored);
   assert.equal(phaseDiff(write)![0].after, stored);
 });
+
+test('calls of different types, read and written in turn, are each traced with their own resource', async (t) => {
+  const e = await env(t);
+  e.mgr.addReconciler({ for: WEBAPP }, async (ctx, req) => {
+    // get, list and writes alternate between two types (each lookup is remembered per type).
+    const app = await ctx.client.get(WEBAPP, req);
+    await ctx.client.list(CONFIGMAP, { namespace: 'default' });
+    await ctx.client.create(configMap(`child-${req.name}`, { image: 'nginx' }));
+    // One that was there before: the one just created reaches the cache with its watch event.
+    await ctx.client.get(CONFIGMAP, { namespace: 'default', name: 'settings' });
+    app.status = { phase: 'Running' };
+    await ctx.client.status().update(app);
+    await ctx.client.list(WEBAPP, { namespace: 'default' });
+    return {};
+  });
+  e.cluster.create(configMap('settings'));
+  e.cluster.create(webapp('a'));
+  e.cluster.create(webapp('b'));
+  e.mgr.start();
+  await e.clock.advance(0);
+  const traces = e.mgr.traces();
+  assert.ok(traces.length >= 2);
+  for (const trace of traces.slice(0, 2)) {
+    assert.deepEqual(
+      trace.calls.map(
+        (c) => `${c.verb} ${c.resource}${c.subresource ? `/${c.subresource}` : ''} ${c.code}`,
+      ),
+      [
+        'get webapps 200',
+        'list configmaps 200',
+        'create configmaps 201',
+        'get configmaps 200',
+        'update webapps/status 200',
+        'list webapps 200',
+      ],
+    );
+  }
+});

@@ -86,3 +86,25 @@ test('IgnoredPaths: a path under one already skipped whole adds nothing elsewher
     ['.phase'],
   );
 });
+
+test('IgnoredPaths answers the same for a path asked again, and past the paths it remembers', () => {
+  const ignored = new IgnoredPaths(['.metadata.uid', '.status']);
+  for (let round = 0; round < 2; round++) {
+    assert.equal(ignored.at('.status'), true);
+    assert.equal(ignored.at('.metadata.uid'), true);
+    assert.deepEqual(Object.keys(ignored.at('.metadata') as object), ['uid']);
+    assert.equal(ignored.at('.spec'), undefined);
+    // More distinct paths than it keeps: each is still walked to the right node.
+    for (let i = 0; i < 100; i++) assert.equal(ignored.at(`.status.c${i}`), true);
+    for (let i = 0; i < 100; i++) assert.equal(ignored.at(`.spec.c${i}`), undefined);
+  }
+  // A diff that starts at .metadata skips its uid there, from the remembered node.
+  for (let round = 0; round < 2; round++) {
+    assert.deepEqual(
+      diffObjects({ uid: 'a', name: 'x' }, { uid: 'b', name: 'y' }, ignored, '.metadata').map(
+        (d) => d.path,
+      ),
+      ['.metadata.name'],
+    );
+  }
+});
