@@ -27,14 +27,8 @@ export class Cache {
 
   constructor(private readonly opts: CacheOptions) {}
 
-  /** The informer last asked for: a reconcile's reads ask for one type twice (sync, then get). */
-  private last: { apiVersion: string; kind: string; informer: Informer } | undefined;
-
   /** The informer for a type, created and started (listed) on first use. */
   getInformer(type: TypeRef): Informer {
-    const last = this.last;
-    if (last && last.kind === type.kind && last.apiVersion === type.apiVersion)
-      return last.informer;
     let inf = this.informers.get(type);
     if (!inf) {
       inf = new Informer({
@@ -46,7 +40,6 @@ export class Cache {
       this.informers.set(type, inf);
       inf.start();
     }
-    this.last = { apiVersion: type.apiVersion, kind: type.kind, informer: inf };
     return inf;
   }
 
@@ -153,7 +146,6 @@ export class Cache {
   stop(): void {
     for (const i of this.informers.values()) i.stop();
     this.informers.clear();
-    this.last = undefined;
   }
 }
 

@@ -391,16 +391,9 @@ export class Controller extends Emitter<ControllerEvents> {
     }
   }
 
-  /** The type last named: a reconcile's calls are mostly of one or two types. */
-  private lastNamed: { apiVersion: string; kind: string; resource: string } | undefined;
-
   private resourceName(type: TypeRef): string {
-    const last = this.lastNamed;
-    if (last && last.kind === type.kind && last.apiVersion === type.apiVersion)
-      return last.resource;
     let n = this.resourceNames.get(type);
     if (!n) this.resourceNames.set(type, (n = resourceName(this.opts.api, type)));
-    this.lastNamed = { apiVersion: type.apiVersion, kind: type.kind, resource: n };
     return n;
   }
 
@@ -411,7 +404,7 @@ export class Controller extends Emitter<ControllerEvents> {
   private watchedResources: Set<string> | undefined;
   private watchesResource(resource: string): boolean {
     this.watchedResources ??= new Set(this.watches.map((w) => this.resourceName(w.type)));
-    return this.watchedResources.size > 0 && this.watchedResources.has(resource);
+    return this.watchedResources.has(resource);
   }
 
   /** What every ReconcileRun shares, built once (closures per reconcile add up in bulk runs). */

@@ -233,19 +233,20 @@ export class IgnoredPaths {
    * Nodes already found, by path: diffs start at a handful of places (the root, ".status"), and
    * splitting the path for every diff made two arrays and its names each time.
    */
-  private readonly found = new Map<string, IgnoreNode | true | undefined>();
+  private readonly found = new Map<string, IgnoreNode | true | null>();
 
   /** The node for the members under `path` (".status"), or true when all of it is skipped. */
   at(path: string): IgnoreNode | true | undefined {
     if (!path) return this.root;
-    if (this.found.has(path)) return this.found.get(path);
+    const known = this.found.get(path);
+    if (known !== undefined) return known ?? undefined; // null: nothing skipped there
     let node: IgnoreNode | true | undefined = this.root;
     for (const name of path.split('.').slice(1)) {
       if (node === true || node === undefined) break;
       node = node[name];
     }
     // Bounded: a caller diffing under many distinct paths gets them walked, not remembered.
-    if (this.found.size < 64) this.found.set(path, node);
+    if (this.found.size < 64) this.found.set(path, node ?? null);
     return node;
   }
 }
