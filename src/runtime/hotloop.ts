@@ -29,10 +29,20 @@ interface Stats {
   ids: number[];
 }
 
+/** Keys counted before the first sweep for counts that can no longer matter (see `sweep`). */
+const FIRST_SWEEP = 1024;
+
 export class HotLoopDetector {
   private readonly stats = new Map<string, Stats>();
+  /** The number of keys counted that starts the next sweep. */
+  private sweepAt = FIRST_SWEEP;
 
   constructor(private readonly opts: HotLoopOptions = {}) {}
+
+  /** Keys with counts kept. */
+  get size(): number {
+    return this.stats.size;
+  }
 
   get pauses(): boolean {
     return (this.opts.action ?? 'pause') === 'pause';
@@ -42,9 +52,11 @@ export class HotLoopDetector {
   observe(key: string, trace: ReconcileTrace, now: number): HotLoopReport | undefined {
     const threshold = this.opts.threshold ?? 20;
     const maxPerSecond = this.opts.maxPerSecond ?? 100;
+    if (this.stats.size >= this.sweepAt) this.sweep(now, threshold, maxPerSecond);
     let s = this.stats.get(key);
-    // Kept per key for the whole run: lists made with their first element are sized to it (one
-    // grown by push has room for 16), and most keys of a bulk run are reconciled once.
+    // Kept per key until a sweep finds it can no longer matter: lists made with their first
+    // element are sized to it (one grown by push has room for 16), and most keys of a bulk run
+    // are reconciled once.
     if (!s) this.stats.set(key, (s = { selfCount: 0, times: [now], ids: [trace.id] }));
     else {
       s.ids.push(trace.id);
@@ -71,6 +83,24 @@ export class HotLoopDetector {
     s.selfCount = 0;
     s.times = [];
     return report;
+  }
+
+  /**
+   * Drops the counts of keys with no self-triggered streak and no pass in the last second: a
+   * later report is made of later passes only (a streak counts from zero; a rate report needs more
+   * than `maxPerSecond` passes within a second and names the last `threshold`, all of them within
+   * that second when `maxPerSecond + 1 >= threshold`, as by default), so dropping them changes no
+   * report. Without it a session reconciling for hours kept a record of every key it ever saw.
+   * Runs when the map has doubled since the last sweep, so it costs O(1) a pass over time.
+   */
+  private sweep(now: number, threshold: number, maxPerSecond: number): void {
+    if (maxPerSecond + 1 >= threshold) {
+      for (const [key, s] of this.stats) {
+        const last = s.times[s.times.length - 1];
+        if (s.selfCount === 0 && (last === undefined || last <= now - 1000)) this.stats.delete(key);
+      }
+    }
+    this.sweepAt = Math.max(FIRST_SWEEP, this.stats.size * 2);
   }
 
   /** Starts counting `key` afresh (after the user resumed it). */

@@ -1,0 +1,82 @@
+/** Hot-loop detection's counts: what it keeps per key, and for how long. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { HotLoopDetector } from '../../src/runtime/hotloop';
+import type { ReconcileTrace } from '../../src/runtime/trace';
+
+/** A finished reconcile of `key`; `self`: triggered by its own write, and wrote again. */
+function pass(key: string, id: number, self: boolean): ReconcileTrace {
+  return {
+    id,
+    reconcileID: String(id),
+    controller: 'c',
+    request: { namespace: 'default', name: key },
+    key,
+    worker: 1,
+    triggers: [{ at: 0, kind: 'event', selfTriggered: self }],
+    start: 0,
+    phases: [],
+    calls: self
+      ? [
+          {
+            verb: 'update',
+            resource: 'configmaps',
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            namespace: 'default',
+            name: key,
+            subresource: '',
+            code: 200,
+            source: 'server',
+            at: 0,
+          },
+        ]
+      : [],
+    warnings: [],
+  };
+}
+
+describe('HotLoopDetector', () => {
+  it('forgets keys with no streak and no pass in the last second, once it counts many keys', () => {
+    const d = new HotLoopDetector();
+    let id = 0;
+    for (let i = 0; i < 3000; i++) d.observe(`old-${i}`, pass(`old-${i}`, ++id, false), 0);
+    // Within the same second nothing can be dropped: every key may still make a rate report.
+    assert.equal(d.size, 3000);
+    // One key keeps a self-triggered streak going: it is kept whatever its age.
+    d.observe('streak', pass('streak', ++id, true), 0);
+    for (let i = 0; i < 5000; i++) d.observe(`new-${i}`, pass(`new-${i}`, ++id, false), 5000);
+    // The old keys are gone; the new ones and the streak are kept.
+    assert.equal(d.size, 5000 + 1);
+    // The streak goes on where it was: 19 more self-triggered passes make a report of 20.
+    let report;
+    for (let i = 0; i < 19; i++) report = d.observe('streak', pass('streak', ++id, true), 6000);
+    assert.equal(report?.reason, 'self-triggered');
+    assert.equal(report?.reconciles, 20);
+  });
+
+  it('reports the same after a sweep as without one', () => {
+    // A key reconciled long ago, then in a burst: the rate report names the burst's passes only.
+    const d = new HotLoopDetector({ maxPerSecond: 30, threshold: 20 });
+    d.observe('k', pass('k', 1, false), 0);
+    let id = 1;
+    for (let i = 0; i < 2000; i++) d.observe(`other-${i}`, pass(`other-${i}`, ++id, false), 2000);
+    let report;
+    const burst: number[] = [];
+    for (let i = 0; i < 31 && !report; i++) {
+      burst.push(++id);
+      report = d.observe('k', pass('k', id, false), 3000);
+    }
+    assert.equal(report?.reason, 'rate');
+    assert.equal(report?.reconciles, 31);
+    assert.deepEqual(report?.traceIds, burst.slice(-20));
+  });
+
+  it('keeps every count when a rate report could name passes older than a second', () => {
+    // maxPerSecond + 1 < threshold: a report of 6 passes names up to 20, older ones included.
+    const d = new HotLoopDetector({ maxPerSecond: 5, threshold: 20 });
+    for (let i = 0; i < 3000; i++)
+      d.observe(`k-${i}`, pass(`k-${i}`, i + 1, false), i < 1500 ? 0 : 9000);
+    assert.equal(d.size, 3000);
+  });
+});
