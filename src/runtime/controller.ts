@@ -215,6 +215,7 @@ export class Controller extends Emitter<ControllerEvents> {
     this.stopRequested();
     await this.queue.shutDownWithDrain();
     await Promise.all(this.workers);
+    this.heardObject = this.heardWriter = undefined;
     this.updateBusy();
   }
 
@@ -333,10 +334,22 @@ export class Controller extends Emitter<ControllerEvents> {
     );
   };
 
+  /**
+   * The object of the event last heard and who wrote it. The writer is taken from the tracer when
+   * the event arrives, before any predicate (a filtered event must not leave its write behind),
+   * once for every watch of the type that hears the same event.
+   */
+  private heardObject: KubeObject | undefined;
+  private heardWriter: Writer | undefined;
+
   private onEvent(w: Watch, kind: EventKind, obj: KubeObject, old?: KubeObject): void {
+    if (obj !== this.heardObject) {
+      this.heardObject = obj;
+      this.heardWriter = this.tracer.takeWriter(obj.metadata.resourceVersion);
+    }
     for (const p of w.predicates) if (!evaluate(p, kind, obj, old)) return;
     const outer = this.eventWriter; // restored after, should a handler ever nest events
-    this.eventWriter = this.tracer.writerOf(obj.metadata.resourceVersion);
+    this.eventWriter = this.heardWriter;
     try {
       w.handler.handle(kind, obj, old, this.enqueueFromEvent);
     } finally {

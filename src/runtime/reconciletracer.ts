@@ -20,7 +20,10 @@ import type {
 
 /** Triggers kept per key between two reconciles; more are dropped. */
 const MAX_TRIGGERS = 20;
-/** Own writes remembered (resourceVersion → writer), to recognise the watch events they cause. */
+/**
+ * Own writes remembered (resourceVersion → writer) until their watch event arrives; the bound is
+ * for events that never come (a write outside the informer's namespace, a watch that stopped).
+ */
 const MAX_WRITES = 50_000;
 
 export interface Writer {
@@ -33,7 +36,10 @@ export class ReconcileTracer {
   private seq = 0;
   private readonly pendingTriggers = new Map<string, Trigger[]>();
   private readonly delayedTriggers = new Map<string, Trigger>();
-  /** resourceVersion → who wrote it, to recognise watch events caused by our own writes. */
+  /**
+   * resourceVersion → who wrote it, to recognise watch events caused by our own writes: an entry
+   * lives from the write's answer to its event, so a bulk run does not hold one per write.
+   */
   private readonly writes = new Map<string, Writer>();
   private lastWriter: Writer | undefined;
 
@@ -43,9 +49,16 @@ export class ReconcileTracer {
     private readonly maxTraces?: number,
   ) {}
 
-  /** The reconcile whose write produced `resourceVersion`, if it was one of ours. */
-  writerOf(resourceVersion: string | undefined): Writer | undefined {
-    return resourceVersion !== undefined ? this.writes.get(resourceVersion) : undefined;
+  /**
+   * The reconcile whose write produced `resourceVersion`, if it was one of ours, asked when the
+   * write's watch event arrives: the write is forgotten then (a resourceVersion is written once,
+   * and its event arrives once).
+   */
+  takeWriter(resourceVersion: string | undefined): Writer | undefined {
+    if (resourceVersion === undefined || this.writes.size === 0) return undefined;
+    const w = this.writes.get(resourceVersion);
+    if (w !== undefined) this.writes.delete(resourceVersion);
+    return w;
   }
 
   /** A successful write: its resourceVersion is remembered as caused by `trace`. */

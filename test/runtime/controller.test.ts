@@ -502,3 +502,36 @@ test('a reconcile of an owned Deployment child survives a real cluster round tri
   assert.equal(ts[1].triggers[0].cause?.handler, 'owns');
   assert.equal(ts[1].triggers[0].selfTriggered, true);
 });
+
+test('an own write is recognised by every watch that hears its event, and after a filtered one', async (t) => {
+  const e = await env(t);
+  const passes: string[] = [];
+  newControllerManagedBy(e.mgr)
+    // The status write's event is filtered here (its generation did not change)…
+    .for(WEBAPP, { predicates: [GenerationChangedPredicate] })
+    // …and heard here, mapped to another key: it still knows which reconcile wrote it.
+    .watches(WEBAPP, (app) =>
+      app.metadata.name === 'a' ? [{ namespace: 'default', name: 'audit' }] : [],
+    )
+    .complete(async (ctx, req) => {
+      passes.push(req.name);
+      if (req.name !== 'a') return {};
+      const app = await ctx.client.get(WEBAPP, req);
+      if (app.status?.phase === 'Running') return {};
+      app.status = { phase: 'Running' };
+      await ctx.client.status().update(app);
+      return {};
+    });
+  e.cluster.create(webapp('a'));
+  e.mgr.start();
+  await e.clock.advance(0);
+  const traces = e.mgr.traces();
+  const first = traces.find((tr) => tr.key === 'default/a')!;
+  const audits = traces.filter((tr) => tr.key === 'default/audit');
+  assert.deepEqual(passes.filter((p) => p === 'a').length, 1, 'the status write did not requeue a');
+  // The create event, then the status write's event: the second is a's own write.
+  const fromWrite = audits.flatMap((tr) => tr.triggers).filter((tg) => tg.fromReconcile);
+  assert.equal(fromWrite.length, 1);
+  assert.equal(fromWrite[0].fromReconcile, first.id);
+  assert.equal(fromWrite[0].selfTriggered, false, 'written by a, heard for another key');
+});

@@ -47,13 +47,17 @@ describe('ReconcileTracer', () => {
     assert.equal(tracer.begin('default/a', req('a'), 1, undefined).triggers.length, 20);
   });
 
-  it('recognises a watch event caused by one of its own writes by resourceVersion', () => {
+  it('recognises a watch event caused by one of its own writes by resourceVersion, once', () => {
     const tracer = new ReconcileTracer('c', new VirtualClock());
     const trace = tracer.begin('default/a', req('a'), 1, undefined);
     tracer.wrote(trace, write('42'));
-    assert.deepEqual(tracer.writerOf('42'), { key: 'default/a', traceId: trace.id });
-    assert.equal(tracer.writerOf('43'), undefined);
-    assert.equal(tracer.writerOf(undefined), undefined);
+    tracer.wrote(trace, write('44'));
+    assert.equal(tracer.takeWriter('43'), undefined);
+    assert.equal(tracer.takeWriter(undefined), undefined);
+    assert.deepEqual(tracer.takeWriter('42'), { key: 'default/a', traceId: trace.id });
+    // The event has come: the write is forgotten, the other one is still known.
+    assert.equal(tracer.takeWriter('42'), undefined);
+    assert.deepEqual(tracer.takeWriter('44'), { key: 'default/a', traceId: trace.id });
   });
 
   it('holds a waiting key’s trigger until it is ready, then dates it from then', async () => {
