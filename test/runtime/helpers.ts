@@ -9,6 +9,7 @@ import { loadManifests } from '../../src/cluster/manifests';
 import type { KubeObject } from '../../src/cluster/types';
 import { VirtualClock } from '../../src/util/clock';
 import { Manager, type ManagerOptions } from '../../src/runtime/manager';
+import type { ReconcileTrace } from '../../src/runtime/trace';
 
 export const ROOT = join(__dirname, '..', '..');
 export const WEBAPP = { apiVersion: 'apps.example.com/v1', kind: 'WebApp' };
@@ -115,4 +116,40 @@ export function webapp(
 
 export function configMap(name: string, data: Record<string, string> = {}): KubeObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data };
+}
+
+/**
+ * A finished reconcile of `key` at clock time `at`, for the hot-loop counts: `self`, triggered by
+ * its own write and writing again (an update of a ConfigMap); otherwise triggered from outside,
+ * writing nothing.
+ */
+export function finishedReconcile(key: string, id: number, self: boolean, at = 0): ReconcileTrace {
+  return {
+    id,
+    reconcileID: String(id),
+    controller: 'c',
+    request: { namespace: 'default', name: key },
+    key,
+    worker: 1,
+    triggers: [{ at, kind: 'event', selfTriggered: self }],
+    start: at,
+    phases: [],
+    calls: self
+      ? [
+          {
+            verb: 'update',
+            resource: 'configmaps',
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            namespace: 'default',
+            name: key,
+            subresource: '',
+            code: 200,
+            source: 'server',
+            at,
+          },
+        ]
+      : [],
+    warnings: [],
+  };
 }

@@ -2,39 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HotLoopDetector } from '../../src/runtime/hotloop';
-import type { ReconcileTrace } from '../../src/runtime/trace';
+import { finishedReconcile } from './helpers';
 
-/** A finished reconcile of `key`; `self`: triggered by its own write, and wrote again. */
-function pass(key: string, id: number, self: boolean): ReconcileTrace {
-  return {
-    id,
-    reconcileID: String(id),
-    controller: 'c',
-    request: { namespace: 'default', name: key },
-    key,
-    worker: 1,
-    triggers: [{ at: 0, kind: 'event', selfTriggered: self }],
-    start: 0,
-    phases: [],
-    calls: self
-      ? [
-          {
-            verb: 'update',
-            resource: 'configmaps',
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            namespace: 'default',
-            name: key,
-            subresource: '',
-            code: 200,
-            source: 'server',
-            at: 0,
-          },
-        ]
-      : [],
-    warnings: [],
-  };
-}
+/** A pass of `key`; `self`: triggered by its own write, and wrote again. */
+const pass = (key: string, id: number, self: boolean) => finishedReconcile(key, id, self);
 
 describe('HotLoopDetector', () => {
   it('forgets keys with no streak and no pass in the last second, once it counts many keys', () => {

@@ -2,37 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HotLoopGuard } from '../../src/runtime/hotloopguard';
-import type { ReconcileTrace } from '../../src/runtime/trace';
+import { finishedReconcile } from './helpers';
 
 /** A finished reconcile of `key` that wrote, triggered by its own previous write. */
-function selfTriggered(key: string, id: number): ReconcileTrace {
-  return {
-    id,
-    reconcileID: String(id),
-    controller: 'c',
-    request: { namespace: 'default', name: key },
-    key,
-    worker: 1,
-    triggers: [{ at: id, kind: 'event', selfTriggered: true }],
-    start: id,
-    phases: [],
-    calls: [
-      {
-        verb: 'update',
-        resource: 'configmaps',
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        namespace: 'default',
-        name: key,
-        subresource: '',
-        code: 200,
-        source: 'server',
-        at: id,
-      },
-    ],
-    warnings: [],
-  };
-}
+const selfTriggered = (key: string, id: number) => finishedReconcile(key, id, true, id);
 
 describe('HotLoopGuard', () => {
   it('suspends a key after `threshold` self-triggered passes, until it is resumed', () => {
