@@ -42,7 +42,14 @@ import {
   type Result,
 } from './reconcile';
 import type { Stepper } from './stepper';
-import type { NextAction, Outcome, PhaseRecord, ReconcileTrace, Trigger } from './trace';
+import {
+  warn,
+  type NextAction,
+  type Outcome,
+  type PhaseRecord,
+  type ReconcileTrace,
+  type Trigger,
+} from './trace';
 
 export type { HotLoopOptions, HotLoopReport, LogRecord };
 
@@ -100,6 +107,9 @@ interface Watch {
 type CountedResult = 'success' | 'error' | 'requeue' | 'requeue_after';
 
 const PROGRAMMING_ERRORS = new Set(['TypeError', 'ReferenceError', 'RangeError', 'SyntaxError']);
+
+/** The usual next action, shared (frozen): every trace keeps its own reference to it. */
+const FORGET: NextAction = Object.freeze({ action: 'forget' });
 
 export class Controller extends Emitter<ControllerEvents> {
   readonly name: string;
@@ -501,7 +511,8 @@ export class Controller extends Emitter<ControllerEvents> {
     const after = (r as Result | undefined)?.requeueAfter;
     if (after !== undefined && after < 0) {
       // Go's reconcileHandler only acts on RequeueAfter > 0: a negative one is a plain success.
-      run.trace.warnings.push(
+      warn(
+        run.trace,
         `requeueAfter ${after} ms is negative: controller-runtime treats it as no RequeueAfter`,
       );
     }
@@ -549,7 +560,8 @@ export class Controller extends Emitter<ControllerEvents> {
         this.metrics.reconcilePanics.inc(this.labels);
       }
       if (result.requeue || result.requeueAfter) {
-        trace.warnings.push(
+        warn(
+          trace,
           'Reconciler returned both a result with either RequeueAfter or Requeue set and a non-nil error. RequeueAfter and Requeue will always be ignored if the error is non-nil.',
         );
       }
@@ -581,7 +593,7 @@ export class Controller extends Emitter<ControllerEvents> {
     } else {
       this.countResult('success');
       outcome = 'success';
-      next = { action: 'forget' };
+      next = FORGET;
     }
     trace.outcome = outcome;
     return next;

@@ -29,9 +29,21 @@ export interface ObjectRef {
 }
 
 export function objectRef(o: KubeObject): ObjectRef {
-  // Set one by one rather than spread: this runs for every watch event a controller hears, and
-  // each spread of a conditional object is an object made and walked.
+  // This runs for every watch event a controller hears. The usual object (namespaced, with a
+  // generation) gets one literal: members added to a literal later go to a second object, and a
+  // queued key keeps its trigger's reference until its reconcile. Others get their members one by
+  // one rather than spread: each spread of a conditional object is an object made and walked.
   const md = o.metadata;
+  if (md.namespace && md.resourceVersion && md.generation !== undefined) {
+    return {
+      apiVersion: o.apiVersion,
+      kind: o.kind,
+      name: md.name ?? '',
+      namespace: md.namespace,
+      resourceVersion: md.resourceVersion,
+      generation: md.generation,
+    };
+  }
   const ref: ObjectRef = { apiVersion: o.apiVersion, kind: o.kind, name: md.name ?? '' };
   if (md.namespace) ref.namespace = md.namespace;
   if (md.resourceVersion) ref.resourceVersion = md.resourceVersion;

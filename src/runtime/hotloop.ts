@@ -23,17 +23,66 @@ export interface HotLoopReport {
   suspended: boolean;
 }
 
-interface Stats {
-  selfCount: number;
-  times: number[];
-  ids: number[];
+/**
+ * One key's recent passes: its self-triggered streak, the clock times of its passes within the
+ * last second, and the trace ids of its last `threshold` passes. Most keys of a bulk run pass
+ * once and are kept until a sweep: a single pass is held as two numbers, and the lists are made
+ * at the key's second pass (three objects a key were a tenth of a 10,000-key run's bookkeeping).
+ */
+class Passes {
+  selfCount = 0;
+  /** Oldest first; a number while the key has passed once since it was counted afresh. */
+  private times: number[] | number;
+  private ids: number[] | number;
+
+  constructor(at: number, id: number) {
+    this.times = at;
+    this.ids = id;
+  }
+
+  add(at: number, id: number, keepIds: number): void {
+    const ids = typeof this.ids === 'number' ? [this.ids] : this.ids;
+    ids.push(id);
+    if (ids.length > keepIds) ids.shift();
+    this.ids = ids;
+    if (typeof this.times === 'number') this.times = [this.times, at];
+    else this.times.push(at);
+  }
+
+  /** Forgets the passes at or before `from`; the number left. */
+  countAfter(from: number): number {
+    const t = this.times;
+    if (typeof t === 'number') {
+      if (t > from) return 1;
+      this.times = [];
+      return 0;
+    }
+    while (t.length && t[0] <= from) t.shift();
+    return t.length;
+  }
+
+  /** The last pass's time; undefined when none is counted (all were before a report). */
+  lastAt(): number | undefined {
+    const t = this.times;
+    return typeof t === 'number' ? t : t[t.length - 1];
+  }
+
+  traceIds(): number[] {
+    return typeof this.ids === 'number' ? [this.ids] : [...this.ids];
+  }
+
+  /** A report was made: the streak and the rate count start again (the ids are kept). */
+  restart(): void {
+    this.selfCount = 0;
+    this.times = [];
+  }
 }
 
 /** Keys counted before the first sweep for counts that can no longer matter (see `sweep`). */
 const FIRST_SWEEP = 1024;
 
 export class HotLoopDetector {
-  private readonly stats = new Map<string, Stats>();
+  private readonly stats = new Map<string, Passes>();
   /** The number of keys counted that starts the next sweep. */
   private sweepAt = FIRST_SWEEP;
 
@@ -53,35 +102,28 @@ export class HotLoopDetector {
     const threshold = this.opts.threshold ?? 20;
     const maxPerSecond = this.opts.maxPerSecond ?? 100;
     if (this.stats.size >= this.sweepAt) this.sweep(now, threshold, maxPerSecond);
+    // Kept per key until a sweep finds it can no longer matter.
     let s = this.stats.get(key);
-    // Kept per key until a sweep finds it can no longer matter: lists made with their first
-    // element are sized to it (one grown by push has room for 16), and most keys of a bulk run
-    // are reconciled once.
-    if (!s) this.stats.set(key, (s = { selfCount: 0, times: [now], ids: [trace.id] }));
-    else {
-      s.ids.push(trace.id);
-      s.times.push(now);
-    }
+    if (!s) this.stats.set(key, (s = new Passes(now, trace.id)));
+    else s.add(now, trace.id, threshold);
     // Sustained by its own writes: at least one trigger is an event our own write caused (others
     // may come from a second writer fighting over the same fields) and this pass wrote again.
     const self = selfTriggered(trace) && wroteSomething(trace);
     s.selfCount = self ? s.selfCount + 1 : 0;
-    if (s.ids.length > threshold) s.ids.shift();
-    while (s.times.length && s.times[0] <= now - 1000) s.times.shift();
+    const lastSecond = s.countAfter(now - 1000);
     let reason: HotLoopReport['reason'] | undefined;
     if (s.selfCount >= threshold) reason = 'self-triggered';
-    else if (s.times.length > maxPerSecond) reason = 'rate';
+    else if (lastSecond > maxPerSecond) reason = 'rate';
     if (!reason) return undefined;
     const report: HotLoopReport = {
       key,
       at: now,
-      reconciles: reason === 'rate' ? s.times.length : s.selfCount,
+      reconciles: reason === 'rate' ? lastSecond : s.selfCount,
       reason,
-      traceIds: [...s.ids],
+      traceIds: s.traceIds(),
       suspended: this.pauses,
     };
-    s.selfCount = 0;
-    s.times = [];
+    s.restart();
     return report;
   }
 
@@ -96,7 +138,7 @@ export class HotLoopDetector {
   private sweep(now: number, threshold: number, maxPerSecond: number): void {
     if (maxPerSecond + 1 >= threshold) {
       for (const [key, s] of this.stats) {
-        const last = s.times[s.times.length - 1];
+        const last = s.lastAt();
         if (s.selfCount === 0 && (last === undefined || last <= now - 1000)) this.stats.delete(key);
       }
     }

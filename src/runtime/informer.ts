@@ -8,6 +8,7 @@
 import { isGone } from '../cluster/errors';
 import type { KubeObject, ListMeta, TypeRef, WatchEvent } from '../cluster/types';
 import type { Clock } from '../util/clock';
+import { flattened } from '../util/flatstring';
 import { isPromise, type ApiServer, type WatchHandle } from './apiserver';
 
 const RETRY_MS = 1000;
@@ -36,7 +37,8 @@ export interface InformerOptions {
 
 export function objectKey(obj: KubeObject): string {
   const ns = obj.metadata.namespace;
-  return ns ? `${ns}/${obj.metadata.name}` : (obj.metadata.name ?? '');
+  // Flat: the store keeps it as long as the object.
+  return ns ? flattened(`${ns}/${obj.metadata.name}`) : (obj.metadata.name ?? '');
 }
 
 export class Informer {

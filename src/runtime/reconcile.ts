@@ -4,6 +4,7 @@
  * "this will never succeed by retrying" and stops the rate-limited requeue.
  */
 import { inspect } from 'node:util';
+import { flattened } from '../util/flatstring';
 
 export interface Request {
   namespace: string;
@@ -46,7 +47,8 @@ export function isTerminalError(err: unknown): boolean {
 
 /** The queue key of a request: `namespace/name`, or `name` for cluster-scoped objects (cache.MetaNamespaceKeyFunc). */
 export function requestKey(req: Request): string {
-  return req.namespace ? `${req.namespace}/${req.name}` : req.name;
+  // Flat: a queued key lives until its reconcile, and its traces keep it.
+  return req.namespace ? flattened(`${req.namespace}/${req.name}`) : req.name;
 }
 
 export function parseRequestKey(key: string): Request {
@@ -56,13 +58,22 @@ export function parseRequestKey(key: string): Request {
     : { namespace: key.slice(0, i), name: key.slice(i + 1) };
 }
 
+/**
+ * Go's zero reconcile.Result, the usual one: shared (frozen) rather than made for every reconcile,
+ * since each trace keeps its result and a bulk run keeps thousands of traces.
+ */
+const ZERO_RESULT: Result = Object.freeze({});
+
 /** Normalises a Result (or the partial Result an error carried) into the fields the controller reads. */
 export function normalizeResult(r: unknown): Result {
-  if (!r || typeof r !== 'object') return {};
+  if (!r || typeof r !== 'object') return ZERO_RESULT;
   const o = r as Result;
+  const requeue = !!o.requeue;
+  const after = typeof o.requeueAfter === 'number' && o.requeueAfter > 0 ? o.requeueAfter : 0;
+  if (!requeue && !after) return ZERO_RESULT;
   const out: Result = {};
-  if (o.requeue) out.requeue = true;
-  if (typeof o.requeueAfter === 'number' && o.requeueAfter > 0) out.requeueAfter = o.requeueAfter;
+  if (requeue) out.requeue = true;
+  if (after) out.requeueAfter = after;
   return out;
 }
 

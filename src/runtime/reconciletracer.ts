@@ -9,13 +9,14 @@ import type { Clock } from '../util/clock';
 import { fnv1a32 } from '../util/fnv';
 import type { ReconcileRun } from './client';
 import { isTerminalError, thrownMessage, type Request, type Result } from './reconcile';
-import type {
-  ApiCall,
-  NextAction,
-  PhaseRecord,
-  ReconcileTrace,
-  TraceError,
-  Trigger,
+import {
+  NO_WARNINGS,
+  type ApiCall,
+  type NextAction,
+  type PhaseRecord,
+  type ReconcileTrace,
+  type TraceError,
+  type Trigger,
 } from './trace';
 
 /** Triggers kept per key between two reconciles; more are dropped. */
@@ -134,7 +135,7 @@ export class ReconcileTracer {
       start: this.clock.now(),
       phases: [],
       calls: [],
-      warnings: [],
+      warnings: NO_WARNINGS,
     };
     // Set after the literal rather than spread into it: a spread makes V8 build the object
     // property by property, at every reconcile.

@@ -147,7 +147,15 @@ export interface ReconcileTrace {
   error?: TraceError;
   outcome?: Outcome;
   next?: NextAction;
-  warnings: string[];
+  /** Added through `warn`: most traces share NO_WARNINGS. */
+  warnings: readonly string[];
+}
+
+/** A trace's warnings when it has none, as most do: one list shared by every trace. */
+export const NO_WARNINGS: readonly string[] = Object.freeze([]);
+
+export function warn(trace: ReconcileTrace, message: string): void {
+  trace.warnings = [...trace.warnings, message];
 }
 
 /**

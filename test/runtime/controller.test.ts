@@ -100,6 +100,7 @@ test('a Result returned with an error is ignored, with a warning, and the error 
   assert.equal(trace.next?.delayMs, 5);
   assert.match(trace.warnings[0], /RequeueAfter and Requeue will always be ignored/);
   assert.equal(ctrl.traces[1].start, 5, 'retried after 5 ms, not 60 s');
+  assert.deepEqual(ctrl.traces[1].warnings, [], 'a warning belongs to its own trace only');
 });
 
 test('requeue: true goes through the rate limiter (5 ms, then 10 ms)', async (t) => {

@@ -26,6 +26,25 @@ describe('HotLoopDetector', () => {
     assert.equal(report?.reconciles, 20);
   });
 
+  it('counts a key’s first pass with the ones after it, and afresh after a report', () => {
+    const d = new HotLoopDetector({ maxPerSecond: 2, threshold: 20 });
+    assert.equal(d.observe('k', pass('k', 1, false), 0), undefined);
+    assert.equal(d.observe('k', pass('k', 2, false), 10), undefined);
+    const report = d.observe('k', pass('k', 3, false), 20);
+    assert.equal(report?.reason, 'rate');
+    assert.equal(report?.reconciles, 3);
+    assert.deepEqual(report?.traceIds, [1, 2, 3]);
+    // The rate counts from the report on; the trace ids named go on from the last ones.
+    assert.equal(d.observe('k', pass('k', 4, false), 30), undefined);
+    assert.equal(d.observe('k', pass('k', 5, false), 40), undefined);
+    assert.deepEqual(d.observe('k', pass('k', 6, false), 50)?.traceIds, [1, 2, 3, 4, 5, 6]);
+    // A single pass more than a second old no longer counts.
+    assert.equal(d.observe('j', pass('j', 7, false), 0), undefined);
+    assert.equal(d.observe('j', pass('j', 8, false), 1500), undefined);
+    assert.equal(d.observe('j', pass('j', 9, false), 1600), undefined);
+    assert.equal(d.observe('j', pass('j', 10, false), 1700)?.reconciles, 3);
+  });
+
   it('reports the same after a sweep as without one', () => {
     // A key reconciled long ago, then in a burst: the rate report names the burst's passes only.
     const d = new HotLoopDetector({ maxPerSecond: 30, threshold: 20 });
