@@ -13,6 +13,7 @@ import { matchesLabels, parseLabelSelector, parseFieldSelector } from '../cluste
 import type { Clock } from '../util/clock';
 import { resourceName, typeKey, type ApiServer } from './apiserver';
 import { Informer, type IndexFunc } from './informer';
+import { requestKey } from './reconcile';
 import { TypeMap } from './typemap';
 
 export interface CacheOptions {
@@ -49,9 +50,7 @@ export class Cache {
 
   /** Get from the cache; throws the same 404 the API server would. */
   get(type: TypeRef, key: ObjectKey): KubeObject {
-    const inf = this.getInformer(type);
-    const k = key.namespace ? `${key.namespace}/${key.name}` : key.name;
-    const obj = inf.getByKey(k);
+    const obj = this.getInformer(type).getByKey(requestKey(key));
     if (!obj) {
       throw newNotFound(
         {
@@ -85,19 +84,17 @@ export class Cache {
   peekIfWatched(type: TypeRef, key: ObjectKey): KubeObject | undefined | null {
     const inf = this.informers.get(type);
     if (!inf || !inf.hasSynced()) return null;
-    return inf.getByKey(key.namespace ? `${key.namespace}/${key.name}` : key.name);
+    return inf.getByKey(requestKey(key));
   }
 
   /** Whether the cache holds the object (no copy, no error). */
   has(type: TypeRef, key: ObjectKey): boolean {
-    const k = key.namespace ? `${key.namespace}/${key.name}` : key.name;
-    return this.getInformer(type).getByKey(k) !== undefined;
+    return this.getInformer(type).getByKey(requestKey(key)) !== undefined;
   }
 
   /** Peek without copying (internal: diffs and findings). */
   peek(type: TypeRef, key: ObjectKey): KubeObject | undefined {
-    const k = key.namespace ? `${key.namespace}/${key.name}` : key.name;
-    return this.getInformer(type).getByKey(k);
+    return this.getInformer(type).getByKey(requestKey(key));
   }
 
   list(type: TypeRef, opts: ListOptions = {}): { items: KubeObject[] } {
