@@ -50,6 +50,11 @@ export class WorkQueue<T> {
   private readonly labels: { name: string };
 
   private readonly states = new Map<T, ItemState<T>>();
+  /**
+   * The record last taken. A worker asks about the item it has just taken (its queued time), then
+   * marks it done: while that item is processing its record is this one, found without hashing.
+   */
+  private lastTaken: ItemState<T> | undefined;
   // FIFO of dirty items not processing, as an array with a moving head; compacted when the dead
   // prefix grows large.
   private items: ItemState<T>[] = [];
@@ -142,6 +147,7 @@ export class WorkQueue<T> {
   }
 
   private take(s: ItemState<T>): void {
+    this.lastTaken = s;
     const now = this.clock.now();
     s.processing = true;
     s.dirty = false;
@@ -162,7 +168,7 @@ export class WorkQueue<T> {
    * second time.
    */
   done(item: T): void {
-    const s = this.states.get(item);
+    const s = this.stateOf(item);
     if (s?.processing) {
       s.processing = false;
       this.processingN--;
@@ -246,7 +252,13 @@ export class WorkQueue<T> {
 
   /** When the pass of `item` now processing was added, if it is processing. */
   takenAddedAt(item: T): number | undefined {
-    return this.states.get(item)?.takenAddedAt;
+    return this.stateOf(item)?.takenAddedAt;
+  }
+
+  /** The item's record; a processing item's record is never replaced, so lastTaken is it then. */
+  private stateOf(item: T): ItemState<T> | undefined {
+    const s = this.lastTaken;
+    return s !== undefined && s.item === item && s.processing ? s : this.states.get(item);
   }
 
   /** Updates the unfinished-work and longest-running gauges (client-go updates them on a tick). */

@@ -241,3 +241,29 @@ test('processing lists held items with the time they were taken; done of an item
   q.done('a');
   assert.deepEqual(q.processing(), [{ item: 'b', since: 3 }]);
 });
+
+test('each taken item keeps its own queued time until done, whatever is taken or re-added around it', async () => {
+  const clock = new VirtualClock();
+  const q = new WorkQueue<string>({ clock });
+  q.add('a');
+  await clock.advance(1);
+  q.add('b');
+  assert.equal(q.tryGet(), 'a');
+  assert.equal(q.tryGet(), 'b');
+  assert.equal(q.takenAddedAt('a'), 0, 'not the item taken last');
+  assert.equal(q.takenAddedAt('b'), 1);
+  q.done('b');
+  assert.equal(q.takenAddedAt('b'), undefined);
+  assert.equal(q.takenAddedAt('a'), 0);
+  q.done('a');
+  await clock.advance(1);
+  q.add('b'); // a new record, queued and not taken
+  assert.equal(q.takenAddedAt('b'), undefined);
+  q.done('b'); // not held: changes nothing
+  assert.deepEqual(q.queued(), ['b']);
+  assert.equal(q.tryGet(), 'b');
+  assert.equal(q.takenAddedAt('b'), 2);
+  q.done('b');
+  assert.equal(q.processingCount(), 0);
+  assert.deepEqual(q.queued(), []);
+});
