@@ -20,7 +20,7 @@ import { isPromise, type ApiServer, type MaybePromise } from './apiserver';
 import type { Cache } from './cache';
 import { intendedDiff, type WriteVerb } from './intendeddiff';
 import type { ApiCall, Phase, PhaseRecord, ReconcileTrace, Verb } from './trace';
-import { diffObjects, sameChanges } from './trace';
+import { sameChanges, writtenDiff } from './trace';
 import { clone } from '../cluster/clone';
 import { faultOf } from '../cluster/faults';
 
@@ -313,7 +313,7 @@ export class ReconcileRun {
       if (record) {
         rec.before = before;
         rec.after = after;
-      } else rec.diff = sameChanges(intended, diffObjects(before, after));
+      } else rec.diff = sameChanges(intended, writtenDiff(phase, before, after));
     }
     this.trace.calls.push(call);
     if (!error && !call.noop) this.deps.onWrite(this.trace, call);

@@ -165,7 +165,23 @@ export function warn(trace: ReconcileTrace, message: string): void {
  */
 export function phaseDiff(rec: PhaseRecord): DiffEntry[] | undefined {
   if (rec.diff || !rec.after) return rec.diff;
-  return (rec.diff = diffObjects(rec.before, rec.after));
+  return (rec.diff = writtenDiff(rec.phase, rec.before, rec.after));
+}
+
+/**
+ * What a write or status phase changed, between the objects before and after it. A status write
+ * changes the status alone — the apiserver's status strategy puts the rest back after admission
+ * (PrepareForUpdate, ResetObjectMetaForStatus), as the fake cluster does — so only the status is
+ * walked: most of a bulk run's writes are status writes.
+ */
+export function writtenDiff(
+  phase: Phase,
+  before: KubeObject | undefined,
+  after: KubeObject,
+): DiffEntry[] {
+  return phase === 'status'
+    ? diffObjects(before?.status, after.status, undefined, '.status')
+    : diffObjects(before, after);
 }
 
 /**

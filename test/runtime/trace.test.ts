@@ -4,6 +4,7 @@ import {
   diffObjects,
   IGNORED_PATHS_AND_STATUS,
   IgnoredPaths,
+  phaseDiff,
   sameChanges,
   type DiffEntry,
 } from '../../src/runtime/trace';
@@ -107,4 +108,37 @@ test('IgnoredPaths answers the same for a path asked again, and past the paths i
       ['.metadata.name'],
     );
   }
+});
+
+test('a status phase changed the status alone; a write phase, everything but the server’s bookkeeping', () => {
+  const before = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'a', resourceVersion: '1', labels: { app: 'x' } },
+    status: { phase: 'Pending' },
+  };
+  const after = {
+    ...before,
+    metadata: { name: 'a', resourceVersion: '2', labels: { app: 'y' } },
+    status: { phase: 'Running' },
+  };
+  const status = phaseDiff({ phase: 'status', at: 0, before, after });
+  assert.deepEqual(status, [
+    { path: '.status.phase', op: 'replace', before: 'Pending', after: 'Running' },
+  ]);
+  const write = phaseDiff({ phase: 'write', at: 0, before, after });
+  assert.deepEqual(
+    write?.map((e) => e.path),
+    ['.metadata.labels.app', '.status.phase'],
+  );
+  // A status written where there was none, and one removed.
+  const bare = { ...before, status: undefined };
+  assert.deepEqual(
+    phaseDiff({ phase: 'status', at: 0, before: bare, after })?.map((e) => [e.path, e.op]),
+    [['.status.phase', 'add']],
+  );
+  assert.deepEqual(
+    phaseDiff({ phase: 'status', at: 0, before, after: bare })?.map((e) => [e.path, e.op]),
+    [['.status.phase', 'remove']],
+  );
 });
