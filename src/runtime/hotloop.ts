@@ -27,7 +27,7 @@ export interface HotLoopReport {
  * One key's recent passes: its self-triggered streak, the clock times of its passes within the
  * last second, and the trace ids of its last `threshold` passes. Most keys of a bulk run pass
  * once and are kept until a sweep: a single pass is held as two numbers, and the lists are made
- * at the key's second pass (three objects a key were a tenth of a 10,000-key run's bookkeeping).
+ * at the key's second pass (a key that had passed once was three objects).
  */
 class Passes {
   selfCount = 0;
