@@ -8,8 +8,8 @@
 import { isGone } from '../cluster/errors';
 import type { KubeObject, ListMeta, TypeRef, WatchEvent } from '../cluster/types';
 import type { Clock } from '../util/clock';
-import { flattened } from '../util/flatstring';
 import { isPromise, type ApiServer, type WatchHandle } from './apiserver';
+import { requestKey } from './reconcile';
 
 const RETRY_MS = 1000;
 
@@ -36,9 +36,7 @@ export interface InformerOptions {
 }
 
 export function objectKey(obj: KubeObject): string {
-  const ns = obj.metadata.namespace;
-  // Flat: the store keeps it as long as the object.
-  return ns ? flattened(`${ns}/${obj.metadata.name}`) : (obj.metadata.name ?? '');
+  return requestKey(obj.metadata);
 }
 
 export class Informer {

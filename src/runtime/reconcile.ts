@@ -45,11 +45,16 @@ export function isTerminalError(err: unknown): boolean {
   return false;
 }
 
-/** The queue key of a request: `namespace/name`, or `name` for cluster-scoped objects (cache.MetaNamespaceKeyFunc). */
-export function requestKey(req: { namespace?: string; name: string }): string {
-  // Flat: a queued key lives until its reconcile and its traces keep it, and a flat key is
-  // hashed and compared faster when it is looked up.
-  return req.namespace ? flattened(`${req.namespace}/${req.name}`) : req.name;
+/**
+ * The key of a request or of an object's metadata: `namespace/name`, or `name` for
+ * cluster-scoped objects (cache.MetaNamespaceKeyFunc) — the work queue's, the informer store's
+ * and the cache's.
+ */
+export function requestKey(req: { namespace?: string; name?: string }): string {
+  const name = req.name ?? '';
+  // Flat: a queued key lives until its reconcile and its traces keep it, a store keeps its keys as
+  // long as the objects, and a flat key is hashed and compared faster when it is looked up.
+  return req.namespace ? flattened(`${req.namespace}/${name}`) : name;
 }
 
 export function parseRequestKey(key: string): Request {
