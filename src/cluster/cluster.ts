@@ -65,6 +65,7 @@ import type {
   PatchType,
   ResourceInfo,
   SharedReadOptions,
+  SharedWriteOptions,
   TypeRef,
   UpdateOptions,
   WatchEvent,
@@ -108,11 +109,9 @@ interface InternalOptions extends PatchOptions {
  * object is not copied more often than a write needs (each copy of a 3 MiB body is 3 MiB more for
  * the garbage collector).
  */
-export interface HandOver {
+export interface HandOver extends SharedWriteOptions {
   /** The caller hands over `input` (freshly decoded, held by nobody else): it need not be copied. */
   owned?: boolean;
-  /** Return the stored object itself (read-only!) instead of a copy. */
-  returnStored?: boolean;
 }
 
 export interface Watch {
@@ -647,7 +646,7 @@ export class Cluster {
 
   // ---------------------------------------------------------------- create
 
-  create(input: KubeObject, opts: WriteOptions = {}): KubeObject {
+  create(input: KubeObject, opts: WriteOptions & SharedWriteOptions = {}): KubeObject {
     if (!isObject(input) || !isObject(input.metadata)) {
       throw newBadRequest("Object 'metadata' is missing in the request body");
     }
@@ -774,7 +773,7 @@ export class Cluster {
 
   // ---------------------------------------------------------------- update
 
-  update(input: KubeObject, opts: UpdateOptions = {}): KubeObject {
+  update(input: KubeObject, opts: UpdateOptions & SharedWriteOptions = {}): KubeObject {
     if (!isObject(input) || !isObject(input.metadata))
       throw newBadRequest("Object 'metadata' is missing in the request body");
     if (input.kind === 'Scale' && opts.subresource === 'scale') {
@@ -991,7 +990,7 @@ export class Cluster {
     key: ObjectKey,
     patch: unknown,
     patchType: PatchType,
-    opts: PatchOptions = {},
+    opts: PatchOptions & SharedWriteOptions = {},
   ): KubeObject {
     const t = this.typeOf(type);
     return this.patchAs(t, key, patch, patchType, opts);

@@ -98,6 +98,16 @@ export interface SharedReadOptions {
   sharedObjects?: boolean;
 }
 
+/**
+ * In-process writers only, never sent over HTTP: a writer that never hands the answer on as it is
+ * (the runtime's client, which gives its caller a copy and keeps the answer in its trace) may be
+ * answered with the stored object itself instead of a copy — read, never mutate. A server that
+ * cannot share answers a copy, which such a writer may treat just the same.
+ */
+export interface SharedWriteOptions {
+  returnStored?: boolean;
+}
+
 export interface WatchOptions extends ListOptions {
   resourceVersion?: string;
   allowWatchBookmarks?: boolean;

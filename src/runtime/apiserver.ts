@@ -15,6 +15,7 @@ import type {
   PatchType,
   ResourceInfo,
   SharedReadOptions,
+  SharedWriteOptions,
   TypeRef,
   WatchEvent,
   WatchOptions,
@@ -39,14 +40,21 @@ export interface ApiServer {
     type: TypeRef,
     opts?: ListOptions & SharedReadOptions,
   ): MaybePromise<{ items: KubeObject[]; metadata: ListMeta }>;
-  create(obj: KubeObject, opts?: { dryRun?: boolean }): MaybePromise<KubeObject>;
-  update(obj: KubeObject, opts?: { subresource?: 'status' }): MaybePromise<KubeObject>;
+  /** With `returnStored` (in-process), the answer may be the server's own: read, never mutate. */
+  create(
+    obj: KubeObject,
+    opts?: { dryRun?: boolean } & SharedWriteOptions,
+  ): MaybePromise<KubeObject>;
+  update(
+    obj: KubeObject,
+    opts?: { subresource?: 'status' } & SharedWriteOptions,
+  ): MaybePromise<KubeObject>;
   patch(
     type: TypeRef,
     key: ObjectKey,
     patch: unknown,
     patchType: PatchType,
-    opts?: { subresource?: 'status' },
+    opts?: { subresource?: 'status' } & SharedWriteOptions,
   ): MaybePromise<KubeObject>;
   delete(type: TypeRef, key: ObjectKey, opts?: DeleteOptions): unknown;
   /**

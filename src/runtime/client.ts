@@ -21,7 +21,7 @@ import type { Cache } from './cache';
 import { intendedDiff, type WriteVerb } from './intendeddiff';
 import type { ApiCall, Phase, PhaseRecord, ReconcileTrace, Verb } from './trace';
 import { sameChanges, writtenDiff } from './trace';
-import { clone } from '../cluster/clone';
+import { copyOfDecoded } from '../cluster/clone';
 import { faultOf } from '../cluster/faults';
 
 /** The stepper as a run sees it: whether anything could hold, and the gate itself. */
@@ -72,6 +72,10 @@ function typeOf(obj: ObjectLike): TypeRef {
 function keyOf(obj: ObjectLike): ObjectKey {
   return { namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' };
 }
+
+/** What write() asks of the server: the answer may be the stored object (it is copied here). */
+const SHARED_WRITE = Object.freeze({ returnStored: true });
+const SHARED_STATUS_WRITE = Object.freeze({ returnStored: true, subresource: 'status' as const });
 
 /** Go's client decodes the response into the object passed; do the same. */
 function assignInPlace(target: object, source: object): void {
@@ -222,21 +226,6 @@ export class ReconcileRun {
     }
   }
 
-  /** The server's own stored object, if it is exactly `result` (same version and form). */
-  private storedCopy(type: TypeRef, key: ObjectKey, result: KubeObject): KubeObject | undefined {
-    const api = this.deps.api;
-    if (!api.peek) return undefined;
-    const stored = api.peek(type, {
-      namespace: result.metadata.namespace ?? key.namespace,
-      name: result.metadata.name ?? key.name,
-    });
-    return stored &&
-      stored.apiVersion === result.apiVersion &&
-      stored.metadata.resourceVersion === result.metadata.resourceVersion
-      ? stored
-      : undefined;
-  }
-
   /** A write to the API server, as a diff phase then a write or status phase (through RunClient). */
   async write<T extends ObjectLike>(
     verb: WriteVerb,
@@ -306,24 +295,28 @@ export class ReconcileRun {
       if (before && before.metadata.resourceVersion === result.metadata.resourceVersion) {
         call.noop = true;
       }
-      // The result becomes the caller's object below, which it may mutate: the trace keeps (and
-      // diffs against) the server's stored object when it can — never mutated, already in memory,
-      // so nothing is copied or kept twice — else a copy.
-      const after = this.storedCopy(type, key, result) ?? clone(result);
+      // The answer is never the caller's (it gets a copy below): the trace keeps it and diffs
+      // against it as it is. In-process it is the stored object itself (send's returnStored) —
+      // already in memory, so nothing is copied or kept twice.
       if (record) {
         rec.before = before;
-        rec.after = after;
-      } else rec.diff = sameChanges(intended, writtenDiff(phase, before, after));
+        rec.after = result;
+      } else rec.diff = sameChanges(intended, writtenDiff(phase, before, result));
     }
     this.trace.calls.push(call);
     if (!error && !call.noop) this.deps.onWrite(this.trace, call);
     if (this.gated) await this.gate(rec, 'exit');
     if (error !== undefined) throw error;
-    if (result) assignInPlace(obj, result); // a fresh copy from the server, now the caller's
+    // Go's client decodes the answer into the object passed: a copy of it, now the caller's (one
+    // parse when the answer is a stored object whose text the cluster keeps).
+    if (result) assignInPlace(obj, copyOfDecoded(result));
     return obj;
   }
 
-  /** The write itself: the API server's call for `verb`, its answer as the server gives it. */
+  /**
+   * The write itself: the API server's call for `verb`, its answer as the server gives it — the
+   * stored object itself when the server can share it (read-only: write() copies it for the caller).
+   */
   private send(
     verb: WriteVerb,
     obj: ObjectLike,
@@ -336,10 +329,10 @@ export class ReconcileRun {
   ): MaybePromise<unknown> {
     const api = this.deps.api;
     const body = obj as KubeObject; // the API server copies its input
-    const opts = subresource === 'status' ? { subresource: 'status' as const } : undefined;
+    const opts = subresource === 'status' ? SHARED_STATUS_WRITE : SHARED_WRITE;
     switch (verb) {
       case 'create':
-        return api.create(body);
+        return api.create(body, SHARED_WRITE);
       case 'update':
         return api.update(body, opts);
       case 'patch':

@@ -82,3 +82,38 @@ test('calls of different types, read and written in turn, are each traced with t
     );
   }
 });
+
+test("the object a write hands back is the caller's own copy: changing it changes neither the store nor the trace", async (t) => {
+  const e = await env(t);
+  e.mgr.addReconciler({ for: WEBAPP }, async (ctx, req) => {
+    const cm = await ctx.client.create(configMap('child', { image: 'nginx' }));
+    // Nested values of the answer, not the caller's own literal: these are what a shared answer
+    // would have leaked.
+    (cm.data as Record<string, string>).image = 'changed';
+    cm.metadata.labels = { late: 'yes' };
+    const app = await ctx.client.get(WEBAPP, req);
+    app.status = { phase: 'Running' };
+    const updated = await ctx.client.status().update(app);
+    (updated.status as Record<string, string>).phase = 'Mutated';
+    updated.metadata.annotations = { late: 'yes' };
+    return {};
+  });
+  e.cluster.create(webapp('a'));
+  e.mgr.start();
+  await e.clock.advance(0);
+  const storedChild = e.cluster.peek(CONFIGMAP, { namespace: 'default', name: 'child' })!;
+  const storedApp = e.cluster.peek(WEBAPP, { namespace: 'default', name: 'a' })!;
+  assert.deepEqual(storedChild.data, { image: 'nginx' });
+  assert.equal(storedChild.metadata.labels, undefined);
+  assert.deepEqual(storedApp.status, { phase: 'Running' });
+  assert.equal(storedApp.metadata.annotations, undefined);
+  // A read of the server agrees with the store (its cached text was not left behind by a change).
+  assert.deepEqual(e.cluster.get(CONFIGMAP, { namespace: 'default', name: 'child' }).data, {
+    image: 'nginx',
+  });
+  const phases = e.mgr.traces()[0].phases;
+  const write = phases.find((p) => p.phase === 'write')!;
+  const status = phases.find((p) => p.phase === 'status')!;
+  assert.deepEqual((write.after as KubeObject).data, { image: 'nginx' });
+  assert.deepEqual((status.after as KubeObject).status, { phase: 'Running' });
+});
