@@ -113,7 +113,8 @@ const FORGET: NextAction = Object.freeze({ action: 'forget' });
 
 export class Controller extends Emitter<ControllerEvents> {
   readonly name: string;
-  readonly queue: RateLimitingQueue<string>;
+  /** Keys, each with the triggers that queued it (see WorkQueue.add). */
+  readonly queue: RateLimitingQueue<string, Trigger>;
   readonly metrics: ControllerMetrics;
   readonly registry: Registry;
   readonly maxConcurrentReconciles: number;
@@ -162,13 +163,12 @@ export class Controller extends Emitter<ControllerEvents> {
     this.registry = opts.registry ?? new Registry();
     this.metrics = new ControllerMetrics(this.registry);
     this.maxConcurrentReconciles = Math.max(1, opts.maxConcurrentReconciles ?? 1);
-    this.queue = new RateLimitingQueue<string>(
+    this.queue = new RateLimitingQueue<string, Trigger>(
       { clock: opts.clock, name: this.name, metrics: new WorkqueueMetrics(this.registry) },
       opts.rateLimiter ?? defaultControllerRateLimiter<string>(opts.clock),
     );
     this.knownKeys = this.queue.retrying() === undefined ? new Set() : undefined;
     this.queue.onChange((change, key) => {
-      if (change === 'ready' && key !== undefined) this.tracer.ready(key);
       // A get moves an item from queued to processing, a forget or a wait leaves both alone:
       // neither can change whether the controller is busy.
       if (change !== 'get' && change !== 'forget' && change !== 'wait') this.updateBusy();
@@ -370,9 +370,8 @@ export class Controller extends Emitter<ControllerEvents> {
   private addKey(key: string, trigger: Trigger): void {
     if (this.guard.isSuspended(key)) return;
     this.knownKeys?.add(key);
-    this.tracer.triggered(key, trigger);
     if (this.has('enqueue')) this.emit('enqueue', { key, trigger });
-    this.queue.add(key);
+    this.queue.add(key, trigger);
   }
 
   // ---- workers ----
@@ -393,11 +392,8 @@ export class Controller extends Emitter<ControllerEvents> {
       this.metrics.activeWorkers.set(this.labels, this.active);
       this.workerItems[id] = item;
       try {
-        if (this.guard.isSuspended(item)) {
-          this.tracer.skipped(item);
-        } else {
-          await this.reconcileHandler(item, id);
-        }
+        // A suspended key's pass is skipped, its triggers dropped with it (done() below).
+        if (!this.guard.isSuspended(item)) await this.reconcileHandler(item, id);
       } finally {
         this.active--;
         this.inFlight--;
@@ -460,8 +456,14 @@ export class Controller extends Emitter<ControllerEvents> {
     const clock = this.opts.clock;
     const thaw = (clock as { freeze?: () => () => void }).freeze?.();
     const req = parseRequestKey(key);
-    const queuedAt = this.queue.takenAddedAt(key);
-    const trace = this.tracer.begin(key, req, worker, queuedAt);
+    const queue = this.queue;
+    const trace = this.tracer.begin(
+      key,
+      req,
+      worker,
+      queue.takenAddedAt(key),
+      queue.takenCauses(key),
+    );
     const run = new ReconcileRun(trace, this.runDeps(), this.log.logger(trace.reconcileID));
     this.emit('reconcileStart', trace);
     try {
@@ -615,14 +617,13 @@ export class Controller extends Emitter<ControllerEvents> {
         break;
       case 'requeueAfter':
         this.queue.forget(key);
-        this.queue.addAfter(key, next.delayMs ?? 0, next.reason);
-        this.delayTrigger(key, 'requeueAfter', trace.id);
+        this.requeue(key, next, 'requeueAfter', trace.id);
         break;
       case 'rateLimited':
         // The limiter was consulted in decide(); this is AddRateLimited's AddAfter half.
-        this.queue.addAfter(key, next.delayMs ?? 0, next.reason);
-        this.delayTrigger(
+        this.requeue(
           key,
+          next,
           next.reason?.kind === 'rate-limit'
             ? 'rate-limit'
             : trace.outcome === 'requeue'
@@ -636,14 +637,21 @@ export class Controller extends Emitter<ControllerEvents> {
     }
   }
 
-  /** Tells the tracer why a requeued key will come back. */
-  private delayTrigger(key: string, kind: Trigger['kind'], traceId: number): void {
-    if (this.guard.isSuspended(key) || this.queue.shuttingDown()) return;
-    this.tracer.willReturn(
-      key,
-      { at: this.opts.clock.now(), kind, fromReconcile: traceId, selfTriggered: true },
-      this.queue.readyAt(key) !== undefined,
-    );
+  /**
+   * Adds the key back after the next action's delay, with the trigger its next trace will show:
+   * dated when the key is due back in the queue (it waits until then).
+   */
+  private requeue(key: string, next: NextAction, kind: Trigger['kind'], traceId: number): void {
+    const delayMs = next.delayMs ?? 0;
+    const trigger: Trigger | undefined = this.guard.isSuspended(key)
+      ? undefined
+      : {
+          at: this.opts.clock.now() + Math.max(0, delayMs),
+          kind,
+          fromReconcile: traceId,
+          selfTriggered: true,
+        };
+    this.queue.addAfter(key, delayMs, next.reason, trigger);
   }
 
   private checkHotLoop(key: string, trace: ReconcileTrace): void {

@@ -14,17 +14,19 @@ export interface WaitReason {
   attempt?: number;
 }
 
-interface WaitEntry<T> {
+interface WaitEntry<T, C> {
   item: T;
   readyAt: number;
   seq: number;
   reason: WaitReason;
+  /** The cause the item is added with when it is ready (see WorkQueue.add). */
+  cause: C | undefined;
   index: number;
 }
 
-export class DelayingQueue<T> extends WorkQueue<T> {
-  private heap: WaitEntry<T>[] = [];
-  private readonly byItem = new Map<T, WaitEntry<T>>();
+export class DelayingQueue<T, C = never> extends WorkQueue<T, C> {
+  private heap: WaitEntry<T, C>[] = [];
+  private readonly byItem = new Map<T, WaitEntry<T, C>>();
   private seq = 0;
   private timer: TimerHandle | undefined;
   private timerDue = Infinity;
@@ -34,14 +36,15 @@ export class DelayingQueue<T> extends WorkQueue<T> {
   }
 
   /**
-   * Adds the item after delayMs (immediately when ≤ 0). Counts as a retry in the workqueue
-   * metrics, exactly as client-go's AddAfter does.
+   * Adds the item after delayMs (immediately when ≤ 0), with `cause` (see WorkQueue.add). Counts
+   * as a retry in the workqueue metrics, exactly as client-go's AddAfter does. An item already
+   * waiting keeps the earlier ready time, and the reason and cause that go with it.
    */
-  addAfter(item: T, delayMs: number, reason: WaitReason = { kind: 'delay' }): void {
+  addAfter(item: T, delayMs: number, reason: WaitReason = { kind: 'delay' }, cause?: C): void {
     if (this.shuttingDown()) return;
     this.metrics?.retries.inc({ name: this.name });
     if (delayMs <= 0) {
-      this.add(item);
+      this.add(item, cause);
       return;
     }
     const readyAt = this.clock.now() + delayMs;
@@ -50,13 +53,21 @@ export class DelayingQueue<T> extends WorkQueue<T> {
       if (readyAt < existing.readyAt) {
         existing.readyAt = readyAt;
         existing.reason = reason;
+        existing.cause = cause;
         this.siftUp(existing.index);
         this.arm();
         this.emit('wait', item);
       }
       return;
     }
-    const e: WaitEntry<T> = { item, readyAt, seq: this.seq++, reason, index: this.heap.length };
+    const e: WaitEntry<T, C> = {
+      item,
+      readyAt,
+      seq: this.seq++,
+      reason,
+      cause,
+      index: this.heap.length,
+    };
     this.heap.push(e);
     this.byItem.set(item, e);
     this.siftUp(e.index);
@@ -101,13 +112,13 @@ export class DelayingQueue<T> extends WorkQueue<T> {
       const e = this.pop();
       this.byItem.delete(e.item);
       this.emit('ready', e.item);
-      this.add(e.item);
+      this.add(e.item, e.cause);
     }
     if (!this.shuttingDown()) this.arm();
   }
 
   // ---- binary heap on (readyAt, seq) ----
-  private pop(): WaitEntry<T> {
+  private pop(): WaitEntry<T, C> {
     const top = this.heap[0];
     const last = this.heap.pop()!;
     if (this.heap.length) {
@@ -150,6 +161,6 @@ export class DelayingQueue<T> extends WorkQueue<T> {
   }
 }
 
-function cmp<T>(a: WaitEntry<T>, b: WaitEntry<T>): number {
+function cmp<T, C>(a: WaitEntry<T, C>, b: WaitEntry<T, C>): number {
   return a.readyAt - b.readyAt || a.seq - b.seq;
 }

@@ -7,7 +7,7 @@ import { DelayingQueue, type WaitReason } from './delayingqueue';
 import type { QueueOptions } from './workqueue';
 import { lastReasonOf, type RateLimiter } from './ratelimiter';
 
-export class RateLimitingQueue<T> extends DelayingQueue<T> {
+export class RateLimitingQueue<T, C = never> extends DelayingQueue<T, C> {
   constructor(
     opts: QueueOptions,
     readonly rateLimiter: RateLimiter<T>,

@@ -1,7 +1,6 @@
 /**
- * The controller's tracing (not in controller-runtime): why each key was queued (its triggers,
- * and whether a watch event was caused by this controller's own write), and each reconcile as a
- * trace of phases — enqueue, dequeue, reconcile, then the client's reads and writes (client.ts),
+ * The controller's tracing (not in controller-runtime): whether a watch event was caused by this
+ * controller's own write, and each reconcile as a trace of phases — enqueue, dequeue, reconcile, then the client's reads and writes (client.ts),
  * then the result and what the queue does next. The phases pass the stepper's gates through the
  * ReconcileRun that records them.
  */
@@ -19,8 +18,6 @@ import {
   type Trigger,
 } from './trace';
 
-/** Triggers kept per key between two reconciles; more are dropped. */
-const MAX_TRIGGERS = 20;
 /**
  * Own writes remembered (resourceVersion → writer) until their watch event arrives; the bound is
  * for events that never come (a write outside the informer's namespace, a watch that stopped).
@@ -35,8 +32,6 @@ export interface Writer {
 export class ReconcileTracer {
   readonly traces: ReconcileTrace[] = [];
   private seq = 0;
-  private readonly pendingTriggers = new Map<string, Trigger[]>();
-  private readonly delayedTriggers = new Map<string, Trigger>();
   /**
    * resourceVersion → who wrote it, to recognise watch events caused by our own writes: an entry
    * lives from the write's answer to its event, so a bulk run does not hold one per write.
@@ -75,37 +70,6 @@ export class ReconcileTracer {
     }
   }
 
-  /** `key` was added to the queue because of `t`. */
-  triggered(key: string, t: Trigger): void {
-    const list = this.pendingTriggers.get(key);
-    // Most keys get one trigger between two reconciles, and the list ends in the trace: a list
-    // made with its first element is sized to it (one grown by push has room for 16).
-    if (!list) this.pendingTriggers.set(key, [t]);
-    else if (list.length < MAX_TRIGGERS) list.push(t);
-  }
-
-  /**
-   * Remembers why a key will come back, to put in its next trace's enqueue phase: kept until the
-   * key is ready when it waits, a trigger at once when it was added without a delay.
-   */
-  willReturn(key: string, t: Trigger, waiting: boolean): void {
-    if (!waiting) return this.triggered(key, t);
-    if (!this.delayedTriggers.has(key)) this.delayedTriggers.set(key, t);
-  }
-
-  /** A waiting key became ready: its delayed trigger counts from now. */
-  ready(key: string): void {
-    const t = this.delayedTriggers.get(key);
-    if (!t) return;
-    this.delayedTriggers.delete(key);
-    this.triggered(key, { ...t, at: this.clock.now() });
-  }
-
-  /** A key taken from the queue but not reconciled (suspended): its triggers are dropped. */
-  skipped(key: string): void {
-    this.pendingTriggers.delete(key);
-  }
-
   /** The controller's part of its reconcileIDs (see reconcileID), hashed once. */
   private idPrefix: string | undefined;
 
@@ -116,12 +80,16 @@ export class ReconcileTracer {
     return this.idPrefix + n.toString(16).padStart(12, '0');
   }
 
-  /** The trace of the reconcile of `key` starting now, with the triggers gathered since the last. */
+  /**
+   * The trace of the reconcile of `key` starting now. `triggers`: why the key was queued since its
+   * last pass (the work queue keeps them with the key, see WorkQueue.add).
+   */
   begin(
     key: string,
     request: Request,
     worker: number,
     queuedAt: number | undefined,
+    triggers: Trigger[] | undefined,
   ): ReconcileTrace {
     const id = ++this.seq;
     const trace: ReconcileTrace = {
@@ -131,7 +99,7 @@ export class ReconcileTracer {
       request,
       key,
       worker,
-      triggers: this.pendingTriggers.get(key) ?? [],
+      triggers: triggers ?? [],
       start: this.clock.now(),
       phases: [],
       calls: [],
@@ -140,7 +108,6 @@ export class ReconcileTracer {
     // Set after the literal rather than spread into it: a spread makes V8 build the object
     // property by property, at every reconcile.
     if (queuedAt !== undefined) trace.queuedAt = queuedAt;
-    this.pendingTriggers.delete(key);
     this.traces.push(trace);
     if (this.maxTraces && this.traces.length > this.maxTraces) this.traces.shift();
     return trace;

@@ -16,7 +16,11 @@ export interface QueueOptions {
   /** The `name` label of the workqueue metrics (controller-runtime uses the controller name). */
   name?: string;
   metrics?: WorkqueueMetrics;
+  /** Causes kept per pass of an item (see `add`); more are dropped. Default 20. */
+  maxCauses?: number;
 }
+
+const DEFAULT_MAX_CAUSES = 20;
 
 /** Why the queue changed, for views that mirror it (the Work Queue tree). */
 export type QueueChange = 'add' | 'get' | 'done' | 'wait' | 'ready' | 'shutdown' | 'forget';
@@ -27,9 +31,10 @@ export type QueueListener<T> = (change: QueueChange, item: T | undefined) => voi
  * its metrics, two maps of times, each keyed by the item; here they are fields of one record, so
  * an add, a get and a done look the item up once (a bulk run queues tens of thousands of keys, and
  * every lookup hashes and compares a key string). The record lives while the item is queued or
- * processing.
+ * processing; so do the causes its owner gave with each add (the controller's triggers), which
+ * would otherwise need a second map of their own, looked up at every add and every pass.
  */
-interface ItemState<T> {
+interface ItemState<T, C> {
   readonly item: T;
   dirty: boolean;
   processing: boolean;
@@ -41,23 +46,32 @@ interface ItemState<T> {
   startedAt: number | undefined;
   /** When the pass now processing was added: the wait that ended when a worker took it. */
   takenAddedAt: number | undefined;
+  /** Why the item was added since it was last taken, oldest first (while it is dirty). */
+  causes: C[] | undefined;
+  /** The causes of the pass now processing. */
+  takenCauses: C[] | undefined;
 }
 
-export class WorkQueue<T> {
+/**
+ * `C`: what an owner says about each add (`add(item, cause)`) and reads back for the pass that
+ * handles it (`takenCauses`) — the controller's triggers; client-go's queue has no such thing.
+ */
+export class WorkQueue<T, C = never> {
   readonly clock: Clock;
   readonly name: string;
   protected readonly metrics?: WorkqueueMetrics;
   private readonly labels: { name: string };
+  private readonly maxCauses: number;
 
-  private readonly states = new Map<T, ItemState<T>>();
+  private readonly states = new Map<T, ItemState<T, C>>();
   /**
    * The record last taken. A worker asks about the item it has just taken (its queued time), then
    * marks it done: while that item is processing its record is this one, found without hashing.
    */
-  private lastTaken: ItemState<T> | undefined;
+  private lastTaken: ItemState<T, C> | undefined;
   // FIFO of dirty items not processing, as an array with a moving head; compacted when the dead
   // prefix grows large.
-  private items: ItemState<T>[] = [];
+  private items: ItemState<T, C>[] = [];
   private head = 0;
   private processingN = 0;
   private readonly waiters: Array<(r: GetResult<T>) => void> = [];
@@ -71,14 +85,27 @@ export class WorkQueue<T> {
     this.name = opts.name ?? '';
     this.metrics = opts.metrics;
     this.labels = { name: this.name };
+    this.maxCauses = opts.maxCauses ?? DEFAULT_MAX_CAUSES;
   }
 
-  /** Marks the item as needing processing. No-op while shutting down or when already queued. */
-  add(item: T): void {
+  /**
+   * Marks the item as needing processing. No-op while shutting down; when already queued, only
+   * `cause` is noted (the adds coalesce, their causes are kept together for the next pass).
+   */
+  add(item: T, cause?: C): void {
     if (this.shuttingDownFlag) return;
     let s = this.states.get(item);
-    if (s?.dirty) return;
+    if (s?.dirty) {
+      if (cause !== undefined && (s.causes?.length ?? 0) < this.maxCauses) {
+        if (s.causes) s.causes.push(cause);
+        else s.causes = [cause];
+      }
+      return;
+    }
     const now = this.clock.now();
+    // A list made with its first cause is sized to it (one grown by push has room for 16), and
+    // most passes have one: the list ends in a trace, and a bulk run keeps thousands.
+    const causes = cause !== undefined && this.maxCauses > 0 ? [cause] : undefined;
     if (!s) {
       s = {
         item,
@@ -87,11 +114,14 @@ export class WorkQueue<T> {
         addedAt: now,
         startedAt: undefined,
         takenAddedAt: undefined,
+        causes,
+        takenCauses: undefined,
       };
       this.states.set(item, s);
     } else {
       s.dirty = true;
       s.addedAt = now;
+      s.causes = causes;
     }
     if (this.metrics) {
       this.metrics.adds.inc(this.labels);
@@ -105,7 +135,7 @@ export class WorkQueue<T> {
     this.emit('add', item);
   }
 
-  private push(s: ItemState<T>): void {
+  private push(s: ItemState<T, C>): void {
     const w = this.waiters.shift();
     if (w) {
       // A worker is blocked in get(): hand the item over directly, in FIFO order.
@@ -136,7 +166,7 @@ export class WorkQueue<T> {
   tryGet(): T | undefined {
     if (this.head >= this.items.length) return undefined;
     const s = this.items[this.head];
-    this.items[this.head] = undefined as unknown as ItemState<T>;
+    this.items[this.head] = undefined as unknown as ItemState<T, C>;
     this.head++;
     if (this.head > 1024 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head);
@@ -146,7 +176,7 @@ export class WorkQueue<T> {
     return s.item;
   }
 
-  private take(s: ItemState<T>): void {
+  private take(s: ItemState<T, C>): void {
     this.lastTaken = s;
     const now = this.clock.now();
     s.processing = true;
@@ -154,6 +184,8 @@ export class WorkQueue<T> {
     s.startedAt = now;
     s.takenAddedAt = s.addedAt;
     s.addedAt = undefined;
+    s.takenCauses = s.causes;
+    s.causes = undefined;
     this.processingN++;
     if (this.metrics) {
       this.metrics.depth.add(this.labels, -1);
@@ -176,6 +208,7 @@ export class WorkQueue<T> {
       this.metrics?.workDuration.observe(this.labels, (now - (s.startedAt ?? now)) / 1000);
       s.startedAt = undefined;
       s.takenAddedAt = undefined;
+      s.takenCauses = undefined;
       if (s.dirty) this.push(s);
       else this.states.delete(item);
     }
@@ -255,8 +288,13 @@ export class WorkQueue<T> {
     return this.stateOf(item)?.takenAddedAt;
   }
 
+  /** Why the pass of `item` now processing was added (the causes given to `add`), if any. */
+  takenCauses(item: T): C[] | undefined {
+    return this.stateOf(item)?.takenCauses;
+  }
+
   /** The item's record; a processing item's record is never replaced, so lastTaken is it then. */
-  private stateOf(item: T): ItemState<T> | undefined {
+  private stateOf(item: T): ItemState<T, C> | undefined {
     const s = this.lastTaken;
     return s !== undefined && s.item === item && s.processing ? s : this.states.get(item);
   }

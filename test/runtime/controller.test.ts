@@ -32,6 +32,29 @@ test('requeueAfter fires exactly at t+30s on the virtual clock', async (t) => {
   });
 });
 
+test("a requeued key's next trace says why it came back, dated when it was due back in the queue", async (t) => {
+  const e = await env(t);
+  let n = 0;
+  e.mgr.addReconciler({ for: CONFIGMAP }, async () => {
+    n++;
+    if (n === 1) return { requeueAfter: 500 };
+    if (n === 2) throw new Error('boom');
+    return {};
+  });
+  e.cluster.create(configMap('a'));
+  e.mgr.start();
+  await e.clock.advance(1000);
+  const [first, second, third] = e.mgr.traces();
+  assert.deepEqual(second.triggers, [
+    { at: 500, kind: 'requeueAfter', fromReconcile: first.id, selfTriggered: true },
+  ]);
+  assert.equal(second.start, 500);
+  assert.deepEqual(third.triggers, [
+    { at: 505, kind: 'backoff', fromReconcile: second.id, selfTriggered: true },
+  ]);
+  assert.equal(third.phases[0].at, 505, 'the enqueue phase is dated by its trigger');
+});
+
 test('an error is retried with backoff 5, 10, 20, 40 ms (addRateLimited)', async (t) => {
   const e = await env(t);
   const starts: number[] = [];

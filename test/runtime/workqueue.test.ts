@@ -267,3 +267,53 @@ test('each taken item keeps its own queued time until done, whatever is taken or
   assert.equal(q.processingCount(), 0);
   assert.deepEqual(q.queued(), []);
 });
+
+test("an item's causes are kept with it for the pass that handles it, then the next pass starts afresh", () => {
+  const q = new WorkQueue<string, number>({ clock: new VirtualClock() });
+  q.add('a', 1);
+  q.add('a', 2); // coalesced: one pass, both causes
+  q.add('b');
+  assert.equal(q.tryGet(), 'a');
+  q.add('a', 3); // while processing: the next pass's cause
+  assert.deepEqual(q.takenCauses('a'), [1, 2]);
+  assert.equal(q.tryGet(), 'b');
+  assert.equal(q.takenCauses('b'), undefined, 'added without a cause');
+  assert.deepEqual(q.takenCauses('a'), [1, 2], 'not the item taken last');
+  q.done('a');
+  assert.equal(q.takenCauses('a'), undefined);
+  assert.equal(q.tryGet(), 'a');
+  assert.deepEqual(q.takenCauses('a'), [3]);
+  q.done('a');
+  q.add('a');
+  assert.equal(q.tryGet(), 'a');
+  assert.equal(q.takenCauses('a'), undefined, 'a done pass leaves nothing behind');
+});
+
+test('an item keeps at most maxCauses causes per pass', () => {
+  const q = new WorkQueue<string, number>({ clock: new VirtualClock() });
+  for (let i = 0; i < 30; i++) q.add('a', i);
+  q.tryGet();
+  assert.deepEqual(
+    q.takenCauses('a'),
+    Array.from({ length: 20 }, (_, i) => i),
+  );
+  const none = new WorkQueue<string, number>({ clock: new VirtualClock(), maxCauses: 0 });
+  none.add('a', 1);
+  none.add('a', 2);
+  none.tryGet();
+  assert.equal(none.takenCauses('a'), undefined);
+});
+
+test('delaying queue: a waiting item is added with the cause of its earliest ready time', async () => {
+  const clock = new VirtualClock();
+  const q = new DelayingQueue<string, string>({ clock });
+  q.addAfter('a', 1000, { kind: 'delay' }, 'first');
+  q.addAfter('a', 5000, { kind: 'delay' }, 'later: does not postpone, its cause is dropped');
+  q.addAfter('b', 0, { kind: 'delay' }, 'at once');
+  assert.equal(q.tryGet(), 'b');
+  assert.deepEqual(q.takenCauses('b'), ['at once']);
+  q.addAfter('a', 200, { kind: 'requeueAfter' }, 'earlier: wins');
+  await clock.advance(200);
+  assert.equal(q.tryGet(), 'a');
+  assert.deepEqual(q.takenCauses('a'), ['earlier: wins']);
+});
