@@ -129,7 +129,8 @@ export class Informer {
     for (const obj of list.items) {
       const k = objectKey(obj);
       seen?.add(k);
-      const old = this.store.get(k);
+      // Into an empty store, every object is new (a list names each object once).
+      const old = seen ? this.store.get(k) : undefined;
       this.put(k, obj);
       if (!old) this.added(obj);
       else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion)
