@@ -456,13 +456,12 @@ export class Controller extends Emitter<ControllerEvents> {
     const clock = this.opts.clock;
     const thaw = (clock as { freeze?: () => () => void }).freeze?.();
     const req = parseRequestKey(key);
-    const queue = this.queue;
     const trace = this.tracer.begin(
       key,
       req,
       worker,
-      queue.takenAddedAt(key),
-      queue.takenCauses(key),
+      this.queue.takenAddedAt(key),
+      this.queue.takenCauses(key),
     );
     const run = new ReconcileRun(trace, this.runDeps(), this.log.logger(trace.reconcileID));
     this.emit('reconcileStart', trace);

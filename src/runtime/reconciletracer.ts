@@ -1,8 +1,9 @@
 /**
  * The controller's tracing (not in controller-runtime): whether a watch event was caused by this
- * controller's own write, and each reconcile as a trace of phases — enqueue, dequeue, reconcile, then the client's reads and writes (client.ts),
- * then the result and what the queue does next. The phases pass the stepper's gates through the
- * ReconcileRun that records them.
+ * controller's own write, and each reconcile as a trace of phases — enqueue, dequeue, reconcile,
+ * then the client's reads and writes (client.ts), then the result and what the queue does next.
+ * The phases pass the stepper's gates through the ReconcileRun that records them. Why a key was
+ * queued (its triggers) rides with the key in the work queue (WorkQueue.add).
  */
 import type { Clock } from '../util/clock';
 import { fnv1a32 } from '../util/fnv';
