@@ -18,7 +18,7 @@ import type {
 } from './api';
 import { isPromise, type ApiServer, type MaybePromise } from './apiserver';
 import type { Cache } from './cache';
-import { intendedDiff, type WriteVerb } from './intendeddiff';
+import { detachValues, intendedDiff, type WriteVerb } from './intendeddiff';
 import type { ApiCall, Phase, PhaseRecord, ReconcileTrace, Verb } from './trace';
 import { sameChanges, writtenDiff } from './trace';
 import { copyOfDecoded } from '../cluster/clone';
@@ -303,6 +303,8 @@ export class ReconcileRun {
         rec.after = result;
       } else rec.diff = sameChanges(intended, writtenDiff(phase, before, result));
     }
+    // The caller keeps its object after a failure and may change it for another try.
+    if (error !== undefined) detachValues(intended);
     this.trace.calls.push(call);
     if (!error && !call.noop) this.deps.onWrite(this.trace, call);
     if (this.gated) await this.gate(rec, 'exit');

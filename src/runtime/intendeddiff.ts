@@ -2,9 +2,10 @@
  * What a client write is meant to change, computed before it is sent (the trace's `diff` phase):
  * the caller's object against the server's, the status alone for a status write, the patch applied
  * to the server's object for a merge-style patch, the operations themselves for a JSON patch.
- * Pure: it reads its inputs and copies nothing it is given.
+ * Pure: it reads its inputs and copies nothing it is given (detachValues copies, for a failed write).
  */
 import type { KubeObject, PatchType } from '../cluster/types';
+import { clone } from '../cluster/clone';
 import type { ObjectLike } from './api';
 import { diffObjects, IGNORED_PATHS_AND_STATUS, type DiffEntry } from './trace';
 
@@ -71,6 +72,20 @@ function withoutStatus(o: KubeObject | ObjectLike | undefined): unknown {
   if (!o) return undefined;
   const { status: _s, ...rest } = o as KubeObject;
   return rest;
+}
+
+/**
+ * Copies, in place, the values of an intended diff that are objects: they are the caller's (its
+ * object's members, its patch's values). After a failed write the caller still holds them — Go's
+ * client leaves the object as it was — and may change them for its next try, which would rewrite
+ * what this diff says was meant. A successful write is not copied for: the caller's object then
+ * holds a copy of the answer instead of those members (client.ts's assignInPlace), so only a member
+ * the caller kept a reference of its own to can still change them, and a copy of every object
+ * written would cost a bulk run a parse per write.
+ */
+export function detachValues(diff: DiffEntry[]): void {
+  for (const e of diff)
+    if (typeof e.after === 'object' && e.after !== null) e.after = clone(e.after);
 }
 
 /** RFC 7386 JSON merge patch, to show what a patch will change before it is sent. */

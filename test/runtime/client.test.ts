@@ -117,3 +117,38 @@ test("the object a write hands back is the caller's own copy: changing it change
   assert.deepEqual((write.after as KubeObject).data, { image: 'nginx' });
   assert.deepEqual((status.after as KubeObject).status, { phase: 'Running' });
 });
+
+test("a failed write's diff phase keeps what was sent when the caller changes its object for another try", async (t) => {
+  const e = await env(t);
+  e.mgr.addReconciler({ for: WEBAPP }, async (ctx) => {
+    const cm = configMap('child', { image: 'nginx' });
+    try {
+      await ctx.client.create(cm);
+    } catch {
+      // AlreadyExists: the same object, renamed and changed, is sent again.
+      cm.metadata.name = 'child-2';
+      (cm.data as Record<string, string>).image = 'retried';
+      await ctx.client.create(cm);
+    }
+    return {};
+  });
+  e.cluster.create(configMap('child'));
+  e.cluster.create(webapp('a'));
+  e.mgr.start();
+  await e.clock.advance(0);
+  const trace = e.mgr.traces()[0];
+  assert.deepEqual(
+    trace.calls.map((c) => `${c.verb} ${c.name} ${c.code}`),
+    ['create child 409', 'create child-2 201'],
+  );
+  const sent = trace.phases
+    .filter((p) => p.phase === 'diff')
+    .map((p) => p.diff![0].after as KubeObject);
+  assert.deepEqual(
+    sent.map((o) => [o.metadata.name, (o.data as Record<string, string>).image]),
+    [
+      ['child', 'nginx'],
+      ['child-2', 'retried'],
+    ],
+  );
+});

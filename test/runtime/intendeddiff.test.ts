@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../../src/cluster/types';
-import { applyMergePatch, intendedDiff } from '../../src/runtime/intendeddiff';
+import { applyMergePatch, detachValues, intendedDiff } from '../../src/runtime/intendeddiff';
 
 function cm(data: Record<string, string>, status?: Record<string, unknown>): KubeObject {
   return {
@@ -138,5 +138,28 @@ describe('applyMergePatch (RFC 7386)', () => {
     );
     assert.equal(applyMergePatch({ a: 1 }, 'x'), 'x');
     assert.deepEqual(applyMergePatch('x', { a: 1 }), { a: 1 });
+  });
+});
+
+describe('detachValues', () => {
+  it("copies the caller's object values, in place, and leaves scalars as they are", () => {
+    const finalizers = ['a'];
+    const patch = [
+      { op: 'replace', path: '/metadata/finalizers', value: finalizers },
+      { op: 'replace', path: '/spec/replicas', value: 3 },
+    ];
+    const d = intendedDiff({
+      verb: 'patch',
+      subresource: '',
+      before: cm({}),
+      obj: cm({}),
+      patch,
+      patchType: 'json',
+    });
+    assert.equal(d[0].after, finalizers);
+    detachValues(d);
+    finalizers.push('b');
+    assert.deepEqual(d[0].after, ['a']);
+    assert.equal(d[1].after, 3);
   });
 });
