@@ -178,11 +178,11 @@ function addWebAppController(mgr: Manager, reconciled: () => void = () => {}): v
  * as the editor's session keeps them. V8 holds the maps (hidden classes) of objects through weak
  * transitions: once every object of a kind is collected — a round's cluster, or its manager while
  * the floor runs — its maps go too, and the code optimized for them is thrown away ("weak
- * objects" in `--trace-deopt`) and compiled again in the next round. Without a live session the
- * rounds threw optimized code away 1,312 times and optimized 2,762 times (807 and 1,826 with it),
- * the managed side most, as its runtime had nothing alive while the floor ran: a cost of the
- * bench's alternation that neither side has in a session. Objects made for one reconcile (its
- * client, its context) still come and go, in a session too.
+ * objects" in `--trace-deopt`) and compiled again in the next round. In one run without a live
+ * session the rounds threw optimized code away 1,312 times and optimized 2,762 times (807 and
+ * 1,826 with it), the managed side most, as its runtime had nothing alive while the floor ran: a
+ * cost of the bench's alternation that neither side has in a session. Objects made for one
+ * reconcile (its client, its context) still come and go, in a session too.
  */
 async function liveSession(): Promise<() => Promise<void>> {
   const { clock, cluster } = await newCluster(50);
