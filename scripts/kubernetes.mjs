@@ -1,0 +1,46 @@
+// The one Kubernetes release the project follows: the API it serves is generated from this
+// release's published definitions, and the reference control plane the differential suite
+// compares with is built from the same release. Bumping the release is the one line in
+// package.json's "kubernetesRelease".
+// Only Node built-ins here: the build and the bootstrap import it before node_modules exists.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The pinned release, e.g. "1.36.3" (package.json's "kubernetesRelease"). */
+export function kubernetesRelease() {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const v = pkg.kubernetesRelease;
+  if (!/^1\.\d+\.\d+$/.test(v ?? '')) {
+    throw new Error(`package.json "kubernetesRelease" must be a release such as 1.36.3, not ${v}`);
+  }
+  return v;
+}
+
+/** The k8s.io/kubernetes module version of the release (v1.36.3). */
+export function kubernetesModuleVersion(release = kubernetesRelease()) {
+  return `v${release}`;
+}
+
+/** The version of the staging modules (k8s.io/api, apimachinery, client-go, …) of the release (v0.36.3). */
+export function stagingModuleVersion(release = kubernetesRelease()) {
+  return `v0.${release.slice(2)}`;
+}
+
+/**
+ * Downloads one module version into Go's module cache (`go mod download -json`) and answers what
+ * Go says of it: `Dir` (read-only source), `GoMod`, `Zip`, `Version`.
+ */
+export function downloadModule(path, version) {
+  const out = execFileSync('go', ['mod', 'download', '-json', `${path}@${version}`], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 16 << 20,
+  });
+  const info = JSON.parse(out);
+  if (info.Error) throw new Error(`go mod download ${path}@${version}: ${info.Error}`);
+  return info;
+}
