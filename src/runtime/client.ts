@@ -28,6 +28,8 @@ import { faultOf } from '../cluster/faults';
 export interface PhaseGate {
   readonly active: boolean;
   gate(trace: ReconcileTrace, rec: PhaseRecord, when: 'enter' | 'exit'): Promise<void>;
+  /** Wall-clock ms spent holding so far: time the hang watchdog does not count. */
+  heldMs(): number;
 }
 
 /** What a ReconcileRun needs from its controller: the same for every run of it (see `log`). */
@@ -88,6 +90,12 @@ function assignInPlace(target: object, source: object): void {
 
 export class ReconcileRun {
   readonly client: Client;
+  /**
+   * Set when the controller gave up on this reconcile (the hang watchdog): the reconciler may
+   * still be running, but its trace is closed. Like a Go client whose context is done, its calls
+   * fail from then on, and nothing more of it is recorded in the closed trace.
+   */
+  private abandonedBy: Error | undefined;
 
   constructor(
     readonly trace: ReconcileTrace,
@@ -107,6 +115,28 @@ export class ReconcileRun {
       now,
       reconcileID: this.trace.reconcileID,
     };
+  }
+
+  /** The controller gave up on this reconcile: every later call of its client fails with `why`. */
+  abandon(why: Error): void {
+    this.abandonedBy = new Error(
+      `${why.message}; the reconcile's context is done, so this call was not completed`,
+    );
+  }
+
+  get abandoned(): boolean {
+    return this.abandonedBy !== undefined;
+  }
+
+  /** Throws for a call of an abandoned reconcile (at its start, and after each wait inside it). */
+  private live(): void {
+    if (this.abandonedBy) throw this.abandonedBy;
+  }
+
+  /** A call's gate: as gate(), then the call goes on only if the reconcile was not abandoned meanwhile. */
+  private async callGate(rec: PhaseRecord, when: 'enter' | 'exit'): Promise<void> {
+    await this.gate(rec, when);
+    this.live();
   }
 
   /** Adds a phase record to the trace and streams it. */
@@ -155,9 +185,10 @@ export class ReconcileRun {
 
   /** A Get from the cache, as a read phase (ctx.client's, through RunClient). */
   async read(type: TypeRef, key: ObjectKeyLike): Promise<KubeObject> {
+    this.live();
     const call = this.baseCall('get', type, key.namespace, key.name, '');
     const rec = this.addPhase({ phase: 'read', at: call.at, call });
-    if (this.gated) await this.gate(rec, 'enter');
+    if (this.gated) await this.callGate(rec, 'enter');
     call.at = this.deps.clock.now();
     const started = performance.now();
     let result: KubeObject | undefined;
@@ -175,19 +206,21 @@ export class ReconcileRun {
       Object.assign(call, errorInfo(err));
     }
     call.wallMs = performance.now() - started;
+    this.live(); // an answer that came after the reconcile was abandoned is not its to record
     this.trace.calls.push(call);
-    if (this.gated) await this.gate(rec, 'exit');
+    if (this.gated) await this.callGate(rec, 'exit');
     if (error !== undefined) throw error;
     return result!;
   }
 
   /** A List from the cache, as a read phase (ctx.client's, through RunClient). */
   async list(type: TypeRef, opts: ListOpts = {}): Promise<{ items: KubeObject[] }> {
+    this.live();
     const call = this.baseCall('list', type, opts.namespace, '', '');
     const sel = [opts.labelSelector, opts.fieldSelector].filter(Boolean).join(' ');
     if (sel) call.selector = sel;
     const rec = this.addPhase({ phase: 'read', at: call.at, call });
-    if (this.gated) await this.gate(rec, 'enter');
+    if (this.gated) await this.callGate(rec, 'enter');
     const started = performance.now();
     let result: { items: KubeObject[] } | undefined;
     let error: unknown;
@@ -202,8 +235,9 @@ export class ReconcileRun {
       Object.assign(call, errorInfo(err));
     }
     call.wallMs = performance.now() - started;
+    this.live(); // an answer that came after the reconcile was abandoned is not its to record
     this.trace.calls.push(call);
-    if (this.gated) await this.gate(rec, 'exit');
+    if (this.gated) await this.callGate(rec, 'exit');
     if (error !== undefined) throw error;
     return result!;
   }
@@ -235,6 +269,7 @@ export class ReconcileRun {
     patchType: PatchType = 'merge',
     deleteOpts?: DeleteOptions,
   ): Promise<T> {
+    this.live();
     const type = typeOf(obj);
     const key = keyOf(obj);
     const phase: Phase = subresource === 'status' ? 'status' : 'write';
@@ -242,7 +277,11 @@ export class ReconcileRun {
     // The stored object (the fake cluster's, or the informer's) is never mutated in place — a write
     // replaces it — so the diff and the trace's `before` can share it without a copy.
     const peeked = verb === 'create' ? undefined : this.serverObject(type, key);
-    const before = isPromise(peeked) ? await peeked : peeked;
+    let before: KubeObject | undefined;
+    if (isPromise(peeked)) {
+      before = await peeked;
+      this.live();
+    } else before = peeked;
 
     // diff: what this write would change, shown before it happens.
     const intended = intendedDiff({ verb, subresource, before, obj, patch, patchType });
@@ -253,8 +292,8 @@ export class ReconcileRun {
         ? { phase: 'diff', at: call.at, call, diff: intended, before }
         : { phase: 'diff', at: call.at, call, diff: intended },
     );
-    if (this.gated) await this.gate(diffRec, 'enter');
-    if (this.gated) await this.gate(diffRec, 'exit');
+    if (this.gated) await this.callGate(diffRec, 'enter');
+    if (this.gated) await this.callGate(diffRec, 'exit');
 
     // Its objects (or, without them, its diff) are set once the write is answered: declared now,
     // as baseCall's fields.
@@ -266,7 +305,7 @@ export class ReconcileRun {
       after: undefined,
       diff: undefined,
     });
-    if (this.gated) await this.gate(rec, 'enter');
+    if (this.gated) await this.callGate(rec, 'enter');
     call.at = this.deps.clock.now();
     const started = performance.now();
     let result: KubeObject | undefined;
@@ -305,9 +344,10 @@ export class ReconcileRun {
     }
     // The caller keeps its object after a failure and may change it for another try.
     if (error !== undefined) detachValues(intended);
+    this.live(); // an answer that came after the reconcile was abandoned is not its to record
     this.trace.calls.push(call);
     if (!error && !call.noop) this.deps.onWrite(this.trace, call);
-    if (this.gated) await this.gate(rec, 'exit');
+    if (this.gated) await this.callGate(rec, 'exit');
     if (error !== undefined) throw error;
     // Go's client decodes the answer into the object passed: a copy of it, now the caller's (one
     // parse when the answer is a stored object whose text the cluster keeps).

@@ -503,7 +503,7 @@ export class Controller extends Emitter<ControllerEvents> {
    * second async frame and promise per reconcile.
    */
   private reconcile(run: ReconcileRun, req: Request): unknown {
-    return this.withWatchdog(this.opts.reconcile(run.context(), req));
+    return this.withWatchdog(run, this.opts.reconcile(run.context(), req));
   }
 
   /** What the reconciler returned, as a Result (a malformed one throws: the reconcile's error). */
@@ -520,23 +520,42 @@ export class Controller extends Emitter<ControllerEvents> {
     return result;
   }
 
-  private withWatchdog<T>(p: Promise<T> | T): Promise<T> | T {
+  /**
+   * Rejects when the reconcile has run `hangTimeoutMs` without returning, and abandons its run (its
+   * client's later calls fail, nothing more is recorded in its trace). Time the stepper spends
+   * holding — this reconcile or another, which every reconcile then waits behind — is not counted:
+   * controller time is frozen while a reconcile is held, and so is this watchdog.
+   */
+  private withWatchdog<T>(run: ReconcileRun, p: Promise<T> | T): Promise<T> | T {
     const ms = this.opts.hangTimeoutMs ?? 0;
     if (!ms) return p; // awaited by the caller as it is: no second promise per reconcile
+    const gate = this.opts.stepper;
+    const heldAtStart = gate?.heldMs() ?? 0;
+    const startedAt = performance.now();
     return new Promise<T>((resolve, reject) => {
-      const t = setTimeout(
-        () =>
-          reject(new Error(`reconcile did not return within ${ms} ms (hung) and was abandoned`)),
-        ms,
-      );
-      t.unref?.();
+      let timer: ReturnType<typeof setTimeout>;
+      const check = (): void => {
+        const held = (gate?.heldMs() ?? 0) - heldAtStart;
+        const ran = performance.now() - startedAt - held;
+        if (ran < ms) {
+          // Held meanwhile: look again when the rest of the allowance would be used up.
+          timer = setTimeout(check, ms - ran);
+          timer.unref?.();
+          return;
+        }
+        const err = new Error(`reconcile did not return within ${ms} ms (hung) and was abandoned`);
+        run.abandon(err);
+        reject(err);
+      };
+      timer = setTimeout(check, ms);
+      timer.unref?.();
       Promise.resolve(p).then(
         (v) => {
-          clearTimeout(t);
+          clearTimeout(timer);
           resolve(v);
         },
         (e) => {
-          clearTimeout(t);
+          clearTimeout(timer);
           reject(e);
         },
       );

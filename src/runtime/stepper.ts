@@ -48,6 +48,9 @@ export class Stepper extends Emitter<StepperEvents> {
   private current: { state: HeldState; resume: () => void; thaw?: () => void } | undefined;
   /** Gates waiting behind the held one, in arrival order. */
   private waiting: Array<() => void> = [];
+  /** Wall-clock ms of the holds that have ended, and when the current one began (heldMs). */
+  private heldBefore = 0;
+  private heldSince = 0;
 
   constructor(private readonly clock?: FreezableClock) {
     super();
@@ -79,6 +82,15 @@ export class Stepper extends Emitter<StepperEvents> {
     return this.current?.state;
   }
 
+  /**
+   * Wall-clock ms spent holding so far, the current hold included. While one reconcile is held
+   * every other waits at its next boundary, so this is time no reconcile could run: the hang
+   * watchdog leaves it out (a reconcile held for an hour at a breakpoint has not hung).
+   */
+  heldMs(): number {
+    return this.heldBefore + (this.current ? performance.now() - this.heldSince : 0);
+  }
+
   getMode(): StepMode {
     return this.mode;
   }
@@ -104,6 +116,7 @@ export class Stepper extends Emitter<StepperEvents> {
     const c = this.current;
     if (!c) return;
     this.current = undefined;
+    this.heldBefore += performance.now() - this.heldSince;
     c.thaw?.();
     c.resume();
     this.emit('resumed', { mode: this.mode });
@@ -131,6 +144,7 @@ export class Stepper extends Emitter<StepperEvents> {
     };
     await new Promise<void>((resume) => {
       this.current = { state, resume, thaw: this.clock?.freeze?.() };
+      this.heldSince = performance.now();
       this.emit('held', state);
     });
   }

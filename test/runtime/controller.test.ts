@@ -559,3 +559,46 @@ test('an own write is recognised by every watch that hears its event, and after 
   assert.equal(fromWrite[0].fromReconcile, first.id);
   assert.equal(fromWrite[0].selfTriggered, false, 'written by a, heard for another key');
 });
+
+test('a hung reconcile is abandoned: its later calls fail and its closed trace gains nothing', async (t) => {
+  const e = await env(t, { hangTimeoutMs: 30 });
+  let release!: () => void;
+  const stalled = new Promise<void>((r) => (release = r));
+  let lateCall: unknown;
+  let calls = 0;
+  e.mgr.addReconciler({ for: WEBAPP }, async (ctx, req) => {
+    if (calls++ > 0) return {};
+    await stalled;
+    try {
+      await ctx.client.get(WEBAPP, req);
+    } catch (err) {
+      lateCall = err;
+    }
+    return {};
+  });
+  const ends: Array<{ error?: string; phases: number; calls: number; trace: unknown }> = [];
+  e.mgr.on('reconcileEnd', (tr) =>
+    ends.push({
+      error: tr.error?.message,
+      phases: tr.phases.length,
+      calls: tr.calls.length,
+      trace: tr,
+    }),
+  );
+  e.cluster.create(webapp('w'));
+  e.mgr.start();
+  const run = e.clock.advance(1);
+  await new Promise((r) => setTimeout(r, 80));
+  assert.match(ends[0]!.error ?? '', /did not return within 30 ms \(hung\) and was abandoned/);
+  const first = ends[0]!.trace as { phases: unknown[]; calls: unknown[] };
+  const phasesAtEnd = first.phases.length;
+  release();
+  await run;
+  await new Promise((r) => setTimeout(r, 20));
+  assert.match(
+    String((lateCall as Error)?.message),
+    /context is done, so this call was not completed/,
+  );
+  assert.equal(first.phases.length, phasesAtEnd, 'no phase drawn after the result');
+  assert.equal(first.calls.length, 0);
+});

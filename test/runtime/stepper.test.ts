@@ -144,3 +144,63 @@ test('stepping never changes what happens: the same traces with and without hold
   }
   assert.deepEqual(await runOnce(true), await runOnce(false));
 });
+
+test('a reconcile held at a breakpoint longer than the hang timeout is not abandoned', async (t) => {
+  const e = await env(t, { hangTimeoutMs: 40 });
+  reconcilerFor(e);
+  e.mgr.stepper!.setBreakpoints({ phases: ['read'] });
+  e.cluster.create(webapp('w'));
+  e.mgr.start();
+  const ends: Array<{ error?: { message: string }; phases: string[] }> = [];
+  e.mgr.on('reconcileEnd', (tr) =>
+    ends.push({ error: tr.error, phases: tr.phases.map((p) => p.phase) }),
+  );
+  const held = nextHold(e);
+  const run = e.clock.advance(1);
+  assert.equal((await held).phase.phase, 'read');
+  await new Promise((r) => setTimeout(r, 150)); // held for more than three hang timeouts
+  e.mgr.stepper!.setBreakpoints({});
+  e.mgr.stepper!.continue();
+  await run;
+  await new Promise((r) => setTimeout(r, 20));
+  assert.ok(ends.length >= 1);
+  assert.deepEqual(
+    ends.map((end) => end.error),
+    ends.map(() => undefined),
+    'held time is not running time',
+  );
+  assert.deepEqual(ends[0]!.phases, [
+    'enqueue',
+    'dequeue',
+    'reconcile',
+    'read',
+    'diff',
+    'status',
+    'result',
+  ]);
+  assert.deepEqual(e.cluster.get(WEBAPP, { namespace: 'default', name: 'w' }).status, {
+    phase: 'Running',
+  });
+});
+
+test('the stepper counts the time it holds, the current hold included', async (t) => {
+  const e = await env(t);
+  reconcilerFor(e);
+  const stepper = e.mgr.stepper!;
+  assert.equal(stepper.heldMs(), 0);
+  stepper.setBreakpoints({ phases: ['read'] });
+  e.cluster.create(webapp('w'));
+  e.mgr.start();
+  const held = nextHold(e);
+  const run = e.clock.advance(1);
+  await held;
+  await new Promise((r) => setTimeout(r, 30));
+  const during = stepper.heldMs();
+  assert.ok(during >= 25, `held ${during} ms so far`);
+  stepper.setBreakpoints({});
+  stepper.continue();
+  await run;
+  const after = stepper.heldMs();
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(stepper.heldMs(), after, 'nothing is counted once released');
+});
