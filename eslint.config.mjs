@@ -5,6 +5,8 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'generated/**',
+      '.cache/**',
       'node_modules/**',
       '.e2e/**',
       'test-results/**',

@@ -59,6 +59,8 @@ if (files.length === 0) {
 }
 
 ensureNodeModules();
+// Unit tests import the generated API data as the bundles do.
+await (await import('./generate.mjs')).generate();
 const needsBuild = files.some(
   (f) => f.includes(join('test', 'integration')) || f.includes(join('test', 'e2e')),
 );

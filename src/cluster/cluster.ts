@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock, TimerHandle } from '../util/clock';
 import { RealClock } from '../util/clock';
 import { clone, decodedFrom, decodedText, forgetDecoded } from './clone';
+import { resetFields, resetPaths } from './resetfields';
 import { crdResourceTypes, establishedStatus } from './crd';
 import type { FieldError } from './errors';
 import {
@@ -835,8 +836,10 @@ export class Cluster {
       );
     }
     let next: KubeObject;
-    if (opts.subresource === 'status') {
-      // Writes to /status change only .status (ResetObjectMetaForStatus).
+    // What the kind's strategy for this subresource puts back from the stored object (built-ins).
+    const reset = resetPaths(t.info.group, t.info.kind, opts.subresource ?? '', t.apiVersion);
+    if (opts.subresource === 'status' && !reset) {
+      // A custom resource's status strategy keeps only the status (and the managed fields).
       next = clone(old);
       if (obj.status === undefined) delete next.status;
       else next.status = obj.status;
@@ -855,7 +858,9 @@ export class Cluster {
       setOrDelete(md, 'deletionTimestamp', omd.deletionTimestamp);
       setOrDelete(md, 'deletionGracePeriodSeconds', omd.deletionGracePeriodSeconds);
       setOrDelete(md, 'generation', omd.generation);
-      if (t.statusSubresource) setOrDelete(next as Record<string, unknown>, 'status', old.status);
+      if (reset) resetFields(next, old, reset);
+      else if (t.statusSubresource)
+        setOrDelete(next as Record<string, unknown>, 'status', old.status);
       if (t.info.kind === 'Namespace' && t.info.group === '') {
         // spec.finalizers change only through /finalize.
         next.spec = clone(old.spec);

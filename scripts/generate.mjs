@@ -1,0 +1,45 @@
+// Brings generated/ up to date: the data generated from the pinned Kubernetes release's own
+// definitions (see scripts/kubernetes.mjs). Each output is remade when it is missing, or was made
+// for another release or by another version of its generator (a stamp beside it says which).
+// Run by the build, the tests and `npm run typecheck`; never edit generated/ by hand.
+// Only Node built-ins and the generators here: the bootstrap may run it before node_modules exists.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { kubernetesRelease, root } from './kubernetes.mjs';
+
+/** Each generator: its script (exporting `generate(release)` → JSON-able data) and its output. */
+const GENERATORS = [
+  { script: 'scripts/apigen-resetfields.mjs', output: 'generated/resetfields.json' },
+];
+
+function stampOf(script, release) {
+  const source = readFileSync(join(root, script));
+  return `${release} ${createHash('sha256').update(source).digest('hex').slice(0, 16)}`;
+}
+
+export async function generate({ force = false } = {}) {
+  const release = kubernetesRelease();
+  for (const { script, output } of GENERATORS) {
+    const out = join(root, output);
+    const stampFile = `${out}.stamp`;
+    const stamp = stampOf(script, release);
+    if (!force && existsSync(out) && existsSync(stampFile)) {
+      if (readFileSync(stampFile, 'utf8') === stamp) continue;
+    }
+    const started = Date.now();
+    const { generate: run } = await import(pathToFileURL(join(root, script)).href);
+    const data = await run(release);
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, JSON.stringify(data));
+    writeFileSync(stampFile, stamp);
+    console.error(
+      `[generate] ${relative(root, out)} for Kubernetes ${release} (${Date.now() - started} ms)`,
+    );
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await generate({ force: process.argv.includes('--force') });
+}

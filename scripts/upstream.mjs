@@ -1,0 +1,145 @@
+// `npm run test:upstream`: controller-runtime's own envtest suites, which nobody here wrote, run
+// against the fake cluster (`reconcile-studio test --no-controllers`, as envtest runs no
+// controllers). The module comes from Go's module cache at the version the sample operator uses;
+// it is copied out of the read-only cache into .cache/upstream, each package's test binary is
+// built there (Go's build cache makes later builds quick), and each binary runs from its own
+// package folder (the suites read testdata relative to it) with a JSON report of every spec.
+//
+// Usage: node scripts/upstream.mjs [--package pkg/client ...] [--focus REGEX] [--kubeconfig FILE]
+//   --kubeconfig FILE runs the suites against that cluster instead (a real kube-apiserver, to tell
+//   a fidelity gap from a suite that needs something else).
+// Prints each package's figures, writes every failed spec with its failure to
+// .cache/upstream/report-<package>.txt, and ends with "N passed, N failed, N skipped".
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { downloadModule, root } from './kubernetes.mjs';
+
+const PACKAGES = ['pkg/client', 'pkg/cache', 'pkg/builder', 'pkg/controller'];
+
+const { values } = parseArgs({
+  options: {
+    package: { type: 'string', multiple: true },
+    focus: { type: 'string' },
+    kubeconfig: { type: 'string' },
+  },
+});
+
+/** controller-runtime's version: the one the sample operator's go.mod requires. */
+function controllerRuntimeVersion() {
+  const gomod = readFileSync(join(root, 'samples', 'quota-operator', 'go.mod'), 'utf8');
+  const m = /sigs\.k8s\.io\/controller-runtime (v\S+)/.exec(gomod);
+  if (!m) throw new Error('samples/quota-operator/go.mod does not require controller-runtime');
+  return m[1];
+}
+
+/** A writable copy of the module (the module cache is read-only), made once per version. */
+function moduleCopy(version) {
+  const dir = join(root, '.cache', 'upstream', `controller-runtime@${version}`);
+  if (existsSync(join(dir, 'go.mod'))) return dir;
+  const info = downloadModule('sigs.k8s.io/controller-runtime', version);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  cpSync(info.Dir, dir, { recursive: true });
+  execFileSync('chmod', ['-R', 'u+w', dir]);
+  return dir;
+}
+
+function buildTest(dir, pkg) {
+  const bin = join(dir, pkg, 'upstream.test');
+  console.error(`[upstream] building ${pkg} tests`);
+  execFileSync('go', ['test', '-c', '-p', '2', '-o', bin, `./${pkg}`], {
+    cwd: dir,
+    stdio: 'inherit',
+  });
+  return bin;
+}
+
+/** Ginkgo's JSON report: every spec with its state and, when it failed, where and why. */
+function specsOf(reportFile) {
+  if (!existsSync(reportFile)) return [];
+  const suites = JSON.parse(readFileSync(reportFile, 'utf8'));
+  return suites.flatMap((s) =>
+    (s.SpecReports ?? [])
+      .filter((r) => r.LeafNodeType === 'It')
+      .map((r) => ({
+        name: [...(r.ContainerHierarchyTexts ?? []), r.LeafNodeText].join(' '),
+        state: r.State,
+        failure: r.Failure
+          ? `${r.Failure.Message}\n    at ${r.Failure.Location?.FileName}:${r.Failure.Location?.LineNumber}`
+          : '',
+      })),
+  );
+}
+
+function runSuite(dir, pkg, bin) {
+  const report = join(root, '.cache', 'upstream', `report-${pkg.replaceAll('/', '-')}.json`);
+  rmSync(report, { force: true });
+  const suiteArgs = [
+    bin,
+    '-test.timeout=30m',
+    '-ginkgo.no-color',
+    `-ginkgo.json-report=${report}`,
+    ...(values.focus ? [`-ginkgo.focus=${values.focus}`] : []),
+  ];
+  const args = values.kubeconfig
+    ? suiteArgs
+    : [join(root, 'dist', 'cli.js'), 'test', '--no-controllers', '--', ...suiteArgs];
+  const env = values.kubeconfig
+    ? { ...process.env, KUBECONFIG: values.kubeconfig, USE_EXISTING_CLUSTER: 'true' }
+    : process.env;
+  const started = Date.now();
+  const res = spawnSync(
+    values.kubeconfig ? args[0] : process.execPath,
+    values.kubeconfig ? args.slice(1) : args,
+    {
+      cwd: join(dir, pkg),
+      env,
+      encoding: 'utf8',
+      maxBuffer: 256 << 20,
+    },
+  );
+  const specs = specsOf(report);
+  const count = (state) => specs.filter((s) => s.state === state).length;
+  const failed = specs.filter(
+    (s) => s.state !== 'passed' && s.state !== 'skipped' && s.state !== 'pending',
+  );
+  const seconds = ((Date.now() - started) / 1000).toFixed(0);
+  const text = join(root, '.cache', 'upstream', `report-${pkg.replaceAll('/', '-')}.txt`);
+  writeFileSync(
+    text,
+    failed
+      .map((s) => `[${s.state}] ${s.name}\n    ${s.failure.replaceAll('\n', '\n    ')}\n`)
+      .join('\n') +
+      (specs.length === 0
+        ? `no spec report; the suite's output:\n${res.stdout}\n${res.stderr}`
+        : ''),
+  );
+  const skipped = count('skipped') + count('pending');
+  console.log(
+    `${pkg}: ${count('passed')} of ${specs.length - skipped} specs passed, ${failed.length} failed, ${skipped} skipped (${seconds} s; failures in ${text.slice(root.length + 1)})`,
+  );
+  if (specs.length === 0)
+    console.log(`${pkg}: the suite did not report (exit ${res.status}); see ${text}`);
+  return { passed: count('passed'), failed: failed.length + (specs.length === 0 ? 1 : 0), skipped };
+}
+
+const version = controllerRuntimeVersion();
+if (!values.kubeconfig) {
+  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], {
+    stdio: 'inherit',
+    cwd: root,
+  });
+}
+const dir = moduleCopy(version);
+console.log(
+  `controller-runtime ${version}'s envtest suites against ${values.kubeconfig ? values.kubeconfig : 'the fake cluster'}`,
+);
+const total = { passed: 0, failed: 0, skipped: 0 };
+for (const pkg of values.package ?? PACKAGES) {
+  const r = runSuite(dir, pkg, buildTest(dir, pkg));
+  for (const k of Object.keys(total)) total[k] += r[k];
+}
+console.log(`${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+process.exit(total.failed ? 1 : 0);
