@@ -4,7 +4,7 @@
 // Run by the build, the tests and `npm run typecheck`; never edit generated/ by hand.
 // Only Node built-ins and the generators here: the bootstrap may run it before node_modules exists.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { kubernetesRelease, root } from './kubernetes.mjs';
@@ -12,19 +12,24 @@ import { kubernetesRelease, root } from './kubernetes.mjs';
 /** Each generator: its script (exporting `generate(release)` → JSON-able data) and its output. */
 const GENERATORS = [
   { script: 'scripts/apigen-resetfields.mjs', output: 'generated/resetfields.json' },
+  { script: 'scripts/apigen-namerules.mjs', output: 'generated/namerules.json' },
 ];
 
-function stampOf(script, release) {
-  const source = readFileSync(join(root, script));
-  return `${release} ${createHash('sha256').update(source).digest('hex').slice(0, 16)}`;
+/** The release and the generators' own code (they share helpers, so all of it counts). */
+function stampOf(release) {
+  const hash = createHash('sha256');
+  for (const f of readdirSync(join(root, 'scripts')).sort()) {
+    if (/^(apigen.*|kubernetes)\.mjs$/.test(f)) hash.update(readFileSync(join(root, 'scripts', f)));
+  }
+  return `${release} ${hash.digest('hex').slice(0, 16)}`;
 }
 
 export async function generate({ force = false } = {}) {
   const release = kubernetesRelease();
+  const stamp = stampOf(release);
   for (const { script, output } of GENERATORS) {
     const out = join(root, output);
     const stampFile = `${out}.stamp`;
-    const stamp = stampOf(script, release);
     if (!force && existsSync(out) && existsSync(stampFile)) {
       if (readFileSync(stampFile, 'utf8') === stamp) continue;
     }

@@ -13,6 +13,12 @@ import type { Clock, TimerHandle } from '../util/clock';
 import { RealClock } from '../util/clock';
 import { clone, decodedFrom, decodedText, forgetDecoded } from './clone';
 import { resetFields, resetPaths } from './resetfields';
+import {
+  SCALE_API_VERSION,
+  parentEntries,
+  replicasField as replicasFieldOf,
+  scaleEntries,
+} from './scalehandler';
 import { crdResourceTypes, establishedStatus } from './crd';
 import type { FieldError } from './errors';
 import {
@@ -61,6 +67,7 @@ import type {
   DeleteOptions,
   KubeList,
   KubeObject,
+  ManagedFieldsEntry,
   ListOptions,
   ObjectKey,
   PatchType,
@@ -679,7 +686,9 @@ export class Cluster {
       ]);
     }
     if (t.crd) this.refuseIfCrdTerminating(t);
-    // BeforeCreate: the server owns these fields.
+    // BeforeCreate: the server owns these fields. A dry run's storage (DryRunnableStorage.Create)
+    // answers the object with the resourceVersion it was sent: no etcd store clears or refuses it.
+    const sentResourceVersion = md.resourceVersion;
     md.uid = randomUUID();
     md.creationTimestamp = this.now();
     delete md.deletionTimestamp;
@@ -720,7 +729,10 @@ export class Cluster {
         this.now(),
         undefined,
       );
-    if (opts.dryRun) return this.out(obj, t);
+    if (opts.dryRun) {
+      if (sentResourceVersion !== undefined) md.resourceVersion = sentResourceVersion;
+      return this.out(obj, t);
+    }
     md.resourceVersion = String(this.store.nextRv());
     this.serializable(t, obj);
     this.store.commit(t.storageKey, key, 'ADDED', obj);
@@ -962,7 +974,9 @@ export class Cluster {
     t: ResourceType,
     old: KubeObject,
     scale: KubeObject,
-    opts: UpdateOptions,
+    opts: UpdateOptions & { applied?: KubeObject },
+    /** The parent's managedFields after a server-side apply (its own record is skipped then). */
+    managedFields?: ManagedFieldsEntry[],
   ): KubeObject {
     if (!t.scale) throw newNotFound(t.gr, old.metadata.name!);
     const rv = scale.metadata?.resourceVersion;
@@ -983,9 +997,56 @@ export class Cluster {
     }
     const next = clone(old);
     setPath(next, t.scale.specReplicasPath, replicas);
+    if (managedFields?.length) next.metadata.managedFields = managedFields;
+    else if (managedFields) delete next.metadata.managedFields;
     const key = objectKey(old.metadata.namespace, old.metadata.name!);
     const out = this.finishUpdate(t, key, old, next, { ...opts, subresource: 'scale' });
     return scaleOf(t, out);
+  }
+
+  /**
+   * Server-side apply of a Scale to /scale: applied to the Scale the parent shows, with the
+   * parent's owners of the replicas as the Scale's (a conflict names them in the Scale's version),
+   * then the replicas and their ownership written back to the parent.
+   */
+  private applyScale(
+    t: ResourceType,
+    old: KubeObject,
+    applied: KubeObject,
+    opts: PatchOptions & HandOver,
+  ): KubeObject {
+    if (!t.scale) throw newNotFound(t.gr, old.metadata.name!);
+    if (applied.apiVersion !== SCALE_API_VERSION || applied.kind !== 'Scale') {
+      throw newBadRequest(
+        `invalid object type: ${String(applied.apiVersion ?? '')}, Kind=${String(applied.kind ?? '')}`,
+      );
+    }
+    checkDecodable(applied);
+    const wanted = applied.metadata?.resourceVersion;
+    if (wanted && wanted !== old.metadata.resourceVersion) {
+      throw newConflict(t.gr, old.metadata.name!, OBJECT_MODIFIED);
+    }
+    const replicasField = replicasFieldOf(t.scale.specReplicasPath);
+    const current = scaleOf(t, this.out(old, t));
+    current.metadata.managedFields = scaleEntries(old.metadata.managedFields ?? [], replicasField);
+    const next = clone(current);
+    applyPatch(
+      next,
+      current,
+      applied,
+      opts.fieldManager!,
+      SCALE_API_VERSION,
+      this.now(),
+      !!opts.force,
+      'scale',
+    );
+    const managed = parentEntries(
+      old.metadata.managedFields ?? [],
+      next.metadata.managedFields ?? [],
+      replicasField,
+      t.apiVersion,
+    );
+    return this.updateScale(t, old, next, { ...opts, applied }, managed);
   }
 
   // ---------------------------------------------------------------- patch
@@ -1017,6 +1078,10 @@ export class Cluster {
       if (!isObject(patch))
         throw newBadRequest('error decoding YAML: the applied configuration must be an object');
       const applied = patch as KubeObject;
+      if (opts.subresource === 'scale') {
+        if (!old) throw newNotFound(t.gr, key.name);
+        return this.applyScale(t, old, applied, opts);
+      }
       checkApplyTarget(t, applied, ns, key.name);
       if (!old) {
         if (opts.subresource) throw newNotFound(t.gr, key.name);

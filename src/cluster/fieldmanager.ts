@@ -30,6 +30,11 @@ const SERVER_META = new Set([
   'generateName',
 ]);
 
+/** A field path (`['f:spec', 'f:replicas']`) as a field-set entry. */
+export function fieldSetEntry(path: readonly string[]): string {
+  return path.join(SEP);
+}
+
 /** The leaf paths of a value, as field-set entries. */
 function collect(v: unknown, path: Path, field: string, out: Set<string>): void {
   if (Array.isArray(v)) {
@@ -124,7 +129,7 @@ function removeAt(o: Obj, path: Path): void {
 }
 
 /** FieldsV1 tree of a set of paths. */
-function toFieldsV1(set: Set<string>): Obj {
+export function toFieldsV1(set: Set<string>): Obj {
   const root: Obj = {};
   for (const p of [...set].sort()) {
     let cur = root;
@@ -148,7 +153,7 @@ function fromFieldsV1(tree: unknown, prefix: Path = [], out = new Set<string>())
   return out;
 }
 
-function entrySet(e: ManagedFieldsEntry): Set<string> {
+export function entrySet(e: ManagedFieldsEntry): Set<string> {
   return fromFieldsV1(e.fieldsV1 ?? {});
 }
 

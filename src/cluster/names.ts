@@ -4,14 +4,32 @@
  */
 import type { FieldError } from './errors';
 import { fieldInvalid } from './errors';
+import generated from '../../generated/namerules.json';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
-export type NameRule = 'subdomain' | 'label' | 'dns1035';
+/**
+ * apimachinery's name checks, as each kind's validation picks one: a DNS-1123 subdomain or label,
+ * a DNS-1035 label, a path segment (RBAC's roles and bindings: anything but `.`, `..`, `/`, `%`),
+ * or none at all (CertificateSigningRequest).
+ */
+export type NameRule = 'subdomain' | 'label' | 'dns1035' | 'pathSegment' | 'any';
+
+const NAME_RULES = generated.nameRules as Record<string, NameRule>;
+
+/**
+ * The name rule of a built-in kind, as its validation in the pinned release picks it
+ * (scripts/apigen-namerules.mjs); a DNS-1123 subdomain for the kinds that say nothing else.
+ */
+export function nameRuleOf(group: string, kind: string): NameRule {
+  return NAME_RULES[`${group}/${kind}`] ?? 'subdomain';
+}
 
 export function validateName(name: string, rule: NameRule): string[] {
+  if (rule === 'any') return [];
+  if (rule === 'pathSegment') return isPathSegmentName(name);
   const errs: string[] = [];
   if (rule === 'subdomain') {
     if (name.length > 253) errs.push('must be no more than 253 characters');
@@ -36,6 +54,12 @@ export function validateName(name: string, rule: NameRule): string[] {
     }
   }
   return errs;
+}
+
+/** apimachinery's content.IsPathSegmentName: the name is safe as one segment of a URL path. */
+export function isPathSegmentName(name: string): string[] {
+  for (const illegal of ['.', '..']) if (name === illegal) return [`may not be '${illegal}'`];
+  return ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
 }
 
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;

@@ -6,7 +6,7 @@
 import type { FieldError } from './errors';
 import { fieldForbidden, fieldInvalid, fieldRequired } from './errors';
 import type { NameRule } from './names';
-import { validateLabels, validateName } from './names';
+import { nameRuleOf, validateLabels, validateName } from './names';
 import { deepEqual, isObject } from './patch';
 import type { ResourceType } from './registry';
 import { matchesLabels, fromLabelSelector } from './selector';
@@ -174,7 +174,6 @@ let serviceIp = 10;
 
 const STRATEGIES: Record<string, Partial<Strategy>> = {
   '/Namespace': {
-    nameRule: 'label',
     prepareForCreate(obj) {
       obj.spec = { finalizers: ['kubernetes'] };
       obj.status = { phase: 'Active' };
@@ -185,7 +184,6 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     },
   },
   '/Service': {
-    nameRule: 'dns1035',
     prepareForCreate(obj) {
       obj.status = { loadBalancer: {} };
     },
@@ -232,9 +230,6 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
         delete o.stringData;
       }
     },
-  },
-  '/Node': {
-    nameRule: 'subdomain',
   },
   '/Pod': {
     prepareForCreate(obj) {
@@ -369,7 +364,12 @@ export function strategyFor(t: ResourceType): Strategy {
       },
     };
   }
-  return { ...GENERIC, ...(STRATEGIES[`${t.info.group}/${t.info.kind}`] ?? {}) };
+  const key = `${t.info.group}/${t.info.kind}`;
+  return {
+    ...GENERIC,
+    nameRule: nameRuleOf(t.info.group, t.info.kind),
+    ...(STRATEGIES[key] ?? {}),
+  };
 }
 
 /** ObjectMeta validation shared by every kind. */

@@ -154,6 +154,18 @@ describe('request options', () => {
     assert.equal(st.reason, '');
   });
 
+  it('a dry-run create carrying a resourceVersion answers the object with it, as the dry-run storage does', async () => {
+    const res = await s.call('POST', `${CMS}?dryRun=All`, {
+      ...cm('rv-dry'),
+      metadata: { name: 'rv-dry', resourceVersion: '42' },
+    });
+    assert.equal(res.status, 201);
+    const body = JSON.parse(res.body) as { metadata: { resourceVersion?: string; uid?: string } };
+    assert.equal(body.metadata.resourceVersion, '42');
+    assert.ok(body.metadata.uid);
+    assert.equal((await s.call('GET', `${CMS}/rv-dry`)).status, 404, 'nothing was stored');
+  });
+
   it('dryRun other than All is a 422 on the options kind', async () => {
     const st = await failure(s.call('POST', `${CMS}?dryRun=true`, cm('dry')), 422);
     assert.equal(
