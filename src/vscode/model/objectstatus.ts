@@ -69,12 +69,17 @@ export function objectStatus(obj: KubeObject): ObjectStatus {
   );
 
   if (phase) {
+    // A good phase is only as good as the readiness beside it: "Running · 0/3 ready" is not done.
+    const notReady =
+      (replicas !== undefined && replicas.ready < replicas.desired) || ready?.status === 'False';
     const health: Health = BAD_PHASES.has(phase)
       ? 'error'
       : failure
         ? 'warning'
         : OK_PHASES.has(phase)
-          ? 'ok'
+          ? notReady
+            ? 'progressing'
+            : 'ok'
           : PENDING_PHASES.has(phase)
             ? 'progressing'
             : 'unknown';

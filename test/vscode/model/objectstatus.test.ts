@@ -19,6 +19,18 @@ describe('objectStatus', () => {
     assert.equal(st.stale, false);
   });
 
+  it('a good phase with too few ready replicas is progressing, not done (the icon follows readiness)', () => {
+    const short = objectStatus(obj({ phase: 'Running', readyReplicas: 0 }, 1, { replicas: 3 }));
+    assert.equal(short.summary, 'Running · 0/3 ready');
+    assert.equal(short.health, 'progressing');
+    const all = objectStatus(obj({ phase: 'Running', readyReplicas: 3 }, 1, { replicas: 3 }));
+    assert.equal(all.health, 'ok');
+    const notReady = objectStatus(
+      obj({ phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }] }),
+    );
+    assert.equal(notReady.health, 'progressing');
+  });
+
   it('says the status is stale when observedGeneration is behind generation', () => {
     const st = objectStatus(obj({ phase: 'Running', observedGeneration: 1 }, 2));
     assert.equal(st.stale, true);
