@@ -207,7 +207,9 @@ function stringsIn<T extends string>(value: unknown, allowed: readonly T[]): T[]
 export function emptyDebuggerState(): DebuggerState {
   return {
     status: 'idle',
-    message: 'No reconcile session yet.',
+    // What a panel shows until the extension sends its session (after a reload, while the
+    // extension host starts): it is waiting, not empty.
+    message: 'Waiting for Reconcile Studio to send this panel its session…',
     reconciler: null,
     origin: 0,
     now: 0,

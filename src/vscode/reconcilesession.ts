@@ -69,6 +69,14 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
     await this.stop();
     const file = uri.fsPath;
     this.log.info(`loading reconciler ${file}`);
+    // Bundling the module and starting the cluster take seconds: the panel says so meanwhile
+    // (not the idle hint to run the command that is running).
+    this.idleModel = {
+      ...this.state(),
+      status: 'starting',
+      message: `Starting ${vscode.workspace.asRelativePath(uri)}: bundling it and starting the cluster…`,
+    };
+    this.stateChanged.fire(this.idleModel);
     // The runtime is loaded on first use, not at activation.
     const {
       loadReconciler,
