@@ -86,13 +86,14 @@ export function managerFlags(metricsPort: number): string[] {
 }
 
 /**
- * The command line to run: the default command with the flags appended; a custom command as
+ * The command line to run: the default command with `-v` and the flags appended; a custom command as
  * written (it gets the flags in `$RECONCILE_STUDIO_MANAGER_FLAGS`, e.g.
  * `make run ARGS="$RECONCILE_STUDIO_MANAGER_FLAGS"`).
  */
 export function commandLine(command: string, metricsPort: number): string {
   const c = command.trim();
-  return c === DEFAULT_RUN_COMMAND ? `${c} ${managerFlags(metricsPort).join(' ')}` : c;
+  // -v: the build names each package it compiles, so a long first build shows its progress.
+  return c === DEFAULT_RUN_COMMAND ? `go run -v ./cmd ${managerFlags(metricsPort).join(' ')}` : c;
 }
 
 /** A free TCP port on 127.0.0.1 (the OS picks it; it stays free until someone binds it). */

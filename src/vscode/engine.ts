@@ -23,7 +23,8 @@ export {
   shownFindings,
   toFindingView,
 } from './model/debuggermodel';
-export { GoManagerProcess, freePort } from '../runtime/goprocess';
+export { GoManagerProcess, commandLine, freePort } from '../runtime/goprocess';
+export { BuildProgress, describeBuild } from '../runtime/buildprogress';
 export { ObservedManager } from '../runtime/observedcontroller';
 export { analyze } from '../runtime/findings';
 export { observedFindings } from '../runtime/observedfindings';

@@ -90,19 +90,43 @@ export class GoOperatorSession implements vscode.Disposable {
       );
     }
     // The runtime is loaded on first use, not at activation.
-    const { GoManagerProcess, ObservedManager, observedFindings, freePort, writeKubeconfigFile } =
-      await import('./engine');
+    const {
+      GoManagerProcess,
+      ObservedManager,
+      observedFindings,
+      freePort,
+      writeKubeconfigFile,
+      BuildProgress,
+      describeBuild,
+      commandLine,
+    } = await import('./engine');
     // A token of its own, so the cluster's audit record tells the operator's requests apart.
     server.addUser(GO_OPERATOR_USER);
     const kubeconfig = join(this.context.globalStorageUri.fsPath, 'go-operator.kubeconfig');
     writeKubeconfigFile(kubeconfig, server.kubeconfig('reconcile-studio', GO_OPERATOR_USER));
     const command = readSettings().go.runCommand;
-    const proc = new GoManagerProcess({
-      command,
-      cwd: moduleDir,
-      kubeconfig,
-      metricsPort: await freePort(),
-    });
+    const metricsPort = await freePort();
+    const proc = new GoManagerProcess({ command, cwd: moduleDir, kubeconfig, metricsPort });
+    // A first build takes minutes: the status bar shows it going (packages, time) until the
+    // manager speaks; clicking it stops the run.
+    const build = new BuildProgress();
+    const building = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
+    building.command = 'reconcileStudio.stopGoOperator';
+    building.tooltip = `Building and starting the Go operator in ${moduleDir}. Click to stop.`;
+    const buildStarted = Date.now();
+    const showBuild = (): void => {
+      building.text = `$(sync~spin) ${describeBuild(build.current, Date.now() - buildStarted)}`;
+    };
+    showBuild();
+    building.show();
+    const buildTimer = setInterval(showBuild, 1000);
+    let over = false;
+    const buildOver = (): void => {
+      if (over) return;
+      over = true;
+      clearInterval(buildTimer);
+      building.dispose();
+    };
     const observed = new ObservedManager(GO_OPERATOR_USER);
     const r: Running = {
       moduleDir,
@@ -121,8 +145,10 @@ export class GoOperatorSession implements vscode.Disposable {
     r.disposables.push(
       server.audit.subscribe((ev) => observed.onAudit(ev)),
       proc.on('line', (l) => {
+        if (!build.feed(l.text) && build.current.done) buildOver();
         if (!l.text.startsWith('{')) this.output.appendLine(l.text);
       }),
+      buildOver,
       proc.on('log', (e) => {
         this.output.appendLine(formatZapEntry(e));
         observed.onLog(e);
@@ -131,7 +157,10 @@ export class GoOperatorSession implements vscode.Disposable {
     );
     this.problems.clear();
     this.output.clear();
-    this.output.appendLine(`$ ${command}  (in ${moduleDir}, KUBECONFIG=${kubeconfig})`);
+    // The whole command as it runs, the flags it is given included.
+    this.output.appendLine(
+      `$ ${commandLine(command, metricsPort)}  (in ${moduleDir}, KUBECONFIG=${kubeconfig})`,
+    );
     this.output.show(true);
     await proc.start();
     await vscode.commands.executeCommand('setContext', 'reconcileStudio.goOperatorRunning', true);

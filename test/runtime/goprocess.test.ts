@@ -23,7 +23,7 @@ describe('Go manager process', () => {
   it('appends the manager flags to the default command only', () => {
     assert.equal(
       commandLine(DEFAULT_RUN_COMMAND, 8080),
-      `go run ./cmd ${managerFlags(8080).join(' ')}`,
+      `go run -v ./cmd ${managerFlags(8080).join(' ')}`,
     );
     assert.ok(managerFlags(8080).includes('--metrics-bind-address=127.0.0.1:8080'));
     assert.ok(managerFlags(8080).includes('--zap-log-level=5'));
