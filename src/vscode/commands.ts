@@ -59,6 +59,39 @@ export function registerCommands({
       goOperatorModules: async () => (vscode.workspace.isTrusted ? goOperatorModules() : []),
     });
 
+  /**
+   * One runtime reconciles the cluster at a time: a TypeScript reconciler and a Go operator side by
+   * side would both reconcile the same objects, and the views would mix their work. Starting one
+   * while the other runs asks first; answers whether to go on (the other one stopped).
+   */
+  const onlyRuntime = async (starting: 'go' | 'typescript'): Promise<boolean> => {
+    const tsRunning = reconciles.isRunning;
+    const goRunning = goOperator.isRunning || goDebug.active;
+    const other =
+      starting === 'go' && tsRunning
+        ? `The TypeScript reconciler ${vscode.workspace.asRelativePath(reconciles.module!)} is running`
+        : starting === 'typescript' && goRunning
+          ? 'The Go operator is running'
+          : undefined;
+    if (!other) return true;
+    const stop = starting === 'go' ? 'Stop It and Run the Go Operator' : 'Stop It and Run';
+    const pick = await vscode.window.showWarningMessage(
+      `${other} on the cluster. Two runtimes would reconcile the same objects at once.`,
+      { modal: true },
+      stop,
+    );
+    if (pick !== stop) return false;
+    if (starting === 'go') await reconciles.stop();
+    else {
+      await goOperator.stop();
+      await goDebug.stop();
+    }
+    log.info(
+      `stopped the ${starting === 'go' ? 'TypeScript reconciler' : 'Go operator'} to run the other`,
+    );
+    return true;
+  };
+
   register('reconcileStudio.showOutput', () => log.show(true));
   register('reconcileStudio.openSample', () => openSample(context));
 
@@ -74,6 +107,7 @@ export function registerCommands({
   });
   // ---- Go operator
   register('reconcileStudio.runGoOperator', async (uri?: vscode.Uri) => {
+    if (!(await onlyRuntime('go'))) return;
     await goOperator.run(uri instanceof vscode.Uri ? uri : undefined);
     await vscode.commands.executeCommand('reconcileStudio.workQueue.focus');
   });
@@ -131,9 +165,10 @@ export function registerCommands({
   // ---- reconcilers
   register('reconcileStudio.runReconciler', async (uri?: vscode.Uri) => {
     const module = await pickReconcilerModule(uri instanceof vscode.Uri ? uri : undefined);
-    if (module) await reconciles.run(module, { hold: false });
+    if (module && (await onlyRuntime('typescript'))) await reconciles.run(module, { hold: false });
   });
   register('reconcileStudio.debugGoOperator', async (uri?: vscode.Uri) => {
+    if (!goDebug.active && !(await onlyRuntime('go'))) return;
     await goDebug.showPanel(context.extensionUri);
     await goDebug.start(uri instanceof vscode.Uri ? uri : undefined);
   });
@@ -144,6 +179,7 @@ export function registerCommands({
     // reconcilers are Go, the panel follows the Go debugger.
     const target = await targetOf(given, goDebug.active);
     if (target.kind === 'go') {
+      if (!goDebug.active && !(await onlyRuntime('go'))) return;
       await goDebug.showPanel(context.extensionUri);
       if (!goDebug.active)
         await goDebug.start(target.module ? vscode.Uri.file(target.module) : undefined);
@@ -153,7 +189,7 @@ export function registerCommands({
     if (reconciles.isRunning && !given) return;
     if (!vscode.workspace.isTrusted) return;
     const module = await pickReconcilerModule(given);
-    if (module) await reconciles.run(module, { hold: true });
+    if (module && (await onlyRuntime('typescript'))) await reconciles.run(module, { hold: true });
   });
   register('reconcileStudio.simulate', async (uri?: vscode.Uri) => {
     const module = await pickReconcilerModule(uri instanceof vscode.Uri ? uri : undefined);

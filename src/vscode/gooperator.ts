@@ -263,7 +263,11 @@ export class GoOperatorSession implements vscode.Disposable {
     this.running = undefined;
     clearInterval(r.timer);
     r.disposables.forEach((d) => d());
+    const stopping = Date.now();
     await r.process.stop();
+    this.output.appendLine(
+      `[Reconcile Studio] the Go operator in ${r.moduleDir} stopped (${((Date.now() - stopping) / 1000).toFixed(1)} s)`,
+    );
     r.observed.flush();
     for (const c of r.observed.all()) this.queueTree.model.remove(c.name);
     this.queueTree.refresh();
