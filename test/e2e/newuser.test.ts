@@ -84,11 +84,20 @@ describe('a new user on the sample operator', { timeout: 600_000 }, () => {
   it('steps a reconcile through its phases to its result', async () => {
     await withScreenshotOnFailure(wb, 'newuser-step', async () => {
       const seen = new Set<string>();
+      let heldKey: string | undefined;
       for (let i = 0; i < 40; i++) {
         const phase = await debuggerFrame
           .locator('.phase.current')
           .getAttribute('data-phase')
           .catch(() => null);
+        if (phase === 'read' && !seen.has('read')) {
+          // Held longer than the runtime's 10 s hang watchdog: held time is not running time, so
+          // the same reconcile goes on when stepped.
+          heldKey = /of (default\/\w+)/.exec(
+            await debuggerFrame.locator('.status').innerText(),
+          )?.[1];
+          await new Promise((r) => setTimeout(r, 30_000));
+        }
         if (phase) seen.add(phase);
         if (phase === 'result' && seen.has('read') && seen.has('write')) break;
         await stepAndWait(debuggerFrame);
@@ -97,6 +106,9 @@ describe('a new user on the sample operator', { timeout: 600_000 }, () => {
         assert.ok(seen.has(p), `stepped through ${p}`);
       const result = debuggerFrame.locator('.result');
       await result.getByText('The queue will').waitFor();
+      assert.doesNotMatch(await result.innerText(), /did not return within|abandoned/);
+      assert.ok(heldKey, 'the reconcile was held at read');
+      assert.match(await debuggerFrame.locator('.status').innerText(), new RegExp(heldKey));
       const calls = debuggerFrame.locator('.calls');
       assert.match((await calls.innerText()) ?? '', /create/);
       await wb.screenshot('debugger');
