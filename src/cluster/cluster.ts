@@ -1156,6 +1156,49 @@ export class Cluster {
     return this.updateAs(t, patched, { ...opts }, true);
   }
 
+  /**
+   * storage.GuaranteedUpdate as a REST handler of its own calls it (pods/binding): `change` edits
+   * a copy of the stored object, past the kind's strategies, admission and field manager, under
+   * the UID and resourceVersion preconditions given; what `change` throws is the caller's to map.
+   * One write, one watch event.
+   */
+  guaranteedUpdate(
+    type: TypeRef,
+    key: ObjectKey,
+    preconditions: { uid?: string; resourceVersion?: string },
+    change: (obj: KubeObject) => void,
+    opts: { dryRun?: boolean } = {},
+  ): KubeObject {
+    const t = this.typeOf(type);
+    const skey = objectKey(this.ns(t, key.namespace), key.name);
+    const old = this.store.get(t.storageKey, skey);
+    if (!old) throw newNotFound(t.gr, key.name);
+    const { uid, resourceVersion } = preconditions;
+    if (uid && uid !== old.metadata.uid) {
+      throw newConflict(
+        t.gr,
+        key.name,
+        `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${old.metadata.uid}`,
+      );
+    }
+    if (resourceVersion && resourceVersion !== old.metadata.resourceVersion) {
+      throw newConflict(
+        t.gr,
+        key.name,
+        `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
+      );
+    }
+    const next = clone(old);
+    change(next);
+    if (deepEqual(next, old)) return this.out(old, t);
+    if (opts.dryRun) return this.out(next, t);
+    next.metadata.resourceVersion = String(this.store.nextRv());
+    this.serializable(t, next);
+    this.store.commit(t.storageKey, skey, 'MODIFIED', next, old);
+    this.afterWrite(t, next);
+    return this.out(next, t);
+  }
+
   // ---------------------------------------------------------------- delete
 
   delete(type: TypeRef, key: ObjectKey, opts: DeleteOptions = {}): KubeObject {

@@ -18,8 +18,9 @@ export class StatusError extends Error {
     return this.status.code;
   }
 
+  /** metav1.StatusReason: "" (StatusReasonUnknown) when the Status has none. */
   get reason(): string {
-    return this.status.reason;
+    return this.status.reason ?? '';
   }
 
   toJSON(): Status {
@@ -49,10 +50,19 @@ function status(
     metadata: {},
     status: 'Failure',
     message,
-    reason,
-    ...(details ? { details } : {}),
+    ...(reason ? { reason } : {}),
+    ...(details ? { details: withoutEmpty(details) } : {}),
     code,
   });
+}
+
+/** StatusDetails as encoding/json writes it: its empty strings (a core group) are omitted. */
+function withoutEmpty(details: StatusDetails): StatusDetails {
+  const out: StatusDetails = {};
+  for (const [k, v] of Object.entries(details) as Array<[keyof StatusDetails, unknown]>) {
+    if (v !== '' && v !== undefined) (out as Record<string, unknown>)[k] = v;
+  }
+  return out;
 }
 
 export function newNotFound(gr: GroupResource, name: string): StatusError {

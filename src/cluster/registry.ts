@@ -165,7 +165,7 @@ const BUILTINS: BuiltinSpec[] = [
     namespaced: true,
     shortNames: ['po'],
     status: true,
-    handled: ['eviction', 'log'],
+    handled: ['binding', 'eviction', 'log'],
     categories: ['all'],
     fieldLabels: (o) => ({
       'spec.nodeName': str(rec(o.spec).nodeName),
@@ -409,6 +409,8 @@ export function subresourceInfo(t: ResourceType, sub: string): SubresourceInfo {
       };
     case 'eviction':
       return { group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] };
+    case 'binding':
+      return { kind: 'Binding', verbs: ['create'] };
     case 'log':
       return { kind: t.info.kind, verbs: ['get'] };
     default:

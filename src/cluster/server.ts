@@ -42,6 +42,7 @@ import { requestScope } from './handlers/scope';
 import { updateResource } from './handlers/update';
 import { watchResource, type WatchServing } from './handlers/watch';
 import { evictPod } from './eviction';
+import { bindPod } from './podbinding';
 import { answerReview, resolveReview } from './reviews';
 import { servePodLog } from './podlog';
 
@@ -314,8 +315,11 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       record,
       pretty,
     });
-    // The pod subresources served by their own REST handlers (podlog.ts, eviction.ts).
-    if (name !== undefined && (subresource === 'log' || subresource === 'eviction')) {
+    // The pod subresources served by their own REST handlers (podlog.ts, eviction.ts, podbinding.ts).
+    if (
+      name !== undefined &&
+      (subresource === 'log' || subresource === 'eviction' || subresource === 'binding')
+    ) {
       if (namespace === undefined) throw newNotFoundPath();
       const key = { namespace, name };
       if (subresource === 'log' && method === 'GET')
@@ -323,6 +327,10 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       if (subresource === 'eviction' && method === 'POST') {
         const eviction = decodeObject(body, req.headers['content-type']);
         return send(scope, 201, evictPod(cluster, key, eviction, q.getAll('dryRun')));
+      }
+      if (subresource === 'binding' && method === 'POST') {
+        const binding = decodeObject(body, req.headers['content-type']);
+        return send(scope, 201, bindPod(cluster, key, binding, scope.dryRun));
       }
       throw newMethodNotSupported(t.gr, method.toLowerCase());
     }

@@ -181,7 +181,8 @@ export interface Status {
   metadata: Record<string, never> | ListMeta;
   status: 'Failure' | 'Success';
   message: string;
-  reason: string;
+  /** Omitted when empty, as its JSON tag's omitempty does (a storage error no conversion knows). */
+  reason?: string;
   details?: StatusDetails;
   code: number;
 }

@@ -38,7 +38,6 @@ describe('server-side apply with invalid times', () => {
       metadata: {},
       status: 'Failure',
       message: `failed to convert new object (default/fresh; coordination.k8s.io/v1, Kind=Lease) to proper version: unable to convert unstructured object to coordination.k8s.io/v1, Kind=Lease: ${BAD_MICRO}`,
-      reason: '',
       code: 500,
     });
     assert.equal((await s.get(`${LEASES}/fresh`)).status, 404);

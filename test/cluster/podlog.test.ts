@@ -181,7 +181,7 @@ describe('pods/log', () => {
     );
     assert.deepEqual(
       res.filter((x) => String(x.name).startsWith('pods/')).map((x) => x.name),
-      ['pods/eviction', 'pods/log', 'pods/status'],
+      ['pods/binding', 'pods/eviction', 'pods/log', 'pods/status'],
     );
   });
 });
