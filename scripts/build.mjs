@@ -4,6 +4,7 @@ import * as esbuild from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureDiscovery } from './apigen-discovery.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -134,6 +135,9 @@ function copyAssets() {
     copyFileSync(join(root, from), join(root, to));
   }
 }
+
+// The served API of the pinned Kubernetes release (generated/discovery, generated/openapi).
+ensureDiscovery();
 
 if (!watch) rmSync(join(root, 'dist'), { recursive: true, force: true });
 copyAssets();

@@ -13,6 +13,7 @@ import {
   ensureNodeModules,
   ensureSystemPackages,
 } from './bootstrap.mjs';
+import { ensureDiscovery } from './apigen-discovery.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values, positionals } = parseArgs({
@@ -59,6 +60,8 @@ if (files.length === 0) {
 }
 
 ensureNodeModules();
+// Every suite serves the pinned release's API, generated when missing or made for another one.
+ensureDiscovery();
 const needsBuild = files.some(
   (f) => f.includes(join('test', 'integration')) || f.includes(join('test', 'e2e')),
 );

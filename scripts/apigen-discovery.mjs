@@ -1,0 +1,211 @@
+// Generates the served API surface of the pinned Kubernetes release from the documents the
+// release publishes in k8s.io/kubernetes: api/discovery/*.json (the legacy and aggregated
+// discovery documents its apiserver serves) and api/openapi-spec (swagger.json and v3/*.json).
+// Output, never committed (/generated/ is gitignored) and never edited by hand:
+//   generated/discovery/api.json   groups, versions and resources as discovery lists them, and
+//                                  the release's /version
+//   generated/openapi/v2.json      the OpenAPI v2 document, trimmed to the served group-versions
+//   generated/openapi/v3/*.json    one OpenAPI v3 document per served path (api/v1, apis/apps/v1…)
+// scripts/build.mjs and scripts/test.mjs call ensureDiscovery(); it regenerates only when the
+// stamp (release + this script's text) differs.
+// Only Node built-ins here: the build runs it before anything else.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { downloadModule, kubernetesModuleVersion, kubernetesRelease, root } from './kubernetes.mjs';
+
+const discoveryOut = join(root, 'generated', 'discovery');
+const openapiOut = join(root, 'generated', 'openapi');
+const stampFile = join(discoveryOut, 'STAMP');
+
+/**
+ * The documents in k8s.io/kubernetes are made with every API enabled (hack/update-openapi-spec.sh
+ * runs the apiserver with --runtime-config=api/all=true). A default kube-apiserver serves only
+ * the stable versions: pkg/controlplane/instance.go enables the GA group-versions and disables
+ * every alpha and beta one, and its tests (TestNoAlphaVersionsEnabledByDefault,
+ * TestNoBetaVersionsEnabledByDefault) keep it so. We serve what a default apiserver serves.
+ */
+const servedByDefault = (version) => /^v\d+$/.test(version);
+
+function stamp() {
+  const self = readFileSync(fileURLToPath(import.meta.url));
+  return `${kubernetesRelease()} ${createHash('sha256').update(self).digest('hex').slice(0, 16)}\n`;
+}
+
+/** Whether the generated data is there and made for this release by this generator. */
+export function discoveryIsCurrent() {
+  return existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp();
+}
+
+/** Generates the data unless it is current; answers whether it generated. */
+export function ensureDiscovery() {
+  if (discoveryIsCurrent()) return false;
+  generateDiscovery();
+  return true;
+}
+
+const readJson = (p) => JSON.parse(readFileSync(p, 'utf8'));
+
+/** `apis/apps/v1` → `apis__apps__v1`: how the release names its per-path files. */
+const fileStem = (path) => path.split('/').join('__');
+
+export function generateDiscovery() {
+  const started = performance.now();
+  const release = kubernetesRelease();
+  const mod = downloadModule('k8s.io/kubernetes', kubernetesModuleVersion(release));
+  const api = join(mod.Dir, 'api');
+  const disc = (name) => readJson(join(api, 'discovery', `${name}.json`));
+
+  // Groups in the order the release's /apis lists them, the core group first as /api has it.
+  const groups = [];
+  const core = disc('api');
+  // Each version keeps its APIResourceList as served (the core one has no apiVersion field).
+  const coreVersions = core.versions.filter(servedByDefault);
+  groups.push({
+    name: '',
+    preferredVersion: coreVersions[0],
+    versions: coreVersions.map((version) => ({ version, list: disc(`api__${version}`) })),
+  });
+  for (const g of disc('apis').groups) {
+    const versions = g.versions
+      .map((v) => v.version)
+      .filter(servedByDefault)
+      .map((version) => ({ version, list: disc(`apis__${g.name}__${version}`) }));
+    if (!versions.length) continue;
+    const preferred = g.preferredVersion.version;
+    groups.push({
+      name: g.name,
+      preferredVersion: versions.some((v) => v.version === preferred)
+        ? preferred
+        : versions[0].version,
+      versions,
+    });
+  }
+  const servedPaths = new Set(
+    groups.flatMap((g) =>
+      g.versions.map((v) => (g.name ? `apis/${g.name}/${v.version}` : `api/${v.version}`)),
+    ),
+  );
+
+  // The aggregated document of /apis as the release serves it, its items trimmed likewise.
+  const aggregated = disc('aggregated_v2');
+  aggregated.items = aggregated.items
+    .map((it) => ({ ...it, versions: it.versions.filter((v) => servedByDefault(v.version)) }))
+    .filter((it) => it.versions.length);
+
+  const data = {
+    release,
+    version: versionInfo(release, mod),
+    groups,
+    aggregated,
+  };
+
+  rmSync(discoveryOut, { recursive: true, force: true });
+  rmSync(openapiOut, { recursive: true, force: true });
+  mkdirSync(discoveryOut, { recursive: true });
+  mkdirSync(join(openapiOut, 'v3'), { recursive: true });
+  writeFileSync(join(discoveryOut, 'api.json'), JSON.stringify(data));
+
+  writeFileSync(
+    join(openapiOut, 'v2.json'),
+    JSON.stringify(trimV2(readJson(join(api, 'openapi-spec', 'swagger.json')), servedPaths)),
+  );
+
+  // v3: one document per path. A group-version not served is left out, and so is a group's own
+  // document (apis/<group>) when none of its versions is served.
+  const servedGroups = new Set(groups.map((g) => g.name).filter(Boolean));
+  let v3 = 0;
+  for (const f of readdirSync(join(api, 'openapi-spec', 'v3'))) {
+    const m = /^(.*)_openapi\.json$/.exec(f);
+    if (!m) continue;
+    const path = m[1].split('__').join('/');
+    const parts = path.split('/');
+    if (parts[0] === 'apis' && parts.length === 3 && !servedPaths.has(path)) continue;
+    if (parts[0] === 'apis' && parts.length === 2 && !servedGroups.has(parts[1])) continue;
+    if (parts[0] === 'api' && parts.length === 2 && !servedPaths.has(path)) continue;
+    const doc = readJson(join(api, 'openapi-spec', 'v3', f));
+    writeFileSync(join(openapiOut, 'v3', `${fileStem(path)}.json`), JSON.stringify(doc));
+    v3++;
+  }
+  writeFileSync(stampFile, stamp());
+  const resources = groups.reduce(
+    (n, g) => n + g.versions.reduce((m, v) => m + v.list.resources.length, 0),
+    0,
+  );
+  console.log(
+    `generated the API of Kubernetes ${release}: ${servedPaths.size} group-versions, ` +
+      `${resources} resources and subresources, ${v3} OpenAPI v3 documents ` +
+      `in ${Math.round(performance.now() - started)} ms`,
+  );
+}
+
+/**
+ * /version of the release. kube-apiserver reports its build (gitVersion, the Go toolchain, the
+ * platform it runs on); a build of the release's tag reports the tag, the tag's commit time as
+ * buildDate, and the Go version its go.mod asks for.
+ */
+function versionInfo(release, mod) {
+  const [major, minor] = release.split('.');
+  const info = mod.Info && existsSync(mod.Info) ? readJson(mod.Info) : {};
+  const goMod = readFileSync(mod.GoMod, 'utf8');
+  const go = /^toolchain\s+(\S+)/m.exec(goMod)?.[1] ?? `go${/^go\s+(\S+)/m.exec(goMod)?.[1]}`;
+  return {
+    major,
+    minor,
+    emulationMajor: major,
+    emulationMinor: minor,
+    minCompatibilityMajor: major,
+    minCompatibilityMinor: String(Number(minor) - 1),
+    gitVersion: `v${release}`,
+    gitTreeState: 'clean',
+    buildDate: info.Time ?? '',
+    goVersion: go,
+    compiler: 'gc',
+  };
+}
+
+/**
+ * The v2 document has every group-version's paths in one file: keep the paths of served
+ * group-versions (and the unversioned ones: /version, /api/, /apis/, /logs/…), then the
+ * definitions those paths reach through $ref, so an unserved alpha kind is not explained.
+ */
+function trimV2(doc, servedPaths) {
+  const keepPath = (p) => {
+    const parts = p.split('/').filter(Boolean);
+    if (parts[0] === 'api' && parts.length >= 2) return servedPaths.has(`api/${parts[1]}`);
+    if (parts[0] === 'apis' && parts.length >= 3)
+      return servedPaths.has(`apis/${parts[1]}/${parts[2]}`);
+    if (parts[0] === 'apis' && parts.length === 2)
+      return [...servedPaths].some((s) => s.startsWith(`apis/${parts[1]}/`));
+    return true;
+  };
+  const paths = Object.fromEntries(Object.entries(doc.paths).filter(([p]) => keepPath(p)));
+  const defs = {};
+  const visit = (node) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const ref = node.$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/definitions/')) {
+      const name = ref.slice('#/definitions/'.length);
+      if (!(name in defs) && doc.definitions[name]) {
+        defs[name] = doc.definitions[name];
+        visit(defs[name]);
+      }
+    }
+    for (const v of Object.values(node)) visit(v);
+  };
+  visit(paths);
+  visit(doc.parameters);
+  const definitions = Object.fromEntries(
+    Object.keys(doc.definitions)
+      .filter((n) => n in defs)
+      .map((n) => [n, doc.definitions[n]]),
+  );
+  return { ...doc, paths, definitions };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes('--force')) generateDiscovery();
+  else if (!ensureDiscovery()) console.log('the generated API is current');
+}

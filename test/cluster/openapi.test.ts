@@ -1,0 +1,92 @@
+/**
+ * The OpenAPI documents: the pinned release's own for built-in kinds, with CRDs' added, served
+ * as kube-openapi serves them (hash links, 301 to the current hash, immutable caching).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { openapiHash } from '../../src/cluster/openapi';
+import { served } from './http';
+import type { Served } from './http';
+
+let s: Served;
+before(async () => {
+  s = await served();
+});
+after(() => s.close());
+
+interface V3Doc {
+  info: { version: string };
+  paths: Record<string, unknown>;
+  components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+}
+
+async function index(): Promise<Record<string, { serverRelativeURL: string }>> {
+  const r = await s.get('/openapi/v3');
+  assert.equal(r.status, 200);
+  return (JSON.parse(r.body) as { paths: Record<string, { serverRelativeURL: string }> }).paths;
+}
+
+describe('OpenAPI v3', () => {
+  it('indexes every served group-version and no alpha or beta one', async () => {
+    const paths = await index();
+    for (const p of [
+      'api/v1',
+      'apis/apps/v1',
+      'apis/batch/v1',
+      'apis/admissionregistration.k8s.io/v1',
+      'version',
+    ])
+      assert.ok(paths[p], p);
+    assert.deepEqual(
+      Object.keys(paths).filter((p) => /alpha|beta/.test(p)),
+      [],
+    );
+  });
+
+  it("serves batch/v1 with CronJob's schema, the hash its content's", async () => {
+    const url = (await index())['apis/batch/v1'].serverRelativeURL;
+    const r = await s.get(url);
+    assert.equal(r.status, 200);
+    assert.equal(url.split('hash=')[1], openapiHash(r.body));
+    assert.equal(r.headers.etag, `"${openapiHash(r.body)}"`);
+    assert.equal(r.headers['cache-control'], 'public, immutable');
+    const doc = JSON.parse(r.body) as V3Doc;
+    assert.ok(doc.paths['/apis/batch/v1/namespaces/{namespace}/cronjobs']);
+    const spec = doc.components.schemas['io.k8s.api.batch.v1.CronJobSpec'];
+    assert.ok(spec.properties?.schedule);
+    assert.equal(
+      doc.info.version,
+      (JSON.parse((await s.get('/version')).body) as { gitVersion: string }).gitVersion,
+    );
+  });
+
+  it('redirects a stale hash to the current one with 301', async () => {
+    const r = await s.get('/openapi/v3/apis/apps/v1?hash=0123');
+    assert.equal(r.status, 301);
+    assert.equal(r.headers.location, (await index())['apis/apps/v1'].serverRelativeURL);
+  });
+
+  it('answers 404 for a group-version not served', async () => {
+    assert.equal((await s.get('/openapi/v3/apis/batch/v1beta1')).status, 404);
+  });
+});
+
+describe('OpenAPI v2', () => {
+  it('has the paths and definitions of every served kind, and no unserved version', async () => {
+    const r = await s.get('/openapi/v2');
+    const doc = JSON.parse(r.body) as {
+      paths: Record<string, unknown>;
+      definitions: Record<string, unknown>;
+    };
+    assert.ok(doc.paths['/apis/apps/v1/namespaces/{namespace}/statefulsets/{name}/scale']);
+    assert.ok(doc.definitions['io.k8s.api.batch.v1.CronJob']);
+    assert.ok(
+      doc.definitions['io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration'],
+    );
+    assert.deepEqual(
+      Object.keys(doc.paths).filter((p) => /\/v\d+(alpha|beta)\d+\//.test(p)),
+      [],
+    );
+    assert.equal(doc.definitions['io.k8s.api.resource.v1alpha3.DeviceTaintRule'], undefined);
+  });
+});
