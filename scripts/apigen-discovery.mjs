@@ -4,12 +4,16 @@
 // Output, never committed (/generated/ is gitignored) and never edited by hand:
 //   generated/discovery/api.json   groups, versions and resources as discovery lists them, and
 //                                  the release's /version
-//   generated/openapi/v2.json      the OpenAPI v2 document, trimmed to the served group-versions
-//   generated/openapi/v3/*.json    one OpenAPI v3 document per served path (api/v1, apis/apps/v1…)
+//   generated/openapi/documents.br the OpenAPI v2 document, trimmed to the served group-versions,
+//                                  and one v3 document per served path (api/v1, apis/apps/v1…),
+//                                  one after the other, brotli-compressed as one: the documents
+//                                  repeat each other's schemas (8.7 MB of JSON, 0.2 MB compressed)
+//   generated/openapi/index.json   where each document starts and how long it is, in bytes
 // scripts/build.mjs and scripts/test.mjs call ensureDiscovery(); it regenerates only when the
 // stamp (release + this script's text) differs.
 // Only Node built-ins here: the build runs it before anything else.
 import { createHash } from 'node:crypto';
+import { brotliCompressSync, constants as zlib } from 'node:zlib';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,9 +50,6 @@ export function ensureDiscovery() {
 }
 
 const readJson = (p) => JSON.parse(readFileSync(p, 'utf8'));
-
-/** `apis/apps/v1` → `apis__apps__v1`: how the release names its per-path files. */
-const fileStem = (path) => path.split('/').join('__');
 
 export function generateDiscovery() {
   const started = performance.now();
@@ -104,11 +105,19 @@ export function generateDiscovery() {
   rmSync(discoveryOut, { recursive: true, force: true });
   rmSync(openapiOut, { recursive: true, force: true });
   mkdirSync(discoveryOut, { recursive: true });
-  mkdirSync(join(openapiOut, 'v3'), { recursive: true });
+  mkdirSync(openapiOut, { recursive: true });
   writeFileSync(join(discoveryOut, 'api.json'), JSON.stringify(data));
 
-  writeFileSync(
-    join(openapiOut, 'v2.json'),
+  const documents = [];
+  const index = { v2: [0, 0], v3: {} };
+  let offset = 0;
+  const add = (text) => {
+    const bytes = Buffer.from(text);
+    documents.push(bytes);
+    offset += bytes.length;
+    return [offset - bytes.length, bytes.length];
+  };
+  index.v2 = add(
     JSON.stringify(trimV2(readJson(join(api, 'openapi-spec', 'swagger.json')), servedPaths)),
   );
 
@@ -124,10 +133,22 @@ export function generateDiscovery() {
     if (parts[0] === 'apis' && parts.length === 3 && !servedPaths.has(path)) continue;
     if (parts[0] === 'apis' && parts.length === 2 && !servedGroups.has(parts[1])) continue;
     if (parts[0] === 'api' && parts.length === 2 && !servedPaths.has(path)) continue;
-    const doc = readJson(join(api, 'openapi-spec', 'v3', f));
-    writeFileSync(join(openapiOut, 'v3', `${fileStem(path)}.json`), JSON.stringify(doc));
+    index.v3[path] = add(JSON.stringify(readJson(join(api, 'openapi-spec', 'v3', f))));
     v3++;
   }
+  const all = Buffer.concat(documents);
+  writeFileSync(
+    join(openapiOut, 'documents.br'),
+    brotliCompressSync(all, {
+      params: {
+        [zlib.BROTLI_PARAM_QUALITY]: 9,
+        // A window as large as brotli allows, so a schema repeated documents apart is a reference.
+        [zlib.BROTLI_PARAM_LGWIN]: 24,
+        [zlib.BROTLI_PARAM_SIZE_HINT]: all.length,
+      },
+    }),
+  );
+  writeFileSync(join(openapiOut, 'index.json'), JSON.stringify(index));
   writeFileSync(stampFile, stamp());
   const resources = groups.reduce(
     (n, g) => n + g.versions.reduce((m, v) => m + v.list.resources.length, 0),

@@ -5,8 +5,9 @@
  * and its OpenAPI documents. Read from disk on first use, so loading a bundle stays cheap: the
  * discovery data when the first cluster is made, an OpenAPI document when a client asks for it.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
 
 /** One entry of an APIResourceList, as the release's discovery lists it. */
 export interface ApiResource {
@@ -99,9 +100,29 @@ export function apiData(): ApiData {
   ) as ApiData);
 }
 
+interface OpenapiIndex {
+  /** [byte offset, byte length] in the decompressed documents. */
+  v2: [number, number];
+  v3: Record<string, [number, number]>;
+}
+
+let openapi: { index: OpenapiIndex; documents: Buffer } | undefined;
+
+/** The release's OpenAPI documents, decompressed on the first request for one (about 40 ms). */
+function openapiDocuments(): NonNullable<typeof openapi> {
+  return (openapi ??= {
+    index: JSON.parse(readFileSync(join(root(), 'openapi', 'index.json'), 'utf8')) as OpenapiIndex,
+    documents: brotliDecompressSync(readFileSync(join(root(), 'openapi', 'documents.br'))),
+  });
+}
+
+function slice([offset, length]: [number, number]): string {
+  return openapiDocuments().documents.toString('utf8', offset, offset + length);
+}
+
 /** The release's OpenAPI v2 document, as text (it is large: parsed only by who needs it). */
 export function openapiV2Text(): string {
-  return readFileSync(join(root(), 'openapi', 'v2.json'), 'utf8');
+  return slice(openapiDocuments().index.v2);
 }
 
 /**
@@ -109,21 +130,13 @@ export function openapiV2Text(): string {
  * `version`), as text; undefined when the release serves no such document.
  */
 export function openapiV3Text(path: string): string | undefined {
-  // Only a listed path names a file: a request's path never reaches the file system.
-  if (!openapiV3Paths().includes(path)) return undefined;
-  return readFileSync(join(root(), 'openapi', 'v3', `${path.split('/').join('__')}.json`), 'utf8');
+  const at = Object.hasOwn(openapiDocuments().index.v3, path)
+    ? openapiDocuments().index.v3[path]
+    : undefined;
+  return at && slice(at);
 }
 
-/** Every path the release has an OpenAPI v3 document for. */
+/** Every path the release has an OpenAPI v3 document for, in name order. */
 export function openapiV3Paths(): string[] {
-  return v3Paths ?? (v3Paths = listV3());
-}
-
-let v3Paths: string[] | undefined;
-
-function listV3(): string[] {
-  return readdirSync(join(root(), 'openapi', 'v3'))
-    .filter((f) => f.endsWith('.json'))
-    .map((f) => f.slice(0, -'.json'.length).split('__').join('/'))
-    .sort();
+  return Object.keys(openapiDocuments().index.v3).sort();
 }
