@@ -263,9 +263,12 @@ export class Registry {
   }
 }
 
-/** How discovery describes a subresource: the kind it takes and answers, and its verbs. */
+/**
+ * How discovery describes a CRD's subresource (status or scale, the two a CRD can have), as
+ * apiextensions-apiserver does; built-in resources' subresources are the release's documents.
+ */
 export interface SubresourceInfo {
-  /** Set when the kind is not the resource's own (Scale, Eviction). */
+  /** Set when the kind is not the resource's own (Scale). */
   group?: string;
   version?: string;
   kind: string;
@@ -273,19 +276,12 @@ export interface SubresourceInfo {
 }
 
 export function subresourceInfo(t: ResourceType, sub: string): SubresourceInfo {
-  switch (sub) {
-    case 'scale':
-      return {
-        group: 'autoscaling',
-        version: 'v1',
-        kind: 'Scale',
-        verbs: ['get', 'patch', 'update'],
-      };
-    case 'eviction':
-      return { group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] };
-    case 'log':
-      return { kind: t.info.kind, verbs: ['get'] };
-    default:
-      return { kind: t.info.kind, verbs: ['get', 'patch', 'update'] };
-  }
+  if (sub === 'scale')
+    return {
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+      verbs: ['get', 'patch', 'update'],
+    };
+  return { kind: t.info.kind, verbs: ['get', 'patch', 'update'] };
 }
