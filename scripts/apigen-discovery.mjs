@@ -39,7 +39,16 @@ function stamp() {
 
 /** Whether the generated data is there and made for this release by this generator. */
 export function discoveryIsCurrent() {
-  return existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp();
+  const outputs = [
+    join(discoveryOut, 'api.json'),
+    join(openapiOut, 'documents.br'),
+    join(openapiOut, 'index.json'),
+  ];
+  return (
+    outputs.every((f) => existsSync(f)) &&
+    existsSync(stampFile) &&
+    readFileSync(stampFile, 'utf8') === stamp()
+  );
 }
 
 /** Generates the data unless it is current; answers whether it generated. */
