@@ -32,6 +32,12 @@ const stampFile = join(discoveryOut, 'STAMP');
  */
 const servedByDefault = (version) => /^v\d+$/.test(version);
 
+/**
+ * The documents are made with --enable-logs-handler, which a default kube-apiserver of the
+ * release has off (pkg/controlplane/apiserver/options: EnableLogsHandler false): no /logs paths.
+ */
+const servedPath = (path) => !/^\/?logs(\/|$)/.test(path);
+
 function stamp() {
   const self = readFileSync(fileURLToPath(import.meta.url));
   return `${kubernetesRelease()} ${createHash('sha256').update(self).digest('hex').slice(0, 16)}\n`;
@@ -142,6 +148,7 @@ export function generateDiscovery() {
     if (parts[0] === 'apis' && parts.length === 3 && !servedPaths.has(path)) continue;
     if (parts[0] === 'apis' && parts.length === 2 && !servedGroups.has(parts[1])) continue;
     if (parts[0] === 'api' && parts.length === 2 && !servedPaths.has(path)) continue;
+    if (!servedPath(path)) continue;
     index.v3[path] = add(JSON.stringify(readJson(join(api, 'openapi-spec', 'v3', f))));
     v3++;
   }
@@ -208,7 +215,7 @@ function trimV2(doc, servedPaths) {
       return servedPaths.has(`apis/${parts[1]}/${parts[2]}`);
     if (parts[0] === 'apis' && parts.length === 2)
       return [...servedPaths].some((s) => s.startsWith(`apis/${parts[1]}/`));
-    return true;
+    return servedPath(p);
   };
   const paths = Object.fromEntries(Object.entries(doc.paths).filter(([p]) => keepPath(p)));
   const defs = {};

@@ -92,11 +92,12 @@ function builtinV2(): NonNullable<typeof releaseV2> {
 }
 
 /**
- * kube-apiserver titles its documents "Kubernetes" and versions them with its own version
- * (the release documents were made by an unversioned build and say "unversioned").
+ * kube-apiserver titles its documents "Kubernetes" and versions them with its binary's
+ * major.minor ("1.36"; the release's documents say "unversioned", made by a build without one).
  */
 function releaseInfo(): object {
-  return { title: 'Kubernetes', version: apiData().version.gitVersion };
+  const { major, minor } = apiData().version;
+  return { title: 'Kubernetes', version: `${major}.${minor}` };
 }
 
 /** /openapi/v2: the release's document with every CRD's paths and schema added. */
