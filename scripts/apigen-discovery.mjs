@@ -1,6 +1,8 @@
 // Generates the served API surface of the pinned Kubernetes release from the documents the
 // release publishes in k8s.io/kubernetes: api/discovery/*.json (the legacy and aggregated
-// discovery documents its apiserver serves) and api/openapi-spec (swagger.json and v3/*.json).
+// discovery documents its apiserver serves) and api/openapi-spec (swagger.json and v3/*.json),
+// with the enums those documents leave out read from the generated OpenAPI definitions of
+// k8s.io/kubernetes and k8s.io/apiextensions-apiserver (see generatedEnums).
 // Output, never committed (/generated/ is gitignored) and never edited by hand:
 //   generated/discovery/api.json   groups, versions and resources as discovery lists them, and
 //                                  the release's /version
@@ -17,7 +19,13 @@ import { brotliCompressSync, constants as zlib } from 'node:zlib';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { downloadModule, kubernetesModuleVersion, kubernetesRelease, root } from './kubernetes.mjs';
+import {
+  downloadModule,
+  kubernetesModuleVersion,
+  kubernetesRelease,
+  root,
+  stagingModuleVersion,
+} from './kubernetes.mjs';
 
 const discoveryOut = join(root, 'generated', 'discovery');
 const openapiOut = join(root, 'generated', 'openapi');
@@ -132,9 +140,20 @@ export function generateDiscovery() {
     offset += bytes.length;
     return [offset - bytes.length, bytes.length];
   };
-  index.v2 = add(
-    JSON.stringify(trimV2(readJson(join(api, 'openapi-spec', 'swagger.json')), servedPaths)),
+  // kube-apiserver's definitions, and apiextensions-apiserver's (CustomResourceDefinition's).
+  const generatedOpenapi = (dir) =>
+    readFileSync(join(dir, 'pkg', 'generated', 'openapi', 'zz_generated.openapi.go'), 'utf8');
+  const apiextensions = downloadModule(
+    'k8s.io/apiextensions-apiserver',
+    stagingModuleVersion(release),
   );
+  const enums = new Map([
+    ...generatedEnums(generatedOpenapi(mod.Dir)),
+    ...generatedEnums(generatedOpenapi(apiextensions.Dir), 'k8s.io/apiextensions-apiserver/'),
+  ]);
+  const v2 = trimV2(readJson(join(api, 'openapi-spec', 'swagger.json')), servedPaths);
+  restoreEnums(v2.definitions, enums);
+  index.v2 = add(JSON.stringify(v2));
 
   // v3: one document per path. A group-version not served is left out, and so is a group's own
   // document (apis/<group>) when none of its versions is served.
@@ -149,7 +168,10 @@ export function generateDiscovery() {
     if (parts[0] === 'apis' && parts.length === 2 && !servedGroups.has(parts[1])) continue;
     if (parts[0] === 'api' && parts.length === 2 && !servedPaths.has(path)) continue;
     if (!servedPath(path)) continue;
-    index.v3[path] = add(JSON.stringify(readJson(join(api, 'openapi-spec', 'v3', f))));
+    const doc = readJson(join(api, 'openapi-spec', 'v3', f));
+    if (doc.components?.schemas) restoreEnums(doc.components.schemas, enums);
+    dropCbor(doc);
+    index.v3[path] = add(JSON.stringify(doc));
     v3++;
   }
   const all = Buffer.concat(documents);
@@ -200,6 +222,104 @@ function versionInfo(release, mod) {
     goVersion: go,
     compiler: 'gc',
   };
+}
+
+/**
+ * The documents are made with OpenAPIEnums=false, a feature a default kube-apiserver of the
+ * release has on: its served schemas carry each enum type's `enum` and a description ending in
+ * "Possible enum values: …". Both are in the release's generated OpenAPI definitions
+ * (pkg/generated/openapi/zz_generated.openapi.go), which this reads back: per definition, per
+ * schema path ("properties/type", "properties/usages/items"), the enum and the full description.
+ * The file is gofmt'd Go; a schema's path follows its nesting, which indentation shows.
+ * `localPrefix` is the module's path when its own types' functions are named without it
+ * (apiextensions-apiserver's `schema_pkg_apis_apiextensions_v1_…`).
+ */
+function generatedEnums(goSource, localPrefix = '') {
+  const byDefinition = new Map();
+  let current;
+  let stack = [];
+  for (const line of goSource.split('\n')) {
+    const fn =
+      /^func schema_(\w+)\(ref common\.ReferenceCallback\) common\.OpenAPIDefinition \{$/.exec(
+        line,
+      );
+    if (fn) {
+      current = new Map();
+      byDefinition.set(normalizedName(`${localPrefix}${fn[1]}`), current);
+      stack = [];
+      continue;
+    }
+    if (!current) continue;
+    const indent = /^\t*/.exec(line)[0].length;
+    const text = line.trim();
+    while (stack.length && indent < stack.at(-1).indent) stack.pop();
+    if (stack.length && indent === stack.at(-1).indent && text.startsWith('}')) {
+      stack.pop();
+      continue;
+    }
+    const path = () => stack.map((e) => e.name).join('/');
+    const prop = /^"([^"]+)": \{$/.exec(text);
+    if (prop) stack.push({ indent, name: `properties/${prop[1]}` });
+    else if (text === 'Items: &spec.SchemaOrArray{') stack.push({ indent, name: 'items' });
+    else if (text === 'AdditionalProperties: &spec.SchemaOrBool{')
+      stack.push({ indent, name: 'additionalProperties' });
+    const description = /^Description:\s+("(?:[^"\\]|\\.)*"),$/.exec(text);
+    const enumList = /^Enum:\s+\[\]interface\{\}\{(.*)\},?$/.exec(text);
+    if (!description && !enumList) continue;
+    const entry = current.get(path()) ?? {};
+    try {
+      if (description) entry.description = JSON.parse(description[1]);
+      if (enumList) entry.enum = JSON.parse(`[${enumList[1]}]`);
+    } catch {
+      continue; // a Go literal JSON cannot read: left as the documents have it
+    }
+    current.set(path(), entry);
+  }
+  return byDefinition;
+}
+
+/** A definition's name and its Go function's, alike: io.k8s.api.core.v1.Pod ~ k8sio_api_core_v1_Pod. */
+function normalizedName(name) {
+  const parts = name.split('.');
+  const goPath = parts[0] === 'io' && parts[1] === 'k8s' ? ['k8sio', ...parts.slice(2)] : parts;
+  return goPath
+    .join('')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .toLowerCase();
+}
+
+/** Puts back the enums (and their descriptions) into a map of definitions, in place. */
+function restoreEnums(definitions, enums) {
+  for (const [name, schema] of Object.entries(definitions)) {
+    const paths = enums.get(normalizedName(name));
+    if (!paths) continue;
+    for (const [path, { enum: values, description }] of paths) {
+      if (!values) continue;
+      let node = schema;
+      for (const step of path ? path.split('/') : []) node = node?.[step];
+      if (!node || typeof node !== 'object') continue;
+      node.enum = values;
+      const owner = path.endsWith('/items') ? undefined : node;
+      if (owner && description && owner.description && description.startsWith(owner.description))
+        owner.description = description;
+    }
+  }
+}
+
+/**
+ * The documents are made with every alpha feature on, CBORServingAndStorage among them, so their
+ * v3 operations also take and answer `application/cbor`, `application/cbor-seq` and
+ * `application/apply-patch+cbor`; a default kube-apiserver of the release has the gate off and
+ * lists none of them. Removed in place.
+ */
+function dropCbor(node) {
+  if (Array.isArray(node)) return node.forEach(dropCbor);
+  if (!node || typeof node !== 'object') return;
+  if (node.content && typeof node.content === 'object') {
+    for (const type of ['application/cbor', 'application/cbor-seq', 'application/apply-patch+cbor'])
+      delete node.content[type];
+  }
+  for (const v of Object.values(node)) dropCbor(v);
 }
 
 /**

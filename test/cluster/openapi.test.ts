@@ -58,6 +58,16 @@ describe('OpenAPI v3', () => {
     assert.equal(doc.info.version, `${v.major}.${v.minor}`);
   });
 
+  it('has the enums and leaves out the CBOR media types, as a default kube-apiserver', async () => {
+    const r = await s.get('/openapi/v3/apis/batch/v1');
+    const doc = JSON.parse(r.body) as V3Doc;
+    const policy = doc.components.schemas['io.k8s.api.batch.v1.CronJobSpec'].properties!
+      .concurrencyPolicy as { enum?: string[]; description: string };
+    assert.deepEqual(policy.enum, ['Allow', 'Forbid', 'Replace']);
+    assert.match(policy.description, /Possible enum values:/);
+    assert.doesNotMatch(r.body, /application\/(apply-patch\+)?cbor/);
+  });
+
   it('redirects a stale hash to the current one with 301', async () => {
     const r = await s.get('/openapi/v3/apis/apps/v1?hash=0123');
     assert.equal(r.status, 301);
