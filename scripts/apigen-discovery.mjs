@@ -202,13 +202,17 @@ export function generateDiscovery() {
 /**
  * /version of the release. kube-apiserver reports its build (gitVersion, the Go toolchain, the
  * platform it runs on); a build of the release's tag reports the tag, the tag's commit time as
- * buildDate, and the Go version its go.mod asks for.
+ * buildDate, and the Go it was built with. Its gitCommit is not in the module: left out.
  */
 function versionInfo(release, mod) {
   const [major, minor] = release.split('.');
   const info = mod.Info && existsSync(mod.Info) ? readJson(mod.Info) : {};
+  // The release is built with the Go of its .go-version (the build image's); go.mod's otherwise.
+  const goVersionFile = join(mod.Dir, '.go-version');
   const goMod = readFileSync(mod.GoMod, 'utf8');
-  const go = /^toolchain\s+(\S+)/m.exec(goMod)?.[1] ?? `go${/^go\s+(\S+)/m.exec(goMod)?.[1]}`;
+  const go = existsSync(goVersionFile)
+    ? `go${readFileSync(goVersionFile, 'utf8').trim()}`
+    : `go${/^go\s+(\S+)/m.exec(goMod)?.[1]}`;
   return {
     major,
     minor,
