@@ -133,6 +133,15 @@ export function openapiHash(text: string): string {
   return createHash('sha512').update(text).digest('hex').toUpperCase();
 }
 
+/** The release's documents never change: each is hashed once, not on every index request. */
+const builtinHashes = new Map<string, string>();
+
+function builtinHash(path: string): string {
+  let h = builtinHashes.get(path);
+  if (h === undefined) builtinHashes.set(path, (h = openapiHash(builtinV3(path)!)));
+  return h;
+}
+
 /** The v3 path of a group-version: `api/v1`, `apis/apps/v1`. */
 const v3Path = (apiVersion: string) =>
   apiVersion.includes('/') ? `apis/${apiVersion}` : `api/${apiVersion}`;
@@ -143,13 +152,13 @@ const v3Path = (apiVersion: string) =>
  */
 export function openapiV3Index(reg: Registry): object {
   const p: Record<string, object> = {};
-  const link = (path: string, text: string) => {
-    p[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${openapiHash(text)}` };
+  const link = (path: string, hash: string) => {
+    p[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${hash}` };
   };
-  for (const path of openapiV3Paths()) link(path, builtinV3(path)!);
+  for (const path of openapiV3Paths()) link(path, builtinHash(path));
   for (const t of crdTypes(reg)) {
     const path = v3Path(t.apiVersion);
-    if (!(path in p)) link(path, openapiV3Document(reg, path)!);
+    if (!(path in p)) link(path, openapiHash(openapiV3Document(reg, path)!));
   }
   return { paths: p };
 }
@@ -187,7 +196,7 @@ export function serveOpenapiV3(
 ): boolean {
   const text = openapiV3Document(reg, path);
   if (text === undefined) return false;
-  const etag = openapiHash(text);
+  const etag = builtinV3(path) === text ? builtinHash(path) : openapiHash(text);
   const headers: Record<string, string | number> = { Etag: `"${etag}"`, Vary: 'Accept' };
   if (hash) {
     if (hash !== etag) {
