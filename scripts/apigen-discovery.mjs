@@ -68,7 +68,16 @@ export function discoveryIsCurrent() {
 /** Generates the data unless it is current; answers whether it generated. */
 export function ensureDiscovery() {
   if (discoveryIsCurrent()) return false;
-  generateDiscovery();
+  try {
+    generateDiscovery();
+  } catch (err) {
+    throw new Error(
+      `cannot generate the served API of Kubernetes ${kubernetesRelease()}: it is read from the ` +
+        `k8s.io/kubernetes module with \`go mod download\` (Go and the module proxy, or a module ` +
+        `cache that has it, are needed once): ${err.message}`,
+      { cause: err },
+    );
+  }
   return true;
 }
 
