@@ -21,12 +21,10 @@ function gvk(t: ResourceType): object {
   return { group: t.info.group, version: t.info.version, kind: t.info.kind };
 }
 
-export function schemaName(t: ResourceType): string {
-  const g = t.info.group || 'core';
-  const rev = g.split('.').reverse().join('.');
-  return t.crd
-    ? `${rev}.${t.info.version}.${t.info.kind}`
-    : `io.k8s.api.${g.split('.')[0]}.${t.info.version}.${t.info.kind}`;
+/** A CRD's schema name, as apiextensions-apiserver names it (the group reversed). */
+function schemaName(t: ResourceType): string {
+  const rev = t.info.group.split('.').reverse().join('.');
+  return `${rev}.${t.info.version}.${t.info.kind}`;
 }
 
 function paths(t: ResourceType, v2: boolean): Record<string, object> {

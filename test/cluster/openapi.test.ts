@@ -79,6 +79,52 @@ describe('OpenAPI v3', () => {
   });
 });
 
+describe('OpenAPI of a CRD', () => {
+  it("adds the CRD's group-version to the v3 index and its schema to v2", async () => {
+    const created = await s.call(
+      'POST',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'gadgets.example.com' },
+        spec: {
+          group: 'example.com',
+          names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
+          scope: 'Namespaced',
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: {
+                openAPIV3Schema: {
+                  type: 'object',
+                  properties: {
+                    spec: { type: 'object', properties: { size: { type: 'integer' } } },
+                  },
+                },
+              },
+            },
+          ],
+        },
+      },
+    );
+    assert.equal(created.status, 201, created.body);
+    for (let i = 0; i < 50 && !s.cluster.registry.forResource('example.com/v1', 'gadgets'); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    const url = (await index())['apis/example.com/v1'].serverRelativeURL;
+    const doc = JSON.parse((await s.get(url)).body) as V3Doc;
+    assert.ok(doc.components.schemas['com.example.v1.Gadget'].properties?.spec);
+    assert.ok((await index())['apis/batch/v1'], 'the release documents stay');
+    const v2 = JSON.parse((await s.get('/openapi/v2')).body) as {
+      definitions: Record<string, unknown>;
+    };
+    assert.ok(v2.definitions['com.example.v1.Gadget']);
+    assert.ok(v2.definitions['io.k8s.api.batch.v1.CronJob']);
+  });
+});
+
 describe('OpenAPI v2', () => {
   it('has the paths and definitions of every served kind, and no unserved version', async () => {
     const r = await s.get('/openapi/v2');
