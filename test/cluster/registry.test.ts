@@ -151,6 +151,52 @@ describe('built-ins served through the generic storage', () => {
     await roundTrip('/apis/apps/v1/namespaces/default/statefulsets', statefulSet);
   });
 
+  it('watches CronJobs and sees an update (PUT) and a status write', async () => {
+    const base = '/apis/batch/v1/namespaces/default/cronjobs';
+    const made = await s.call('POST', base, {
+      ...cronJob,
+      metadata: { ...cronJob.metadata, name: 'w' },
+    });
+    assert.equal(made.status, 201, made.body);
+    const obj = JSON.parse(made.body) as Record<string, unknown> & {
+      metadata: { resourceVersion: string };
+      spec: Record<string, unknown>;
+    };
+    const events = await s.watch(
+      `${base}?watch=1&resourceVersion=${obj.metadata.resourceVersion}`,
+      (evs) => evs.length >= 2,
+      () =>
+        setTimeout(() => {
+          void (async () => {
+            const put = await s.call('PUT', `${base}/w`, {
+              ...obj,
+              spec: { ...obj.spec, suspend: true },
+            });
+            assert.equal(put.status, 200, put.body);
+            const rv = (JSON.parse(put.body) as { metadata: { resourceVersion: string } }).metadata
+              .resourceVersion;
+            const status = await s.call('PUT', `${base}/w/status`, {
+              ...obj,
+              metadata: { ...obj.metadata, resourceVersion: rv },
+              status: { lastScheduleTime: '2026-01-01T01:00:00Z' },
+            });
+            assert.equal(status.status, 200, status.body);
+          })();
+        }),
+    );
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['MODIFIED', 'MODIFIED'],
+    );
+    const last = events[1].object as {
+      spec: { suspend?: boolean };
+      status?: Record<string, unknown>;
+    };
+    assert.equal(last.spec.suspend, true);
+    assert.deepEqual(last.status, { lastScheduleTime: '2026-01-01T01:00:00Z' });
+    await s.call('DELETE', `${base}/w`);
+  });
+
   it("reads and writes a StatefulSet's scale", async () => {
     const base = '/apis/apps/v1/namespaces/default/statefulsets';
     assert.equal((await s.call('POST', base, statefulSet)).status, 201);
