@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { ensureDiscovery } from './apigen-discovery.mjs';
 import { kubernetesRelease, root } from './kubernetes.mjs';
 
 /** Each generator: its script (exporting `generate(release)` → JSON-able data) and its output. */
@@ -25,6 +26,8 @@ function stampOf(release) {
 }
 
 export async function generate({ force = false } = {}) {
+  // The served API's discovery and OpenAPI documents: several outputs, a stamp of their own.
+  ensureDiscovery();
   const release = kubernetesRelease();
   const stamp = stampOf(release);
   for (const { script, output } of GENERATORS) {

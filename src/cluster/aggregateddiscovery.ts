@@ -7,7 +7,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { compareVersions, servedTypes } from './discovery';
+import { apiData } from './apidata';
+import type { ApiResource, ApiResourceList } from './apidata';
+import { compareVersions, crdTypes } from './discovery';
 import { subresourceInfo } from './registry';
 import type { Registry, ResourceType } from './registry';
 
@@ -41,6 +43,7 @@ export function wantsAggregatedDiscovery(accept: string | undefined): boolean {
   return false;
 }
 
+/** A CRD's resource as apiextensions-apiserver's aggregated discovery describes it. */
 function resource(t: ResourceType): object {
   const i = t.info;
   const kind = { group: i.group, version: i.version, kind: i.kind };
@@ -65,22 +68,70 @@ function resource(t: ResourceType): object {
   };
 }
 
-/** The APIGroupDiscoveryList of `/api` (legacy: the core group only) or `/apis` (every other). */
+const byName =
+  <T>(key: (x: T) => string) =>
+  (a: T, b: T) =>
+    key(a) < key(b) ? -1 : 1;
+
+/**
+ * One built-in group-version's APIResourceList in the aggregated form, as kube-apiserver converts
+ * it (endpoints/discovery/aggregated): resources and their subresources in name order, a kind of
+ * the resource's own group-version with empty group and version.
+ */
+export function aggregatedVersion(list: ApiResourceList): object {
+  const kindOf = (r: ApiResource) => ({
+    group: r.group ?? '',
+    kind: r.kind,
+    version: r.version ?? '',
+  });
+  const top = list.resources.filter((r) => !r.name.includes('/'));
+  const resources = top.sort(byName((r) => r.name)).map((r) => {
+    const subresources = list.resources
+      .filter((s) => s.name.startsWith(`${r.name}/`))
+      .map((s) => ({
+        responseKind: kindOf(s),
+        subresource: s.name.slice(r.name.length + 1),
+        verbs: s.verbs,
+      }))
+      .sort(byName((s) => s.subresource));
+    return {
+      ...(r.categories ? { categories: r.categories } : {}),
+      resource: r.name,
+      responseKind: kindOf(r),
+      scope: r.namespaced ? 'Namespaced' : 'Cluster',
+      ...(r.shortNames ? { shortNames: r.shortNames } : {}),
+      singularResource: r.singularName,
+      ...(subresources.length ? { subresources } : {}),
+      verbs: r.verbs,
+    };
+  });
+  return { freshness: 'Current', resources, version: list.groupVersion.split('/').pop() };
+}
+
+/**
+ * The APIGroupDiscoveryList of `/api` (legacy: the core group only) or `/apis` (every other):
+ * the release's groups, then the groups CRDs add.
+ */
 export function apiGroupDiscoveryList(reg: Registry, legacy: boolean): object {
+  const builtin = legacy
+    ? apiData()
+        .groups.filter((g) => !g.name)
+        .map((g) => ({ metadata: {}, versions: g.versions.map((v) => aggregatedVersion(v.list)) }))
+    : apiData().aggregated.items;
   const byGroup = new Map<string, Map<string, ResourceType[]>>();
-  for (const t of servedTypes(reg)) {
+  for (const t of crdTypes(reg)) {
     if (!t.info.group !== legacy) continue;
     const versions = byGroup.get(t.info.group) ?? new Map<string, ResourceType[]>();
     versions.set(t.info.version, [...(versions.get(t.info.version) ?? []), t]);
     byGroup.set(t.info.group, versions);
   }
-  const items = [...byGroup].map(([group, versions]) => ({
+  const crdItems = [...byGroup].map(([group, versions]) => ({
     metadata: group ? { name: group } : {},
     versions: [...versions.keys()].sort(compareVersions).map((version) => ({
       version,
       resources: versions
         .get(version)!
-        .sort((a, b) => (a.info.plural < b.info.plural ? -1 : 1))
+        .sort(byName((t) => t.info.plural))
         .map(resource),
       freshness: 'Current',
     })),
@@ -89,7 +140,7 @@ export function apiGroupDiscoveryList(reg: Registry, legacy: boolean): object {
     kind: 'APIGroupDiscoveryList',
     apiVersion: 'apidiscovery.k8s.io/v2',
     metadata: {},
-    items,
+    items: [...builtin, ...crdItems],
   };
 }
 

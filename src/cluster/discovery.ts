@@ -1,51 +1,80 @@
 /**
- * Discovery documents (/api, /apis, /api/v1, /apis/<group>/<version>) and /version, built from
- * the registry so a CRD's resources appear the moment it is established.
+ * Discovery documents (/api, /apis, /api/v1, /apis/<group>/<version>) and /version. Built-in
+ * group-versions answer the pinned release's own documents (apidata.ts); a CRD's resources are
+ * added from the registry the moment it is established, as apiextensions-apiserver adds them.
  */
-import { REVIEW_TYPES, subresourceInfo } from './registry';
+import { apiData } from './apidata';
+import type { ApiResourceList, ReleaseVersion } from './apidata';
+import { subresourceInfo } from './registry';
 import type { Registry, ResourceType } from './registry';
 import { fnv1a32 } from '../util/fnv';
 
-export const SERVER_VERSION = {
-  major: '1',
-  minor: '32',
-  gitVersion: 'v1.32.0-reconcile-studio',
-  gitCommit: '0000000000000000000000000000000000000000',
-  gitTreeState: 'clean',
-  buildDate: '2026-01-01T00:00:00Z',
-  goVersion: 'go1.23.0',
-  compiler: 'gc',
-  platform: 'linux/amd64',
-};
+/** Go's names of the platform Node runs on (kube-apiserver reports runtime.GOOS/GOARCH). */
+const GOOS: Record<string, string> = { win32: 'windows' };
+const GOARCH: Record<string, string> = { x64: 'amd64', ia32: '386', ppc64: 'ppc64le' };
 
+export interface ServerVersion extends ReleaseVersion {
+  platform: string;
+}
+
+/** /version: the pinned release, as a build of its tag reports itself. */
+export function serverVersion(): ServerVersion {
+  return {
+    ...apiData().version,
+    platform: `${GOOS[process.platform] ?? process.platform}/${GOARCH[process.arch] ?? process.arch}`,
+  };
+}
+
+/** A CRD's storage version hash (kube-apiserver hashes the storage group/version/kind). */
 function storageVersionHash(t: ResourceType): string {
   const h = fnv1a32(`${t.info.group}/${t.info.version}/${t.info.kind}`);
   return Buffer.from(h.toString(16).padStart(8, '0')).toString('base64').slice(0, 11) + '=';
 }
 
-/** Every resource discovery lists: the registry's, then the review resources (never stored). */
-export function servedTypes(reg: Registry): ResourceType[] {
-  return [...reg.all(), ...REVIEW_TYPES];
+/** The resources CRDs add (built-ins are the release's documents). */
+export function crdTypes(reg: Registry): ResourceType[] {
+  return reg.all().filter((t) => t.crd !== undefined);
 }
 
 export function apiVersions(serverAddress: string): object {
   return {
     kind: 'APIVersions',
-    versions: ['v1'],
+    versions: apiData()
+      .groups.filter((g) => !g.name)
+      .flatMap((g) => g.versions.map((v) => v.version)),
     serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
   };
 }
 
-/** Groups in registry order; within a group, versions newest first (v2 > v1 > v1beta1). */
-function groups(reg: Registry): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const t of servedTypes(reg)) {
-    if (!t.info.group) continue;
-    const vs = out.get(t.info.group) ?? [];
-    if (!vs.includes(t.info.version)) vs.push(t.info.version);
-    out.set(t.info.group, vs);
+interface GroupVersions {
+  versions: string[];
+  preferred: string;
+}
+
+/**
+ * Groups as /apis lists them: the release's, in its order, then the CRDs' groups in the order
+ * they were established; a CRD group's versions newest first (v2 > v1 > v1beta1).
+ */
+function groups(reg: Registry): Map<string, GroupVersions> {
+  const out = new Map<string, GroupVersions>();
+  for (const g of apiData().groups) {
+    if (g.name)
+      out.set(g.name, {
+        versions: g.versions.map((v) => v.version),
+        preferred: g.preferredVersion,
+      });
   }
-  for (const vs of out.values()) vs.sort(compareVersions);
+  const crdGroups = new Map<string, string[]>();
+  for (const t of crdTypes(reg)) {
+    if (out.has(t.info.group)) continue;
+    const vs = crdGroups.get(t.info.group) ?? [];
+    if (!vs.includes(t.info.version)) vs.push(t.info.version);
+    crdGroups.set(t.info.group, vs);
+  }
+  for (const [g, vs] of crdGroups) {
+    vs.sort(compareVersions);
+    out.set(g, { versions: vs, preferred: vs[0] });
+  }
   return out;
 }
 
@@ -62,9 +91,9 @@ export function compareVersions(a: string, b: string): number {
   return a < b ? -1 : 1;
 }
 
-function groupDoc(name: string, versions: string[]): object {
-  const vs = versions.map((v) => ({ groupVersion: `${name}/${v}`, version: v }));
-  return { name, versions: vs, preferredVersion: vs[0] };
+function groupDoc(name: string, g: GroupVersions): object {
+  const gv = (v: string) => ({ groupVersion: `${name}/${v}`, version: v });
+  return { name, versions: g.versions.map(gv), preferredVersion: gv(g.preferred) };
 }
 
 export function apiGroupList(reg: Registry): object {
@@ -81,10 +110,18 @@ export function apiGroup(reg: Registry, group: string): object | undefined {
   return { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(group, vs) };
 }
 
+/** The release's APIResourceList of a built-in group-version. */
+export function builtinResourceList(groupVersion: string): ApiResourceList | undefined {
+  for (const g of apiData().groups)
+    for (const v of g.versions) if (v.list.groupVersion === groupVersion) return v.list;
+  return undefined;
+}
+
 export function apiResourceList(reg: Registry, groupVersion: string): object | undefined {
-  const types = servedTypes(reg).filter((t) => t.apiVersion === groupVersion);
-  if (!types.length) return undefined;
-  const resources: object[] = [];
+  const builtin = builtinResourceList(groupVersion);
+  const types = crdTypes(reg).filter((t) => t.apiVersion === groupVersion);
+  if (!types.length) return builtin;
+  const resources: object[] = [...(builtin?.resources ?? [])];
   for (const t of types) {
     const i = t.info;
     resources.push({
@@ -95,8 +132,7 @@ export function apiResourceList(reg: Registry, groupVersion: string): object | u
       verbs: i.verbs,
       ...(i.shortNames.length ? { shortNames: i.shortNames } : {}),
       ...(i.categories ? { categories: i.categories } : {}),
-      // Only stored resources have a storage version (reviews have none, as in kube-apiserver).
-      ...(REVIEW_TYPES.includes(t) ? {} : { storageVersionHash: storageVersionHash(t) }),
+      storageVersionHash: storageVersionHash(t),
     });
     for (const sub of i.subresources) {
       const { group, version, kind, verbs } = subresourceInfo(t, sub);
@@ -107,15 +143,6 @@ export function apiResourceList(reg: Registry, groupVersion: string): object | u
         ...(group !== undefined ? { group, version } : {}),
         kind,
         verbs,
-      });
-    }
-    if (i.kind === 'Namespace' && !i.group) {
-      resources.push({
-        name: 'namespaces/finalize',
-        singularName: '',
-        namespaced: false,
-        kind: 'Namespace',
-        verbs: ['update'],
       });
     }
   }

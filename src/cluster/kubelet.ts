@@ -4,6 +4,7 @@
  * clock), with the conditions and container statuses a real kubelet reports.
  */
 import { createHash } from 'node:crypto';
+import { apiData } from './apidata';
 import type { ControllerHost } from './controllerhost';
 import { clone } from './clone';
 import { logfmtLine } from './containerlogs';
@@ -76,8 +77,9 @@ export function fakeNode(now: string): KubeObject {
         { type: 'Hostname', address: NODE_NAME },
       ],
       nodeInfo: {
-        kubeletVersion: 'v1.32.0',
-        kubeProxyVersion: 'v1.32.0',
+        // The node runs the release the cluster serves (apidata.ts).
+        kubeletVersion: apiData().version.gitVersion,
+        kubeProxyVersion: apiData().version.gitVersion,
         containerRuntimeVersion: 'containerd://1.7.0',
         operatingSystem: 'linux',
         architecture: 'amd64',

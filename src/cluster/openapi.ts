@@ -1,13 +1,15 @@
 /**
- * OpenAPI documents, enough for clients that read them: every resource's operations carry
- * `x-kubernetes-group-version-kind` and the `fieldValidation` parameter, which is how kubectl
- * decides to validate on the server (kubectl apply's default --validate=strict), and custom
- * resources carry their CRD schema so `kubectl explain` has something to show.
+ * OpenAPI documents: the pinned release's own v2 and v3 documents (apidata.ts) for the built-in
+ * kinds, and for custom resources what apiextensions-apiserver adds: operations carrying
+ * `x-kubernetes-group-version-kind` and the `fieldValidation` parameter (how kubectl decides to
+ * validate on the server) and the CRD's schema, so `kubectl explain` has something to show.
  */
 import { subresourceInfo } from './registry';
 import type { Registry, ResourceType } from './registry';
-import { SERVER_VERSION } from './discovery';
-import { FNV32_OFFSET, fnv1a32 } from '../util/fnv';
+import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { apiData, openapiV2Text, openapiV3Paths, openapiV3Text } from './apidata';
+import { crdTypes } from './discovery';
 
 const QUERY_PARAMS = ['dryRun', 'fieldManager', 'fieldValidation'].map((name) => ({
   name,
@@ -19,12 +21,10 @@ function gvk(t: ResourceType): object {
   return { group: t.info.group, version: t.info.version, kind: t.info.kind };
 }
 
-export function schemaName(t: ResourceType): string {
-  const g = t.info.group || 'core';
-  const rev = g.split('.').reverse().join('.');
-  return t.crd
-    ? `${rev}.${t.info.version}.${t.info.kind}`
-    : `io.k8s.api.${g.split('.')[0]}.${t.info.version}.${t.info.kind}`;
+/** A CRD's schema name, as apiextensions-apiserver names it (the group reversed). */
+function schemaName(t: ResourceType): string {
+  const rev = t.info.group.split('.').reverse().join('.');
+  return `${rev}.${t.info.version}.${t.info.kind}`;
 }
 
 function paths(t: ResourceType, v2: boolean): Record<string, object> {
@@ -78,42 +78,94 @@ function definition(t: ResourceType): object {
   return { ...root, 'x-kubernetes-group-version-kind': [gvk(t)] };
 }
 
+/** The release's v2 document, parsed once (about 2 MB): its info.version the release's. */
+let releaseV2: { paths: Record<string, object>; definitions: Record<string, object> } | undefined;
+
+function builtinV2(): NonNullable<typeof releaseV2> {
+  if (!releaseV2) {
+    releaseV2 = JSON.parse(openapiV2Text()) as NonNullable<typeof releaseV2>;
+    Object.assign(releaseV2, { info: releaseInfo() });
+  }
+  return releaseV2;
+}
+
+/**
+ * kube-apiserver titles its documents "Kubernetes" and versions them with its binary's
+ * major.minor ("1.36"; the release's documents say "unversioned", made by a build without one).
+ */
+function releaseInfo(): object {
+  const { major, minor } = apiData().version;
+  return { title: 'Kubernetes', version: `${major}.${minor}` };
+}
+
+/** /openapi/v2: the release's document with every CRD's paths and schema added. */
 export function openapiV2(reg: Registry): object {
-  const p: Record<string, object> = {};
-  const definitions: Record<string, object> = {};
-  for (const t of reg.all()) {
+  const base = builtinV2();
+  const crds = crdTypes(reg);
+  if (!crds.length) return base;
+  const p: Record<string, object> = { ...base.paths };
+  const definitions: Record<string, object> = { ...base.definitions };
+  for (const t of crds) {
     Object.assign(p, paths(t, true));
     definitions[schemaName(t)] = definition(t);
   }
-  return {
-    swagger: '2.0',
-    info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion },
-    paths: p,
-    definitions,
-  };
+  return { ...base, paths: p, definitions };
 }
 
-/** The /openapi/v3 index: one entry per group/version. */
+/** The release's v3 documents by path, as served (info.version set), read on first request. */
+const releaseV3 = new Map<string, string>();
+
+function builtinV3(path: string): string | undefined {
+  let text = releaseV3.get(path);
+  if (text === undefined) {
+    const raw = openapiV3Text(path);
+    if (raw === undefined) return undefined;
+    text = JSON.stringify({ ...(JSON.parse(raw) as object), info: releaseInfo() });
+    releaseV3.set(path, text);
+  }
+  return text;
+}
+
+/** kube-openapi's ETag of a document, which is also the hash its index links with. */
+export function openapiHash(text: string): string {
+  return createHash('sha512').update(text).digest('hex').toUpperCase();
+}
+
+/** The release's documents never change: each is hashed once, not on every index request. */
+const builtinHashes = new Map<string, string>();
+
+function builtinHash(path: string): string {
+  let h = builtinHashes.get(path);
+  if (h === undefined) builtinHashes.set(path, (h = openapiHash(builtinV3(path)!)));
+  return h;
+}
+
+/** The v3 path of a group-version: `api/v1`, `apis/apps/v1`. */
+const v3Path = (apiVersion: string) =>
+  apiVersion.includes('/') ? `apis/${apiVersion}` : `api/${apiVersion}`;
+
+/**
+ * /openapi/v3: every path with a document, each linked with its content's hash, as
+ * kube-openapi's handler3 lists them; the CRDs' group-versions after the release's.
+ */
 export function openapiV3Index(reg: Registry): object {
   const p: Record<string, object> = {};
-  for (const t of reg.all()) {
-    const key = t.info.group ? `apis/${t.apiVersion}` : `api/${t.apiVersion}`;
-    p[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${hashOf(reg, t.apiVersion)}` };
+  const link = (path: string, hash: string) => {
+    p[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${hash}` };
+  };
+  for (const path of openapiV3Paths()) link(path, builtinHash(path));
+  for (const t of crdTypes(reg)) {
+    const path = v3Path(t.apiVersion);
+    if (!(path in p)) link(path, openapiHash(openapiV3Document(reg, path)!));
   }
   return { paths: p };
 }
 
-function hashOf(reg: Registry, apiVersion: string): string {
-  let h = FNV32_OFFSET;
-  for (const t of reg.all()) {
-    if (t.apiVersion !== apiVersion) continue;
-    h = fnv1a32(JSON.stringify([t.info, t.schema?.root ?? null]), h);
-  }
-  return h.toString(16).toUpperCase().padStart(8, '0');
-}
-
-export function openapiV3(reg: Registry, apiVersion: string): object | undefined {
-  const types = reg.all().filter((t) => t.apiVersion === apiVersion);
+/** The v3 document of one path, as text: the release's, or one made from the CRDs it serves. */
+export function openapiV3Document(reg: Registry, path: string): string | undefined {
+  const builtin = builtinV3(path);
+  if (builtin !== undefined) return builtin;
+  const types = crdTypes(reg).filter((t) => v3Path(t.apiVersion) === path);
   if (!types.length) return undefined;
   const p: Record<string, object> = {};
   const schemas: Record<string, object> = {};
@@ -121,10 +173,43 @@ export function openapiV3(reg: Registry, apiVersion: string): object | undefined
     Object.assign(p, paths(t, false));
     schemas[schemaName(t)] = definition(t);
   }
-  return {
+  return JSON.stringify({
     openapi: '3.0.0',
-    info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion },
+    info: releaseInfo(),
     paths: p,
     components: { schemas },
-  };
+  });
+}
+
+/**
+ * Answers `/openapi/v3/<path>` as kube-openapi's handler3 does: the document with its hash as
+ * ETag; asked with `?hash=` of another content, a 301 to the current one; with the current hash,
+ * cacheable for a year. False when there is no such document (the caller answers 404).
+ */
+export function serveOpenapiV3(
+  res: ServerResponse,
+  reg: Registry,
+  path: string,
+  hash: string | null,
+): boolean {
+  const text = openapiV3Document(reg, path);
+  if (text === undefined) return false;
+  const etag = builtinV3(path) === text ? builtinHash(path) : openapiHash(text);
+  const headers: Record<string, string | number> = { Etag: `"${etag}"`, Vary: 'Accept' };
+  if (hash) {
+    if (hash !== etag) {
+      res.writeHead(301, { ...headers, Location: `/openapi/v3/${path}?hash=${etag}` });
+      res.end();
+      return true;
+    }
+    headers['Cache-Control'] = 'public, immutable';
+    headers.Expires = new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString();
+  }
+  res.writeHead(200, {
+    ...headers,
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+  });
+  res.end(text);
+  return true;
 }

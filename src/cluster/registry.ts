@@ -1,12 +1,15 @@
 /**
  * The resource registry: which kinds the cluster serves and how (scope, subresources, short
- * names). Built-in kinds are listed here; a CustomResourceDefinition adds its resources when it
+ * names). Built-in kinds are every stored resource the pinned release's discovery lists
+ * (apidata.ts); a CustomResourceDefinition adds its resources when it
  * becomes Established and removes them when it goes away, as the apiextensions-apiserver does.
  */
 import { newNotFound } from './errors';
 import type { GroupResource } from './errors';
 import type { CompiledSchema } from './schema';
 import type { ResourceInfo, TypeRef } from './types';
+import { apiData } from './apidata';
+import type { ApiResource } from './apidata';
 import { splitApiVersion } from './types';
 
 export interface PrinterColumn {
@@ -42,31 +45,8 @@ export interface ResourceType {
   fieldLabels?: (obj: Record<string, unknown>) => Record<string, string>;
 }
 
-const ALL_VERBS = [
-  'create',
-  'delete',
-  'deletecollection',
-  'get',
-  'list',
-  'patch',
-  'update',
-  'watch',
-];
-
-interface BuiltinSpec {
-  apiVersion: string;
-  kind: string;
-  plural: string;
-  namespaced: boolean;
-  shortNames?: string[];
-  status?: boolean;
-  scale?: boolean;
-  /** Subresources with handlers of their own (pods/log, pods/eviction; see subresourceInfo). */
-  handled?: string[];
-  verbs?: string[];
-  categories?: string[];
-  fieldLabels?: ResourceType['fieldLabels'];
-}
+/** A resource's field selectors beyond metadata.name/namespace, by `apiVersion/plural`. */
+type FieldLabels = NonNullable<ResourceType['fieldLabels']>;
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
@@ -108,192 +88,75 @@ const EVENTS_V1_FIELDS: Record<string, string> = {
   type: 'type',
 };
 
-const BUILTINS: BuiltinSpec[] = [
-  {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    plural: 'namespaces',
-    namespaced: false,
-    shortNames: ['ns'],
-    status: true,
-    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
-    fieldLabels: (o) => ({ 'status.phase': str(rec(o.status).phase) }),
+/**
+ * Field selectors are code in kube-apiserver (each registry's GetAttrs / field label conversion),
+ * not data it publishes: the ones the cluster supports, by `apiVersion/plural`.
+ */
+const FIELD_LABELS: Partial<Record<string, FieldLabels>> = {
+  'v1/namespaces': (o) => ({ 'status.phase': str(rec(o.status).phase) }),
+  'v1/nodes': (o) => ({ 'spec.unschedulable': String(rec(o.spec).unschedulable ?? false) }),
+  'v1/secrets': (o) => ({ type: str(o.type) }),
+  'v1/pods': (o) => ({
+    'spec.nodeName': str(rec(o.spec).nodeName),
+    'spec.restartPolicy': str(rec(o.spec).restartPolicy),
+    'spec.schedulerName': str(rec(o.spec).schedulerName),
+    'spec.serviceAccountName': str(rec(o.spec).serviceAccountName),
+    'status.phase': str(rec(o.status).phase),
+    'status.podIP': str(rec(o.status).podIP),
+  }),
+  'v1/events': coreEventFields,
+  'events.k8s.io/v1/events': (o) => {
+    const core = coreEventFields(o);
+    return Object.fromEntries(
+      Object.entries(EVENTS_V1_FIELDS).map(([label, coreLabel]) => [label, core[coreLabel]]),
+    );
   },
-  {
-    apiVersion: 'v1',
-    kind: 'Node',
-    plural: 'nodes',
-    namespaced: false,
-    shortNames: ['no'],
-    status: true,
-    fieldLabels: (o) => ({ 'spec.unschedulable': String(rec(o.spec).unschedulable ?? false) }),
-  },
-  {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    plural: 'configmaps',
-    namespaced: true,
-    shortNames: ['cm'],
-  },
-  {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    plural: 'secrets',
-    namespaced: true,
-    fieldLabels: (o) => ({ type: str(o.type) }),
-  },
-  {
-    apiVersion: 'v1',
-    kind: 'ServiceAccount',
-    plural: 'serviceaccounts',
-    namespaced: true,
-    shortNames: ['sa'],
-  },
-  {
-    apiVersion: 'v1',
-    kind: 'Service',
-    plural: 'services',
-    namespaced: true,
-    shortNames: ['svc'],
-    status: true,
-    categories: ['all'],
-  },
-  {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    plural: 'pods',
-    namespaced: true,
-    shortNames: ['po'],
-    status: true,
-    handled: ['binding', 'eviction', 'log'],
-    categories: ['all'],
-    fieldLabels: (o) => ({
-      'spec.nodeName': str(rec(o.spec).nodeName),
-      'spec.restartPolicy': str(rec(o.spec).restartPolicy),
-      'spec.schedulerName': str(rec(o.spec).schedulerName),
-      'spec.serviceAccountName': str(rec(o.spec).serviceAccountName),
-      'status.phase': str(rec(o.status).phase),
-      'status.podIP': str(rec(o.status).podIP),
-    }),
-  },
-  {
-    apiVersion: 'v1',
-    kind: 'Event',
-    plural: 'events',
-    namespaced: true,
-    shortNames: ['ev'],
-    fieldLabels: coreEventFields,
-  },
-  {
-    apiVersion: 'v1',
-    kind: 'ResourceQuota',
-    plural: 'resourcequotas',
-    namespaced: true,
-    shortNames: ['quota'],
-    status: true,
-  },
-  {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    plural: 'deployments',
-    namespaced: true,
-    shortNames: ['deploy'],
-    status: true,
-    scale: true,
-    categories: ['all'],
-  },
-  {
-    apiVersion: 'apps/v1',
-    kind: 'ReplicaSet',
-    plural: 'replicasets',
-    namespaced: true,
-    shortNames: ['rs'],
-    status: true,
-    scale: true,
-    categories: ['all'],
-  },
-  {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    plural: 'customresourcedefinitions',
-    namespaced: false,
-    shortNames: ['crd', 'crds'],
-    status: true,
-    categories: ['api-extensions'],
-  },
-  {
-    apiVersion: 'events.k8s.io/v1',
-    kind: 'Event',
-    plural: 'events',
-    namespaced: true,
-    shortNames: ['ev'],
-    fieldLabels: (o) => {
-      const core = coreEventFields(o);
-      return Object.fromEntries(
-        Object.entries(EVENTS_V1_FIELDS).map(([label, coreLabel]) => [label, core[coreLabel]]),
-      );
-    },
-  },
-  { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true },
-  {
-    apiVersion: 'policy/v1',
-    kind: 'PodDisruptionBudget',
-    plural: 'poddisruptionbudgets',
-    namespaced: true,
-    shortNames: ['pdb'],
-    status: true,
-  },
-  // RBAC objects are stored and served (kubebuilder's config/rbac applies) but not enforced:
-  // every request with the cluster's token is allowed.
-  {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRole',
-    plural: 'clusterroles',
-    namespaced: false,
-  },
-  {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
-    plural: 'clusterrolebindings',
-    namespaced: false,
-  },
-  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', plural: 'roles', namespaced: true },
-  {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'RoleBinding',
-    plural: 'rolebindings',
-    namespaced: true,
-  },
-];
+};
 
-function builtinType(b: BuiltinSpec): ResourceType {
-  const { group, version } = splitApiVersion(b.apiVersion);
-  const subresources: string[] = [];
-  if (b.status) subresources.push('status');
-  if (b.scale) subresources.push('scale');
-  subresources.push(...(b.handled ?? []));
-  // Discovery lists a resource's subresources in name order, as kube-apiserver's does.
-  subresources.sort();
+/**
+ * Subresources the cluster serves. status and scale are generic (any kind that lists them);
+ * the others have handlers of their own and are served only where listed here. Discovery lists
+ * every subresource of the release; a request for one not served here is a 404.
+ */
+const GENERIC_SUBRESOURCES = new Set(['status', 'scale']);
+const HANDLED_SUBRESOURCES: Partial<Record<string, string[]>> = {
+  'v1/pods': ['binding', 'eviction', 'log'],
+};
+
+/**
+ * Groups whose resources are reviews: create-only calls answered at once and never stored
+ * (reviews.ts serves them), so they are listed in discovery but kept out of the Registry, whose
+ * kinds the cluster stores.
+ */
+const REVIEW_GROUPS = new Set(['authentication.k8s.io', 'authorization.k8s.io']);
+
+/** One resource of the release's discovery as the type the cluster serves it through. */
+function builtinType(group: string, version: string, r: ApiResource, subs: string[]): ResourceType {
+  const apiVersion = group ? `${group}/${version}` : version;
+  const key = `${apiVersion}/${r.name}`;
+  const handled = HANDLED_SUBRESOURCES[key] ?? [];
+  const subresources = subs.filter((s) => GENERIC_SUBRESOURCES.has(s) || handled.includes(s));
+  const fieldLabels = FIELD_LABELS[key];
   return {
     info: {
       group,
       version,
-      kind: b.kind,
-      listKind: `${b.kind}List`,
-      plural: b.plural,
-      singular: b.kind.toLowerCase(),
-      namespaced: b.namespaced,
-      verbs: b.verbs ?? ALL_VERBS,
+      kind: r.kind,
+      listKind: `${r.kind}List`,
+      plural: r.name,
+      singular: r.singularName,
+      namespaced: r.namespaced,
+      verbs: r.verbs,
       subresources,
-      shortNames: b.shortNames ?? [],
-      ...(b.categories ? { categories: b.categories } : {}),
+      shortNames: r.shortNames ?? [],
+      ...(r.categories ? { categories: r.categories } : {}),
     },
-    apiVersion: b.apiVersion,
+    apiVersion,
     // core and events.k8s.io Events are one store, as in etcd.
-    storageKey: b.kind === 'Event' ? '/events' : `${group}/${b.plural}`,
-    gr: { group, resource: b.plural },
-    statusSubresource: !!b.status,
-    ...(b.scale
+    storageKey: r.kind === 'Event' ? '/events' : `${group}/${r.name}`,
+    gr: { group, resource: r.name },
+    statusSubresource: subresources.includes('status'),
+    ...(subresources.includes('scale')
       ? {
           scale: {
             specReplicasPath: '.spec.replicas',
@@ -302,29 +165,41 @@ function builtinType(b: BuiltinSpec): ResourceType {
           },
         }
       : {}),
-    ...(b.fieldLabels ? { fieldLabels: b.fieldLabels } : {}),
+    ...(fieldLabels ? { fieldLabels } : {}),
   };
 }
 
-/**
- * The review resources of authentication.k8s.io and authorization.k8s.io: create-only calls
- * answered at once and never stored (reviews.ts serves them), so they are listed in discovery
- * but kept out of the Registry, whose kinds the cluster stores.
- */
-function review(apiVersion: string, kind: string, namespaced = false): BuiltinSpec {
-  return { apiVersion, kind, plural: `${kind.toLowerCase()}s`, namespaced, verbs: ['create'] };
+interface Builtins {
+  stored: ResourceType[];
+  reviews: ResourceType[];
 }
 
-const REVIEWS: BuiltinSpec[] = [
-  review('authentication.k8s.io/v1', 'SelfSubjectReview'),
-  review('authentication.k8s.io/v1', 'TokenReview'),
-  review('authorization.k8s.io/v1', 'LocalSubjectAccessReview', true),
-  review('authorization.k8s.io/v1', 'SelfSubjectAccessReview'),
-  review('authorization.k8s.io/v1', 'SelfSubjectRulesReview'),
-  review('authorization.k8s.io/v1', 'SubjectAccessReview'),
-];
+/** Every resource of the release: stored ones, and reviews; bindings and the like are neither. */
+function builtins(): Builtins {
+  const out: Builtins = { stored: [], reviews: [] };
+  for (const g of apiData().groups) {
+    for (const v of g.versions) {
+      const resources = v.list.resources;
+      for (const r of resources) {
+        if (r.name.includes('/')) continue;
+        const subs = resources
+          .filter((s) => s.name.startsWith(`${r.name}/`))
+          .map((s) => s.name.slice(r.name.length + 1));
+        const t = builtinType(g.name, v.version, r, subs);
+        if (r.storageVersionHash) out.stored.push(t);
+        else if (REVIEW_GROUPS.has(g.name)) out.reviews.push(t);
+      }
+    }
+  }
+  return out;
+}
 
-export const REVIEW_TYPES: readonly ResourceType[] = REVIEWS.map(builtinType);
+let reviews: readonly ResourceType[] | undefined;
+
+/** The review resources of authentication.k8s.io and authorization.k8s.io (see reviews.ts). */
+export function reviewTypes(): readonly ResourceType[] {
+  return (reviews ??= builtins().reviews);
+}
 
 export class Registry {
   /**
@@ -337,7 +212,8 @@ export class Registry {
   private readonly order: ResourceType[] = [];
 
   constructor() {
-    for (const b of BUILTINS) this.add(builtinType(b));
+    // Fresh objects per registry: a cluster may attach to its types what another must not see.
+    for (const t of builtins().stored) this.add(t);
   }
 
   add(t: ResourceType): void {
@@ -389,9 +265,12 @@ export class Registry {
   }
 }
 
-/** How discovery describes a subresource: the kind it takes and answers, and its verbs. */
+/**
+ * How discovery describes a CRD's subresource (status or scale, the two a CRD can have), as
+ * apiextensions-apiserver does; built-in resources' subresources are the release's documents.
+ */
 export interface SubresourceInfo {
-  /** Set when the kind is not the resource's own (Scale, Eviction). */
+  /** Set when the kind is not the resource's own (Scale). */
   group?: string;
   version?: string;
   kind: string;
@@ -399,21 +278,12 @@ export interface SubresourceInfo {
 }
 
 export function subresourceInfo(t: ResourceType, sub: string): SubresourceInfo {
-  switch (sub) {
-    case 'scale':
-      return {
-        group: 'autoscaling',
-        version: 'v1',
-        kind: 'Scale',
-        verbs: ['get', 'patch', 'update'],
-      };
-    case 'eviction':
-      return { group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] };
-    case 'binding':
-      return { kind: 'Binding', verbs: ['create'] };
-    case 'log':
-      return { kind: t.info.kind, verbs: ['get'] };
-    default:
-      return { kind: t.info.kind, verbs: ['get', 'patch', 'update'] };
-  }
+  if (sub === 'scale')
+    return {
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+      verbs: ['get', 'patch', 'update'],
+    };
+  return { kind: t.info.kind, verbs: ['get', 'patch', 'update'] };
 }

@@ -6,7 +6,7 @@
  */
 import { adoptRequestNamespace, checkKind } from './decode';
 import { newMethodNotSupported, newNotFoundPath } from './errors';
-import { REVIEW_TYPES, type ResourceType } from './registry';
+import { reviewTypes, type ResourceType } from './registry';
 import {
   localSubjectAccessReview,
   selfSubjectAccessReview,
@@ -28,7 +28,7 @@ export interface ReviewRoute {
 export function resolveReview(apiVersion: string, rest: string[]): ReviewRoute | undefined {
   const [plural, namespace] =
     rest.length === 3 && rest[0] === 'namespaces' ? [rest[2], rest[1]] : [rest[0], undefined];
-  const t = REVIEW_TYPES.find((r) => r.apiVersion === apiVersion && r.info.plural === plural);
+  const t = reviewTypes().find((r) => r.apiVersion === apiVersion && r.info.plural === plural);
   if (!t) return undefined;
   if (rest.length !== (t.info.namespaced ? 3 : 1) || (t.info.namespaced && !namespace))
     throw newNotFoundPath();

@@ -16,7 +16,7 @@ import { generateServingCerts } from './certs';
 import type { ServingCerts } from './certs';
 import { legacyWatchQuery, queryBool, validateListOptions } from './listoptions';
 import { serveAggregatedDiscovery, wantsAggregatedDiscovery } from './aggregateddiscovery';
-import { SERVER_VERSION, apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion } from './discovery';
 import {
   StatusError,
   newInternal,
@@ -28,7 +28,7 @@ import {
 import { renderKubeconfig } from './kubeconfig';
 import { isPrettyPrint } from './negotiation';
 import { validateWriteOptions } from './optionsvalidation';
-import { openapiV2, openapiV3, openapiV3Index } from './openapi';
+import { openapiV2, openapiV3Index, serveOpenapiV3 } from './openapi';
 import { parseRequestTarget, resolveResource } from './requestinfo';
 import type { ResourceRoute } from './requestinfo';
 import { decodeObject } from './decode';
@@ -165,7 +165,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
 
     if (method === 'GET' && segs.length <= 2 && !['api', 'apis'].includes(segs[0] ?? '')) {
       const p = path.replace(/\/+$/, '');
-      if (p === '/version') return sendJson(res, 200, SERVER_VERSION);
+      if (p === '/version') return sendJson(res, 200, serverVersion());
       if (['/healthz', '/livez', '/readyz'].includes(p)) return sendText(res, 200, 'ok');
       if (p === '/openapi/v2') return sendJson(res, 200, openapiV2(cluster.registry));
       if (p === '/openapi/v3') return sendJson(res, 200, openapiV3Index(cluster.registry));
@@ -175,10 +175,12 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
             '/api',
             '/api/v1',
             '/apis',
-            ...cluster.registry
-              .all()
-              .filter((t) => t.info.group)
-              .map((t) => `/apis/${t.apiVersion}`),
+            ...new Set(
+              cluster.registry
+                .all()
+                .filter((t) => t.info.group)
+                .map((t) => `/apis/${t.apiVersion}`),
+            ),
             '/healthz',
             '/openapi/v2',
             '/openapi/v3',
@@ -187,11 +189,10 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         });
       }
     }
-    if (segs[0] === 'openapi' && segs[1] === 'v3' && method === 'GET') {
-      const gv = segs[2] === 'api' ? segs[3] : `${segs[3]}/${segs[4]}`;
-      const doc = gv ? openapiV3(cluster.registry, gv) : undefined;
-      if (!doc) return sendStatus(res, newNotFoundPath());
-      return sendJson(res, 200, doc);
+    if (segs[0] === 'openapi' && segs[1] === 'v3' && segs.length > 2 && method === 'GET') {
+      if (!serveOpenapiV3(res, cluster.registry, segs.slice(2).join('/'), q.get('hash')))
+        sendStatus(res, newNotFoundPath());
+      return;
     }
 
     if (segs.length === 1 && ['api', 'apis'].includes(segs[0]) && method === 'GET') {
