@@ -4,6 +4,7 @@ import * as esbuild from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureApiTypes } from './apigen/generate.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -135,6 +136,8 @@ function copyAssets() {
   }
 }
 
+// The bundles import the generated API (generated/api/types.json): make it first.
+ensureApiTypes();
 if (!watch) rmSync(join(root, 'dist'), { recursive: true, force: true });
 copyAssets();
 if (watch) {

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ensureApiTypes } from './apigen/generate.mjs';
 import {
   E2E_PACKAGES,
   INTEGRATION_PACKAGES,
@@ -59,6 +60,8 @@ if (files.length === 0) {
 }
 
 ensureNodeModules();
+// The cluster's sources import the generated API: a fresh clone generates it once.
+ensureApiTypes();
 const needsBuild = files.some(
   (f) => f.includes(join('test', 'integration')) || f.includes(join('test', 'e2e')),
 );
