@@ -4,7 +4,14 @@
 // generates once, and again only when package.json's "kubernetesRelease" changes.
 // Only Node built-ins here: the build imports it before node_modules exists.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { kubernetesRelease, root, stagingModuleVersion } from '../kubernetes.mjs';
 
