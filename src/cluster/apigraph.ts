@@ -31,6 +31,7 @@ interface GraphType {
   u?: TypeExpr;
   cj?: boolean;
   iz?: boolean;
+  pm?: boolean;
 }
 
 interface Graph {
@@ -201,7 +202,8 @@ function namedShape(id: string): Shape {
     shape = { k: 'struct', t: structInfo(id, t), name: t.s };
   } else {
     const u = shapeOf(t.u!, t.s);
-    shape = u.k === 'slice' ? { ...u, wrapped: true } : u;
+    // A named slice with a Marshal of its own is a message on the wire (Verbs, ExtraValue).
+    shape = u.k === 'slice' ? { ...u, wrapped: !!t.pm } : u;
   }
   shapes.set(id, shape);
   return shape;

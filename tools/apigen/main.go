@@ -7,7 +7,8 @@
 //
 //	apigen types <release>        the graph, as JSON on stdout
 //	apigen conform                JSON objects in (one a line), for each a line out:
-//	                              {"proto": base64 of k8s' own Marshal, "json": json.Marshal of it}
+//	                              {"proto": base64 of k8s' own Marshal, "json": json.Marshal of
+//	                              the object Unmarshal makes of those bytes}
 //
 // `conform` is the judge the tests compare the TypeScript encoder and decoder with.
 package main
@@ -66,6 +67,9 @@ type Type struct {
 	CustomProto bool `json:"cp,omitempty"`
 	// Has an IsZero method, which omitzero asks.
 	IsZero bool `json:"iz,omitempty"`
+	// Has a generated protobuf Marshal of its own: a named slice type that is a message of
+	// `repeated items = 1` (metav1.Verbs, ExtraValue) rather than a repeated field.
+	ProtoMessage bool `json:"pm,omitempty"`
 }
 
 type graph struct {
@@ -75,8 +79,9 @@ type graph struct {
 func typeID(t reflect.Type) string { return t.PkgPath() + "." + t.Name() }
 
 var (
-	jsonMarshaler = reflect.TypeOf((*json.Marshaler)(nil)).Elem()
-	isZeroer      = reflect.TypeOf((*interface{ IsZero() bool })(nil)).Elem()
+	jsonMarshaler  = reflect.TypeOf((*json.Marshaler)(nil)).Elem()
+	isZeroer       = reflect.TypeOf((*interface{ IsZero() bool })(nil)).Elem()
+	protoMarshaler = reflect.TypeOf((*interface{ Marshal() ([]byte, error) })(nil)).Elem()
 	// Types whose protobuf encoding is written by hand (not derived from their fields' tags).
 	customProto = map[string]bool{
 		"k8s.io/apimachinery/pkg/apis/meta/v1.Time":       true,
@@ -126,6 +131,7 @@ func (g *graph) add(t reflect.Type) {
 	out.CustomJSON = t.Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(jsonMarshaler)
 	out.CustomProto = customProto[id]
 	out.IsZero = t.Implements(isZeroer) || reflect.PointerTo(t).Implements(isZeroer)
+	out.ProtoMessage = t.Implements(protoMarshaler) || reflect.PointerTo(t).Implements(protoMarshaler)
 	if t.Kind() != reflect.Struct {
 		out.Kind = "named"
 		// The underlying type, spelled as an unnamed one.
@@ -225,6 +231,15 @@ func types(release string) {
 	}
 }
 
+func newObject(gvk schema.GroupVersionKind) runtime.Object {
+	for _, s := range schemes() {
+		if o, err := s.New(gvk); err == nil {
+			return o
+		}
+	}
+	return nil
+}
+
 // conform decodes each line's JSON object into its Go type, as kube-apiserver does, and answers
 // that value's protobuf (k8s' generated Marshal, without the envelope) and its JSON.
 func conform() {
@@ -238,13 +253,7 @@ func conform() {
 			panic(err)
 		}
 		gvk := schema.FromAPIVersionAndKind(tm.APIVersion, tm.Kind)
-		var obj runtime.Object
-		for _, s := range schemes() {
-			if o, err := s.New(gvk); err == nil {
-				obj = o
-				break
-			}
-		}
+		obj := newObject(gvk)
 		answer := map[string]any{}
 		if obj == nil {
 			answer["error"] = "no kind " + gvk.String()
@@ -255,7 +264,13 @@ func conform() {
 		} else if b, err := m.Marshal(); err != nil {
 			answer["error"] = err.Error()
 		} else {
-			j, err := json.Marshal(obj)
+			// The JSON is of the object decoded from those bytes, as the apiserver holds a
+			// protobuf body: what the wire cannot tell apart (nil or empty) reads back as Go reads it.
+			back := newObject(gvk)
+			if err := back.(interface{ Unmarshal([]byte) error }).Unmarshal(b); err != nil {
+				panic(err)
+			}
+			j, err := json.Marshal(back)
 			if err != nil {
 				panic(err)
 			}
