@@ -9,6 +9,7 @@ import type { InFlight } from '../audit';
 import type { Cluster, HandOver } from '../cluster';
 import type { ResourceType } from '../registry';
 import type { ObjectKey, TypeRef, WriteOptions } from '../types';
+import { prefersProtobuf } from '../negotiation';
 
 export interface RequestScope {
   cluster: Cluster;
@@ -31,6 +32,11 @@ export interface RequestScope {
   table: boolean;
   /** The meta.k8s.io version of a PartialObjectMetadata request, if it is one. */
   metaOnly: string | undefined;
+  /**
+   * Answered in protobuf: the Accept prefers it and the kind has it (built-ins do; custom
+   * resources, Tables and PartialObjectMetadata are JSON, as kube-apiserver serves them).
+   */
+  protobuf: boolean;
   /** Admission and validation warnings, sent as `Warning: 299` headers. */
   warnings: string[];
 }
@@ -61,6 +67,11 @@ export function requestScope(
     fieldValidation: fv === 'Strict' || fv === 'Ignore' || fv === 'Warn' ? fv : undefined,
     table: wantsTable(req.headers.accept),
     metaOnly: wantsPartialMetadata(req.headers.accept),
+    protobuf:
+      !t.crd &&
+      !wantsTable(req.headers.accept) &&
+      !wantsPartialMetadata(req.headers.accept) &&
+      prefersProtobuf(req.headers.accept),
     warnings: [],
   };
 }
