@@ -153,11 +153,10 @@ function fieldNumber(tag: string | undefined): number | undefined {
 
 /** A struct's fields are read from the graph when first asked for (types refer to each other). */
 function structInfo(id: string, t: GraphType): StructInfo {
-  let fields: FieldInfo[] | undefined;
-  let byNumber: Map<number, FieldInfo> | undefined;
-  let wireOrder: FieldInfo[] | undefined;
-  const compile = (): FieldInfo[] =>
-    (t.f ?? []).map((f, index) => ({
+  const info = { id, name: t.s } as StructInfo;
+  // On first use, the fields are read and the accessors replaced by the values they made.
+  const compile = () => {
+    const fields: FieldInfo[] = (t.f ?? []).map((f, index) => ({
       index,
       goName: f.g,
       json: f.j,
@@ -169,21 +168,22 @@ function structInfo(id: string, t: GraphType): StructInfo {
       ...(f.ps ? { patchStrategy: f.ps } : {}),
       ...(f.pm ? { patchMergeKey: f.pm } : {}),
     }));
-  return {
-    id,
-    name: t.s,
-    get fields() {
-      return (fields ??= compile());
-    },
-    get byNumber() {
-      return (byNumber ??= new Map(
-        this.fields.filter((f) => f.number !== undefined).map((f) => [f.number!, f]),
-      ));
-    },
-    get wireOrder() {
-      return (wireOrder ??= [...this.byNumber.values()].sort((a, b) => a.number! - b.number!));
-    },
+    const onWire = fields.filter((f) => f.number !== undefined);
+    Object.defineProperties(info, {
+      fields: { value: fields, enumerable: true },
+      byNumber: { value: new Map(onWire.map((f) => [f.number!, f])), enumerable: true },
+      wireOrder: { value: onWire.sort((a, b) => a.number! - b.number!), enumerable: true },
+    });
   };
+  for (const key of ['fields', 'byNumber', 'wireOrder'] as const)
+    Object.defineProperty(info, key, {
+      configurable: true,
+      get() {
+        compile();
+        return info[key];
+      },
+    });
+  return info;
 }
 
 function namedShape(id: string): Shape {

@@ -194,14 +194,25 @@ function readScalar(r: BinaryReader, s: Extract<Shape, { k: 'scalar' }>): GoValu
   return v === '' || v === 0 || v === false ? undefined : v;
 }
 
-function readOne(r: BinaryReader, shape: Shape, wire: WireType, where: string): GoValue {
+/** Where a value is, for an error only: the struct and field, and what inside it (`.key`). */
+interface Where {
+  t: StructInfo;
+  f: FieldInfo;
+  inner?: string;
+}
+
+function named(w: Where): string {
+  return `${w.t.name.slice(w.t.name.lastIndexOf('.') + 1)}.${w.f.goName}${w.inner ?? ''}`;
+}
+
+function readOne(r: BinaryReader, shape: Shape, wire: WireType, where: Where): GoValue {
   if (shape.k === 'ptr') {
     const p: GoPointer = { p: readOne(r, shape.elem, wire, where) };
     return p;
   }
   const want = WIRE[wireKind(shape)];
   if (wire !== want)
-    throw new ProtoDecodeError(`proto: wrong wireType = ${wire} for field ${where}`);
+    throw new ProtoDecodeError(`proto: wrong wireType = ${wire} for field ${named(where)}`);
   switch (shape.k) {
     case 'scalar':
       return readScalar(r, shape);
@@ -214,7 +225,7 @@ function readOne(r: BinaryReader, shape: Shape, wire: WireType, where: string): 
         const [no, w] = sub.tag();
         if (no !== 1)
           throw new ProtoDecodeError(`proto: unknown field number ${no} in ${shape.name}`);
-        readRepeated(sub, shape.elem, w, items, `${where}.Items`);
+        readRepeated(sub, shape.elem, w, items, { ...where, inner: '.Items' });
       }
       return items;
     }
@@ -223,7 +234,7 @@ function readOne(r: BinaryReader, shape: Shape, wire: WireType, where: string): 
     case 'special':
       return readSpecial(r.bytes(), shape);
     default:
-      throw new ProtoDecodeError(`${shape.name} is never on the wire (field ${where})`);
+      throw new ProtoDecodeError(`${shape.name} is never on the wire (field ${named(where)})`);
   }
 }
 
@@ -233,7 +244,7 @@ function readRepeated(
   elem: Shape,
   wire: WireType,
   into: GoValue[],
-  where: string,
+  where: Where,
 ): void {
   if (elem.k === 'scalar' && wire === WireType.LengthDelimited && WIRE[wireKind(elem)] !== wire) {
     const sub = new BinaryReader(r.bytes());
@@ -285,7 +296,8 @@ export function readStruct(bytes: Uint8Array, t: StructInfo): GoStructValue {
     const [no, wire] = r.tag();
     const f = t.byNumber.get(no);
     if (!f) throw new ProtoDecodeError(`proto: unknown field number ${no} in ${t.name}`);
-    const where = `${t.name.replace(/^.*\./, '')}.${f.goName}`;
+    // Named only for an error (building the name for every field would cost more than the field).
+    const where: Where = { t, f };
     const shape = f.shape;
     if (shape.k === 'slice' && !shape.wrapped) {
       const items = (vals[f.index] as GoValue[] | undefined) ?? [];
@@ -293,7 +305,7 @@ export function readStruct(bytes: Uint8Array, t: StructInfo): GoStructValue {
       vals[f.index] = items;
     } else if (shape.k === 'map') {
       if (wire !== WireType.LengthDelimited)
-        throw new ProtoDecodeError(`proto: wrong wireType = ${wire} for field ${where}`);
+        throw new ProtoDecodeError(`proto: wrong wireType = ${wire} for field ${named(where)}`);
       const m = (vals[f.index] as Map<string, GoValue> | undefined) ?? new Map<string, GoValue>();
       const entry = new BinaryReader(r.bytes());
       let key = '';
@@ -301,8 +313,9 @@ export function readStruct(bytes: Uint8Array, t: StructInfo): GoStructValue {
       while (entry.pos < entry.len) {
         const [eno, ewire] = entry.tag();
         if (eno === 1)
-          key = (readOne(entry, shape.key, ewire, `${where}.key`) as string | undefined) ?? '';
-        else if (eno === 2) value = readOne(entry, shape.elem, ewire, `${where}.value`);
+          key =
+            (readOne(entry, shape.key, ewire, { t, f, inner: '.key' }) as string | undefined) ?? '';
+        else if (eno === 2) value = readOne(entry, shape.elem, ewire, { t, f, inner: '.value' });
         else
           throw new ProtoDecodeError(`proto: unknown field number ${eno} in ${shape.name} entry`);
       }
