@@ -1,7 +1,8 @@
 /**
- * Response negotiation that is not about media types: whether a response is indented, as
- * k8s.io/apiserver's `endpoints/handlers/negotiation.isPrettyPrint` decides.
+ * Response negotiation, as k8s.io/apiserver's `endpoints/handlers/negotiation`: whether a response
+ * is indented (isPrettyPrint) and whether it is protobuf (NegotiateOutputMediaType).
  */
+import type { ServerResponse } from 'node:http';
 
 /** strconv.ParseBool: these spellings only; anything else is an error (which reads as false). */
 const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
@@ -65,3 +66,9 @@ export function prefersProtobuf(accept: string | undefined): boolean {
   }
   return false;
 }
+
+/**
+ * Responses whose request negotiated protobuf (requestScope marks them): an error they end in is
+ * a protobuf Status too, as responsewriters.ErrorNegotiated encodes it.
+ */
+export const negotiatedProtobuf = new WeakSet<ServerResponse>();

@@ -54,6 +54,19 @@ describe('what client-go accepts', () => {
     assert.equal((list.items as unknown[]).length, json.items.length);
   });
 
+  it('answers an error of a protobuf request with a protobuf Status', async () => {
+    const r = await s.get('/api/v1/namespaces/default/configmaps/missing', {
+      accept: 'application/vnd.kubernetes.protobuf,application/json',
+    });
+    assert.equal(r.status, 404);
+    assert.equal(r.headers['content-type'], 'application/vnd.kubernetes.protobuf');
+    const status = decodeProtobufObject(r.bytes);
+    assert.equal(status.kind, 'Status');
+    assert.equal(status.reason, 'NotFound');
+    assert.equal(status.message, 'configmaps "missing" not found');
+    assert.equal(status.code, 404);
+  });
+
   it('streams a protobuf watch as length-delimited WatchEvents', async () => {
     const r = await s.get('/api/v1/namespaces?watch=1&timeoutSeconds=1', {
       accept: 'application/vnd.kubernetes.protobuf,application/json',

@@ -3,6 +3,7 @@
  * when asked), admission warnings as `Warning` headers, and only once the change is durable.
  */
 import type { ServerResponse } from 'node:http';
+import { negotiatedProtobuf } from '../negotiation';
 import { PROTOBUF, encodeProtobufObject, hasProtobuf } from '../protobuf';
 import type { KubeObject } from '../types';
 import type { RequestScope } from './scope';
@@ -47,6 +48,13 @@ function setWarnings(s: RequestScope): void {
       'Warning',
       s.warnings.map((w) => `299 - ${JSON.stringify(w)}`),
     );
+}
+
+/** A Status (or any object) as the request negotiated: protobuf when it did, else JSON. */
+export function sendNegotiated(res: ServerResponse, code: number, obj: unknown): void {
+  if (negotiatedProtobuf.has(res) && hasProtobuf(obj))
+    return writeProtobuf(res, code, encodeProtobufObject(obj as Record<string, unknown>));
+  sendJson(res, code, obj);
 }
 
 function writeProtobuf(res: ServerResponse, code: number, body: Uint8Array): void {

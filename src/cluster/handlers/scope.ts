@@ -9,7 +9,7 @@ import type { InFlight } from '../audit';
 import type { Cluster, HandOver } from '../cluster';
 import type { ResourceType } from '../registry';
 import type { ObjectKey, TypeRef, WriteOptions } from '../types';
-import { prefersProtobuf } from '../negotiation';
+import { negotiatedProtobuf, prefersProtobuf } from '../negotiation';
 
 export interface RequestScope {
   cluster: Cluster;
@@ -59,6 +59,12 @@ export function requestScope(
 ): RequestScope {
   const { q, req, t } = base;
   const fv = q.get('fieldValidation');
+  const protobuf =
+    !t.crd &&
+    !wantsTable(req.headers.accept) &&
+    !wantsPartialMetadata(req.headers.accept) &&
+    prefersProtobuf(req.headers.accept);
+  if (protobuf) negotiatedProtobuf.add(base.res);
   return {
     ...base,
     type: { apiVersion: t.apiVersion, kind: t.info.kind },
@@ -67,11 +73,7 @@ export function requestScope(
     fieldValidation: fv === 'Strict' || fv === 'Ignore' || fv === 'Warn' ? fv : undefined,
     table: wantsTable(req.headers.accept),
     metaOnly: wantsPartialMetadata(req.headers.accept),
-    protobuf:
-      !t.crd &&
-      !wantsTable(req.headers.accept) &&
-      !wantsPartialMetadata(req.headers.accept) &&
-      prefersProtobuf(req.headers.accept),
+    protobuf,
     warnings: [],
   };
 }
