@@ -35,6 +35,13 @@ export function apigenPaths(release = kubernetesRelease()) {
 }
 
 function go(args, cwd) {
+  try {
+    execFileSync('go', ['version'], { stdio: 'ignore' });
+  } catch {
+    throw new Error(
+      'generating the Kubernetes API (generated/api) needs Go on the PATH: it reads the types of the pinned release with `go mod download`',
+    );
+  }
   return execFileSync('go', args, {
     cwd,
     encoding: 'utf8',
