@@ -252,6 +252,12 @@ export function kindStruct(apiVersion: string, kind: string): StructInfo | undef
   return s.k === 'struct' ? s.t : undefined;
 }
 
+/** The shape of the Go type an `apiVersion` + `kind` decodes into, if the API serves it. */
+export function kindShape(apiVersion: string, kind: string): Shape | undefined {
+  const id = byKind.get(`${apiVersion}/${kind}`);
+  return id ? namedShape(id) : undefined;
+}
+
 /** Every served kind: its apiVersion, kind and struct. */
 export function allKinds(): Array<{ apiVersion: string; kind: string; type: string }> {
   return graph.kinds.map((k) => ({
@@ -269,4 +275,26 @@ export function wireKind(shape: Shape): WireKind {
   if (s.s === 'float64') return 'fixed64';
   if (s.s === 'float32') return 'fixed32';
   return 'varint';
+}
+
+const jsonFieldMaps = new WeakMap<StructInfo, Map<string, FieldInfo>>();
+
+/** A struct's fields by JSON name, an inlined struct's among them (Go promotes them). */
+export function jsonFields(t: StructInfo): Map<string, FieldInfo> {
+  let m = jsonFieldMaps.get(t);
+  if (!m) {
+    m = new Map();
+    // The struct's own fields first: they win over an inlined struct's of the same name.
+    const add = (s: StructInfo) => {
+      for (const f of s.fields)
+        if (!f.inline && f.json !== '-' && !m!.has(f.json)) m!.set(f.json, f);
+      for (const f of s.fields) {
+        const inner = f.shape.k === 'ptr' ? f.shape.elem : f.shape;
+        if (f.inline && inner.k === 'struct') add(inner.t);
+      }
+    };
+    add(t);
+    jsonFieldMaps.set(t, m);
+  }
+  return m;
 }

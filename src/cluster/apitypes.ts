@@ -6,7 +6,7 @@
  * envelope and metadata are typed.
  */
 import type { Shape, StructInfo } from './apigraph';
-import { kindStruct, typeShape } from './apigraph';
+import { jsonFields, kindStruct, typeShape } from './apigraph';
 import type { GoStruct, GoType } from './gotypes';
 
 const structs = new Map<string, GoStruct>();
@@ -63,16 +63,10 @@ function goType(shape: Shape): GoType {
 
 /** Fields by JSON name; an inlined struct's fields are the outer struct's, as Go promotes them. */
 function fieldsOf(t: StructInfo, into: GoStruct['fields']): GoStruct['fields'] {
-  for (const f of t.fields) {
-    if (f.inline) {
-      const inner = f.shape.k === 'ptr' ? f.shape.elem : f.shape;
-      if (inner.k === 'struct') fieldsOf(inner.t, into);
-      continue;
-    }
-    if (f.json === '-' || f.json in into) continue;
+  for (const [name, f] of jsonFields(t)) {
     const shape = f.shape;
     let made: GoType | undefined;
-    into[f.json] = () => (made ??= goType(shape));
+    into[name] = () => (made ??= goType(shape));
   }
   return into;
 }
