@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureDiscovery } from './apigen-discovery.mjs';
+import { ensureApiTypes } from './apigen/generate.mjs';
 import { kubernetesRelease, root } from './kubernetes.mjs';
 
 /** Each generator: its script (exporting `generate(release)` → JSON-able data) and its output. */
@@ -26,8 +27,10 @@ function stampOf(release) {
 }
 
 export async function generate({ force = false } = {}) {
-  // The served API's discovery and OpenAPI documents: several outputs, a stamp of their own.
+  // The served API's discovery and OpenAPI documents, and the type graph of the release's Go
+  // types (a Go program of its own): several outputs each, with stamps of their own.
   ensureDiscovery();
+  ensureApiTypes();
   const release = kubernetesRelease();
   const stamp = stampOf(release);
   for (const { script, output } of GENERATORS) {

@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, TimerHandle } from '../util/clock';
 import { RealClock } from '../util/clock';
+import { kindShape } from './apigraph';
 import { clone, decodedFrom, decodedText, forgetDecoded } from './clone';
 import { resetFields, resetPaths } from './resetfields';
 import {
@@ -1453,7 +1454,7 @@ function applyPatchType(
           code: 415,
         });
       }
-      return strategicMergePatch(current, patch);
+      return strategicMergePatch(current, patch, kindShape(current.apiVersion, current.kind));
     default:
       throw newBadRequest(`unsupported patch type: ${String(patchType)}`);
   }

@@ -260,7 +260,12 @@ export function checkDecodable(obj: unknown): void {
 }
 
 function typeErrorOf(t: ResourceType, obj: unknown, prune: boolean, timeErrors = true) {
-  return typedDecode(obj, goTypeOf(t.info.group, t.info.kind, !!t.crd), prune, timeErrors);
+  return typedDecode(
+    obj,
+    goTypeOf(t.info.group, t.info.version, t.info.kind, !!t.crd),
+    prune,
+    timeErrors,
+  );
 }
 
 /**

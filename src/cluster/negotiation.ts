@@ -1,7 +1,8 @@
 /**
- * Response negotiation that is not about media types: whether a response is indented, as
- * k8s.io/apiserver's `endpoints/handlers/negotiation.isPrettyPrint` decides.
+ * Response negotiation, as k8s.io/apiserver's `endpoints/handlers/negotiation`: whether a response
+ * is indented (isPrettyPrint) and whether it is protobuf (NegotiateOutputMediaType).
  */
+import type { ServerResponse } from 'node:http';
 
 /** strconv.ParseBool: these spellings only; anything else is an error (which reads as false). */
 const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
@@ -17,3 +18,57 @@ export function isPrettyPrint(q: URLSearchParams, userAgent: string | undefined)
   const ua = userAgent ?? '';
   return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
 }
+
+interface AcceptClause {
+  type: string;
+  subtype: string;
+  q: number;
+}
+
+/** goautoneg's ParseAccept: clauses by quality, a concrete type before a wildcard of equal q. */
+function acceptClauses(accept: string): AcceptClause[] {
+  const clauses: AcceptClause[] = [];
+  for (const part of accept.split(',')) {
+    const [mediaRange, ...params] = part.split(';').map((x) => x.trim());
+    const [type = '', subtype = '*'] = mediaRange.toLowerCase().split('/');
+    if (!type) continue;
+    let q = 1;
+    for (const p of params) {
+      const [k, v] = p.split('=').map((x) => x.trim());
+      if (k === 'q') q = Number(v);
+    }
+    clauses.push({ type, subtype, q: Number.isFinite(q) ? q : 0 });
+  }
+  const specificity = (c: AcceptClause) => (c.type === '*' ? 0 : c.subtype === '*' ? 1 : 2);
+  return clauses.sort((a, b) => b.q - a.q || specificity(b) - specificity(a));
+}
+
+const OUTPUT_TYPES = [
+  'application/json',
+  'application/yaml',
+  'application/vnd.kubernetes.protobuf',
+];
+
+/**
+ * Whether the response to this Accept is protobuf: the first acceptable clause (by quality) that
+ * the apiserver serves names `application/vnd.kubernetes.protobuf` itself (a wildcard gets JSON,
+ * the first of the serializers), as NegotiateOutputMediaType decides.
+ */
+export function prefersProtobuf(accept: string | undefined): boolean {
+  for (const c of acceptClauses(accept ?? '')) {
+    if (c.q <= 0) continue;
+    const match = OUTPUT_TYPES.find(
+      (t) =>
+        (c.type === '*' || t.startsWith(`${c.type}/`)) &&
+        (c.subtype === '*' || t.endsWith(`/${c.subtype}`)),
+    );
+    if (match) return match === 'application/vnd.kubernetes.protobuf';
+  }
+  return false;
+}
+
+/**
+ * Responses whose request negotiated protobuf (requestScope marks them): an error they end in is
+ * a protobuf Status too, as responsewriters.ErrorNegotiated encodes it.
+ */
+export const negotiatedProtobuf = new WeakSet<ServerResponse>();

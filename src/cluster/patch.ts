@@ -1,9 +1,13 @@
 /**
  * The patch kinds of the PATCH verb: JSON merge patch (RFC 7386), JSON patch (RFC 6902) and
  * strategic merge patch, which merges lists of built-in kinds by their patchMergeKey the way
- * k8s.io/apimachinery/pkg/util/strategicpatch does (the directives kubectl sends included).
+ * k8s.io/apimachinery/pkg/util/strategicpatch does (the directives kubectl sends included). The
+ * strategy and merge key of each field are the Go types' `patchStrategy`/`patchMergeKey` tags, from
+ * the generated API graph.
  */
 import * as jsonpatch from 'fast-json-patch';
+import type { FieldInfo, Shape } from './apigraph';
+import { jsonFields } from './apigraph';
 import { StatusError, newBadRequest } from './errors';
 
 type Json = unknown;
@@ -94,13 +98,36 @@ export function mergeKeyFor(field: string, items: unknown[]): string | undefined
 /** Primitive lists with patchStrategy=merge. */
 const MERGE_PRIMITIVE_LISTS = new Set(['finalizers']);
 
-/** Strategic merge patch for built-in kinds. */
-export function strategicMergePatch(target: Json, patch: Json): Json {
-  if (!isObject(patch)) throw newBadRequest('invalid JSON document');
-  return smpObject(isObject(target) ? target : {}, patch);
+/**
+ * Where a strategic merge is in the Go type: a shape, `unknown` for a field the type does not
+ * declare (its lists are atomic), or `untyped` when no type was given (the heuristics of
+ * MERGE_KEYS, for callers that do not know the kind).
+ */
+type Place = Shape | 'unknown' | 'untyped';
+
+function deref(p: Place): Place {
+  return typeof p !== 'string' && p.k === 'ptr' ? p.elem : p;
 }
 
-function smpObject(target: JsonObject, patch: JsonObject): JsonObject {
+/** The place of `key` inside an object at `p`: a struct's field, or a map's value. */
+function fieldPlace(p: Place, key: string): { place: Place; field?: FieldInfo } {
+  const s = deref(p);
+  if (typeof s === 'string') return { place: s };
+  if (s.k === 'struct') {
+    const f = jsonFields(s.t).get(key);
+    return f ? { place: f.shape, field: f } : { place: 'unknown' };
+  }
+  if (s.k === 'map') return { place: s.elem };
+  return { place: 'unknown' };
+}
+
+/** Strategic merge patch for built-in kinds; `type` is the kind's Go type, when known. */
+export function strategicMergePatch(target: Json, patch: Json, type?: Shape): Json {
+  if (!isObject(patch)) throw newBadRequest('invalid JSON document');
+  return smpObject(isObject(target) ? target : {}, patch, type ?? 'untyped');
+}
+
+function smpObject(target: JsonObject, patch: JsonObject, place: Place): JsonObject {
   if (patch['$patch'] === 'replace') {
     const rest = { ...patch };
     delete rest['$patch'];
@@ -129,10 +156,12 @@ function smpObject(target: JsonObject, patch: JsonObject): JsonObject {
     const cur = getKey(out, k);
     // Deleting what is not there leaves it absent (not an empty map in its place).
     if (isObject(v) && v['$patch'] === 'delete' && cur === undefined) continue;
+    const child = fieldPlace(place, k);
     if (Array.isArray(v)) {
-      setKey(out, k, smpList(k, Array.isArray(cur) ? cur : [], v, patch[`$setElementOrder/${k}`]));
+      const order = patch[`$setElementOrder/${k}`];
+      setKey(out, k, smpList(k, Array.isArray(cur) ? cur : [], v, order, child));
     } else if (isObject(v)) {
-      setKey(out, k, smpObject(isObject(cur) ? cur : {}, v));
+      setKey(out, k, smpObject(isObject(cur) ? cur : {}, v, child.place));
     } else {
       setKey(out, k, v);
     }
@@ -142,17 +171,46 @@ function smpObject(target: JsonObject, patch: JsonObject): JsonObject {
   return out;
 }
 
-function smpList(field: string, target: unknown[], patch: unknown[], order: unknown): unknown[] {
-  if (MERGE_PRIMITIVE_LISTS.has(field)) {
+/** How a list field merges: by key, as a set of primitives, or atomically (undefined). */
+type ListMerge = { key: string; elem: Place } | { primitive: true } | undefined;
+
+function listMerge(
+  field: string,
+  items: unknown[],
+  { place, field: f }: { place: Place; field?: FieldInfo },
+): ListMerge {
+  if (place === 'untyped') {
+    if (MERGE_PRIMITIVE_LISTS.has(field)) return { primitive: true };
+    const key = mergeKeyFor(field, items);
+    return key ? { key, elem: 'untyped' } : undefined;
+  }
+  const s = deref(place);
+  if (typeof s === 'string' || s.k !== 'slice' || !f?.patchStrategy?.split(',').includes('merge'))
+    return undefined;
+  const elem = deref(s.elem);
+  if (typeof elem !== 'string' && (elem.k === 'scalar' || elem.k === 'bytes'))
+    return { primitive: true };
+  return f.patchMergeKey ? { key: f.patchMergeKey, elem: s.elem } : undefined;
+}
+
+function smpList(
+  field: string,
+  target: unknown[],
+  patch: unknown[],
+  order: unknown,
+  place: { place: Place; field?: FieldInfo },
+): unknown[] {
+  const how = listMerge(field, [...patch, ...target], place);
+  if (how && 'primitive' in how) {
     const out = [...target];
     for (const p of patch) if (!out.includes(p)) out.push(p);
     return out;
   }
-  const key = mergeKeyFor(field, [...patch, ...target]);
-  if (!key) {
+  if (!how) {
     // Atomic list, unless the patch asks for a full replace; either way the patch wins.
     return patch.filter((p) => !(isObject(p) && p['$patch'] === 'replace')).map(stripDirectives);
   }
+  const { key, elem } = how;
   if (patch.some((p) => isObject(p) && p['$patch'] === 'replace')) {
     return patch.filter((p) => !(isObject(p) && p['$patch'] === 'replace')).map(stripDirectives);
   }
@@ -164,7 +222,7 @@ function smpList(field: string, target: unknown[], patch: unknown[], order: unkn
       if (idx >= 0) out.splice(idx, 1);
       continue;
     }
-    if (idx >= 0) out[idx] = smpObject(out[idx] as JsonObject, p);
+    if (idx >= 0) out[idx] = smpObject(out[idx] as JsonObject, p, elem);
     else out.push(stripDirectives(p));
   }
   if (Array.isArray(order)) {

@@ -37,7 +37,7 @@ import { deleteCollection, deleteResource } from './handlers/delete';
 import { getResource } from './handlers/get';
 import { listOptionsOf, listResource } from './handlers/list';
 import { patchResource } from './handlers/patch';
-import { send, sendJson } from './handlers/response';
+import { send, sendJson, sendNegotiated } from './handlers/response';
 import { requestScope } from './handlers/scope';
 import { updateResource } from './handlers/update';
 import { watchResource, type WatchServing } from './handlers/watch';
@@ -464,7 +464,7 @@ function sendStatus(res: ServerResponse, err: StatusError): void {
   // responsewriters.ErrorNegotiated: a Status asking for a delay says so in Retry-After too.
   const retryAfter = retryAfterOf(err);
   if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
-  sendJson(res, err.code, err.status);
+  sendNegotiated(res, err.code, err.status);
 }
 
 /** The name in a create's body ('' when it has none or does not decode: its own 400 comes later). */

@@ -23,7 +23,8 @@ export interface WatchStreamOptions {
 }
 
 /** One serialized event: its text, or the pieces it is written in (a big object's event). */
-export type EventText = string | readonly string[];
+/** An event as written: JSON text (in pieces, for a big one) or a protobuf frame. */
+export type EventText = string | Uint8Array | readonly string[];
 
 export class WatchStream {
   private held: Array<{ text: EventText; last: boolean }> = [];
@@ -57,7 +58,7 @@ export class WatchStream {
   }
 
   private emit(text: EventText, last: boolean): void {
-    if (typeof text === 'string') this.o.res.write(text);
+    if (typeof text === 'string' || text instanceof Uint8Array) this.o.res.write(text);
     else for (const piece of text) this.o.res.write(piece);
     if (last) this.finish();
     else if (this.backlog !== undefined) this.dropIfUnresponsive();

@@ -4,7 +4,7 @@ import { OBJECT_META, goTypeOf } from '../../src/cluster/apitypes';
 import { goTypeErrorMessage, typedDecode } from '../../src/cluster/gotypes';
 
 function firstError(group: string, kind: string, obj: unknown): string | undefined {
-  const { error } = typedDecode(obj, goTypeOf(group, kind, false), false);
+  const { error } = typedDecode(obj, goTypeOf(group, 'v1', kind, false), false);
   return error && goTypeErrorMessage(error);
 }
 
@@ -92,7 +92,7 @@ test('null is accepted anywhere, as Go leaves the field as it is', () => {
   );
 });
 
-test('undeclared fields of closed structs are dropped and reported; open structs keep theirs', () => {
+test('undeclared fields are dropped and reported; every field the Go types declare is kept', () => {
   const obj = {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -100,7 +100,7 @@ test('undeclared fields of closed structs are dropped and reported; open structs
     metadata: { name: 'p', extra: 1 },
     spec: { containers: [{ name: 'c', image: 'i', stdin: true }], hostPID: true },
   };
-  const r = typedDecode(obj, goTypeOf('', 'Pod', false), true);
+  const r = typedDecode(obj, goTypeOf('', 'v1', 'Pod', false), true);
   assert.equal(r.error, undefined);
   assert.deepEqual(r.unknown, ['bogus', 'metadata.extra']);
   assert.deepEqual(Object.keys(obj), ['apiVersion', 'kind', 'metadata', 'spec']);
@@ -109,8 +109,41 @@ test('undeclared fields of closed structs are dropped and reported; open structs
   assert.equal(obj.spec.containers[0].stdin, true);
 });
 
+test('every built-in kind is typed to its deepest field, from the generated API graph', () => {
+  const obj = {
+    spec: {
+      template: {
+        spec: {
+          affinity: {
+            nodeAffinity: {
+              preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, bogus: 2 }],
+            },
+          },
+          containers: [
+            {
+              name: 'c',
+              securityContext: { seccompProfile: { type: 'RuntimeDefault', extra: 1 } },
+            },
+          ],
+        },
+      },
+    },
+  };
+  const r = typedDecode(obj, goTypeOf('apps', 'v1', 'Deployment', false), true);
+  assert.deepEqual(r.unknown, [
+    'spec.template.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].bogus',
+    'spec.template.spec.containers[0].securityContext.seccompProfile.extra',
+  ]);
+  assert.equal(
+    firstError('resource.k8s.io', 'ResourceClaim', {
+      spec: { devices: { requests: [{ name: 1 }] } },
+    }),
+    'json: cannot unmarshal number into Go struct field DeviceRequest.spec.devices.requests.name of type string',
+  );
+});
+
 test('custom resources are typed only in their metadata', () => {
-  const t = goTypeOf('example.com', 'Widget', true);
+  const t = goTypeOf('example.com', 'v1', 'Widget', true);
   assert.equal(t.fields.metadata, OBJECT_META);
   const r = typedDecode({ spec: { anything: [1] }, metadata: { labels: { a: 1 } } }, t, false);
   assert.equal(

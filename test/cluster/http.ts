@@ -34,6 +34,8 @@ export interface Answer {
   status: number;
   headers: IncomingHttpHeaders;
   body: string;
+  /** The body as it came (a protobuf answer is not text). */
+  bytes: Buffer;
 }
 
 export interface WatchedEvent {
@@ -68,7 +70,7 @@ export async function served(
       const text =
         body === undefined || chunked
           ? undefined
-          : typeof body === 'string'
+          : typeof body === 'string' || Buffer.isBuffer(body)
             ? body
             : JSON.stringify(body);
       const req = request(
@@ -83,11 +85,17 @@ export async function served(
           },
         },
         (res) => {
-          let out = '';
-          res.on('data', (d: Buffer) => (out += d.toString()));
-          res.on('end', () =>
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: out }),
-          );
+          const chunks: Buffer[] = [];
+          res.on('data', (d: Buffer) => chunks.push(d));
+          res.on('end', () => {
+            const bytes = Buffer.concat(chunks);
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body: bytes.toString(),
+              bytes,
+            });
+          });
         },
       );
       req.on('error', reject);

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isConflict, isInvalid } from '../../src/cluster/errors';
 import type { StatusError } from '../../src/cluster/errors';
+import { kindShape } from '../../src/cluster/apigraph';
 import { mergePatch, strategicMergePatch } from '../../src/cluster/patch';
 import { DEPLOY, WIDGET, newCluster, widget, widgetCrd } from './helpers';
 
@@ -249,4 +250,41 @@ test('a __proto__ key in a patch is a key like any other, in merge and strategic
       ['b', 'c'],
     ]);
   }
+});
+
+test("strategic merge follows the Go types' patchStrategy and patchMergeKey tags of the kind", () => {
+  const ns = {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'n', finalizers: ['a'] },
+    spec: { finalizers: ['kubernetes'] },
+  };
+  // metadata.finalizers merges (patchStrategy=merge); NamespaceSpec.finalizers has no strategy.
+  const out = strategicMergePatch(
+    ns,
+    { metadata: { finalizers: ['b'] }, spec: { finalizers: ['other'] } },
+    kindShape('v1', 'Namespace'),
+  ) as typeof ns;
+  assert.deepEqual(out.metadata.finalizers, ['a', 'b']);
+  assert.deepEqual(out.spec.finalizers, ['other']);
+  const svc = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    spec: {
+      ports: [
+        { name: 'http', port: 80, targetPort: 8080 },
+        { name: 'https', port: 443 },
+      ],
+    },
+  };
+  // ServiceSpec.ports merges on port; a field of an element the type lacks still merges as JSON.
+  const svcOut = strategicMergePatch(
+    svc,
+    { spec: { ports: [{ port: 80, targetPort: 9090 }] } },
+    kindShape('v1', 'Service'),
+  ) as typeof svc;
+  assert.deepEqual(svcOut.spec.ports, [
+    { name: 'http', port: 80, targetPort: 9090 },
+    { name: 'https', port: 443 },
+  ]);
 });

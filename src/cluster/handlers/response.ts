@@ -3,6 +3,8 @@
  * when asked), admission warnings as `Warning` headers, and only once the change is durable.
  */
 import type { ServerResponse } from 'node:http';
+import { negotiatedProtobuf } from '../negotiation';
+import { PROTOBUF, encodeProtobufObject, hasProtobuf } from '../protobuf';
 import type { KubeObject } from '../types';
 import type { RequestScope } from './scope';
 
@@ -48,10 +50,28 @@ function setWarnings(s: RequestScope): void {
     );
 }
 
-/** Sends `obj` serialized. */
+/** A Status (or any object) as the request negotiated: protobuf when it did, else JSON. */
+export function sendNegotiated(res: ServerResponse, code: number, obj: unknown): void {
+  if (negotiatedProtobuf.has(res) && hasProtobuf(obj))
+    return writeProtobuf(res, code, encodeProtobufObject(obj as Record<string, unknown>));
+  sendJson(res, code, obj);
+}
+
+function writeProtobuf(res: ServerResponse, code: number, body: Uint8Array): void {
+  res.writeHead(code, {
+    'Content-Type': PROTOBUF,
+    'Content-Length': body.length,
+    'Cache-Control': 'no-cache, private',
+  });
+  res.end(body);
+}
+
+/** Sends `obj` serialized: in protobuf when the request negotiated it and the kind has it. */
 export function send(s: RequestScope, code: number, obj: unknown): void | Promise<void> {
   return whenDurable(s, () => {
     setWarnings(s);
+    if (s.protobuf && hasProtobuf(obj))
+      return writeProtobuf(s.res, code, encodeProtobufObject(obj as Record<string, unknown>));
     sendJson(s.res, code, obj, s.pretty);
   });
 }
@@ -60,7 +80,12 @@ export function send(s: RequestScope, code: number, obj: unknown): void | Promis
 export function sendRaw(s: RequestScope, code: number, text: string): void | Promise<void> {
   return whenDurable(s, () => {
     setWarnings(s);
-    if (s.pretty) return sendJson(s.res, code, JSON.parse(text), true);
+    if (s.pretty || s.protobuf) {
+      const obj: unknown = JSON.parse(text);
+      if (s.protobuf && hasProtobuf(obj))
+        return writeProtobuf(s.res, code, encodeProtobufObject(obj as Record<string, unknown>));
+      return sendJson(s.res, code, obj, s.pretty);
+    }
     writeJson(s.res, code, text);
   });
 }

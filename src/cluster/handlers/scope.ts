@@ -9,6 +9,7 @@ import type { InFlight } from '../audit';
 import type { Cluster, HandOver } from '../cluster';
 import type { ResourceType } from '../registry';
 import type { ObjectKey, TypeRef, WriteOptions } from '../types';
+import { negotiatedProtobuf, prefersProtobuf } from '../negotiation';
 
 export interface RequestScope {
   cluster: Cluster;
@@ -31,6 +32,11 @@ export interface RequestScope {
   table: boolean;
   /** The meta.k8s.io version of a PartialObjectMetadata request, if it is one. */
   metaOnly: string | undefined;
+  /**
+   * Answered in protobuf: the Accept prefers it and the kind has it (built-ins do; custom
+   * resources, Tables and PartialObjectMetadata are JSON, as kube-apiserver serves them).
+   */
+  protobuf: boolean;
   /** Admission and validation warnings, sent as `Warning: 299` headers. */
   warnings: string[];
 }
@@ -53,6 +59,12 @@ export function requestScope(
 ): RequestScope {
   const { q, req, t } = base;
   const fv = q.get('fieldValidation');
+  const protobuf =
+    !t.crd &&
+    !wantsTable(req.headers.accept) &&
+    !wantsPartialMetadata(req.headers.accept) &&
+    prefersProtobuf(req.headers.accept);
+  if (protobuf) negotiatedProtobuf.add(base.res);
   return {
     ...base,
     type: { apiVersion: t.apiVersion, kind: t.info.kind },
@@ -61,6 +73,7 @@ export function requestScope(
     fieldValidation: fv === 'Strict' || fv === 'Ignore' || fv === 'Warn' ? fv : undefined,
     table: wantsTable(req.headers.accept),
     metaOnly: wantsPartialMetadata(req.headers.accept),
+    protobuf,
     warnings: [],
   };
 }

@@ -6,6 +6,7 @@
 import { decodedText } from '../clone';
 import { watchUnderFault, type FaultEffect } from '../faults';
 import { queryBool, sendInitialEventsOf, watchTimeoutSeconds } from '../listoptions';
+import { PROTOBUF, encodeProtobufWatchEvent, hasProtobuf } from '../protobuf';
 import { toTable } from '../table';
 import type { ListOptions, WatchEvent } from '../types';
 import { watchWaitsFor } from '../watchcache';
@@ -78,6 +79,17 @@ function serveWatch(
     // between the halves of its event: serializing the shared copy again would make one more
     // copy of it for every watcher (kube-apiserver's watch cache likewise encodes an event once
     // for all its watchers).
+    if (s.protobuf && hasProtobuf(object)) {
+      // A built-in kind's watch, negotiated to protobuf: length-delimited WatchEvent frames.
+      let frame: Uint8Array;
+      try {
+        frame = encodeProtobufWatchEvent(ev.type, object as Record<string, unknown>);
+      } catch {
+        // An object its Go type cannot hold cannot be framed; the client re-lists on the end.
+        return end();
+      }
+      return stream.send(frame, ev.type === 'ERROR');
+    }
     const text = object === ev.object ? decodedText(ev.object) : undefined;
     if (text !== undefined && text.length >= SEPARATE_HEADERS_BYTES)
       stream.send(
@@ -115,7 +127,8 @@ function serveWatch(
   // Headers go out once the watch is accepted, so a bad request still gets its own status code;
   // events arrive from a microtask, after this.
   res.writeHead(200, {
-    'Content-Type': 'application/json',
+    // As handlers/watch.go labels a stream of any serializer but JSON.
+    'Content-Type': s.protobuf ? `${PROTOBUF};stream=watch` : 'application/json',
     'Cache-Control': 'no-cache, private',
     'Transfer-Encoding': 'chunked',
   });
