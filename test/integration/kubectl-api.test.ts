@@ -71,18 +71,13 @@ test('kubectl create -f a CronJob, then get it by its short name', async () => {
 });
 
 // kubectl finds the fieldValidation parameter in the release's OpenAPI and validates on the
-// server; the server knows a built-in kind's fields only from the hand-written tables, which
-// have no CronJob: the generated Go types (issue 28, point 4) are to replace them.
-test(
-  'kubectl apply --validate=strict refuses an unknown field of a built-in kind',
-  { todo: 'unknown fields of built-in kinds come with the generated Go types (issue 28 point 4)' },
-  async () => {
-    const bad = CRONJOB.replace('name: nightly', 'name: strict').replace(
-      'schedule:',
-      'bogusField: 1\n  schedule:',
-    );
-    const r = await kubectl(s.kubeconfig, ['apply', '--validate=strict', '-f', '-'], bad);
-    assert.notEqual(r.code, 0, r.stdout);
-    assert.match(r.stderr, /unknown field "spec.bogusField"/);
-  },
-);
+// server, which knows every built-in kind's fields from the generated Go types.
+test('kubectl apply --validate=strict refuses an unknown field of a built-in kind', async () => {
+  const bad = CRONJOB.replace('name: nightly', 'name: strict').replace(
+    'schedule:',
+    'bogusField: 1\n  schedule:',
+  );
+  const r = await kubectl(s.kubeconfig, ['apply', '--validate=strict', '-f', '-'], bad);
+  assert.notEqual(r.code, 0, r.stdout);
+  assert.match(r.stderr, /unknown field "spec.bogusField"/);
+});
