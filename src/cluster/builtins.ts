@@ -11,6 +11,7 @@ import { startControllers } from './controllers';
 import { defaultTolerationSeconds } from './defaulttolerationseconds';
 import type { KubeletOptions } from './kubelet';
 import { NODE_NAME, fakeNode } from './kubelet';
+import { ensureKubernetesService } from './kubernetesservice';
 import { namespaceLifecycle } from './namespace';
 import { quotaAdmission } from './quota';
 
@@ -31,8 +32,13 @@ export function withBuiltins(cluster: Cluster, opts: BuiltinsOptions = {}): Clus
   cluster.addMutatingAdmission(defaultTolerationSeconds);
   cluster.addAdmission(namespaceLifecycle(cluster));
   cluster.addAdmission(quotaAdmission(cluster));
-  // The node registers itself, as a kubelet does; it is there even without the pod lifecycle.
-  if (!cluster.peek({ apiVersion: 'v1', kind: 'Node' }, { name: NODE_NAME }))
+  // kube-apiserver's own bootstrap controller keeps the `kubernetes` Service, controllers or not.
+  ensureKubernetesService(cluster);
+  // The node registers itself, as a kubelet does: only where one runs (envtest has no node).
+  if (
+    opts.controllers !== false &&
+    !cluster.peek({ apiVersion: 'v1', kind: 'Node' }, { name: NODE_NAME })
+  )
     cluster.create(fakeNode(cluster.now()));
   const stops = startControllers(cluster, { workloads: opts.controllers !== false, kubelet: opts });
   for (const stop of stops) cluster.onClose(stop);

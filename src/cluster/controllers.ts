@@ -1,8 +1,8 @@
 /**
  * Starts the cluster's built-in controllers, as kube-controller-manager runs its controllers
  * against the apiserver. The GC, namespace, CRD, quota and disruption controllers belong to the cluster's
- * integrity and always run; the workload controllers (Deployment, ReplicaSet, and the kwok-like
- * pod lifecycle) run unless `workloads` is false.
+ * integrity and always run; the workload controllers (ServiceAccounts, Deployment, ReplicaSet, and
+ * the kwok-like pod lifecycle) run unless `workloads` is false.
  */
 import type { ControllerHost } from './controllerhost';
 import { startCrdFinalizer } from './crdcontroller';
@@ -11,7 +11,7 @@ import { startDisruptionController } from './disruption';
 import { startGarbageCollector } from './garbagecollector';
 import type { KubeletOptions } from './kubelet';
 import { startKubelet } from './kubelet';
-import { startNamespaceController } from './namespace';
+import { startNamespaceController, startServiceAccountsController } from './namespace';
 import { startQuotaController } from './quota';
 import { startReplicaSetController } from './replicaset';
 
@@ -28,6 +28,7 @@ export function startControllers(
   ];
   if (opts.workloads)
     stops.push(
+      startServiceAccountsController(cluster),
       startDeploymentController(cluster),
       startReplicaSetController(cluster),
       startKubelet(cluster, opts.kubelet),

@@ -201,10 +201,24 @@ export function int64Param(q: URLSearchParams, name: string): number | undefined
   return Number(v);
 }
 
-/** DeleteOptions from the query and the (optional) body. */
-export function decodeDeleteOptions(q: URLSearchParams, body: Buffer | undefined): DeleteOptions {
+/**
+ * DeleteOptions from the query and the (optional) body, JSON or — as client-go's typed clients send
+ * it — protobuf (a meta.k8s.io/v1 DeleteOptions in the `k8s\0` envelope).
+ */
+export function decodeDeleteOptions(
+  q: URLSearchParams,
+  body: Buffer | undefined,
+  contentType?: string,
+): DeleteOptions {
   let fromBody: Record<string, unknown> = {};
-  if (body && body.length) {
+  const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (body && body.length && mediaType === 'application/vnd.kubernetes.protobuf') {
+    try {
+      fromBody = decodeProtobufObject(body);
+    } catch {
+      throw newBadRequest('the body of the delete request could not be decoded as DeleteOptions');
+    }
+  } else if (body && body.length) {
     let parsed: unknown;
     try {
       parsed = parse(body.toString('utf8'), false);

@@ -56,7 +56,6 @@ export function startNamespaceController(cluster: ControllerHost): () => void {
   const q = new WorkQueue('namespace-controller', cluster.clock, (name) => sync(cluster, name));
   const unsub = cluster.subscribe((c) => {
     if (c.storageKey === NS_STORAGE) {
-      if (c.type === 'ADDED') ensureDefaultServiceAccount(cluster, c.object);
       if (c.type !== 'DELETED' && c.object.metadata.deletionTimestamp)
         q.add(c.object.metadata.name!);
     } else if (c.type === 'DELETED' || c.object.metadata.deletionTimestamp) {
@@ -68,6 +67,19 @@ export function startNamespaceController(cluster: ControllerHost): () => void {
     unsub();
     q.stop();
   };
+}
+
+/**
+ * kube-controller-manager's serviceaccount controller: every namespace gets its `default`
+ * ServiceAccount. A controller of the manager, not of the apiserver: envtest, which runs no
+ * manager, has none, and neither has the fake cluster without its workload controllers.
+ */
+export function startServiceAccountsController(cluster: ControllerHost): () => void {
+  for (const ns of cluster.scan(NAMESPACE)) ensureDefaultServiceAccount(cluster, ns);
+  return cluster.subscribe((c) => {
+    if (c.storageKey === NS_STORAGE && c.type === 'ADDED')
+      ensureDefaultServiceAccount(cluster, c.object);
+  });
 }
 
 function ensureDefaultServiceAccount(cluster: ControllerHost, ns: KubeObject): void {

@@ -43,6 +43,7 @@ import { updateResource } from './handlers/update';
 import { watchResource, type WatchServing } from './handlers/watch';
 import { evictPod } from './eviction';
 import { bindPod } from './podbinding';
+import { ensureKubernetesService } from './kubernetesservice';
 import { answerReview, resolveReview } from './reviews';
 import { servePodLog } from './podlog';
 
@@ -371,6 +372,14 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
+  // The `kubernetes` Service forwards to the apiserver's secure port: this one now.
+  if (
+    cluster.peek(
+      { apiVersion: 'v1', kind: 'Service' },
+      { namespace: 'default', name: 'kubernetes' },
+    )
+  )
+    ensureKubernetesService(cluster, port);
   const hostPart = host.includes(':') ? `[${host}]` : host;
   address = `${hostPart}:${port}`;
   const url = `https://${hostPart}:${port}`;

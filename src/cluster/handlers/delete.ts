@@ -11,13 +11,13 @@ import { objectKey, type RequestScope } from './scope';
 export function deleteResource(s: RequestScope, name: string): void | Promise<void> {
   const key = objectKey(s, name);
   const before = s.cluster.peek(s.type, key);
-  const dopts = decodeDeleteOptions(s.q, s.body);
+  const dopts = decodeDeleteOptions(s.q, s.body, s.req.headers['content-type']);
   const out = s.cluster.deleteAs(s.t, key, dopts);
   s.record?.objectsOf(before, out);
   return send(s, deleteCode(out, dopts), deleteResponse(s.t, out));
 }
 
 export function deleteCollection(s: RequestScope, listOpts: ListOptions): void | Promise<void> {
-  const dopts = decodeDeleteOptions(s.q, s.body);
+  const dopts = decodeDeleteOptions(s.q, s.body, s.req.headers['content-type']);
   return send(s, 200, s.cluster.deleteCollection(s.type, listOpts, dopts));
 }
