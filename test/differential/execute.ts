@@ -135,6 +135,8 @@ export async function execute(side: Side, steps: Step[], ns: string): Promise<Ru
       if (body !== undefined && typeof body !== 'string') {
         body = step.type === 'apply' ? stringify(body) : JSON.stringify(body);
       }
+      // What was sent is part of the vocabulary: a generateName the server then refused, say.
+      run.seen.push(typeof body === 'string' ? parseBody(body) : body);
       const req = {
         method: step.method ?? 'GET',
         path: step.path!,
@@ -152,7 +154,7 @@ export async function execute(side: Side, steps: Step[], ns: string): Promise<Ru
           const met =
             step.equals === undefined
               ? v !== undefined
-              : JSON.stringify(v) === JSON.stringify(step.equals);
+              : JSON.stringify(v ?? null) === JSON.stringify(step.equals);
           if (met) break;
           if (Date.now() > deadline) {
             obs.timedOut = true;

@@ -6,9 +6,15 @@
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
+/** A timestamp inside longer text (kubectl's YAML, an event's message). */
+const TIME_IN_TEXT = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)/g;
 const PEM = /-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----\n?/g;
 /** Fields that hold certificate data as base64 rather than PEM text. */
 const CERT_KEYS = new Set(['caBundle', 'certificate-authority-data', 'certificate', 'ca.crt']);
+/** Values an allocator picks at random within a range: which one is not part of the behaviour. */
+const ALLOCATED_KEYS = new Set(['nodePort', 'clusterIP', 'clusterIPs', 'containerID', 'healthCheckNodePort']);
+/** The alphabet of the 5 characters apimachinery's SimpleNameGenerator appends to a generateName. */
+const GENERATED_SUFFIX = '[bcdfghjklmnpqrstvwxz2456789]{5}';
 /** Resource versions quoted in messages (410 Gone, 504 too large, conflicts). */
 const RV_IN_TEXT = /((?:resource ?version|current|resourceVersion)[:=]? ?"?)(\d+)/gi;
 
@@ -18,19 +24,19 @@ export class Vocabulary {
   /** Generated name → "generateName" + "<n>", n counting the names of one prefix in order of appearance. */
   private readonly generated = new Map<string, string>();
   private readonly perPrefix = new Map<string, number>();
+  private readonly prefixes = new Set<string>();
   private rank: Map<string, number> | undefined;
+
+  /** `server` is this side's address (https://host:port): each cluster names its own. */
+  constructor(private readonly server = '') {}
 
   collect(value: unknown): void {
     this.rank = undefined;
     walk(value, (key, v, parent) => {
       if (key === 'resourceVersion' && typeof v === 'string' && /^\d+$/.test(v)) this.rvs.add(v);
-      if (
-        key === 'generateName' &&
-        typeof v === 'string' &&
-        parent &&
-        typeof parent.name === 'string'
-      ) {
-        this.nameGenerated(parent.name, v);
+      if (key === 'generateName' && typeof v === 'string' && v !== '') {
+        this.prefixes.add(v);
+        if (parent && typeof parent.name === 'string') this.nameGenerated(parent.name, v);
       }
     });
   }
@@ -56,6 +62,13 @@ export class Vocabulary {
   text(s: string): string {
     let out = s.replace(PEM, '<pem>').replace(UUID, '<uid>');
     if (TIME.test(out)) return '<time>';
+    out = out.replace(TIME_IN_TEXT, '<time>');
+    if (this.server) out = out.split(this.server.replace(/^https:\/\//, '')).join('<server>');
+    // A name generated for an object that was then refused appears only in the error's text.
+    for (const prefix of this.prefixes) {
+      const re = new RegExp(`${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${GENERATED_SUFFIX}\\b`, 'g');
+      for (const m of out.match(re) ?? []) this.nameGenerated(m, prefix);
+    }
     // Longest first: a generated name may be a prefix of another one.
     for (const [name, token] of [...this.generated].sort((a, b) => b[0].length - a[0].length)) {
       if (out.includes(name)) out = out.split(name).join(token);
@@ -83,13 +96,18 @@ export function normalise(value: unknown, vocab: Vocabulary, key = ''): unknown 
     if (key === 'resourceVersion' && /^\d+$/.test(value)) return vocab.rvToken(value);
     if (key === 'continue' && value !== '') return '<continue>';
     if (CERT_KEYS.has(key) && value !== '') return '<certificate>';
+    if (ALLOCATED_KEYS.has(key) && value !== 'None' && value !== '') return '<allocated>';
     return vocab.text(value);
   }
-  if (Array.isArray(value)) return value.map((v) => normalise(v, vocab));
+  if (typeof value === 'number' && ALLOCATED_KEYS.has(key)) return '<allocated>';
+  if (Array.isArray(value)) {
+    return value.map((v) => normalise(v, vocab, ALLOCATED_KEYS.has(key) ? key : ''));
+  }
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      out[k] = normalise(v, vocab, k);
+      // managedFields keys name list items by their values, uids among them.
+      out[vocab.text(k)] = normalise(v, vocab, k);
     }
     return out;
   }

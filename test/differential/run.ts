@@ -32,8 +32,8 @@ interface Divergence {
 
 const here = __dirname;
 
-function normalised(run: Run): (unknown | undefined)[] {
-  const vocab = new Vocabulary();
+function normalised(run: Run, server: string): (unknown | undefined)[] {
+  const vocab = new Vocabulary(server);
   run.seen.forEach((v) => vocab.collect(v));
   return run.observations.map((o) => (o === undefined ? undefined : normalise(o, vocab)));
 }
@@ -94,7 +94,7 @@ async function main(): Promise<number> {
     const divergences: Divergence[] = [];
     let count = 0;
     const judge = (name: string, runs: [Run, Run], parts: (Part[] | false | undefined)[]) => {
-      const [r, f] = runs.map(normalised) as [unknown[], unknown[]];
+      const [r, f] = [normalised(runs[0], reference.server), normalised(runs[1], fake.server)];
       r.forEach((ro, i) => {
         const p = parts[i];
         if (values.show) {

@@ -130,12 +130,13 @@ export function loadScenarios(dir: string): Scenario[] {
   for (const f of readdirSync(dir)
     .filter((n) => /\.ya?ml$/.test(n))
     .sort()) {
-    const doc = parse(readFileSync(join(dir, f), 'utf8')) as
+    const doc = parse(readFileSync(join(dir, f), 'utf8'), { merge: true }) as
       MatrixFile | { scenarios: { name: string; steps: Record<string, unknown>[] }[] };
     if ('kinds' in doc) out.push(...expandMatrix(f, doc));
     else {
       for (const s of doc.scenarios) {
-        out.push({ name: s.name, file: f, steps: s.steps.map(expandShorthand) });
+        // A YAML alias to a list of steps (shared setup) is spliced in place.
+        out.push({ name: s.name, file: f, steps: (s.steps.flat() as Record<string, unknown>[]).map(expandShorthand) });
       }
     }
   }
