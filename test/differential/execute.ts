@@ -146,7 +146,7 @@ export async function execute(side: Side, steps: Step[], ns: string): Promise<Ru
         ...(step.timeoutMs !== undefined ? { timeoutMs: step.timeoutMs } : {}),
       };
       if (step.until !== undefined) {
-        const deadline = Date.now() + (step.timeoutMs ?? 30_000);
+        const deadline = Date.now() + (step.timeoutMs ?? 10_000);
         for (;;) {
           const a = await send(side, { ...req, timeoutMs: 10_000 });
           obs = httpObservation(a, false);

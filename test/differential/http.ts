@@ -33,7 +33,12 @@ export function send(side: Side, req: Request): Promise<Answer> {
         rejectUnauthorized: false,
         headers: {
           Authorization: `Bearer ${side.token}`,
-          ...(req.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+          ...(req.body !== undefined
+            ? {
+                'Content-Type': 'application/json',
+                'Content-Length': String(Buffer.byteLength(req.body)),
+              }
+            : {}),
           ...req.headers,
         },
       },

@@ -12,7 +12,13 @@ const PEM = /-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----\n?/g;
 /** Fields that hold certificate data as base64 rather than PEM text. */
 const CERT_KEYS = new Set(['caBundle', 'certificate-authority-data', 'certificate', 'ca.crt']);
 /** Values an allocator picks at random within a range: which one is not part of the behaviour. */
-const ALLOCATED_KEYS = new Set(['nodePort', 'clusterIP', 'clusterIPs', 'containerID', 'healthCheckNodePort']);
+const ALLOCATED_KEYS = new Set([
+  'nodePort',
+  'clusterIP',
+  'clusterIPs',
+  'containerID',
+  'healthCheckNodePort',
+]);
 /** The alphabet of the 5 characters apimachinery's SimpleNameGenerator appends to a generateName. */
 const GENERATED_SUFFIX = '[bcdfghjklmnpqrstvwxz2456789]{5}';
 /** Resource versions quoted in messages (410 Gone, 504 too large, conflicts). */
@@ -66,7 +72,10 @@ export class Vocabulary {
     if (this.server) out = out.split(this.server.replace(/^https:\/\//, '')).join('<server>');
     // A name generated for an object that was then refused appears only in the error's text.
     for (const prefix of this.prefixes) {
-      const re = new RegExp(`${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${GENERATED_SUFFIX}\\b`, 'g');
+      const re = new RegExp(
+        `${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${GENERATED_SUFFIX}\\b`,
+        'g',
+      );
       for (const m of out.match(re) ?? []) this.nameGenerated(m, prefix);
     }
     // Longest first: a generated name may be a prefix of another one.

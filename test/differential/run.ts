@@ -5,7 +5,7 @@
  * values must differ, are compared step by step. Prints each divergence with both answers and
  * `N scenarios, D divergences (allowlist: A entries)`; exits 1 when a divergence is not allowed.
  * Options: --filter TEXT (only scenarios whose name contains TEXT), --verbose (every difference),
- * --show (every step's normalised answers, both sides), --self-check (a second fake as the reference: whatever differs then is the suite's own noise,
+ * --progress (each scenario's time on stderr), --show (every step's normalised answers, both sides), --self-check (a second fake as the reference: whatever differs then is the suite's own noise,
  * a value the normalisation misses or a step that races).
  */
 import { join } from 'node:path';
@@ -73,6 +73,7 @@ async function main(): Promise<number> {
       verbose: { type: 'boolean' },
       'self-check': { type: 'boolean' },
       show: { type: 'boolean' },
+      progress: { type: 'boolean' },
     },
   });
   const allowlist = new Allowlist(join(here, 'allowlist.yaml'));
@@ -109,34 +110,26 @@ async function main(): Promise<number> {
         divergences.push({ scenario: name, step: i + 1, differences: diffs, allowed });
       });
     };
+    // Data scenarios and client-node ones run alike: each from a fresh namespace of the same name
+    // on both clusters, both sides at once.
+    const runnable = [
+      ...scenarios.map((s) => ({
+        name: s.name,
+        run: (side: Side, ns: string) => execute(side, s.steps, ns),
+        parts: s.steps.map((st) => st.compare),
+      })),
+      ...clientScenarios.map((c) => ({ name: c.name, run: c.run, parts: [] })),
+    ];
     let index = 0;
-    const nsFor = () => `diff-${++index}`;
-    for (const s of scenarios) {
-      const ns = nsFor();
+    for (const s of runnable) {
+      const ns = `diff-${++index}`;
       if (!selected(s.name)) continue;
       count++;
+      const started = Date.now();
       await Promise.all([createNamespace(reference, ns), createNamespace(fake, ns)]);
-      const runs = (await Promise.all([
-        execute(reference, s.steps, ns),
-        execute(fake, s.steps, ns),
-      ])) as [Run, Run];
-      judge(
-        s.name,
-        runs,
-        s.steps.map((st) => st.compare),
-      );
-    }
-    for (const c of clientScenarios) {
-      const ns = nsFor();
-      if (!selected(c.name)) continue;
-      count++;
-      await Promise.all([createNamespace(reference, ns), createNamespace(fake, ns)]);
-      const runs = (await Promise.all([c.run(reference, ns), c.run(fake, ns)])) as [Run, Run];
-      judge(
-        c.name,
-        runs,
-        runs[0].observations.map(() => undefined),
-      );
+      const runs = (await Promise.all([s.run(reference, ns), s.run(fake, ns)])) as [Run, Run];
+      judge(s.name, runs, s.parts);
+      if (values.progress) console.error(`${ns} ${s.name} ${Date.now() - started} ms`);
     }
     for (const d of divergences) {
       const tag = d.allowed ? 'allowed' : 'DIVERGENCE';

@@ -136,7 +136,11 @@ export function loadScenarios(dir: string): Scenario[] {
     else {
       for (const s of doc.scenarios) {
         // A YAML alias to a list of steps (shared setup) is spliced in place.
-        out.push({ name: s.name, file: f, steps: (s.steps.flat() as Record<string, unknown>[]).map(expandShorthand) });
+        out.push({
+          name: s.name,
+          file: f,
+          steps: (s.steps.flat() as Record<string, unknown>[]).map(expandShorthand),
+        });
       }
     }
   }
