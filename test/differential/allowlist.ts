@@ -8,7 +8,8 @@ import { parse } from 'yaml';
 import type { Difference } from './compare';
 
 export interface AllowEntry {
-  scenario: string;
+  /** A glob, or several: the scenarios the entry covers. */
+  scenario: string | string[];
   path: string;
   reason: string;
 }
@@ -22,14 +23,17 @@ function glob(pattern: string): RegExp {
 }
 
 export class Allowlist {
-  private readonly entries: { entry: AllowEntry; scenario: RegExp; path: RegExp }[];
+  private readonly entries: { entry: AllowEntry; scenarios: RegExp[]; path: RegExp }[];
 
   constructor(file: string) {
     const doc = parse(readFileSync(file, 'utf8')) as { entries?: AllowEntry[] } | null;
     this.entries = (doc?.entries ?? []).map((entry) => {
       if (!entry.reason?.trim())
-        throw new Error(`${file}: the entry for ${entry.scenario} ${entry.path} has no reason`);
-      return { entry, scenario: glob(entry.scenario), path: glob(entry.path) };
+        throw new Error(
+          `${file}: the entry for ${String(entry.scenario)} ${entry.path} has no reason`,
+        );
+      const scenarios = Array.isArray(entry.scenario) ? entry.scenario : [entry.scenario];
+      return { entry, scenarios: scenarios.map(glob), path: glob(entry.path) };
     });
   }
 
@@ -39,6 +43,8 @@ export class Allowlist {
 
   /** The entry that allows this difference, if any. */
   allows(scenario: string, d: Difference): AllowEntry | undefined {
-    return this.entries.find((e) => e.scenario.test(scenario) && e.path.test(d.path))?.entry;
+    return this.entries.find(
+      (e) => e.scenarios.some((s) => s.test(scenario)) && e.path.test(d.path),
+    )?.entry;
   }
 }

@@ -66,6 +66,32 @@ function show(v: unknown): string {
   return s === undefined ? 'undefined' : s.length > 400 ? `${s.slice(0, 400)}…` : s;
 }
 
+/**
+ * Divergences grouped by where they are (the path without its step and indices; a status code
+ * with both codes), most widespread first: the fake's bugs in the order that fixes the most.
+ */
+function printClasses(divergences: Divergence[]): void {
+  const classes = new Map<string, { scenarios: Set<string>; example: string }>();
+  for (const d of divergences) {
+    for (const x of d.differences) {
+      let key = x.path.replace(/^step\d+/, '').replace(/\[\d+\]/g, '[]');
+      if (key === '.status') key += ` ${show(x.reference)} → ${show(x.fake)}`;
+      const c = classes.get(key) ?? {
+        scenarios: new Set(),
+        example: `${d.scenario} step ${d.step}`,
+      };
+      c.scenarios.add(d.scenario);
+      classes.set(key, c);
+    }
+  }
+  const sorted = [...classes].sort((a, b) => b[1].scenarios.size - a[1].scenarios.size);
+  if (sorted.length) console.log(`\nDivergence classes (scenarios affected, an example):`);
+  for (const [key, c] of sorted.slice(0, 40)) {
+    console.log(`  ${String(c.scenarios.size).padStart(4)}  ${key}   e.g. ${c.example}`);
+  }
+  if (sorted.length > 40) console.log(`  … and ${sorted.length - 40} more classes`);
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -144,6 +170,7 @@ async function main(): Promise<number> {
         console.log(`  … and ${d.differences.length - shown.length} more`);
     }
     const outside = divergences.filter((d) => !d.allowed);
+    printClasses(outside);
     const scenariosDiverging = new Set(outside.map((d) => d.scenario)).size;
     console.log(
       `${divergences.length - outside.length} divergences allowed; ${scenariosDiverging} of ${count} scenarios diverge`,
