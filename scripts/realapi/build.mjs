@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ensureSystemPackages } from '../bootstrap.mjs';
+import { ensureSystemPackages, goVersion } from '../bootstrap.mjs';
 import {
   downloadModule,
   kubernetesModuleVersion,
@@ -61,6 +61,8 @@ export function buildRealapi(release = kubernetesRelease()) {
   ensureSystemPackages(REALAPI_PACKAGES);
   const dir = realapiDir(release);
   if (isBuilt(dir)) return dir;
+  // k8s.io/kubernetes' go.mod names the Go it needs; an older one fails there with Go's own message.
+  if (!goVersion()) throw new Error('building the reference kube-apiserver needs Go on PATH');
   const modDir = join(dir, 'mod');
   writeModule(modDir, release);
   for (const bin of BINARIES) {
@@ -80,6 +82,6 @@ export function buildRealapi(release = kubernetesRelease()) {
   return dir;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   console.log(buildRealapi());
 }

@@ -106,9 +106,10 @@ export async function startControlPlane({
   const [etcdClient, etcdPeer, port] = [await freePort(), await freePort(), await freePort()];
   const children = [];
   const stop = async () => {
-    process.off('exit', killAll);
-    // Dependants first, etcd last: the apiserver flushes to etcd as it stops.
+    // Dependants first, etcd last: the apiserver flushes to etcd as it stops. The exit hook stays
+    // until all are gone, so a caller that exits midway still takes the rest down with it.
     for (const c of [...children].reverse()) await endProcess(c);
+    process.off('exit', killAll);
   };
   const killAll = () => children.forEach((c) => c.kill('SIGKILL'));
   process.once('exit', killAll);

@@ -81,7 +81,6 @@ export async function startFake(name: Side['name'] = 'fake'): Promise<Side> {
     token: user.user.token,
     kubeconfig,
     stop: async () => {
-      process.off('exit', killOnExit);
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');
@@ -89,6 +88,7 @@ export async function startFake(name: Side['name'] = 'fake'): Promise<Side> {
         await exited;
         clearTimeout(timer);
       }
+      process.off('exit', killOnExit);
       rmSync(dir, { recursive: true, force: true });
     },
   };
