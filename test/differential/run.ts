@@ -5,9 +5,10 @@
  * values must differ, are compared step by step. Prints each divergence with both answers and
  * `N scenarios, D divergences (allowlist: A entries)`; exits 1 when a divergence is not allowed.
  * Options: --filter TEXT (only scenarios whose name contains TEXT), --verbose (every difference),
- * --progress (each scenario's time on stderr), --show (every step's normalised answers, both sides), --self-check (a second fake as the reference: whatever differs then is the suite's own noise,
+ * --report FILE (the divergences as JSON, for comparing runs), --progress (each scenario's time on stderr), --show (every step's normalised answers, both sides), --self-check (a second fake as the reference: whatever differs then is the suite's own noise,
  * a value the normalisation misses or a step that races).
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Allowlist } from './allowlist';
@@ -100,6 +101,7 @@ async function main(): Promise<number> {
       'self-check': { type: 'boolean' },
       show: { type: 'boolean' },
       progress: { type: 'boolean' },
+      report: { type: 'string' },
     },
   });
   const allowlist = new Allowlist(join(here, 'allowlist.yaml'));
@@ -180,6 +182,12 @@ async function main(): Promise<number> {
     }
     const outside = divergences.filter((d) => !d.allowed);
     printClasses(outside);
+    if (values.report) {
+      writeFileSync(
+        values.report,
+        `${JSON.stringify({ scenarios: count, divergences }, null, 1)}\n`,
+      );
+    }
     const scenariosDiverging = new Set(outside.map((d) => d.scenario)).size;
     console.log(
       `${divergences.length - outside.length} divergences wholly allowed, ${allowedDifferences} differences taken out by the allowlist; ${scenariosDiverging} of ${count} scenarios diverge`,
