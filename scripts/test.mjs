@@ -29,6 +29,7 @@ const SUITES = {
     'test/cli',
     'test/vscode',
     'test/util',
+    'test/differential',
     'test/webviews',
     'syntaxes/test',
   ],

@@ -1,0 +1,50 @@
+/**
+ * The deliberate differences between the fake and the reference: each entry names the scenarios
+ * (a glob on the scenario's name) and the answer's paths (a glob on the difference's path) it
+ * covers, and why the difference is intended.
+ */
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import type { Difference } from './compare';
+
+export interface AllowEntry {
+  /** A glob, or several: the scenarios the entry covers. */
+  scenario: string | string[];
+  path: string;
+  reason: string;
+}
+
+function glob(pattern: string): RegExp {
+  const re = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
+  return new RegExp(`^${re}$`);
+}
+
+export class Allowlist {
+  private readonly entries: { entry: AllowEntry; scenarios: RegExp[]; path: RegExp }[];
+
+  constructor(file: string) {
+    const doc = parse(readFileSync(file, 'utf8')) as { entries?: AllowEntry[] } | null;
+    this.entries = (doc?.entries ?? []).map((entry) => {
+      if (!entry.reason?.trim())
+        throw new Error(
+          `${file}: the entry for ${String(entry.scenario)} ${entry.path} has no reason`,
+        );
+      const scenarios = Array.isArray(entry.scenario) ? entry.scenario : [entry.scenario];
+      return { entry, scenarios: scenarios.map(glob), path: glob(entry.path) };
+    });
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /** The entry that allows this difference, if any. */
+  allows(scenario: string, d: Difference): AllowEntry | undefined {
+    return this.entries.find(
+      (e) => e.scenarios.some((s) => s.test(scenario)) && e.path.test(d.path),
+    )?.entry;
+  }
+}

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { differences } from './compare';
+import { Vocabulary, normalise } from './normalise';
+
+function normaliseAll(values: unknown[], server = ''): unknown[] {
+  const vocab = new Vocabulary(server);
+  values.forEach((v) => vocab.collect(v));
+  return values.map((v) => normalise(v, vocab));
+}
+
+test('resourceVersions are compared by their order, not their numbers', () => {
+  const a = normaliseAll([
+    { metadata: { resourceVersion: '900' } },
+    { metadata: { resourceVersion: '1000' } },
+  ]);
+  const b = normaliseAll([
+    { metadata: { resourceVersion: '7' } },
+    { metadata: { resourceVersion: '12' } },
+  ]);
+  assert.deepEqual(a, b);
+  const reversed = normaliseAll([
+    { metadata: { resourceVersion: '12' } },
+    { metadata: { resourceVersion: '7' } },
+  ]);
+  assert.notDeepEqual(a, reversed);
+});
+
+test('uids, timestamps and generated names become tokens, in messages too', () => {
+  const [a] = normaliseAll([
+    {
+      metadata: {
+        name: 'gen-x7k2p',
+        generateName: 'gen-',
+        uid: '0b4c3f1e-1111-2222-3333-444455556666',
+      },
+      message: 'configmaps "gen-x7k2p" at 2026-01-02T03:04:05Z',
+    },
+  ]);
+  assert.deepEqual(a, {
+    metadata: { name: 'gen-<generated-1>', generateName: 'gen-', uid: '<uid>' },
+    message: 'configmaps "gen-<generated-1>" at <time>',
+  });
+});
+
+test('a name generated for a refused object is recognised by its prefix and alphabet', () => {
+  const [, answer] = normaliseAll([
+    { metadata: { generateName: 'Bad_' } },
+    { details: { name: 'Bad_cdwxn' } },
+  ]);
+  assert.deepEqual(answer, { details: { name: 'Bad_<generated-1>' } });
+});
+
+test("allocated ports and IPs and each side's address are not compared, the rest is", () => {
+  const [a] = normaliseAll(
+    [
+      {
+        spec: {
+          clusterIP: '10.0.0.7',
+          clusterIPs: ['10.0.0.7'],
+          ports: [{ nodePort: 31000, port: 80 }],
+        },
+        addr: '127.0.0.1:4443',
+      },
+    ],
+    'https://127.0.0.1:4443',
+  );
+  assert.deepEqual(a, {
+    spec: {
+      clusterIP: '<allocated>',
+      clusterIPs: ['<allocated>'],
+      ports: [{ nodePort: '<allocated>', port: 80 }],
+    },
+    addr: '<server>',
+  });
+  const [none] = normaliseAll([{ spec: { clusterIP: 'None' } }]);
+  assert.deepEqual(none, { spec: { clusterIP: 'None' } });
+});
+
+test('differences name each path with both values, absent ones said so', () => {
+  assert.deepEqual(differences({ a: 1, b: [1, 2] }, { a: 1, b: [1], c: true }, 'body'), [
+    { path: 'body.b[1]', reference: 2, fake: '<absent>' },
+    { path: 'body.c', reference: '<absent>', fake: true },
+  ]);
+  assert.deepEqual(differences({ a: { b: 1 } }, { a: { b: 1 } }, 'body'), []);
+});

@@ -1,0 +1,124 @@
+/**
+ * What must differ between two clusters and nothing else: uids, timestamps, resourceVersion values
+ * (replaced by their rank among the values one side answered in one scenario, so their order is
+ * still compared), generated names, certificate data, continue tokens and the Audit-Id value.
+ */
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
+/** A timestamp inside longer text (kubectl's YAML, an event's message). */
+const TIME_IN_TEXT = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)/g;
+const PEM = /-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----\n?/g;
+/** Fields that hold certificate data as base64 rather than PEM text. */
+const CERT_KEYS = new Set(['caBundle', 'certificate-authority-data', 'certificate', 'ca.crt']);
+/** Values an allocator picks at random within a range: which one is not part of the behaviour. */
+const ALLOCATED_KEYS = new Set([
+  'nodePort',
+  'clusterIP',
+  'clusterIPs',
+  'containerID',
+  'healthCheckNodePort',
+]);
+/** The alphabet of the 5 characters apimachinery's SimpleNameGenerator appends to a generateName. */
+const GENERATED_SUFFIX = '[bcdfghjklmnpqrstvwxz2456789]{5}';
+/** Resource versions quoted in messages (410 Gone, 504 too large, conflicts). */
+const RV_IN_TEXT = /((?:resource ?version|current|resourceVersion)[:=]? ?"?)(\d+)/gi;
+
+/** The values one side answered in one scenario, collected first so that ranks cover them all. */
+export class Vocabulary {
+  private readonly rvs = new Set<string>();
+  /** Generated name → "generateName" + "<n>", n counting the names of one prefix in order of appearance. */
+  private readonly generated = new Map<string, string>();
+  private readonly perPrefix = new Map<string, number>();
+  private readonly prefixes = new Set<string>();
+  private rank: Map<string, number> | undefined;
+
+  /** `server` is this side's address (https://host:port): each cluster names its own. */
+  constructor(private readonly server = '') {}
+
+  collect(value: unknown): void {
+    this.rank = undefined;
+    walk(value, (key, v, parent) => {
+      if (key === 'resourceVersion' && typeof v === 'string' && /^\d+$/.test(v)) this.rvs.add(v);
+      if (key === 'generateName' && typeof v === 'string' && v !== '') {
+        this.prefixes.add(v);
+        if (parent && typeof parent.name === 'string') this.nameGenerated(parent.name, v);
+      }
+    });
+  }
+
+  nameGenerated(name: string, prefix: string): void {
+    if (!name.startsWith(prefix) || name === prefix || this.generated.has(name)) return;
+    const n = (this.perPrefix.get(prefix) ?? 0) + 1;
+    this.perPrefix.set(prefix, n);
+    this.generated.set(name, `${prefix}<generated-${n}>`);
+  }
+
+  rvToken(rv: string): string {
+    if (!this.rank) {
+      const sorted = [...this.rvs].sort((a, b) =>
+        BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0,
+      );
+      this.rank = new Map(sorted.map((v, i) => [v, i + 1]));
+    }
+    const r = this.rank.get(rv);
+    return r === undefined ? '<rv:unseen>' : `<rv:${r}>`;
+  }
+
+  text(s: string): string {
+    let out = s.replace(PEM, '<pem>').replace(UUID, '<uid>');
+    if (TIME.test(out)) return '<time>';
+    out = out.replace(TIME_IN_TEXT, '<time>');
+    if (this.server) out = out.split(this.server.replace(/^https:\/\//, '')).join('<server>');
+    // A name generated for an object that was then refused appears only in the error's text.
+    for (const prefix of this.prefixes) {
+      const re = new RegExp(
+        `${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${GENERATED_SUFFIX}\\b`,
+        'g',
+      );
+      for (const m of out.match(re) ?? []) this.nameGenerated(m, prefix);
+    }
+    // Longest first: a generated name may be a prefix of another one.
+    for (const [name, token] of [...this.generated].sort((a, b) => b[0].length - a[0].length)) {
+      if (out.includes(name)) out = out.split(name).join(token);
+    }
+    return out.replace(RV_IN_TEXT, (_m, pre: string, rv: string) =>
+      this.rvs.has(rv) ? `${pre}${this.rvToken(rv)}` : `${pre}<rv>`,
+    );
+  }
+}
+
+type Visit = (key: string, value: unknown, parent: Record<string, unknown> | undefined) => void;
+
+function walk(value: unknown, visit: Visit, key = '', parent?: Record<string, unknown>): void {
+  visit(key, value, parent);
+  if (Array.isArray(value)) value.forEach((v) => walk(v, visit, '', undefined));
+  else if (value && typeof value === 'object') {
+    const obj = value as Record<string, unknown>;
+    for (const [k, v] of Object.entries(obj)) walk(v, visit, k, obj);
+  }
+}
+
+/** A copy of `value` with what must differ replaced by stable tokens. */
+export function normalise(value: unknown, vocab: Vocabulary, key = ''): unknown {
+  if (typeof value === 'string') {
+    if (key === 'resourceVersion' && /^\d+$/.test(value)) return vocab.rvToken(value);
+    if (key === 'continue' && value !== '') return '<continue>';
+    if (CERT_KEYS.has(key) && value !== '') return '<certificate>';
+    if (ALLOCATED_KEYS.has(key) && value !== 'None' && value !== '') return '<allocated>';
+    return vocab.text(value);
+  }
+  if (typeof value === 'number' && ALLOCATED_KEYS.has(key)) return '<allocated>';
+  if (Array.isArray(value)) {
+    return value.map((v) => normalise(v, vocab, ALLOCATED_KEYS.has(key) ? key : ''));
+  }
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      // managedFields keys name list items by their values, uids among them.
+      out[vocab.text(k)] = normalise(v, vocab, k);
+    }
+    return out;
+  }
+  return value;
+}
