@@ -178,7 +178,8 @@ export class AuditLog {
 /** One request being served. */
 export class InFlight {
   private readonly start: number;
-  private readonly auditID = randomUUID();
+  /** The request's audit ID, which the response names in its `Audit-Id` header. */
+  readonly auditID = randomUUID();
   private target: AuditTarget;
   private status: { reason?: string; message?: string } = {};
   private objects: { before?: KubeObject; after?: KubeObject } = {};

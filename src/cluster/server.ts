@@ -4,7 +4,7 @@
  * bearer-token authentication, a 3 MiB body limit, and Status bodies for every error. kubectl,
  * @kubernetes/client-node, client-go and operator binaries talk to it through a kubeconfig.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -147,6 +147,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const user = authenticateBearer(users, req.headers.authorization ?? '');
     if (user === undefined) {
+      // WithAuditInit is outside authentication: an unauthenticated request has an audit ID too.
+      res.setHeader('Audit-Id', randomUUID());
       req.resume();
       return sendStatus(res, newUnauthorized());
     }
@@ -156,6 +158,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       method: req.method ?? 'GET',
       requestURI: req.url ?? '/',
     });
+    // kube-apiserver's WithAuditInit names every request's audit ID in its response.
+    res.setHeader('Audit-Id', record.auditID);
     inFlight.set(res, record);
     res.on('close', () => record.complete(res.statusCode));
     opts.onRequest?.(req);

@@ -128,7 +128,7 @@ describe('served cluster: users and the audit record', () => {
     path: string,
     body?: unknown,
     contentType = 'application/json',
-  ): Promise<{ code: number; body: string }> {
+  ): Promise<{ code: number; body: string; auditId?: string }> {
     return new Promise((resolve, reject) => {
       const r = request(
         `${server.url}${path}`,
@@ -144,7 +144,13 @@ describe('served cluster: users and the audit record', () => {
         (res) => {
           let text = '';
           res.on('data', (d: Buffer) => (text += d.toString()));
-          res.on('end', () => resolve({ code: res.statusCode ?? 0, body: text }));
+          res.on('end', () =>
+            resolve({
+              code: res.statusCode ?? 0,
+              body: text,
+              auditId: res.headers['audit-id'] as string | undefined,
+            }),
+          );
         },
       );
       r.on('error', reject);
@@ -166,6 +172,17 @@ describe('served cluster: users and the audit record', () => {
     assert.equal((await call(opToken, 'GET', '/api/v1/namespaces/default')).code, 200);
     assert.equal((await call(server.token, 'GET', '/api/v1/namespaces/default')).code, 200);
     assert.equal((await call('nope', 'GET', '/api/v1/namespaces/default')).code, 401);
+  });
+
+  it('names each request’s audit ID in its Audit-Id header, an unauthenticated one’s too', async () => {
+    server.audit.clear();
+    const got = await call(opToken, 'GET', '/api/v1/namespaces/default');
+    const [event] = await eventsOf('operator', 1);
+    assert.equal(got.auditId, event?.auditID);
+    assert.match(got.auditId ?? '', /^[0-9a-f-]{36}$/);
+    const refused = await call('nope', 'GET', '/api/v1/namespaces/default');
+    assert.equal(refused.code, 401);
+    assert.match(refused.auditId ?? '', /^[0-9a-f-]{36}$/);
   });
 
   it('records who made each request, the verb and resource, and a write before and after', async () => {
