@@ -724,7 +724,7 @@ export class Cluster {
       recordManagedFields(
         obj,
         undefined,
-        opts.fieldManager ?? 'unknown',
+        opts.fieldManager,
         'Update',
         t.apiVersion,
         this.now(),
@@ -933,7 +933,7 @@ export class Cluster {
       recordManagedFields(
         next,
         old,
-        opts.fieldManager ?? 'unknown',
+        opts.fieldManager,
         'Update',
         t.apiVersion,
         this.now(),

@@ -211,19 +211,23 @@ function assign(
 export function recordManagedFields(
   obj: KubeObject,
   old: KubeObject | undefined,
-  manager: string,
+  /**
+   * The writer's field manager; undefined for an in-process writer that names none. A request
+   * over HTTP always has one: its `fieldManager`, its user agent's first word, or "unknown".
+   */
+  manager: string | undefined,
   op: 'Update',
   apiVersion: string,
   time: string,
   subresource: string | undefined,
 ): void {
-  if (
-    manager === 'unknown' &&
-    !(old?.metadata.managedFields ?? obj.metadata.managedFields)?.length
-  ) {
-    // In-process writers that name no manager and objects nobody manages: nothing to track.
-    if (!old) delete obj.metadata.managedFields;
-    return;
+  if (manager === undefined) {
+    if (!(old?.metadata.managedFields ?? obj.metadata.managedFields)?.length) {
+      // In-process writers that name no manager and objects nobody manages: nothing to track.
+      if (!old) delete obj.metadata.managedFields;
+      return;
+    }
+    manager = 'unknown';
   }
   const entries = old ? (old.metadata.managedFields ?? []) : [];
   const changed = old

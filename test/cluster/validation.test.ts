@@ -166,6 +166,16 @@ describe('request options', () => {
     assert.equal((await s.call('GET', `${CMS}/rv-dry`)).status, 404, 'nothing was stored');
   });
 
+  it('a write naming no field manager and sending no User-Agent is recorded as manager "unknown"', async () => {
+    const res = await s.call('POST', CMS, { ...cm('no-ua'), data: { a: 'b' } });
+    assert.equal(res.status, 201);
+    const managed = JSON.parse(res.body).metadata.managedFields as Array<Record<string, unknown>>;
+    assert.deepEqual(
+      managed.map((e) => [e.manager, e.operation]),
+      [['unknown', 'Update']],
+    );
+  });
+
   it('dryRun other than All is a 422 on the options kind', async () => {
     const st = await failure(s.call('POST', `${CMS}?dryRun=true`, cm('dry')), 422);
     assert.equal(
