@@ -1378,7 +1378,7 @@ function checkApplyTarget(
       `the kind of the object (${String(applied.kind)}) does not match the kind of the resource on the URL (${t.info.kind})`,
     );
   }
-  checkAppliedTyped(t, applied, `${namespace ?? ''}/${name}`);
+  checkAppliedTyped(t, applied);
   const md = isObject(applied.metadata) ? applied.metadata : {};
   if (md.name !== undefined && md.name !== name) {
     throw newBadRequest(

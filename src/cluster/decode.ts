@@ -312,15 +312,22 @@ export function checkPatchedTyped(t: ResourceType, patched: unknown): void {
  * An apply configuration that does not fit the type: structured-merge-diff's typed conversion
  * error (`.metadata.name: expected string, got &value.valueUnstructured{Value:42}`), as a 400.
  */
-export function checkAppliedTyped(t: ResourceType, applied: unknown, key: string): void {
+export function checkAppliedTyped(t: ResourceType, applied: unknown): void {
   // Structured-merge-diff types a time as a plain string: only its stored form is rewritten here.
-  const { error } = typeErrorOf(t, applied, false, false);
-  if (error) {
-    const gvk = `${t.info.group}/${t.info.version}, Kind=${t.info.kind}`;
-    throw newBadRequest(
-      `failed to create typed patch object (${gvk}; ${key}): ${smdMessage(error)}`,
-    );
-  }
+  const { error, unknown } = typeErrorOf(t, applied, false, false);
+  const why = error
+    ? smdMessage(error)
+    : unknown.length
+      ? `.${unknown[0]}: field not declared in schema`
+      : undefined;
+  if (!why) return;
+  // Not a Status error: ErrorToAPIStatus answers 500 with no reason. The object is named as the
+  // applied configuration names itself (a namespace it leaves out is empty).
+  const md = isObject(applied) && isObject(applied.metadata) ? applied.metadata : {};
+  const gvk = `${t.info.group}/${t.info.version}, Kind=${t.info.kind}`;
+  throw newUnknownStorageError(
+    `failed to create typed patch object (${String(md.namespace ?? '')}/${String(md.name ?? '')}; ${gvk}): ${why}`,
+  );
 }
 
 /**
@@ -350,16 +357,22 @@ const SMD_KIND: Partial<Record<GoTypeError['want'], string>> = {
   slice: 'list',
 };
 
-/** Go's %T of a decoded JSON value. */
-function goValueType(v: unknown): string {
-  if (Array.isArray(v)) return '[]interface {}';
-  if (typeof v === 'object' && v !== null) return 'map[string]interface {}';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
-  if (typeof v === 'boolean') return 'bool';
-  return typeof v;
+/** Go's %#v of a decoded JSON value (int64 for whole numbers, as the YAML and JSON decoders give). */
+function goSyntax(v: unknown): string {
+  if (v === null || v === undefined) return 'interface {}(nil)';
+  if (Array.isArray(v)) return `[]interface {}{${v.map(goSyntax).join(', ')}}`;
+  if (typeof v === 'object') {
+    const entries = Object.keys(v as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${goSyntax((v as Record<string, unknown>)[k])}`);
+    return `map[string]interface {}{${entries.join(', ')}}`;
+  }
+  if (typeof v === 'string') return JSON.stringify(v);
+  return String(v);
 }
 
 function smdMessage(e: GoTypeError): string {
   if (e.message) return `${e.path}: ${e.message}`;
-  return `${e.path}: expected ${SMD_KIND[e.want] ?? 'string'}, got ${goValueType(e.found)}`;
+  // structured-merge-diff prints the offending value as Go's %#v of its wrapper.
+  return `${e.path}: expected ${SMD_KIND[e.want] ?? 'string'}, got &value.valueUnstructured{Value:${goSyntax(e.found)}}`;
 }
