@@ -1,7 +1,12 @@
 /**
- * status-error-ignored: `_ = r.Status().Update(ctx, &obj)`, a bare status write, or `err = ...`
- * whose err is overwritten or never read. A failed status write left unreturned means the next
- * reconcile decides from a stale status and nothing retries the write.
+ * status-error-ignored: `_ = r.Status().Update(ctx, &obj)`, a bare status write, `err = ...`
+ * whose err is overwritten or never read, or a failure that is checked and only logged. A failed
+ * status write left unreturned means the next reconcile decides from a stale status and nothing
+ * retries the write.
+ *
+ * Not when every path after the write returns a non-nil error: `_ = r.Status().Update(ctx, obj);
+ * return ctrl.Result{}, err` inside `if err != nil` requeues the request, and the next pass writes
+ * the status again. A deferred write gets no such pardon: it runs on the success paths too.
  */
 import { checkedCall, fix, insertAfter, replaceNode, replaceStatement } from '../../fixes';
 import type { Fix } from '../../diagnostics';
@@ -12,15 +17,26 @@ import {
   callee,
   contains,
   descendants,
+  enclosingStatement,
   field,
   mentions,
   named,
   statements,
+  unparen,
   type Node,
 } from '../syntax';
+import { terminates } from '../flow';
 
-function message(method: string): string {
-  return `The error of Status().${method} is dropped: if the write fails nothing retries it and the next reconcile reads a stale status. Check it and return it.`;
+/** First sentence for the Problems panel (≤ 100 characters), the rest for the hover. */
+function message(method: string, v: Verdict): string {
+  switch (v.kind) {
+    case 'swallowed':
+      return `The error of Status().${method} is checked and then dropped. The failure branch ends by returning nil, so nothing retries the write and the next reconcile reads a stale status. Return ${v.err}.`;
+    case 'logged':
+      return `The error of Status().${method} is logged and dropped. ${v.deferred ? 'The deferred write runs when Reconcile returns success too' : 'The reconcile goes on to return success'}, so nothing retries the write and the next reconcile reads a stale status. Return the error${v.deferred ? ' (assign it to a named error result)' : ''}.`;
+    default:
+      return `The error of Status().${method} is dropped. If the write fails nothing retries it and the next reconcile reads a stale status. Check it and return it.`;
+  }
 }
 
 export const statusErrorIgnored: GoRule = {
@@ -31,14 +47,11 @@ export const statusErrorIgnored: GoRule = {
         for (const cc of fn.clientCalls) {
           if (!cc.status) continue;
           const verdict = discarded(fn, cc.call);
-          if (!verdict) continue;
+          if (!verdict || pardoned(fn, cc.call, verdict)) continue;
           ctx.report({
             file: fn.file,
             node: cc.call,
-            message:
-              verdict.kind === 'swallowed'
-                ? `The error of Status().${cc.method} is checked and then dropped: the failure branch ends by returning nil, so nothing retries the write and the next reconcile reads a stale status. Return ${verdict.err}.`
-                : message(cc.method),
+            message: message(cc.method, verdict),
             fixes: () => fixesFor(fn, verdict, cc.call),
           });
         }
@@ -51,7 +64,9 @@ type Verdict =
   | { kind: 'dropped'; stmt: Node }
   | { kind: 'unchecked'; stmt: Node; err: string }
   /** checked, but the branch for a failure ends in a return that hands back nil (`nil`: that expression) */
-  | { kind: 'swallowed'; nil: Node; err: string };
+  | { kind: 'swallowed'; nil: Node; err: string }
+  /** checked, the failure only logged, and the path goes on (`check`: the `if`; `deferred`: in a defer) */
+  | { kind: 'logged'; check: Node; err: string; deferred: boolean };
 
 /** Zero values: a final `return false, nil` says "nothing to do", not "try again". */
 const ZERO = /^(false|0|""|nil|(\w+\.)?Result\{\})$/;
@@ -63,7 +78,6 @@ const ZERO = /^(false|0|""|nil|(\w+\.)?Result\{\})$/;
  * for the rest, with `err` handed to nothing but predicates and logs.
  */
 function swallowed(fn: PathFunc, stmt: Node, err: string): Verdict | null {
-  if (fn.results[fn.results.length - 1] !== 'error') return null;
   let check: Node | null = null;
   if (stmt.parent?.type === 'if_statement' && field(stmt.parent, 'initializer')?.id === stmt.id) {
     check = stmt.parent;
@@ -73,12 +87,6 @@ function swallowed(fn: PathFunc, stmt: Node, err: string): Verdict | null {
   }
   if (check?.type !== 'if_statement') return null;
   if (field(check, 'condition')?.text.replace(/\s+/g, ' ') !== `${err} != nil`) return null;
-  const branch = statements(field(check, 'consequence'));
-  const last = branch[branch.length - 1];
-  if (last?.type !== 'return_statement') return null;
-  const exprs = named(named(last)[0]);
-  if (exprs.length !== fn.results.length || exprs[exprs.length - 1].text !== 'nil') return null;
-  if (!exprs.slice(0, -1).every((e) => ZERO.test(e.text.replace(/\s+/g, '')))) return null;
   // The error must go nowhere but into predicates (IsConflict) and logs.
   for (const id of descendants(field(check, 'consequence'), 'identifier')) {
     if (id.text !== err) continue;
@@ -87,7 +95,91 @@ function swallowed(fn: PathFunc, stmt: Node, err: string): Verdict | null {
     if (!/^Is[A-Z]|^(Error|Info|Errorf|Infof|Warn|Warning|Warnf|Printf|Println|V)$/.test(name))
       return null;
   }
+  const branch = statements(field(check, 'consequence'));
+  const last = branch[branch.length - 1];
+  if (last?.type !== 'return_statement') {
+    // Only logged, and the path goes on past the `if`: unless some return in the branch decides.
+    if (descendants(field(check, 'consequence'), 'return_statement').length > 0) return null;
+    if (branch.some(terminates)) return null;
+    return { kind: 'logged', check, err, deferred: inDefer(check, fn.body) };
+  }
+  if (fn.results[fn.results.length - 1] !== 'error') return null;
+  const exprs = named(named(last)[0]);
+  if (exprs.length !== fn.results.length || exprs[exprs.length - 1].text !== 'nil') return null;
+  if (!exprs.slice(0, -1).every((e) => ZERO.test(e.text.replace(/\s+/g, '')))) return null;
   return { kind: 'swallowed', nil: exprs[exprs.length - 1], err };
+}
+
+/** Is `node` inside a function literal run by `defer` (below `body`)? */
+function inDefer(node: Node, body: Node): boolean {
+  const lit = ancestor(node, ['func_literal'], body);
+  return lit?.parent?.type === 'call_expression' && lit.parent.parent?.type === 'defer_statement';
+}
+
+/**
+ * A dropped status error is harmless when every path from the write on returns a non-nil error:
+ * controller-runtime requeues, and the next pass writes the status again. Walks the statements
+ * after the write outwards (past the `if` it is in, and so on) to the first `return` that ends the
+ * path, collecting the returns met on the way; every one must hand back an error known non-nil.
+ * A loop or a function literal on the way makes the answer unknown: no pardon.
+ */
+function pardoned(fn: PathFunc, call: Node, v: Verdict): boolean {
+  if (v.kind === 'swallowed') return false;
+  if (fn.results[fn.results.length - 1] !== 'error') return false;
+  const from = v.kind === 'logged' ? v.check : enclosingStatement(call);
+  const returns: Node[] = [];
+  for (let x = from; x && x.id !== fn.body.id; x = x.parent) {
+    const p: Node | null = x.parent;
+    if (!p || p.type === 'for_statement' || p.type === 'func_literal') return false;
+    if (p.type !== 'statement_list' && p.type !== 'block') continue;
+    const after = p.children.slice(p.children.indexOf(x) + 1).filter((s) => s.isNamed);
+    for (const s of after) {
+      if (s.type === 'return_statement') return returnsError(fn, [...returns, s]);
+      if (s.type === 'defer_statement' || s.type === 'go_statement') continue;
+      returns.push(
+        ...descendants(s, 'return_statement').filter((r) => !ancestor(r, ['func_literal'], s)),
+      );
+      if (terminates(s)) return returnsError(fn, returns);
+    }
+  }
+  return false;
+}
+
+/** Does every one of these returns hand back an error that cannot be nil? */
+function returnsError(fn: PathFunc, returns: Node[]): boolean {
+  return (
+    returns.length > 0 &&
+    returns.every((r) => {
+      const exprs = named(named(r)[0]);
+      return exprs.length === fn.results.length && nonNil(exprs[exprs.length - 1], r, fn.body);
+    })
+  );
+}
+
+/** Constructors whose result is never nil, and wrappers that are non-nil when their error is. */
+const NEW_ERROR = /^(Errorf|New|Newf|NewBadRequest|NewNotFound|NewInternalError)$/;
+const WRAP_ERROR = /^(Wrap|Wrapf|WithMessage|WithMessagef|WithStack)$/;
+
+/** Is `expr`, returned at `at`, an error that cannot be nil there? */
+function nonNil(expr: Node | undefined, at: Node, body: Node): boolean {
+  const e = unparen(expr ?? null);
+  if (!e) return false;
+  if (e.type === 'call_expression') {
+    const name = callee(e)?.name ?? '';
+    if (NEW_ERROR.test(name)) return true;
+    return WRAP_ERROR.test(name) && nonNil(named(field(e, 'arguments'))[0], at, body);
+  }
+  if (e.type !== 'identifier' || e.text === 'nil') return false;
+  // Guarded: the return sits in the `then` of `if e != nil` (or the `else` of `if e == nil`).
+  for (let n: Node | null = at; n && n.id !== body.id; n = n.parent) {
+    const p = n.parent;
+    if (p?.type !== 'if_statement') continue;
+    const cond = field(p, 'condition')?.text.replace(/\s+/g, ' ') ?? '';
+    const arm = field(p, 'consequence')?.id === n.id ? 'then' : 'else';
+    const test = new RegExp(`(^|&& |\\()${e.text} (!=|==) nil($| &&|\\))`).exec(cond);
+    if (test && (test[2] === '!=') === (arm === 'then') && !cond.includes('||')) return true;
+  }
+  return false;
 }
 
 /** How the call's error is lost, or null when it reaches an `if`, a return, or an argument. */
@@ -141,6 +233,13 @@ function readBeforeOverwrite(fn: PathFunc, stmt: Node, name: string): boolean {
 function fixesFor(fn: PathFunc, v: Verdict, call: Node): Fix[] {
   if (v.kind === 'swallowed') {
     return [fix(`Return ${v.err} when the status write fails`, replaceNode(fn.file, v.nil, v.err))];
+  }
+  if (v.kind === 'logged') {
+    const ret = v.deferred ? null : returnErrorStatement(fn, v.err);
+    const branch = statements(field(v.check, 'consequence'));
+    const last = branch[branch.length - 1];
+    if (!ret || !last) return [];
+    return [fix(`Return ${v.err} when the status write fails`, insertAfter(fn.file, last, [ret]))];
   }
   const ret = returnErrorStatement(fn, 'err');
   if (!ret) return [];
