@@ -41,6 +41,8 @@ interface DiskFile {
  */
 const MAX_SIBLINGS = 1000;
 const MAX_TYPE_FILES = 500;
+/** YAML files read per module for CRD scopes: kubebuilder puts a few dozen in config/crd. */
+const MAX_CRD_FILES = 2000;
 
 export class Workspace {
   private readonly open = new Map<string, OpenDoc>();
@@ -193,6 +195,13 @@ export class Workspace {
         const f = this.open.has(p) ? this.goFile(p) : this.diskFile(p);
         if (f) index.addFile(f.root, true);
       }
+      for (const p of crdFiles(root)) {
+        try {
+          index.addCrdYaml(readFileSync(p, 'utf8'));
+        } catch {
+          // unreadable: it declares nothing
+        }
+      }
       this.typeIndexes.set(root, index);
     }
     return index;
@@ -204,7 +213,7 @@ export class Workspace {
   }
 
   private invalidateTypes(path: string): void {
-    if (path.endsWith('_types.go')) this.typeIndexes.clear();
+    if (path.endsWith('_types.go') || /\.ya?ml$/.test(path)) this.typeIndexes.clear();
   }
 
   dispose(): void {
@@ -245,5 +254,18 @@ function typeFiles(root: string): string[] {
     enter: (name) => !name.startsWith('.') && name !== 'vendor' && name !== 'node_modules',
     maxDepth: 6,
     limit: MAX_TYPE_FILES,
+  });
+}
+
+/**
+ * YAML files under `root` that may hold CustomResourceDefinitions (their `scope:` says which
+ * custom kinds are cluster-scoped), skipping vendor and hidden directories, bounded.
+ */
+export function crdFiles(root: string): string[] {
+  return walkFiles(root, (_path, e) => /\.ya?ml$/.test(e.name), {
+    enter: (name) =>
+      !name.startsWith('.') && !['vendor', 'node_modules', 'testdata', 'dist'].includes(name),
+    maxDepth: 6,
+    limit: MAX_CRD_FILES,
   });
 }

@@ -14,7 +14,7 @@ import { Analyzer, TypeIndex } from '../analysis/analyzer';
 import { SEVERITY_RANK, type Finding } from '../analysis/diagnostics';
 import type { GoFile } from '../analysis/go/package';
 import { isGenerated, isVendored, languageOf } from '../analysis/files';
-import { moduleRoot } from '../analysis/workspace';
+import { crdFiles, moduleRoot } from '../analysis/workspace';
 import { RULES, RULE_IDS, RULES_DOCS_DIR, ruleDocsUrl } from '../analysis/rules';
 import { VERSION } from '../util/version';
 import { walkFiles } from '../util/walk';
@@ -256,7 +256,8 @@ export function analyzePackage(
 
 /**
  * API struct types: every `*_types.go` under the Go modules of the files being linted, so linting
- * only internal/controller still sees api/v1's status fields.
+ * only internal/controller still sees api/v1's status fields; and the CRDs' YAML, for the custom
+ * kinds that are cluster-scoped.
  */
 function indexTypes(analyzer: Analyzer, goPaths: string[], maxBytes: number): TypeIndex {
   const index = new TypeIndex();
@@ -286,6 +287,11 @@ function indexTypes(analyzer: Analyzer, goPaths: string[], maxBytes: number): Ty
   }
   for (const root of roots) {
     for (const f of collectFiles([root])) if (f.endsWith('_types.go')) add(f);
+    for (const f of crdFiles(root)) {
+      const read = readSource(f, maxBytes);
+      if (!('skipped' in read) && read.text.includes('CustomResourceDefinition'))
+        index.addCrdYaml(read.text);
+    }
   }
   return index;
 }
