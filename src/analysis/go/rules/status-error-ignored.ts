@@ -22,9 +22,9 @@ import {
   mentions,
   named,
   statements,
-  unparen,
   type Node,
 } from '../syntax';
+import { certainlyNonNil } from '../errors';
 import { terminates } from '../flow';
 
 /** First sentence for the Problems panel (≤ 100 characters), the rest for the hover. */
@@ -151,35 +151,11 @@ function returnsError(fn: PathFunc, returns: Node[]): boolean {
     returns.length > 0 &&
     returns.every((r) => {
       const exprs = named(named(r)[0]);
-      return exprs.length === fn.results.length && nonNil(exprs[exprs.length - 1], r, fn.body);
+      return (
+        exprs.length === fn.results.length && certainlyNonNil(exprs[exprs.length - 1], fn.body)
+      );
     })
   );
-}
-
-/** Constructors whose result is never nil, and wrappers that are non-nil when their error is. */
-const NEW_ERROR = /^(Errorf|New|Newf|NewBadRequest|NewNotFound|NewInternalError)$/;
-const WRAP_ERROR = /^(Wrap|Wrapf|WithMessage|WithMessagef|WithStack)$/;
-
-/** Is `expr`, returned at `at`, an error that cannot be nil there? */
-function nonNil(expr: Node | undefined, at: Node, body: Node): boolean {
-  const e = unparen(expr ?? null);
-  if (!e) return false;
-  if (e.type === 'call_expression') {
-    const name = callee(e)?.name ?? '';
-    if (NEW_ERROR.test(name)) return true;
-    return WRAP_ERROR.test(name) && nonNil(named(field(e, 'arguments'))[0], at, body);
-  }
-  if (e.type !== 'identifier' || e.text === 'nil') return false;
-  // Guarded: the return sits in the `then` of `if e != nil` (or the `else` of `if e == nil`).
-  for (let n: Node | null = at; n && n.id !== body.id; n = n.parent) {
-    const p = n.parent;
-    if (p?.type !== 'if_statement') continue;
-    const cond = field(p, 'condition')?.text.replace(/\s+/g, ' ') ?? '';
-    const arm = field(p, 'consequence')?.id === n.id ? 'then' : 'else';
-    const test = new RegExp(`(^|&& |\\()${e.text} (!=|==) nil($| &&|\\))`).exec(cond);
-    if (test && (test[2] === '!=') === (arm === 'then') && !cond.includes('||')) return true;
-  }
-  return false;
 }
 
 /** How the call's error is lost, or null when it reaches an `if`, a return, or an argument. */
