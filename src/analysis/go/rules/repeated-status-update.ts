@@ -92,7 +92,7 @@ class Walker {
         this.ctx.report({
           file: this.fn.file,
           node: w.call,
-          message: `This is another status write of ${key} on the same path: each write bumps resourceVersion and fires a watch event, so later ones conflict or trigger extra reconciles. Collect the changes and write status once.`,
+          message: `Another status write of ${key} on the same path. Each write bumps resourceVersion and fires a watch event, so later ones conflict or trigger extra reconciles. Collect the changes and write status once.`,
         });
       }
       state.set(key, before + 1);

@@ -79,7 +79,7 @@ export const resultWithError: GoRule = {
           ctx.report({
             file: fn.file,
             node: first,
-            message: `controller-runtime ignores ${oneLine(lit.text)}${held} when an error is returned and requeues with backoff instead; return ${type}{} with the error, or the Result with nil.`,
+            message: `This Result is ignored: an error is returned with it. controller-runtime ignores ${oneLine(lit.text)}${held} when an error is returned and requeues with backoff instead; return ${type}{} with the error, or the Result with nil.`,
             fixes: () => [
               fix(
                 'Drop the Result returned beside the error',

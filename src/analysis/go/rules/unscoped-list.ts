@@ -106,7 +106,7 @@ export const unscopedList: GoRule = {
             file: fn.file,
             node: cc.call,
             message:
-              'This List has no namespace, label or field selector: it reads every object of the kind on each reconcile. Pass client.InNamespace, client.MatchingLabels or client.MatchingFields.',
+              'This List has no namespace, label or field selector. It reads every object of the kind on each reconcile; pass client.InNamespace, client.MatchingLabels or client.MatchingFields.',
             fixes: () => fixesFor(fn, cc),
           });
         }
