@@ -55,6 +55,29 @@ function endingOf(n: Node): 'on' | 'ends' | 'jumps' {
   return ending(n.type === 'block' ? statements(n) : [n]);
 }
 
+/**
+ * Names a loop declares (its range and index variables, and variables declared in its body):
+ * on the next pass they hold another object, so `for _, p := range pods { patch(&p) }` writes
+ * each pod once.
+ */
+function declaredIn(loop: Node): Set<string> {
+  const out = new Set<string>();
+  for (const d of loop.descendantsOfType(['short_var_declaration', 'range_clause', 'var_spec'])) {
+    const left = d.type === 'var_spec' ? d : field(d, 'left');
+    for (const id of named(left)) if (id.type === 'identifier') out.add(id.text);
+    if (left?.type === 'identifier') out.add(left.text);
+  }
+  return out;
+}
+
+/** The counts without objects named through one of `names` (`pod`, `&list.Items[i]`). */
+function forget(state: Counts, names: Set<string>): Counts {
+  const out = new Map(state);
+  for (const key of state.keys())
+    if (key.split(/\W+/).some((part) => names.has(part))) out.delete(key);
+  return out;
+}
+
 class Walker {
   constructor(
     private readonly ctx: GoRuleContext,
@@ -151,7 +174,7 @@ class Walker {
         let after = this.carried(how, this.block(stmts, new Map(s)));
         // A loop body that goes round writes again on the next pass: walk it a second time.
         if (loop && after && !stmts.some((x) => x.type === 'break_statement'))
-          after = this.carried(how, this.block(stmts, merge(s, after)));
+          after = this.carried(how, this.block(stmts, forget(merge(s, after), declaredIn(st))));
         if (after) out = merge(out, after);
       }
       if (loop) for (const jumped of this.exits.pop()!) out = merge(out, jumped);
