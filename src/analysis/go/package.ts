@@ -95,6 +95,11 @@ function readStruct(type: Node, text: string): StructInfo {
   return info;
 }
 
+/** What a package asks of the rest of its module: a function of another package, by import path. */
+export interface ModuleFuncs {
+  func(importPath: string, name: string): { pkg: GoPackage; decl: FuncDecl } | null;
+}
+
 export class GoPackage {
   readonly functions = new Map<string, FuncDecl>();
   readonly methods = new Map<string, FuncDecl>();
@@ -126,6 +131,16 @@ export class GoPackage {
         }
       }
     }
+  }
+
+  /** the rest of the Go module, for calls into its other packages (module.ts's GoModule) */
+  module: ModuleFuncs | null = null;
+
+  /** A function of another package of the module, by the import path its qualifier names. */
+  moduleFunc(importPath: string, name: string): { pkg: GoPackage; decl: FuncDecl } | null {
+    const hit = this.module?.func(importPath, name) ?? null;
+    this.recorder?.set(`x:${importPath} ${name}`, hit ? hit.decl.file.text : '');
+    return hit;
   }
 
   /**
@@ -170,7 +185,10 @@ export class GoPackage {
         let now: string;
         if (kind === 's') now = this.types.struct(name)?.text ?? '';
         else if (kind === 'c') now = this.types.isClusterScoped(name) ? 'y' : '';
-        else {
+        else if (kind === 'x') {
+          const [path, fn] = name.split(' ');
+          now = this.module?.func(path, fn)?.decl.file.text ?? '';
+        } else {
           const d = kind === 'f' ? this.functions.get(name) : this.methods.get(name);
           now = d ? String(d.node.id) : '';
         }

@@ -11,7 +11,9 @@
 import { checkedCall, fix, insertAfter, replaceNode, replaceStatement } from '../../fixes';
 import type { Fix } from '../../diagnostics';
 import type { GoRule } from '../rule';
-import { returnErrorStatement, type PathFunc } from '../reconcilers';
+import { dirname, relative, sep } from 'node:path';
+import { importPathOf, type GoFile, type GoPackage } from '../package';
+import { makePathFunc, returnErrorStatement, type PathFunc } from '../reconcilers';
 import {
   ancestor,
   callee,
@@ -21,6 +23,7 @@ import {
   field,
   mentions,
   named,
+  qualifiedCallee,
   statements,
   type Node,
 } from '../syntax';
@@ -55,10 +58,69 @@ export const statusErrorIgnored: GoRule = {
             fixes: () => fixesFor(fn, verdict, cc.call),
           });
         }
+        for (const call of fn.calls) {
+          const drop = droppedByModuleHelper(ctx.pkg, fn, call);
+          if (!drop) continue;
+          const stmt = enclosingStatement(call);
+          if (stmt && pardoned(fn, call, { kind: 'dropped', stmt })) continue;
+          const where = `${relativeTo(fn.file.path, drop.file.path)}:${drop.line}`;
+          ctx.report({
+            file: fn.file,
+            node: call,
+            message: `${drop.helper} drops the error of its Status().${drop.method}. It is ${drop.how} at ${where}: if the write fails nothing retries it and the next reconcile reads a stale status. Return the error from ${drop.helper} and check it here.`,
+          });
+        }
       }
     }
   },
 };
+
+/** A status write whose error a function of another package drops, as found once per function. */
+interface Drop {
+  method: string;
+  how: string;
+  file: GoFile;
+  line: number;
+}
+
+const drops = new WeakMap<Node, Drop | null>();
+
+/**
+ * `common.UpdateStatus(ctx, c, obj)` into another package of the module, whose status write's
+ * error is dropped or only logged there (and not pardoned: see `pardoned`). Computed once per
+ * function declaration and kept as long as its parsed node lives.
+ */
+function droppedByModuleHelper(
+  pkg: GoPackage,
+  fn: PathFunc,
+  call: Node,
+): (Drop & { helper: string }) | null {
+  const q = qualifiedCallee(call);
+  const path = q && importPathOf(fn.file, q[0]);
+  const target = path && q ? pkg.moduleFunc(path, q[1]) : null;
+  if (!target || !q) return null;
+  let drop = drops.get(target.decl.node);
+  if (drop === undefined) {
+    drop = null;
+    const helper = makePathFunc(target.pkg, target.decl, false);
+    for (const cc of helper?.clientCalls ?? []) {
+      if (!cc.status || !helper) continue;
+      const v = discarded(helper, cc.call);
+      if (!v || v.kind === 'swallowed' || pardoned(helper, cc.call, v)) continue;
+      const how = v.kind === 'logged' ? 'only logged' : 'discarded';
+      const line = helper.file.lines.range(cc.call.startIndex, cc.call.startIndex).start.line + 1;
+      drop = { method: cc.method, how, file: helper.file, line };
+      break;
+    }
+    drops.set(target.decl.node, drop);
+  }
+  return drop && { ...drop, helper: q.join('.') };
+}
+
+/** `to` as seen from the folder of `from`, with forward slashes. */
+function relativeTo(from: string, to: string): string {
+  return relative(dirname(from), to).split(sep).join('/') || to;
+}
 
 type Verdict =
   | { kind: 'dropped'; stmt: Node }
