@@ -16,6 +16,7 @@ import type { Finding } from './diagnostics';
 import { isGenerated, isVendored, languageOf } from './files';
 import type { GoFile } from './go/package';
 import { GoAnalysisCache } from './go/analyze';
+import { GoModule, modulePath } from './go/module';
 import { TreeCopier } from './go/tree';
 import { LineIndex } from './text';
 import { walkFiles } from '../util/walk';
@@ -136,7 +137,20 @@ export class Workspace {
       report: new Set([path]),
       types: this.types(path),
       cache,
+      module: this.module(path),
     });
+  }
+
+  /**
+   * The rest of the Go module holding `path`, for calls into its other packages. Made per
+   * analysis: its packages are read through the open documents and the parse cache, so what it
+   * sees is current, and unchanged files keep their parsed nodes (and the summaries keyed by them).
+   */
+  private module(path: string): GoModule | undefined {
+    const root = moduleRoot(dirname(path));
+    const modPath = root ? modulePath(root) : null;
+    if (!root || !modPath) return undefined;
+    return new GoModule(root, modPath, (dir) => this.dirFiles(dir, null), this.types(path));
   }
 
   /** The package's files for hover and fixes: this one first. */
@@ -147,7 +161,11 @@ export class Workspace {
 
   private siblings(path: string): GoFile[] {
     if (!path.startsWith('/') && !/^[A-Za-z]:/.test(path)) return [];
-    const dir = dirname(path);
+    return this.dirFiles(dirname(path), path);
+  }
+
+  /** The Go files of a folder (open ones as edited), except `skip`; tests and generated left out. */
+  private dirFiles(dir: string, skip: string | null): GoFile[] {
     let names: string[];
     try {
       names = readdirSync(dir).filter((n) => languageOf(n) === 'go');
@@ -156,14 +174,14 @@ export class Workspace {
     }
     if (names.length > MAX_SIBLINGS) {
       this.analyzer.log(
-        `${dir}: the package has ${names.length} Go files; only the first ${MAX_SIBLINGS} are read as context for ${path}.`,
+        `${dir}: the package has ${names.length} Go files; only the first ${MAX_SIBLINGS} are read${skip ? ` as context for ${skip}` : ''}.`,
       );
       names = names.slice(0, MAX_SIBLINGS);
     }
     const out: GoFile[] = [];
     for (const n of names) {
       const p = join(dir, n);
-      if (p === path) continue;
+      if (p === skip) continue;
       const f = this.open.has(p) ? this.goFile(p) : this.diskFile(p);
       if (f && !isGenerated(f.text)) out.push(f);
     }
