@@ -36,7 +36,7 @@ function message(method: string, v: Verdict): string {
     case 'swallowed':
       return `The error of Status().${method} is checked and then dropped. The failure branch ends by returning nil, so nothing retries the write and the next reconcile reads a stale status. Return ${v.err}.`;
     case 'logged':
-      return `The error of Status().${method} is logged and dropped. ${v.deferred ? 'The deferred write runs when Reconcile returns success too' : 'The reconcile goes on to return success'}, so nothing retries the write and the next reconcile reads a stale status. Return the error${v.deferred ? ' (assign it to a named error result)' : ''}.`;
+      return `The error of Status().${method} is logged and dropped. ${LOGGED_WHERE[v.within]}, so nothing retries the write and the next reconcile reads a stale status. ${LOGGED_FIX[v.within]}.`;
     default:
       return `The error of Status().${method} is dropped. If the write fails nothing retries it and the next reconcile reads a stale status. Check it and return it.`;
   }
@@ -127,8 +127,22 @@ type Verdict =
   | { kind: 'unchecked'; stmt: Node; err: string }
   /** checked, but the branch for a failure ends in a return that hands back nil (`nil`: that expression) */
   | { kind: 'swallowed'; nil: Node; err: string }
-  /** checked, the failure only logged, and the path goes on (`check`: the `if`; `deferred`: in a defer) */
-  | { kind: 'logged'; check: Node; err: string; deferred: boolean };
+  /** checked, the failure only logged, and the path goes on (`check`: the `if`) */
+  | { kind: 'logged'; check: Node; err: string; within: Within };
+
+/** Where a logged-and-dropped write runs: in the function's own flow, a defer, or a goroutine. */
+type Within = 'flow' | 'defer' | 'goroutine';
+
+const LOGGED_WHERE: Record<Within, string> = {
+  flow: 'The reconcile goes on to return success',
+  defer: 'The deferred write runs when Reconcile returns success too',
+  goroutine: 'It runs in a goroutine that reports to no one',
+};
+const LOGGED_FIX: Record<Within, string> = {
+  flow: 'Return the error',
+  defer: 'Return the error (assign it to a named error result)',
+  goroutine: 'Write the status in Reconcile, or requeue and write it on the next pass',
+};
 
 /** Zero values: a final `return false, nil` says "nothing to do", not "try again". */
 const ZERO = /^(false|0|""|nil|(\w+\.)?Result\{\})$/;
@@ -163,7 +177,7 @@ function swallowed(fn: PathFunc, stmt: Node, err: string): Verdict | null {
     // Only logged, and the path goes on past the `if`: unless some return in the branch decides.
     if (descendants(field(check, 'consequence'), 'return_statement').length > 0) return null;
     if (branch.some(terminates)) return null;
-    return { kind: 'logged', check, err, deferred: inDefer(check, fn.body) };
+    return { kind: 'logged', check, err, within: within(check, fn.body) };
   }
   if (fn.results[fn.results.length - 1] !== 'error') return null;
   const exprs = named(named(last)[0]);
@@ -172,10 +186,12 @@ function swallowed(fn: PathFunc, stmt: Node, err: string): Verdict | null {
   return { kind: 'swallowed', nil: exprs[exprs.length - 1], err };
 }
 
-/** Is `node` inside a function literal run by `defer` (below `body`)? */
-function inDefer(node: Node, body: Node): boolean {
+/** Is `node` inside a function literal run by `defer` or `go` (below `body`)? */
+function within(node: Node, body: Node): Within {
   const lit = ancestor(node, ['func_literal'], body);
-  return lit?.parent?.type === 'call_expression' && lit.parent.parent?.type === 'defer_statement';
+  if (lit?.parent?.type !== 'call_expression') return 'flow';
+  const stmt = lit.parent.parent?.type;
+  return stmt === 'defer_statement' ? 'defer' : stmt === 'go_statement' ? 'goroutine' : 'flow';
 }
 
 /**
@@ -273,7 +289,7 @@ function fixesFor(fn: PathFunc, v: Verdict, call: Node): Fix[] {
     return [fix(`Return ${v.err} when the status write fails`, replaceNode(fn.file, v.nil, v.err))];
   }
   if (v.kind === 'logged') {
-    const ret = v.deferred ? null : returnErrorStatement(fn, v.err);
+    const ret = v.within !== 'flow' ? null : returnErrorStatement(fn, v.err);
     const branch = statements(field(v.check, 'consequence'));
     const last = branch[branch.length - 1];
     if (!ret || !last) return [];
