@@ -7,7 +7,7 @@ import type { Parser, Tree } from 'web-tree-sitter';
 import { compareFindings, type Finding } from './diagnostics';
 import { languageOf } from './files';
 import { analyzeGoPackage, type GoAnalysisCache } from './go/analyze';
-import { TypeIndex, type GoFile } from './go/package';
+import { TypeIndex, type GoFile, type ModuleFuncs } from './go/package';
 import { createGoParser, parseGo } from './go/parser';
 import { TreeCopier } from './go/tree';
 import { effectiveSeverity, type SeverityConfig } from './rules';
@@ -67,10 +67,12 @@ export class Analyzer {
       report?: ReadonlySet<string>;
       types?: TypeIndex;
       cache?: GoAnalysisCache;
+      module?: ModuleFuncs;
     } = {},
   ): Finding[] {
     const raw = analyzeGoPackage(files, {
       types: options.types,
+      module: options.module,
       reportFiles: options.report,
       cache: options.cache,
       log: this.log,

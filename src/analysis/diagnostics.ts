@@ -36,6 +36,23 @@ export interface Finding {
   fixes: Fix[];
 }
 
+/**
+ * A finding's message is one short sentence (at most HEADLINE_MAX characters: the Problems panel
+ * and the editor's squiggle show it) followed by the why and the fix, which the hover shows.
+ */
+export const HEADLINE_MAX = 100;
+
+/** The message's first sentence: up to the first `. ` (a period inside `a.b` does not end it). */
+export function headline(message: string): string {
+  const m = /^(.+?[.!?])\s+(?=\S)/s.exec(message);
+  return m ? m[1] : message;
+}
+
+/** What follows the first sentence (empty when the message is one sentence). */
+export function detail(message: string): string {
+  return message.slice(headline(message).length).trim();
+}
+
 /** Order by file, then position, so every consumer prints findings the same way. */
 export function compareFindings(a: Finding, b: Finding): number {
   if (a.file !== b.file) return a.file < b.file ? -1 : 1;

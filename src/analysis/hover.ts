@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Finding, Range } from './diagnostics';
+import { detail, type Finding, type Range } from './diagnostics';
 import { GoPackage, type GoFile } from './go/package';
 import { findReconcilers } from './go/reconcilers';
 import type { Node } from './go/syntax';
@@ -140,8 +140,10 @@ export function goHover(
     const meta = ruleMeta(finding.rule);
     const doc = ruleDoc(finding.rule);
     const body = doc ? stripTitle(doc) : (meta?.summary ?? '');
+    // The diagnostic shows the message's first sentence; the why and the fix come here.
+    const why = detail(finding.message);
     return {
-      markdown: `**${finding.rule}** — ${meta?.title ?? ''}\n\n${body}`,
+      markdown: `**${finding.rule}** — ${meta?.title ?? ''}\n\n${why ? `${why}\n\n---\n\n` : ''}${body}`,
       range: finding.range,
     };
   }

@@ -8,7 +8,7 @@ import {
   type CodeAction,
   type Diagnostic,
 } from 'vscode-languageserver';
-import type { Finding, Fix, Severity } from './diagnostics';
+import { headline, type Finding, type Fix, type Severity } from './diagnostics';
 import { ruleDocsUrl } from './rules';
 
 export const SOURCE = 'reconcile-studio';
@@ -32,7 +32,8 @@ export function toDiagnostic(f: Finding): Diagnostic {
     code: f.rule,
     codeDescription: { href: ruleDocsUrl(f.rule) },
     source: SOURCE,
-    message: f.message,
+    // The first sentence only: the rest is in the hover, beside the rule's page.
+    message: headline(f.message),
     data,
   };
 }

@@ -26,11 +26,15 @@ export const RULES_DOCS_DIR: string =
     existsSync(d),
   ) ?? join(__dirname, '..', 'docs', 'rules');
 
+/**
+ * No rule defaults to error: each finding is code that compiles and runs, and an error is what
+ * stops a build. A user who wants one to block sets its severity.
+ */
 export const RULES: RuleMeta[] = [
   {
     id: 'spec-write',
     title: 'Reconcile writes the spec of the object it reconciles',
-    defaultSeverity: 'error',
+    defaultSeverity: 'warning',
     summary:
       'Reconcile changes .Spec of the reconciled object and writes it back, which triggers another reconcile.',
     languages: ['go', 'typescript'],
@@ -75,7 +79,7 @@ export const RULES: RuleMeta[] = [
   {
     id: 'update-unfetched',
     title: 'Update of an object that was never read',
-    defaultSeverity: 'error',
+    defaultSeverity: 'warning',
     summary: 'Update of an object built locally and never read, so it has no resourceVersion.',
     languages: ['go'],
   },

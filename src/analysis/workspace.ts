@@ -16,6 +16,7 @@ import type { Finding } from './diagnostics';
 import { isGenerated, isVendored, languageOf } from './files';
 import type { GoFile } from './go/package';
 import { GoAnalysisCache } from './go/analyze';
+import { GoModule, modulePath } from './go/module';
 import { TreeCopier } from './go/tree';
 import { LineIndex } from './text';
 import { walkFiles } from '../util/walk';
@@ -41,6 +42,8 @@ interface DiskFile {
  */
 const MAX_SIBLINGS = 1000;
 const MAX_TYPE_FILES = 500;
+/** YAML files read per module for CRD scopes: kubebuilder puts a few dozen in config/crd. */
+const MAX_CRD_FILES = 2000;
 
 export class Workspace {
   private readonly open = new Map<string, OpenDoc>();
@@ -134,7 +137,20 @@ export class Workspace {
       report: new Set([path]),
       types: this.types(path),
       cache,
+      module: this.module(path),
     });
+  }
+
+  /**
+   * The rest of the Go module holding `path`, for calls into its other packages. Made per
+   * analysis: its packages are read through the open documents and the parse cache, so what it
+   * sees is current, and unchanged files keep their parsed nodes (and the summaries keyed by them).
+   */
+  private module(path: string): GoModule | undefined {
+    const root = moduleRoot(dirname(path));
+    const modPath = root ? modulePath(root) : null;
+    if (!root || !modPath) return undefined;
+    return new GoModule(root, modPath, (dir) => this.dirFiles(dir, null), this.types(path));
   }
 
   /** The package's files for hover and fixes: this one first. */
@@ -145,7 +161,11 @@ export class Workspace {
 
   private siblings(path: string): GoFile[] {
     if (!path.startsWith('/') && !/^[A-Za-z]:/.test(path)) return [];
-    const dir = dirname(path);
+    return this.dirFiles(dirname(path), path);
+  }
+
+  /** The Go files of a folder (open ones as edited), except `skip`; tests and generated left out. */
+  private dirFiles(dir: string, skip: string | null): GoFile[] {
     let names: string[];
     try {
       names = readdirSync(dir).filter((n) => languageOf(n) === 'go');
@@ -154,14 +174,14 @@ export class Workspace {
     }
     if (names.length > MAX_SIBLINGS) {
       this.analyzer.log(
-        `${dir}: the package has ${names.length} Go files; only the first ${MAX_SIBLINGS} are read as context for ${path}.`,
+        `${dir}: the package has ${names.length} Go files; only the first ${MAX_SIBLINGS} are read${skip ? ` as context for ${skip}` : ''}.`,
       );
       names = names.slice(0, MAX_SIBLINGS);
     }
     const out: GoFile[] = [];
     for (const n of names) {
       const p = join(dir, n);
-      if (p === path) continue;
+      if (p === skip) continue;
       const f = this.open.has(p) ? this.goFile(p) : this.diskFile(p);
       if (f && !isGenerated(f.text)) out.push(f);
     }
@@ -193,6 +213,13 @@ export class Workspace {
         const f = this.open.has(p) ? this.goFile(p) : this.diskFile(p);
         if (f) index.addFile(f.root, true);
       }
+      for (const p of crdFiles(root)) {
+        try {
+          index.addCrdYaml(readFileSync(p, 'utf8'));
+        } catch {
+          // unreadable: it declares nothing
+        }
+      }
       this.typeIndexes.set(root, index);
     }
     return index;
@@ -204,7 +231,7 @@ export class Workspace {
   }
 
   private invalidateTypes(path: string): void {
-    if (path.endsWith('_types.go')) this.typeIndexes.clear();
+    if (path.endsWith('_types.go') || /\.ya?ml$/.test(path)) this.typeIndexes.clear();
   }
 
   dispose(): void {
@@ -245,5 +272,18 @@ function typeFiles(root: string): string[] {
     enter: (name) => !name.startsWith('.') && name !== 'vendor' && name !== 'node_modules',
     maxDepth: 6,
     limit: MAX_TYPE_FILES,
+  });
+}
+
+/**
+ * YAML files under `root` that may hold CustomResourceDefinitions (their `scope:` says which
+ * custom kinds are cluster-scoped), skipping vendor and hidden directories, bounded.
+ */
+export function crdFiles(root: string): string[] {
+  return walkFiles(root, (_path, e) => /\.ya?ml$/.test(e.name), {
+    enter: (name) =>
+      !name.startsWith('.') && !['vendor', 'node_modules', 'testdata', 'dist'].includes(name),
+    maxDepth: 6,
+    limit: MAX_CRD_FILES,
   });
 }

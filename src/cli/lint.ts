@@ -14,7 +14,8 @@ import { Analyzer, TypeIndex } from '../analysis/analyzer';
 import { SEVERITY_RANK, type Finding } from '../analysis/diagnostics';
 import type { GoFile } from '../analysis/go/package';
 import { isGenerated, isVendored, languageOf } from '../analysis/files';
-import { moduleRoot } from '../analysis/workspace';
+import { crdFiles, moduleRoot } from '../analysis/workspace';
+import { GoModule, modulePath } from '../analysis/go/module';
 import { RULES, RULE_IDS, RULES_DOCS_DIR, ruleDocsUrl } from '../analysis/rules';
 import { VERSION } from '../util/version';
 import { walkFiles } from '../util/walk';
@@ -192,20 +193,14 @@ export async function lintPaths(
     const dir = dirname(f.path);
     packages.set(dir, [...(packages.get(dir) ?? []), f]);
   }
-  for (const group of packages.values()) {
-    const parsed: GoFile[] = [];
-    for (const f of group) {
-      try {
-        parsed.push(analyzer.parseGo(f.path, f.text));
-      } catch (err) {
-        failed(f.path, err);
-      }
+  const modules = new ModuleLoader(analyzer, types, maxBytes);
+  try {
+    for (const group of packages.values()) {
+      const module = modules.of(dirname(group[0].path));
+      findings.push(...lintGoPackage(analyzer, group, { ...selection, types, module }, failed));
     }
-    try {
-      findings.push(...analyzePackage(analyzer, parsed, { ...selection, types }, failed));
-    } finally {
-      for (const p of parsed) p.tree.delete();
-    }
+  } finally {
+    modules.dispose();
   }
   for (const f of files.filter((x) => languageOf(x.path) === 'typescript')) {
     try {
@@ -216,6 +211,76 @@ export async function lintPaths(
   }
   notifications.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return { findings, notifications };
+}
+
+/** Parses one package's files and analyzes them; its trees are freed afterwards. */
+function lintGoPackage(
+  analyzer: Analyzer,
+  group: Array<{ path: string; text: string }>,
+  options: Parameters<Analyzer['analyzeGo']>[1],
+  failed: (file: string, err: unknown) => void,
+): Finding[] {
+  const parsed: GoFile[] = [];
+  for (const f of group) {
+    try {
+      parsed.push(analyzer.parseGo(f.path, f.text));
+    } catch (err) {
+      failed(f.path, err);
+    }
+  }
+  try {
+    return analyzePackage(analyzer, parsed, options, failed);
+  } finally {
+    for (const p of parsed) p.tree.delete();
+  }
+}
+
+/**
+ * The Go modules of the linted files, each with its other packages parsed when a call first
+ * reaches into them (module.ts); their trees are freed by dispose().
+ */
+class ModuleLoader {
+  private readonly modules = new Map<string, GoModule | null>();
+  private readonly parsed: GoFile[] = [];
+
+  constructor(
+    private readonly analyzer: Analyzer,
+    private readonly types: TypeIndex,
+    private readonly maxBytes: number,
+  ) {}
+
+  of(dir: string): GoModule | undefined {
+    const root = moduleRoot(dir);
+    if (!root) return undefined;
+    let module = this.modules.get(root);
+    if (module === undefined) {
+      const path = modulePath(root);
+      module = path ? new GoModule(root, path, (d) => this.load(d), this.types) : null;
+      this.modules.set(root, module);
+    }
+    return module ?? undefined;
+  }
+
+  private load(dir: string): GoFile[] {
+    const out: GoFile[] = [];
+    const names = walkFiles(dir, (p, e) => e.isFile() && languageOf(p) === 'go', { maxDepth: 0 });
+    for (const path of names) {
+      const read = readSource(path, this.maxBytes);
+      if ('skipped' in read || isGenerated(read.text)) continue;
+      try {
+        out.push(this.analyzer.parseGo(path, read.text));
+      } catch {
+        // a file the parser fails on is reported where it is linted; here it adds nothing
+      }
+    }
+    this.parsed.push(...out);
+    return out;
+  }
+
+  dispose(): void {
+    for (const f of this.parsed) f.tree.delete();
+    this.parsed.length = 0;
+  }
 }
 
 /**
@@ -256,7 +321,8 @@ export function analyzePackage(
 
 /**
  * API struct types: every `*_types.go` under the Go modules of the files being linted, so linting
- * only internal/controller still sees api/v1's status fields.
+ * only internal/controller still sees api/v1's status fields; and the CRDs' YAML, for the custom
+ * kinds that are cluster-scoped.
  */
 function indexTypes(analyzer: Analyzer, goPaths: string[], maxBytes: number): TypeIndex {
   const index = new TypeIndex();
@@ -286,6 +352,11 @@ function indexTypes(analyzer: Analyzer, goPaths: string[], maxBytes: number): Ty
   }
   for (const root of roots) {
     for (const f of collectFiles([root])) if (f.endsWith('_types.go')) add(f);
+    for (const f of crdFiles(root)) {
+      const read = readSource(f, maxBytes);
+      if (!('skipped' in read) && read.text.includes('CustomResourceDefinition'))
+        index.addCrdYaml(read.text);
+    }
   }
   return index;
 }

@@ -54,6 +54,16 @@ describe('control flow', () => {
     assert.equal(await flows('for range xs {\nfrom()\ncontinue\n}\nto()'), true);
     assert.equal(await flows('for range xs {\nfrom()\nbreak\n}\nto()'), true);
   });
+  it('stops at a switch with a default, or a select, whose every case returns', async () => {
+    assert.equal(
+      await flows('if c {\nfrom()\nswitch {\ncase c:\nreturn\ndefault:\nreturn\n}\n}\nto()'),
+      false,
+    );
+    assert.equal(await flows('if c {\nfrom()\nselect {\ncase <-ch:\nreturn\n}\n}\nto()'), false);
+  });
+  it('goes on past a switch without a default, whose cases all return', async () => {
+    assert.equal(await flows('if c {\nfrom()\nswitch {\ncase c:\nreturn\n}\n}\nto()'), true);
+  });
   it('never goes from one arm of an if to the other', async () => {
     assert.equal(await flows('if c {\nfrom()\n} else {\nto()\n}'), false);
   });

@@ -71,4 +71,17 @@ describe('status-error-ignored through a helper that swallows the error', () => 
       'if err := r.Status().Update(ctx, &app); err != nil {\n\treturn ctrl.Result{RequeueAfter: time.Second}, nil\n}';
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
+
+  it('says where a logged-and-dropped write runs: the flow, a defer or a goroutine', async () => {
+    const check =
+      'if err := r.Status().Update(ctx, &app); err != nil {\n\tlog.Error(err, "status")\n}';
+    const wrap = (kw: string): string => `${kw} func() {\n${check.replace(/^/gm, '\t')}\n}()`;
+    const [flow] = await findings(controller(check));
+    const [deferred] = await findings(controller(wrap('defer')));
+    const [goroutine] = await findings(controller(wrap('go')));
+    assert.match(flow.message, /goes on to return success/);
+    assert.match(deferred.message, /deferred write runs when Reconcile returns success/);
+    assert.match(goroutine.message, /runs in a goroutine/);
+    assert.equal(goroutine.fixes.length, 0);
+  });
 });

@@ -69,7 +69,7 @@ describe('reconcile-studio lint', () => {
     assert.equal(sarif.runs[0].tool.driver.rules.length, 11);
     const result = sarif.runs[0].results[0];
     assert.equal(result.ruleId, 'update-unfetched');
-    assert.equal(result.level, 'error');
+    assert.equal(result.level, 'warning');
     assert.equal(result.locations[0].physicalLocation.region.startLine, 44);
   });
 

@@ -10,7 +10,7 @@
  */
 import type { Finding } from '../diagnostics';
 import { ruleMeta } from '../rules';
-import { GoPackage, type GoFile, type TypeIndex } from './package';
+import { GoPackage, type GoFile, type ModuleFuncs, type TypeIndex } from './package';
 import { buildReconciler, MAX_PATH_FUNCS, reconcileRoots, type Reconciler } from './reconcilers';
 import type { GoRule, GoReport } from './rule';
 import { blockingSleep } from './rules/blocking-sleep';
@@ -63,6 +63,8 @@ export interface GoAnalyzeOptions {
   /** report only findings in these files (the rest of the package is context) */
   reportFiles?: ReadonlySet<string>;
   cache?: GoAnalysisCache;
+  /** the rest of the Go module, for calls into its other packages */
+  module?: ModuleFuncs;
   /** at most this many functions per reconciler path (tests lower it); see MAX_PATH_FUNCS */
   maxPathFuncs?: number;
   /**
@@ -106,6 +108,7 @@ function limitMessage(rec: Reconciler, limit: number): string {
 
 export function analyzeGoPackage(files: GoFile[], options: GoAnalyzeOptions = {}): Finding[] {
   const pkg = new GoPackage(files, options.types);
+  pkg.module = options.module ?? null;
   const rules = options.rules ? GO_RULES.filter((r) => options.rules!.has(r.id)) : GO_RULES;
   const cache = options.rules ? undefined : options.cache;
   const byPath = new Map(files.map((f) => [f.path, f]));

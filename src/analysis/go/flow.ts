@@ -9,11 +9,29 @@
  * A function literal's body is taken as run where it is written (closures handed to
  * retry.RetryOnConflict or CreateOrUpdate are), and a `return` inside it ends only the literal.
  */
-import { contains, field, statements, type Node } from './syntax';
+import { contains, field, named, statements, type Node } from './syntax';
 
 const CASES = new Set(['expression_case', 'type_case', 'default_case', 'communication_case']);
+const SWITCHES = new Set([
+  'expression_switch_statement',
+  'type_switch_statement',
+  'select_statement',
+]);
 
-/** Does this statement end every path through it (return, panic, goto, or an if/else that does)? */
+/** A case's own statements (its values and `case` expressions are named children too). */
+export function caseStatements(c: Node): Node[] {
+  return statements(c).filter((x) => x.parent?.type === 'statement_list');
+}
+
+/** The `case` and `default` clauses of a switch or select. */
+export function casesOf(stmt: Node): Node[] {
+  return named(stmt).filter((c) => CASES.has(c.type));
+}
+
+/**
+ * Does this statement end every path through it (return, panic, goto, an if/else whose arms both
+ * do, a switch with a default, or a select, whose every case does)?
+ */
 export function terminates(stmt: Node): boolean {
   switch (stmt.type) {
     case 'return_statement':
@@ -28,9 +46,29 @@ export function terminates(stmt: Node): boolean {
       const alt = field(stmt, 'alternative');
       return !!cons && !!alt && terminates(cons) && terminates(alt);
     }
+    case 'labeled_statement':
+      return named(stmt).some((c) => c.type !== 'label_name' && terminates(c));
     default:
-      return false;
+      if (!SWITCHES.has(stmt.type)) return false;
+      {
+        const cases = casesOf(stmt);
+        const exhaustive =
+          stmt.type === 'select_statement' || cases.some((c) => c.type === 'default_case');
+        return exhaustive && cases.every((c) => caseStatements(c).some(terminates));
+      }
   }
+}
+
+/**
+ * Does this statement end the path through the rest of its block and past the statements around
+ * it, up to the loop it jumps to? `terminates`, plus `continue` and a labelled `break` (a plain
+ * `break` only leaves the switch or loop it is in, and the code after that still runs). Not for
+ * "may reach" questions across a loop: the jump lands back in the loop or after it.
+ */
+export function endsPath(stmt: Node): boolean {
+  if (stmt.type === 'continue_statement') return true;
+  if (stmt.type === 'break_statement') return named(stmt).some((c) => c.type === 'label_name');
+  return terminates(stmt);
 }
 
 /** The direct child of `ancestor` that contains `node`. */

@@ -6,6 +6,7 @@
 import type { Tree } from 'web-tree-sitter';
 import type { SNode } from './tree';
 import { LineIndex } from '../text';
+import { crdClusterScopedKinds, markedClusterScoped } from './scope';
 import { descendants, field, named, typeName, type Node } from './syntax';
 
 export interface GoFile {
@@ -40,12 +41,15 @@ export class TypeIndex {
   private readonly structs = new Map<string, StructInfo>();
   /** names that come from API type files (`*_types.go`): other files do not replace them */
   private readonly fromApi = new Set<string>();
+  /** custom kinds (and their List types) the user's markers or CRDs declare cluster-scoped */
+  private readonly clusterScoped = new Set<string>();
 
   /**
    * Indexes a file's struct types. `api` marks a `*_types.go` file: names are bare, so when two
    * packages declare the same name the API type wins over, say, a controller's local struct.
    */
   addFile(root: SNode, api = false): void {
+    for (const name of markedClusterScoped(root)) this.clusterScoped.add(name);
     for (const spec of descendants(root, 'type_spec')) {
       const name = field(spec, 'name')?.text;
       const type = field(spec, 'type');
@@ -56,9 +60,20 @@ export class TypeIndex {
     }
   }
 
+  /** Reads a YAML file's cluster-scoped CustomResourceDefinitions. */
+  addCrdYaml(text: string): void {
+    for (const kind of crdClusterScopedKinds(text)) this.clusterScoped.add(kind);
+  }
+
   merge(other: TypeIndex): void {
     for (const [k, v] of other.structs) this.structs.set(k, v);
     for (const k of other.fromApi) this.fromApi.add(k);
+    for (const k of other.clusterScoped) this.clusterScoped.add(k);
+  }
+
+  /** Is this custom kind (or List type) declared cluster-scoped by the user? */
+  isClusterScoped(name: string): boolean {
+    return this.clusterScoped.has(name);
   }
 
   struct(name: string | null): StructInfo | undefined {
@@ -78,6 +93,11 @@ function readStruct(type: Node, text: string): StructInfo {
     for (const n of names) info.fields.set(n.text, t.text);
   }
   return info;
+}
+
+/** What a package asks of the rest of its module: a function of another package, by import path. */
+export interface ModuleFuncs {
+  func(importPath: string, name: string): { pkg: GoPackage; decl: FuncDecl } | null;
 }
 
 export class GoPackage {
@@ -113,6 +133,16 @@ export class GoPackage {
     }
   }
 
+  /** the rest of the Go module, for calls into its other packages (module.ts's GoModule) */
+  module: ModuleFuncs | null = null;
+
+  /** A function of another package of the module, by the import path its qualifier names. */
+  moduleFunc(importPath: string, name: string): { pkg: GoPackage; decl: FuncDecl } | null {
+    const hit = this.module?.func(importPath, name) ?? null;
+    this.recorder?.set(`x:${importPath} ${name}`, hit ? hit.decl.file.text : '');
+    return hit;
+  }
+
   /**
    * When set, every lookup below is written down with its answer, so a cached analysis of a
    * reconciler can later check that the package still answers the same way (see analyze.ts).
@@ -137,6 +167,13 @@ export class GoPackage {
     return s;
   }
 
+  /** Is the kind declared cluster-scoped by a marker or a CRD (see scope.ts)? */
+  clusterScoped(kind: string): boolean {
+    const yes = this.types.isClusterScoped(kind);
+    this.recorder?.set(`c:${kind}`, yes ? 'y' : '');
+    return yes;
+  }
+
   /** Does the package still give these answers? */
   answersLike(recorded: Map<string, string>): boolean {
     const saved = this.recorder;
@@ -147,7 +184,11 @@ export class GoPackage {
         const name = key.slice(2);
         let now: string;
         if (kind === 's') now = this.types.struct(name)?.text ?? '';
-        else {
+        else if (kind === 'c') now = this.types.isClusterScoped(name) ? 'y' : '';
+        else if (kind === 'x') {
+          const [path, fn] = name.split(' ');
+          now = this.module?.func(path, fn)?.decl.file.text ?? '';
+        } else {
           const d = kind === 'f' ? this.functions.get(name) : this.methods.get(name);
           now = d ? String(d.node.id) : '';
         }

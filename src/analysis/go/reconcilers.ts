@@ -138,7 +138,7 @@ export function reconcileRoots(pkg: GoPackage): { decl: FuncDecl; request: strin
   return out;
 }
 
-function makePathFunc(pkg: GoPackage, decl: FuncDecl, isRoot: boolean): PathFunc | null {
+export function makePathFunc(pkg: GoPackage, decl: FuncDecl, isRoot: boolean): PathFunc | null {
   const body = field(decl.node, 'body');
   if (!body) return null;
   const recv = decl.receiverType ? receiverOf(decl.node) : null;

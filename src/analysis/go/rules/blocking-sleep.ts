@@ -53,7 +53,7 @@ export const blockingSleep: GoRule = {
           ctx.report({
             file: fn.file,
             node: what === '<-time.After' ? call.parent! : call,
-            message: `${what} holds this reconcile worker for the whole wait and the wait is lost on restart; return a Result with RequeueAfter instead.`,
+            message: `${what} holds this reconcile worker for the whole wait. The wait is lost on restart; return a Result with RequeueAfter instead.`,
             fixes: () => (what === 'time.Sleep' ? fixesFor(fn, call) : []),
           });
         }

@@ -31,7 +31,7 @@ export const forbiddenSwallowed: GoRule = {
             file: fn.file,
             node: last,
             message:
-              'A Forbidden (quota or RBAC) error is turned into success with no requeue, so nothing retries until an unrelated event; return the error or a Result with RequeueAfter.',
+              'A Forbidden (quota or RBAC) error is turned into success with no requeue. Nothing retries until an unrelated event; return the error or a Result with RequeueAfter.',
             fixes: () => fixesFor(fn, lit),
           });
         }

@@ -125,7 +125,7 @@ export const missingOwnerRef: GoRule = {
           ctx.report({
             file: fn.file,
             node: cc.call,
-            message: `${child} (${origin.typeName}) is created without a controller owner reference, so it is not garbage-collected with its owner and its changes do not trigger a reconcile; call SetControllerReference before Create.`,
+            message: `${child} (${origin.typeName}) is created without a controller owner reference. It is not garbage-collected with its owner and its changes do not trigger a reconcile; call SetControllerReference before Create.`,
             fixes: () => fixesFor(ctx.pkg, fn, cc.call, child),
           });
         }

@@ -59,7 +59,7 @@ export const notfoundNotIgnored: GoRule = {
         ctx.report({
           file: fn.file,
           node: ret,
-          message: `When ${v} has been deleted ${what} NotFound, and returning it fails the reconcile and retries with backoff for nothing; return client.IgnoreNotFound(${handled.err}).`,
+          message: `The NotFound of a deleted ${v} is returned as an error. When ${v} has been deleted ${what} NotFound, and returning it fails the reconcile and retries with backoff for nothing; return client.IgnoreNotFound(${handled.err}).`,
           fixes: () => fixesFor(fn, ret),
         });
       }

@@ -38,7 +38,7 @@ export const observedGeneration: GoRule = {
           ctx.report({
             file: fn.file,
             node: cc.call,
-            message: `${rec.objectType}'s status has ObservedGeneration but this write never sets it, so clients cannot tell whether the status reflects the latest spec; set ${v}.Status.ObservedGeneration = ${v}.Generation.`,
+            message: `This status write never sets ${v}.Status.ObservedGeneration. ${rec.objectType}'s status has the field, and without it clients cannot tell whether the status reflects the latest spec; set ${v}.Status.ObservedGeneration = ${v}.Generation.`,
             fixes: () =>
               stmt
                 ? [

@@ -5,11 +5,14 @@
  *
  * The walk is path-sensitive in the cheap way: a branch that ends in `return` does not carry its
  * writes past the `if`, so the seed's "write status and return" early exit is not counted against
- * the final write. A Get into the object between two writes (a re-fetch) starts afresh. Loops are
- * walked once; deferred and goroutine writes are ignored.
+ * the final write, nor does a `case` that returns, a `goto`, a `continue` or a labelled `break`.
+ * A Get into the object between two writes (a re-fetch) starts afresh. A loop body that goes
+ * round is walked twice (a write in it is repeated on the next pass); deferred and goroutine
+ * writes are ignored.
  */
 import type { GoRule, GoRuleContext } from '../rule';
 import type { ClientCall, PathFunc } from '../reconcilers';
+import { caseStatements, endsPath, terminates } from '../flow';
 import { argVar, contains, field, named, statements, type Node } from '../syntax';
 
 type Counts = Map<string, number>;
@@ -27,20 +30,52 @@ function merge(a: Counts, b: Counts): Counts {
   return out;
 }
 
-function terminates(stmts: Node[]): boolean {
-  const last = stmts[stmts.length - 1];
-  if (!last) return false;
-  if (last.type === 'return_statement' || last.type === 'goto_statement') return true;
-  if (last.type === 'expression_statement' && /^panic\(/.test(last.text)) return true;
-  if (last.type === 'if_statement') {
-    const alt = field(last, 'alternative');
-    return !!alt && terminates(statements(field(last, 'consequence'))) && terminatesNode(alt);
+/**
+ * How a list of statements ends: it goes `on` past its statement, `ends` the path (return, goto,
+ * panic), or `jumps` out of the loop around it (`continue`, a labelled `break`, a plain `break`
+ * whose target is a loop rather than a switch): the writes then reach what follows the loop.
+ */
+function ending(stmts: Node[]): 'on' | 'ends' | 'jumps' {
+  if (stmts.some(terminates)) return 'ends';
+  if (stmts.some((x) => endsPath(x) || (x.type === 'break_statement' && breaksLoop(x))))
+    return 'jumps';
+  return 'on';
+}
+
+/** Is the nearest statement a plain `break` leaves a loop (not a switch or select)? */
+function breaksLoop(brk: Node): boolean {
+  for (let n = brk.parent; n; n = n.parent) {
+    if (n.type === 'for_statement') return true;
+    if (BRANCHING.has(n.type) || n.type === 'func_literal') return false;
   }
   return false;
 }
 
-function terminatesNode(n: Node): boolean {
-  return n.type === 'block' ? terminates(statements(n)) : terminates([n]);
+function endingOf(n: Node): 'on' | 'ends' | 'jumps' {
+  return ending(n.type === 'block' ? statements(n) : [n]);
+}
+
+/**
+ * Names a loop declares (its range and index variables, and variables declared in its body):
+ * on the next pass they hold another object, so `for _, p := range pods { patch(&p) }` writes
+ * each pod once.
+ */
+function declaredIn(loop: Node): Set<string> {
+  const out = new Set<string>();
+  for (const d of loop.descendantsOfType(['short_var_declaration', 'range_clause', 'var_spec'])) {
+    const left = d.type === 'var_spec' ? d : field(d, 'left');
+    for (const id of named(left)) if (id.type === 'identifier') out.add(id.text);
+    if (left?.type === 'identifier') out.add(left.text);
+  }
+  return out;
+}
+
+/** The counts without objects named through one of `names` (`pod`, `&list.Items[i]`). */
+function forget(state: Counts, names: Set<string>): Counts {
+  const out = new Map(state);
+  for (const key of state.keys())
+    if (key.split(/\W+/).some((part) => names.has(part))) out.delete(key);
+  return out;
 }
 
 class Walker {
@@ -49,6 +84,16 @@ class Walker {
     private readonly fn: PathFunc,
     private readonly writes: ClientCall[],
   ) {}
+
+  /** per enclosing loop, the states that jump out of it (merged into the state after the loop) */
+  private readonly exits: Counts[][] = [];
+
+  /** The state after an arm that ended as `how`: null when nothing of it goes on. */
+  private carried(how: 'on' | 'ends' | 'jumps', after: Counts): Counts | null {
+    if (how === 'on') return after;
+    if (how === 'jumps') this.exits[this.exits.length - 1]?.push(after);
+    return null;
+  }
 
   /** Writes that belong to `node` itself, not to nested blocks (they are walked separately). */
   private ownWrites(node: Node, skip: Node[]): ClientCall[] {
@@ -70,7 +115,7 @@ class Walker {
         this.ctx.report({
           file: this.fn.file,
           node: w.call,
-          message: `This is another status write of ${key} on the same path: each write bumps resourceVersion and fires a watch event, so later ones conflict or trigger extra reconciles. Collect the changes and write status once.`,
+          message: `Another status write of ${key} on the same path. Each write bumps resourceVersion and fires a watch event, so later ones conflict or trigger extra reconciles. Collect the changes and write status once.`,
         });
       }
       state.set(key, before + 1);
@@ -100,14 +145,16 @@ class Walker {
           ? this.block(statements(alt), new Map(s))
           : this.statement(alt, new Map(s))
         : s;
-      const consEnds = terminates(consStmts);
-      const altEnds = !!alt && terminatesNode(alt);
-      if (consEnds && altEnds) return s;
-      if (consEnds) return afterAlt;
-      if (altEnds) return afterCons;
-      return merge(afterCons, afterAlt);
+      const cons2 = this.carried(ending(consStmts), afterCons);
+      const alt2 = alt ? this.carried(endingOf(alt), afterAlt) : afterAlt;
+      if (!cons2 && !alt2) return s;
+      return cons2 && alt2 ? merge(cons2, alt2) : (cons2 ?? alt2)!;
     }
     if (st.type === 'block') return this.block(statements(st), state);
+    if (st.type === 'labeled_statement') {
+      const inner = named(st).find((c) => c.type !== 'label_name');
+      return inner ? this.statement(inner, state) : state;
+    }
     if (BRANCHING.has(st.type)) {
       // Each body (or case) starts from the entry state; the result is the worst of them.
       const bodies = named(st).filter((n) =>
@@ -118,13 +165,19 @@ class Walker {
       const s = new Map(state);
       this.count(this.ownWrites(st, bodies), s);
       let out = s;
+      const loop = st.type === 'for_statement';
+      if (loop) this.exits.push([]);
       for (const b of bodies) {
-        const stmts =
-          b.type === 'block'
-            ? statements(b)
-            : statements(b).filter((x) => x.parent?.type === 'statement_list');
-        out = merge(out, this.block(stmts, new Map(s)));
+        const stmts = b.type === 'block' ? statements(b) : caseStatements(b);
+        // A case that returns carries nothing past the switch; one that jumps, only past the loop.
+        const how = ending(stmts);
+        let after = this.carried(how, this.block(stmts, new Map(s)));
+        // A loop body that goes round writes again on the next pass: walk it a second time.
+        if (loop && after && !stmts.some((x) => x.type === 'break_statement'))
+          after = this.carried(how, this.block(stmts, forget(merge(s, after), declaredIn(st))));
+        if (after) out = merge(out, after);
       }
+      if (loop) for (const jumped of this.exits.pop()!) out = merge(out, jumped);
       return out;
     }
     const s = new Map(state);

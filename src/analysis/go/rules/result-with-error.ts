@@ -7,21 +7,8 @@ import { fix, replaceNode } from '../../fixes';
 import type { GoRule } from '../rule';
 import { reaches } from '../flow';
 import { isResultType, returnsResultAndError, type PathFunc } from '../reconcilers';
-import {
-  callArgs,
-  descendants,
-  field,
-  inFuncLiteral,
-  named,
-  qualifiedCallee,
-  unparen,
-  type Node,
-} from '../syntax';
-
-/** Constructors that never return nil. `errors.Wrap(nil)` is nil in pkg/errors, so not listed. */
-const ALWAYS_ERROR = new Set(['fmt.Errorf', 'errors.New', 'errors.Errorf']);
-/** Wrappers that return nil for a nil error (pkg/errors and friends). */
-const WRAPPERS = new Set(['Wrap', 'Wrapf', 'WithStack', 'WithMessage', 'WithMessagef']);
+import { certainlyNonNil } from '../errors';
+import { descendants, field, inFuncLiteral, named, unparen, type Node } from '../syntax';
 
 /** A literal written over several lines, as one: `ctrl.Result{RequeueAfter: time.Minute}`. */
 function oneLine(text: string): string {
@@ -43,39 +30,6 @@ export function resultLiteral(node: Node | undefined): Node | null {
   const n = unparen(node ?? null);
   if (!n || n.type !== 'composite_literal') return null;
   return isResultType(field(n, 'type')?.text) ? n : null;
-}
-
-/** Is `x` checked non-nil by an enclosing `if x != nil` (as a whole condition or a conjunct)? */
-export function guardedNonNil(node: Node, name: string, stop: Node): boolean {
-  let n: Node | null = node;
-  while (n && n.id !== stop.id) {
-    const p: Node | null = n.parent;
-    if (p?.type === 'if_statement' && field(p, 'consequence')?.id === n.id) {
-      const cond = field(p, 'condition')?.text ?? '';
-      const parts = cond.split('&&').map((s) => s.trim());
-      if (parts.includes(`${name} != nil`)) return true;
-    }
-    if (p?.type === 'func_literal') return false;
-    n = p;
-  }
-  return false;
-}
-
-function certainlyNonNil(expr: Node, stop: Node): boolean {
-  const e = unparen(expr);
-  if (!e) return false;
-  if (e.type === 'identifier') return e.text !== 'nil' && guardedNonNil(e, e.text, stop);
-  if (e.type === 'call_expression') {
-    const q = qualifiedCallee(e);
-    if (!q) return false;
-    if (ALWAYS_ERROR.has(q.join('.'))) return true;
-    // errors.Wrap(err, ...) is nil only when err is: inside `if err != nil` it is not.
-    if (WRAPPERS.has(q[1])) {
-      const first = unparen(callArgs(e)[0] ?? null);
-      return first?.type === 'identifier' && guardedNonNil(first, first.text, stop);
-    }
-  }
-  return false;
 }
 
 /**
@@ -125,7 +79,7 @@ export const resultWithError: GoRule = {
           ctx.report({
             file: fn.file,
             node: first,
-            message: `controller-runtime ignores ${oneLine(lit.text)}${held} when an error is returned and requeues with backoff instead; return ${type}{} with the error, or the Result with nil.`,
+            message: `This Result is ignored: an error is returned with it. controller-runtime ignores ${oneLine(lit.text)}${held} when an error is returned and requeues with backoff instead; return ${type}{} with the error, or the Result with nil.`,
             fixes: () => [
               fix(
                 'Drop the Result returned beside the error',

@@ -254,7 +254,7 @@ export const specWrite: GoRule = {
           ctx.report({
             file: fn.file,
             node: a,
-            message: `Reconcile changes ${hit.text} of the object it reconciles and the ${w.what} that follows sends it to the API server: spec is the user's desired state and each write triggers another reconcile (an endless loop if it differs each time); keep derived values in status.`,
+            message: `Reconcile changes ${hit.text} and the ${w.what} that follows writes it back. Spec is the user's desired state and each write triggers another reconcile (an endless loop if it differs each time); keep derived values in status.`,
           });
         }
       }

@@ -7,7 +7,7 @@
 import type { Fix } from '../../diagnostics';
 import { fix, packageName } from '../../fixes';
 import { CLUSTER_SCOPED_KINDS, NAMESPACED_KINDS } from '../kinds';
-import { CLIENT_PKG, paramsOf } from '../package';
+import { CLIENT_PKG, paramsOf, type GoPackage } from '../package';
 import type { GoRule } from '../rule';
 import { localVarType, type ClientCall, type PathFunc } from '../reconcilers';
 import { argVar, callArgs, callee, field, named, typeName, unparen, type Node } from '../syntax';
@@ -54,17 +54,19 @@ function narrows(opt: Node): boolean {
 }
 
 /**
- * Lists we do not judge: of a cluster-scoped built-in kind (it cannot be scoped by namespace, and
+ * Lists we do not judge: of a cluster-scoped kind, built in or custom (declared so by a kubebuilder
+ * marker on its API type or by its CRD's YAML, see scope.ts: it cannot be scoped by namespace, and
  * what reads them all — namespaces matched against patterns, node states — needs them all), or
  * into a `client.ObjectList` parameter (a generic helper: its callers choose the kind and the reason).
  */
-function exempt(fn: PathFunc, cc: ClientCall): boolean {
+function exempt(pkg: GoPackage, fn: PathFunc, cc: ClientCall): boolean {
   const list = argVar(cc.args[1]);
   if (!list) return false;
   const param = paramsOf(fn.node).find((p) => p.name === list);
   if (param) return /\bObjectList$/.test(param.type.text);
-  const kind = localVarType(fn, list)?.replace(/List$/, '');
-  return !!kind && CLUSTER_SCOPED_KINDS.has(kind);
+  const type = localVarType(fn, list);
+  const kind = type?.replace(/List$/, '');
+  return !!kind && (CLUSTER_SCOPED_KINDS.has(kind) || pkg.clusterScoped(kind));
 }
 
 /**
@@ -99,12 +101,12 @@ export const unscopedList: GoRule = {
           if (cc.status || cc.method !== 'List' || cc.args.length < 2) continue;
           // A trailing `opts...` spreads unknown options: assume they scope the list.
           if (cc.call.text.includes('...)')) continue;
-          if (cc.args.slice(2).some(narrows) || exempt(fn, cc)) continue;
+          if (cc.args.slice(2).some(narrows) || exempt(ctx.pkg, fn, cc)) continue;
           ctx.report({
             file: fn.file,
             node: cc.call,
             message:
-              'This List has no namespace, label or field selector: it reads every object of the kind on each reconcile. Pass client.InNamespace, client.MatchingLabels or client.MatchingFields.',
+              'This List has no namespace, label or field selector. It reads every object of the kind on each reconcile; pass client.InNamespace, client.MatchingLabels or client.MatchingFields.',
             fixes: () => fixesFor(fn, cc),
           });
         }

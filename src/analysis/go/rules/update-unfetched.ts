@@ -76,7 +76,7 @@ export const updateUnfetched: GoRule = {
           ctx.report({
             file: fn.file,
             node: cc.call,
-            message: `${name} is built locally${from} and never read, so it has no resourceVersion: ${outcome(file, origin)}. Get the live object and change it, or use controllerutil.CreateOrUpdate.`,
+            message: `This Update sends ${name}, built locally${from} and never read. It has no resourceVersion: ${outcome(file, origin)}. Get the live object and change it, or use controllerutil.CreateOrUpdate.`,
           });
         }
       }

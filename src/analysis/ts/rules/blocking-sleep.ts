@@ -52,7 +52,7 @@ export const tsBlockingSleep: TsRule = {
           if (!sleepsDirectly(e) && !wrapped) return;
           ctx.report(
             n,
-            'Waiting inside reconcile holds this worker for the whole delay and is lost on restart; return { requeueAfter: ms } instead.',
+            'Waiting inside reconcile holds this worker for the whole delay. The wait is lost on restart; return { requeueAfter: ms } instead.',
           );
         });
       }

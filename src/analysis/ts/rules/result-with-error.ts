@@ -24,7 +24,7 @@ export const tsResultWithError: TsRule = {
             if (insideNestedFunction(r, n.finallyBlock!)) return;
             ctx.report(
               r,
-              'A return in finally replaces any error thrown in the try with this Result, so the failure is neither reported nor retried; return after the try, or rethrow.',
+              'A return in finally replaces any error thrown in the try. The failure is replaced by this Result, so it is neither reported nor retried; return after the try, or rethrow.',
             );
           });
         });

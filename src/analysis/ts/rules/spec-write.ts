@@ -45,7 +45,7 @@ export const tsSpecWrite: TsRule = {
           if (!root || !fn.reconciled.has(root) || !written.has(root)) return;
           ctx.report(
             n,
-            `Reconcile changes ${target!.getText()} of the object it reconciles and writes it back: each spec write triggers another reconcile (an endless loop if it differs each time); keep derived values in status.`,
+            `Reconcile writes back ${target!.getText()}, a spec field of the object it reconciles. Each spec write triggers another reconcile (an endless loop if it differs each time); keep derived values in status.`,
           );
         });
       }

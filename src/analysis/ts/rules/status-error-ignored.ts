@@ -80,7 +80,7 @@ export const tsStatusErrorIgnored: TsRule = {
             inAsync(cc.call);
           ctx.report(
             cc.call,
-            `This status ${cc.method} can fail unseen: ${why}. If it fails nothing retries it and the next reconcile reads a stale status; await it and let the error propagate.`,
+            `This status ${cc.method} can fail unseen. Its error is lost: ${why}. If it fails nothing retries it and the next reconcile reads a stale status; await it and let the error propagate.`,
             awaitable
               ? [
                   {

@@ -31,7 +31,7 @@ export const tsUnscopedList: TsRule = {
             continue;
           ctx.report(
             cc.call,
-            'This list has no namespace, labelSelector or fieldSelector: it reads every object of the kind on each reconcile. Pass { namespace } or a selector.',
+            'This list has no namespace, labelSelector or fieldSelector. It reads every object of the kind on each reconcile; pass { namespace } or a selector.',
           );
         }
       }

@@ -1,0 +1,45 @@
+/**
+ * Is an error expression certainly non-nil where it stands? Asked by result-with-error (a Result
+ * beside a non-nil error is ignored) and status-error-ignored (a path that returns a non-nil error
+ * is retried). Conservative: unknown is "may be nil".
+ */
+import { callArgs, field, qualifiedCallee, unparen, type Node } from './syntax';
+
+/** Constructors that never return nil. `errors.Wrap(nil)` is nil in pkg/errors, so not listed. */
+const ALWAYS_ERROR = new Set(['fmt.Errorf', 'errors.New', 'errors.Errorf']);
+/** Wrappers that return nil for a nil error (pkg/errors and friends). */
+const WRAPPERS = new Set(['Wrap', 'Wrapf', 'WithStack', 'WithMessage', 'WithMessagef']);
+
+/** Is `x` checked non-nil by an enclosing `if x != nil` (as a whole condition or a conjunct)? */
+export function guardedNonNil(node: Node, name: string, stop: Node): boolean {
+  let n: Node | null = node;
+  while (n && n.id !== stop.id) {
+    const p: Node | null = n.parent;
+    if (p?.type === 'if_statement' && field(p, 'consequence')?.id === n.id) {
+      const cond = field(p, 'condition')?.text ?? '';
+      const parts = cond.split('&&').map((s) => s.trim());
+      if (parts.includes(`${name} != nil`)) return true;
+    }
+    if (p?.type === 'func_literal') return false;
+    n = p;
+  }
+  return false;
+}
+
+/** Certainly non-nil: a constructor's result, or a variable (or its wrapping) checked `!= nil` around it. */
+export function certainlyNonNil(expr: Node, stop: Node): boolean {
+  const e = unparen(expr);
+  if (!e) return false;
+  if (e.type === 'identifier') return e.text !== 'nil' && guardedNonNil(e, e.text, stop);
+  if (e.type === 'call_expression') {
+    const q = qualifiedCallee(e);
+    if (!q) return false;
+    if (ALWAYS_ERROR.has(q.join('.'))) return true;
+    // errors.Wrap(err, ...) is nil only when err is: inside `if err != nil` it is not.
+    if (WRAPPERS.has(q[1])) {
+      const first = unparen(callArgs(e)[0] ?? null);
+      return first?.type === 'identifier' && guardedNonNil(first, first.text, stop);
+    }
+  }
+  return false;
+}

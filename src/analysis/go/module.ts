@@ -1,0 +1,54 @@
+/**
+ * The other packages of the Go module a package belongs to, loaded on demand: a call such as
+ * `common.UpdateStatus(ctx, c, obj)` whose qualifier's import path lies under go.mod's module path
+ * is resolved into that package's source. Who reads the files (the CLI from disk, the server
+ * through its open documents and parse cache) is the loader's business.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GoPackage, type FuncDecl, type GoFile, type ModuleFuncs, type TypeIndex } from './package';
+
+/** Reads the Go files (not tests, not generated) of one directory; [] when there is none. */
+export type PackageLoader = (dir: string) => GoFile[];
+
+/** go.mod's `module` path, or null. */
+export function modulePath(root: string): string | null {
+  const mod = join(root, 'go.mod');
+  if (!existsSync(mod)) return null;
+  const m = /^module\s+("?)([^\s"]+)\1\s*$/m.exec(readFileSync(mod, 'utf8'));
+  return m ? m[2] : null;
+}
+
+export class GoModule implements ModuleFuncs {
+  private readonly packages = new Map<string, GoPackage | null>();
+
+  constructor(
+    /** the folder holding go.mod */
+    readonly root: string,
+    /** go.mod's module path */
+    readonly path: string,
+    private readonly load: PackageLoader,
+    private readonly types?: TypeIndex,
+  ) {}
+
+  /** The module's package at this import path (null outside the module or without Go files). */
+  package(importPath: string): GoPackage | null {
+    if (!importPath.startsWith(`${this.path}/`)) return null;
+    let pkg = this.packages.get(importPath);
+    if (pkg === undefined) {
+      const files = this.load(
+        join(this.root, ...importPath.slice(this.path.length + 1).split('/')),
+      );
+      pkg = files.length ? new GoPackage(files, this.types) : null;
+      this.packages.set(importPath, pkg);
+    }
+    return pkg;
+  }
+
+  /** A package-level function of the module: `pkg.Func` where pkg's import path is `importPath`. */
+  func(importPath: string, name: string): { pkg: GoPackage; decl: FuncDecl } | null {
+    const pkg = this.package(importPath);
+    const decl = pkg?.functions.get(name);
+    return pkg && decl ? { pkg, decl } : null;
+  }
+}
