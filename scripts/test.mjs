@@ -6,7 +6,6 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ensureApiTypes } from './apigen/generate.mjs';
 import {
   E2E_PACKAGES,
   INTEGRATION_PACKAGES,

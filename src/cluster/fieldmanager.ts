@@ -6,6 +6,7 @@
  * Field sets use the FieldsV1 vocabulary: `f:<field>`, `k:{"name":"x"}` for items of keyed lists,
  * `v:<value>` for items of set lists, and `.` for an item or map that is itself owned.
  */
+import { addedNodes } from './addednodes';
 import { StatusError } from './errors';
 import { deepEqual, isObject, mergeKeyFor } from './patch';
 import type { KubeObject, ManagedFieldsEntry } from './types';
@@ -61,13 +62,18 @@ function collect(v: unknown, path: Path, field: string, out: Set<string>): void 
   out.add(path.join(SEP));
 }
 
+/** Whether a top-level field is outside a write through `subresource` (as fieldSet leaves it out). */
+function outsideWrite(field: string, subresource: string | undefined): boolean {
+  if (field === 'apiVersion' || field === 'kind') return true;
+  if (subresource === 'status') return field !== 'status';
+  return field === 'status' && subresource !== undefined;
+}
+
 /** The field set of an object: every leaf but the server-owned metadata and type fields. */
 export function fieldSet(o: Obj, subresource?: string): Set<string> {
   const out = new Set<string>();
   for (const [k, v] of Object.entries(o)) {
-    if (k === 'apiVersion' || k === 'kind') continue;
-    if (subresource === 'status' && k !== 'status') continue;
-    if (subresource !== 'status' && k === 'status' && subresource !== undefined) continue;
+    if (outsideWrite(k, subresource)) continue;
     if (k === 'metadata' && isObject(v)) {
       for (const [mk, mv] of Object.entries(v))
         if (!SERVER_META.has(mk)) collect(mv, ['f:metadata', `f:${mk}`], mk, out);
@@ -233,6 +239,8 @@ export function recordManagedFields(
   const changed = old
     ? changedFields(old as Obj, obj as Obj, subresource ?? '')
     : fieldSet(obj as Obj);
+  // The maps and structs the write adds are owned themselves too (their `.`).
+  if (changed.size) addedNodes(obj, old, SEP, (field) => outsideWrite(field, subresource), changed);
   if (!changed.size) {
     obj.metadata.managedFields = entries.length ? entries : undefined;
     if (!entries.length) delete obj.metadata.managedFields;
