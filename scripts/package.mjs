@@ -33,8 +33,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   );
   const size = statSync(vsixPath).size;
   console.log(`VSIX ${vsixPath.slice(root.length + 1)}: ${(size / 1024 / 1024).toFixed(2)} MB`);
-  if (size > 8 * 1024 * 1024) {
-    console.error('The VSIX is over 8 MB; check .vscodeignore.');
+  // A guard against shipping what was never meant to ship (sources, maps, node_modules): the
+  // VSIX is about 8.1 MB, mostly esbuild-wasm (reconcilers are bundled in the extension host) and
+  // TypeScript (the TypeScript analyzers); the generated Kubernetes API adds its data once (about
+  // 0.3 MB) and the protobuf codec to each bundle that serves the cluster.
+  if (size > 9 * 1024 * 1024) {
+    console.error('The VSIX is over 9 MB; check .vscodeignore.');
     process.exit(1);
   }
 }

@@ -94,6 +94,14 @@ function root(): string {
   return (dir ??= generatedDir());
 }
 
+/**
+ * A file of generated/ (`generatedFile('api', 'types.json')`): the bundles read the generated
+ * data from the one copy the extension ships, instead of each carrying its own.
+ */
+export function generatedFile(...parts: string[]): string {
+  return join(root(), ...parts);
+}
+
 export function apiData(): ApiData {
   return (data ??= JSON.parse(
     readFileSync(join(root(), 'discovery', 'api.json'), 'utf8'),

@@ -7,7 +7,12 @@
  * This module turns the graph's data into shapes the protobuf codec and typed decoding walk.
  * Shapes are made on first use, so a kind that is never seen costs nothing.
  */
-import graphJson from '../../generated/api/types.json';
+import { readFileSync } from 'node:fs';
+import { generatedFile } from './apidata';
+
+// Read once, when a bundle that decodes or encodes built-in kinds first loads this module (the
+// engine, the CLI, the workers): one copy in the VSIX rather than one inside each bundle.
+const graphJson: unknown = JSON.parse(readFileSync(generatedFile('api', 'types.json'), 'utf8'));
 
 /** A type as the graph spells it: a basic kind, a named type's id, or an unnamed composite. */
 type TypeExpr = string | { k: 'ptr' | 'slice' | 'array' | 'map'; e: TypeExpr; key?: TypeExpr };
