@@ -177,9 +177,11 @@ describe('a new user on the sample operator', { timeout: 600_000 }, () => {
         .waitFor();
       await wb.screenshot('problems');
       // Go to the first problem and apply its quick fix; the ignored status write disappears.
+      // On the message, not the row's middle: the rule's name there is a link to its docs.
       await problems
         .locator('.monaco-list-row', { hasText: /status-error-ignored/ })
         .first()
+        .getByText(/^The error of Status\(\)\.Update is dropped/)
         .click();
       const ignored = wb.page
         .locator('.monaco-editor .view-line')
