@@ -1174,21 +1174,7 @@ export class Cluster {
     const skey = objectKey(this.ns(t, key.namespace), key.name);
     const old = this.store.get(t.storageKey, skey);
     if (!old) throw newNotFound(t.gr, key.name);
-    const { uid, resourceVersion } = preconditions;
-    if (uid && uid !== old.metadata.uid) {
-      throw newConflict(
-        t.gr,
-        key.name,
-        `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${old.metadata.uid}`,
-      );
-    }
-    if (resourceVersion && resourceVersion !== old.metadata.resourceVersion) {
-      throw newConflict(
-        t.gr,
-        key.name,
-        `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
-      );
-    }
+    checkPreconditions(t, key.name, old, preconditions);
     const next = clone(old);
     change(next);
     if (deepEqual(next, old)) return this.out(old, t);
@@ -1212,21 +1198,7 @@ export class Cluster {
     const skey = objectKey(ns, key.name);
     const old = this.store.get(t.storageKey, skey);
     if (!old) throw newNotFound(t.gr, key.name);
-    const pre = opts.preconditions;
-    if (pre?.uid && pre.uid !== old.metadata.uid) {
-      throw newConflict(
-        t.gr,
-        key.name,
-        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`,
-      );
-    }
-    if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) {
-      throw newConflict(
-        t.gr,
-        key.name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
-      );
-    }
+    checkPreconditions(t, key.name, old, opts.preconditions);
     this.admit({ operation: 'DELETE', type: t, object: old, old, dryRun: !!opts.dryRun });
     const next = clone(old);
     const md = next.metadata;
@@ -1354,6 +1326,29 @@ function checkUnknownFields(t: ResourceType, unknown: string[] | void, opts: Wri
     );
   }
   if (mode === 'Warn') for (const f of unknown) opts.warnings?.push(`unknown field "${f}"`);
+}
+
+/** storage.Preconditions.Check: a UID or resourceVersion that is not the stored one is a 409. */
+function checkPreconditions(
+  t: ResourceType,
+  name: string,
+  old: KubeObject,
+  pre: { uid?: string; resourceVersion?: string } | undefined,
+): void {
+  if (pre?.uid && pre.uid !== old.metadata.uid) {
+    throw newConflict(
+      t.gr,
+      name,
+      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`,
+    );
+  }
+  if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) {
+    throw newConflict(
+      t.gr,
+      name,
+      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
+    );
+  }
 }
 
 /**
