@@ -14,9 +14,9 @@ import { Agent, createServer, request } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createCluster } from '../src/cluster/builtins';
-import { generateServingCerts } from '../src/cluster/certs';
-import { startServer } from '../src/cluster/server';
-import type { KubeObject } from '../src/cluster/types';
+import { generateServingCerts } from '../src/cluster/auth/certs';
+import { startServer } from '../src/cluster/endpoints/server';
+import type { KubeObject } from '../src/cluster/apimachinery/types';
 import { lineReader } from './lines';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };

@@ -17,8 +17,8 @@ import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCluster } from '../src/cluster/builtins';
-import { startServer } from '../src/cluster/server';
-import { persist } from '../src/cluster/state';
+import { startServer } from '../src/cluster/endpoints/server';
+import { persist } from '../src/cluster/storage/state';
 import { lineReader } from './lines';
 
 function line(name: string, ours: string, floor: string, ratio: number, goal: string): void {

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer } from '../src/cluster/server';
+import { startServer } from '../src/cluster/endpoints/server';
 import { DELVE_MISSING, findDelve } from '../src/runtime/godebug/delve';
 // The same sample session as the Go debugger's integration tests.
 import { blogCluster, sampleSession, USER } from '../test/integration/godebugsample';

@@ -10,9 +10,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCluster } from '../src/cluster/builtins';
-import { writeKubeconfigFile } from '../src/cluster/kubeconfig';
+import { writeKubeconfigFile } from '../src/cluster/auth/kubeconfig';
 import { loadManifests } from '../src/cluster/manifests';
-import { startServer } from '../src/cluster/server';
+import { startServer } from '../src/cluster/endpoints/server';
 import { DEFAULT_RUN_COMMAND, GoManagerProcess, freePort } from '../src/runtime/goprocess';
 import { checkGoVersion, goVersion } from '../src/runtime/gotoolchain';
 

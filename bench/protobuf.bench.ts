@@ -5,7 +5,7 @@
  *     the same object's JSON text (what serving it as JSON costs).
  * Run: node --import tsx bench/protobuf.bench.ts
  */
-import { decodeProtobufObject, encodeProtobufObject } from '../src/cluster/protobuf';
+import { decodeProtobufObject, encodeProtobufObject } from '../src/cluster/api/protobuf';
 
 const DEPLOYMENT = {
   apiVersion: 'apps/v1',

@@ -14,7 +14,7 @@ import { buildSync } from 'esbuild';
 import { createCluster } from '../src/cluster/builtins';
 import type { Cluster } from '../src/cluster/cluster';
 import { loadManifests } from '../src/cluster/manifests';
-import type { KubeObject } from '../src/cluster/types';
+import type { KubeObject } from '../src/cluster/apimachinery/types';
 import { VirtualClock } from '../src/util/clock';
 import { Manager } from '../src/runtime/manager';
 import { newControllerManagedBy } from '../src/runtime/builder';

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { KubeObject } from '../src/cluster/types';
+import type { KubeObject } from '../src/cluster/apimachinery/types';
 import { ResourceTreeModel, type ResourceNode } from '../src/vscode/model/resourcetree';
 
 const WEBAPP = {

@@ -9,14 +9,14 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createCluster } from '../cluster/builtins';
 import { loadManifests } from '../cluster/manifests';
-import { startServer } from '../cluster/server';
+import { startServer } from '../cluster/endpoints/server';
 import { FaultInjector, parseSeed, readFaultsFile } from '../cluster/faults';
-import { cleanTempFiles } from '../cluster/atomicfile';
-import { installKubeconfig } from '../cluster/kubeconfig';
-import type { InstalledKubeconfig } from '../cluster/kubeconfig';
-import { persist, readStateFile, replay, walFileOf } from '../cluster/state';
-import type { ClusterState, Persistence } from '../cluster/state';
-import { readWal } from '../cluster/wal';
+import { cleanTempFiles } from '../cluster/storage/atomicfile';
+import { installKubeconfig } from '../cluster/auth/kubeconfig';
+import type { InstalledKubeconfig } from '../cluster/auth/kubeconfig';
+import { persist, readStateFile, replay, walFileOf } from '../cluster/storage/state';
+import type { ClusterState, Persistence } from '../cluster/storage/state';
+import { readWal } from '../cluster/storage/wal';
 
 const HELP = `Usage: reconcile-studio serve [options]
 

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createCluster } from '../cluster/builtins';
 import { loadManifests } from '../cluster/manifests';
-import { startServer } from '../cluster/server';
+import { startServer } from '../cluster/endpoints/server';
 
 const HELP = `Usage: reconcile-studio test [options] -- COMMAND [ARGS...]
 

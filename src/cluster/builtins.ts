@@ -7,13 +7,13 @@
  */
 import { Cluster } from './cluster';
 import type { ClusterOptions } from './cluster';
-import { startControllers } from './controllers';
-import { defaultTolerationSeconds } from './defaulttolerationseconds';
-import type { KubeletOptions } from './kubelet';
-import { NODE_NAME, fakeNode } from './kubelet';
-import { ensureKubernetesService } from './kubernetesservice';
-import { namespaceLifecycle } from './namespace';
-import { quotaAdmission } from './quota';
+import { startControllers } from './controllers/controllers';
+import { defaultTolerationSeconds } from './admission/defaulttolerationseconds';
+import type { KubeletOptions } from './controllers/kubelet';
+import { NODE_NAME, fakeNode } from './controllers/kubelet';
+import { ensureKubernetesService } from './controllers/kubernetesservice';
+import { namespaceLifecycle } from './controllers/namespace';
+import { quotaAdmission } from './admission/quota';
 
 export interface BuiltinsOptions extends KubeletOptions {
   /**

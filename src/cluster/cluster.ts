@@ -11,17 +11,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, TimerHandle } from '../util/clock';
 import { RealClock } from '../util/clock';
-import { kindShape } from './apigraph';
-import { clone, decodedFrom, decodedText, forgetDecoded } from './clone';
-import { resetFields, resetPaths } from './resetfields';
+import { kindShape } from './api/apigraph';
+import { clone, decodedFrom, decodedText, forgetDecoded } from './apimachinery/clone';
+import { resetFields, resetPaths } from './api/resetfields';
 import {
   SCALE_API_VERSION,
   parentEntries,
   replicasField as replicasFieldOf,
   scaleEntries,
-} from './scalehandler';
-import { crdResourceTypes, establishedStatus } from './crd';
-import type { FieldError } from './errors';
+} from './managedfields/scalehandler';
+import { crdResourceTypes, establishedStatus } from './apiextensions/crd';
+import type { FieldError } from './apimachinery/errors';
 import {
   OBJECT_MODIFIED,
   RawValue,
@@ -38,32 +38,47 @@ import {
   newMethodNotSupported,
   newNotFound,
   newTooLargeResourceVersion,
-} from './errors';
-import { continueTooOld, listTooOld, scanAt } from './snapshot';
-import { allocateNodePorts, keepAllocated } from './serviceallocation';
-import { fieldManagerRequired } from './optionsvalidation';
-import { gracePeriodSeconds, gracefulDeletion } from './gracefuldelete';
+} from './apimachinery/errors';
+import { continueTooOld, listTooOld, scanAt } from './storage/snapshot';
+import { allocateNodePorts, keepAllocated } from './registry/serviceallocation';
+import { fieldManagerRequired } from './apimachinery/optionsvalidation';
+import { gracePeriodSeconds, gracefulDeletion } from './registry/gracefuldelete';
 import {
   checkAppliedTimes,
   checkAppliedTyped,
   checkDecodable,
   checkPatchedTyped,
   decodeTyped,
-} from './decode';
-import { generateName } from './names';
-import { deepEqual, isObject, jsonPatch, mergePatch, strategicMergePatch } from './patch';
-import type { AdmissionAttributes, AdmissionPlugin, MutatingAdmissionPlugin } from './admission';
-import { Registry } from './registry';
-import type { ResourceType } from './registry';
-import type { FieldRequirement, LabelSelector } from './selector';
-import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selector';
-import { applyPatch, recordManagedFields } from './fieldmanager';
-import type { Change, ChangeListener } from './store';
-import { Store, objectKey } from './store';
-import { RESOURCE_VERSION_TOO_HIGH_RETRY_SECONDS } from './watchcache';
-import { strategyFor, validateObjectMeta } from './strategy';
-import { convertEvent } from './events';
-import { EventRecorder } from './events';
+} from './endpoints/decode';
+import { generateName } from './apimachinery/names';
+import {
+  deepEqual,
+  isObject,
+  jsonPatch,
+  mergePatch,
+  strategicMergePatch,
+} from './apimachinery/patch';
+import type {
+  AdmissionAttributes,
+  AdmissionPlugin,
+  MutatingAdmissionPlugin,
+} from './admission/admission';
+import { Registry } from './registry/registry';
+import type { ResourceType } from './registry/registry';
+import type { FieldRequirement, LabelSelector } from './apimachinery/selector';
+import {
+  matchesFields,
+  matchesLabels,
+  parseFieldSelector,
+  parseLabelSelector,
+} from './apimachinery/selector';
+import { applyPatch, recordManagedFields } from './managedfields/fieldmanager';
+import type { Change, ChangeListener } from './storage/store';
+import { Store, objectKey } from './storage/store';
+import { RESOURCE_VERSION_TOO_HIGH_RETRY_SECONDS } from './storage/watchcache';
+import { strategyFor, validateObjectMeta } from './registry/strategy';
+import { convertEvent } from './controllers/events';
+import { EventRecorder } from './controllers/events';
 import type {
   DeleteOptions,
   KubeList,
@@ -80,10 +95,10 @@ import type {
   WatchEvent,
   WatchOptions,
   WriteOptions,
-} from './types';
-import { splitApiVersion } from './types';
-import type { ClusterState } from './state';
-import { ContainerLogs } from './containerlogs';
+} from './apimachinery/types';
+import { splitApiVersion } from './apimachinery/types';
+import type { ClusterState } from './storage/state';
+import { ContainerLogs } from './controllers/containerlogs';
 import { microtask } from '../util/microtask';
 
 /** How long before a watch's time-out its last bookmark goes out (cacheWatcher.nextBookmarkTime). */
@@ -101,8 +116,12 @@ export interface ClusterOptions {
   state?: ClusterState;
 }
 
-export type { AdmissionAttributes, AdmissionPlugin, MutatingAdmissionPlugin } from './admission';
-export type { UpdateOptions, WriteOptions } from './types';
+export type {
+  AdmissionAttributes,
+  AdmissionPlugin,
+  MutatingAdmissionPlugin,
+} from './admission/admission';
+export type { UpdateOptions, WriteOptions } from './apimachinery/types';
 
 export interface PatchOptions extends UpdateOptions {
   force?: boolean;

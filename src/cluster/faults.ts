@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import YAML, { isMap, isScalar, isSeq, LineCounter, type Node as YamlNode } from 'yaml';
-import type { AuditVerb } from './audit';
+import type { AuditVerb } from './endpoints/audit';
 import {
   OBJECT_MODIFIED,
   StatusError,
@@ -23,9 +23,9 @@ import {
   newTimeoutError,
   newTooManyRequests,
   type GroupResource,
-} from './errors';
-import { newExceededQuota, objectCountName } from './quota';
-import type { KubeObject, WatchEvent } from './types';
+} from './apimachinery/errors';
+import { newExceededQuota, objectCountName } from './admission/quota';
+import type { KubeObject, WatchEvent } from './apimachinery/types';
 import type { Clock, TimerHandle } from '../util/clock';
 import { seededRandom } from '../util/random';
 

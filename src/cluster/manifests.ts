@@ -9,9 +9,9 @@ import { readFileSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
 import YAML from 'yaml';
 import type { Cluster } from './cluster';
-import { StatusError } from './errors';
-import { isObject } from './patch';
-import type { KubeObject } from './types';
+import { StatusError } from './apimachinery/errors';
+import { isObject } from './apimachinery/patch';
+import type { KubeObject } from './apimachinery/types';
 import { walkFiles } from '../util/walk';
 
 export interface LoadResult {

@@ -3,7 +3,7 @@
  * from 'reconcile-studio'`. The loader resolves that module name to this file, so everything here
  * must run in the reconciler's worker too — plain functions and types, no runtime state.
  */
-import type { DeleteOptions, ObjectMeta, PatchType, TypeRef } from '../cluster/types';
+import type { DeleteOptions, ObjectMeta, PatchType, TypeRef } from '../cluster/apimachinery/types';
 import type { Request, Result } from './reconcile';
 
 export { TerminalError, isTerminalError } from './reconcile';
@@ -16,8 +16,8 @@ export {
   isInvalid,
   isGone,
   ignoreNotFound,
-} from '../cluster/errors';
-export type { TypeRef, ObjectMeta, KubeObject, PatchType } from '../cluster/types';
+} from '../cluster/apimachinery/errors';
+export type { TypeRef, ObjectMeta, KubeObject, PatchType } from '../cluster/apimachinery/types';
 
 /** Anything with a type and metadata: a typed CR interface fits without an index signature. */
 export interface ObjectLike {

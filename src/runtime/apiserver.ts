@@ -19,7 +19,7 @@ import type {
   TypeRef,
   WatchEvent,
   WatchOptions,
-} from '../cluster/types';
+} from '../cluster/apimachinery/types';
 import type { Clock } from '../util/clock';
 
 export interface WatchHandle {

@@ -7,8 +7,8 @@
  * - watches(X, mapFn | handler): reconcile whatever the map function returns;
  * - withEventFilter(p): predicates applied to every watch, before the per-watch ones.
  */
-import type { TypeRef } from '../cluster/types';
-import { splitApiVersion } from '../cluster/types';
+import type { TypeRef } from '../cluster/apimachinery/types';
+import { splitApiVersion } from '../cluster/apimachinery/types';
 import type { Controller, ControllerOptions, HotLoopOptions, ReconcileFunc } from './controller';
 import {
   EnqueueRequestForObject,

@@ -5,11 +5,15 @@
  * copy is a JSON round trip (faster than structuredClone for these shapes). Field indexers are supported
  * (IndexField), and `metadata.namespace`/`metadata.name` field selectors always work.
  */
-import type { KubeObject, ListOptions, ObjectKey, TypeRef } from '../cluster/types';
-import { splitApiVersion } from '../cluster/types';
-import { copyOfDecoded } from '../cluster/clone';
-import { newNotFound } from '../cluster/errors';
-import { matchesLabels, parseLabelSelector, parseFieldSelector } from '../cluster/selector';
+import type { KubeObject, ListOptions, ObjectKey, TypeRef } from '../cluster/apimachinery/types';
+import { splitApiVersion } from '../cluster/apimachinery/types';
+import { copyOfDecoded } from '../cluster/apimachinery/clone';
+import { newNotFound } from '../cluster/apimachinery/errors';
+import {
+  matchesLabels,
+  parseLabelSelector,
+  parseFieldSelector,
+} from '../cluster/apimachinery/selector';
 import type { Clock } from '../util/clock';
 import { resourceName, typeKey, type ApiServer } from './apiserver';
 import { Informer, type IndexFunc } from './informer';

@@ -5,7 +5,7 @@
  * virtual clock with seeded draws, so the same inputs give the same report.
  */
 import { INJECTED_QUOTA, type FaultRule } from '../cluster/faults';
-import type { KubeObject } from '../cluster/types';
+import type { KubeObject } from '../cluster/apimachinery/types';
 import { simulate, type SimulationOptions, type SimulationResult } from './simulation';
 import { diffObjects, type ApiCall, type ReconcileTrace } from './trace';
 

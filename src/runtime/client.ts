@@ -4,7 +4,13 @@
  * stepper's gates before and after it happens, and reports the resourceVersion it produced so the
  * controller can tell when a later watch event was caused by this controller's own write.
  */
-import type { DeleteOptions, KubeObject, ObjectKey, PatchType, TypeRef } from '../cluster/types';
+import type {
+  DeleteOptions,
+  KubeObject,
+  ObjectKey,
+  PatchType,
+  TypeRef,
+} from '../cluster/apimachinery/types';
 import type { Clock } from '../util/clock';
 import type {
   Client,
@@ -21,7 +27,7 @@ import type { Cache } from './cache';
 import { detachValues, intendedDiff, type WriteVerb } from './intendeddiff';
 import type { ApiCall, Phase, PhaseRecord, ReconcileTrace, Verb } from './trace';
 import { sameChanges, writtenDiff } from './trace';
-import { copyOfDecoded } from '../cluster/clone';
+import { copyOfDecoded } from '../cluster/apimachinery/clone';
 import { faultOf } from '../cluster/faults';
 
 /** The stepper as a run sees it: whether anything could hold, and the gate itself. */

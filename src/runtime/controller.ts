@@ -14,7 +14,7 @@
  * (controllerlog.ts) and the hot-loop guard (hotloopguard.ts: a key that keeps re-triggering
  * itself is suspended instead of spinning).
  */
-import type { KubeObject, TypeRef } from '../cluster/types';
+import type { KubeObject, TypeRef } from '../cluster/apimachinery/types';
 import type { Clock } from '../util/clock';
 import type { ObjectLike, ReconcileContext } from './api';
 import { resourceName, type ApiServer } from './apiserver';

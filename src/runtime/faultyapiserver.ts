@@ -6,11 +6,11 @@
  * simulation. The in-process runtime identifies itself as a kubebuilder operator binary does
  * (user agent `manager/…`), so one faults file aims at a Go operator and its TypeScript twin alike.
  */
-import { DEFAULT_USER } from '../cluster/server';
+import { DEFAULT_USER } from '../cluster/endpoints/server';
 import type { FaultEffect, FaultInjector, FaultRequest } from '../cluster/faults';
 import { markInjected, watchUnderFault } from '../cluster/faults';
-import type { AuditVerb } from '../cluster/audit';
-import type { KubeObject, TypeRef } from '../cluster/types';
+import type { AuditVerb } from '../cluster/endpoints/audit';
+import type { KubeObject, TypeRef } from '../cluster/apimachinery/types';
 import { RealClock, type VirtualClock } from '../util/clock';
 import {
   isPromise,

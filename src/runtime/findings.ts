@@ -11,7 +11,7 @@
  * - terminal-error, hung-reconcile, result-with-error;
  * - bottleneck: workers busy, queue wait p50/p99, API calls per reconcile, rate-limiter delay.
  */
-import type { KubeObject, ObjectKey, TypeRef } from '../cluster/types';
+import type { KubeObject, ObjectKey, TypeRef } from '../cluster/apimachinery/types';
 import { isPromise, type ApiServer } from './apiserver';
 import type { Controller, HotLoopReport } from './controller';
 import { DEFAULT_MAX_DELAY_MS } from './ratelimiter';

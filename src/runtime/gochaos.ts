@@ -9,15 +9,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AuditEvent } from '../cluster/audit';
-import { generateServingCerts, type ServingCerts } from '../cluster/certs';
+import type { AuditEvent } from '../cluster/endpoints/audit';
+import { generateServingCerts, type ServingCerts } from '../cluster/auth/certs';
 import { createCluster } from '../cluster/builtins';
 import type { Cluster } from '../cluster/cluster';
 import { FaultInjector } from '../cluster/faults';
-import { writeKubeconfigFile } from '../cluster/kubeconfig';
+import { writeKubeconfigFile } from '../cluster/auth/kubeconfig';
 import { loadManifests } from '../cluster/manifests';
-import { startServer } from '../cluster/server';
-import type { KubeObject, TypeRef } from '../cluster/types';
+import { startServer } from '../cluster/endpoints/server';
+import type { KubeObject, TypeRef } from '../cluster/apimachinery/types';
 import {
   compareState,
   FAULT_CLASSES,

@@ -7,8 +7,8 @@
  * On Update, both the old and the new object are mapped, so a child that changes owner
  * reconciles both owners (adds of the same key coalesce in the queue).
  */
-import type { KubeObject, TypeRef } from '../cluster/types';
-import { splitApiVersion } from '../cluster/types';
+import type { KubeObject, TypeRef } from '../cluster/apimachinery/types';
+import { splitApiVersion } from '../cluster/apimachinery/types';
 import type { EventKind } from './predicate';
 import type { Request } from './reconcile';
 

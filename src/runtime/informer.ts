@@ -5,8 +5,8 @@
  * each event back on the clock, which makes stale cache reads — and the conflicts they cause —
  * reproducible.
  */
-import { isGone } from '../cluster/errors';
-import type { KubeObject, ListMeta, TypeRef, WatchEvent } from '../cluster/types';
+import { isGone } from '../cluster/apimachinery/errors';
+import type { KubeObject, ListMeta, TypeRef, WatchEvent } from '../cluster/apimachinery/types';
 import type { Clock } from '../util/clock';
 import { isPromise, type ApiServer, type WatchHandle } from './apiserver';
 import { requestKey } from './reconcile';

@@ -4,8 +4,8 @@
  * to the server's object for a merge-style patch, the operations themselves for a JSON patch.
  * Pure: it reads its inputs and copies nothing it is given (detachValues copies, for a failed write).
  */
-import type { KubeObject, PatchType } from '../cluster/types';
-import { clone } from '../cluster/clone';
+import type { KubeObject, PatchType } from '../cluster/apimachinery/types';
+import { clone } from '../cluster/apimachinery/clone';
 import type { ObjectLike } from './api';
 import { diffObjects, IGNORED_PATHS_AND_STATUS, type DiffEntry } from './trace';
 

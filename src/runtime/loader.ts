@@ -31,7 +31,7 @@ import {
   type SerializedError,
   type ToWorker,
 } from './workerprotocol';
-import type { PatchType, TypeRef } from '../cluster/types';
+import type { PatchType, TypeRef } from '../cluster/apimachinery/types';
 
 export interface LoadOptions {
   /** Run in a worker_thread (default true). In-process is faster but cannot stop a sync loop. */

@@ -4,8 +4,8 @@
  * forwards every controller's events (trace phases, queue changes, hot loops), exposes queue
  * snapshots, traces, metrics as Prometheus text, and the stepper.
  */
-import type { KubeObject, TypeRef } from '../cluster/types';
-import { splitApiVersion } from '../cluster/types';
+import type { KubeObject, TypeRef } from '../cluster/apimachinery/types';
+import { splitApiVersion } from '../cluster/apimachinery/types';
 import type { Clock } from '../util/clock';
 import type { ObjectLike, Reconciler } from './api';
 import type { ApiServer } from './apiserver';

@@ -7,7 +7,7 @@
  * result has the shapes the runtime's own controllers produce (ReconcileTrace, QueueSnapshot,
  * HotLoopReport), so the Work Queue view, the debugger's history and findings.ts take either.
  */
-import type { AuditEvent } from '../cluster/audit';
+import type { AuditEvent } from '../cluster/endpoints/audit';
 import type { QueueSnapshot } from './controller';
 import type { WaitReason } from './delayingqueue';
 import type { EventKind } from './predicate';

@@ -5,7 +5,7 @@
  * Operator both show these.
  */
 import type { Cluster } from '../cluster/cluster';
-import type { TypeRef } from '../cluster/types';
+import type { TypeRef } from '../cluster/apimachinery/types';
 import { analyze, type ClusterEvent, type Finding } from './findings';
 import type { ObservedManager } from './observedcontroller';
 

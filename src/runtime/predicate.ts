@@ -3,7 +3,7 @@
  * Generic pass by default; the *Changed predicates only judge Update events. Combining with
  * and/or/not works per event kind, as predicate.And/Or/Not do.
  */
-import type { KubeObject } from '../cluster/types';
+import type { KubeObject } from '../cluster/apimachinery/types';
 
 export interface UpdateEvent {
   objectOld: KubeObject;

@@ -10,8 +10,8 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
-import { StatusError } from '../cluster/errors';
-import { newEvent } from '../cluster/events';
+import { StatusError } from '../cluster/apimachinery/errors';
+import { newEvent } from '../cluster/controllers/events';
 import type {
   DeleteOptions,
   KubeObject,
@@ -24,8 +24,8 @@ import type {
   TypeRef,
   WatchEvent,
   WatchOptions,
-} from '../cluster/types';
-import { splitApiVersion } from '../cluster/types';
+} from '../cluster/apimachinery/types';
+import { splitApiVersion } from '../cluster/apimachinery/types';
 import { RealClock, type Clock } from '../util/clock';
 import type { ApiServer, WatchHandle } from './apiserver';
 

@@ -7,7 +7,7 @@
  * there, as a Go operator that died or wedged would, and the result says where.
  */
 import { createCluster } from '../cluster/builtins';
-import type { KubeObject } from '../cluster/types';
+import type { KubeObject } from '../cluster/apimachinery/types';
 import { loadManifests } from '../cluster/manifests';
 import { VirtualClock } from '../util/clock';
 import type { Controller } from './controller';

@@ -3,7 +3,7 @@
  * diff → write → status → result. Records are plain JSON-serialisable objects so they can cross to
  * a webview, be written by `simulate --json`, or be compared in tests.
  */
-import type { KubeObject } from '../cluster/types';
+import type { KubeObject } from '../cluster/apimachinery/types';
 import type { EnqueueCause } from './handler';
 import type { Request, Result } from './reconcile';
 import type { WaitReason } from './delayingqueue';

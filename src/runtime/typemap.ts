@@ -5,7 +5,7 @@
  * compared before the maps: a reconcile's calls go to one or two types, and comparing two short
  * strings is cheaper than hashing them twice.
  */
-import type { TypeRef } from '../cluster/types';
+import type { TypeRef } from '../cluster/apimachinery/types';
 
 interface Entry<V> {
   readonly apiVersion: string;

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { findSourceMap } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { TypeRef } from '../cluster/types';
+import type { TypeRef } from '../cluster/apimachinery/types';
 import { InvalidResultError, resultProblem, thrownMessage, type Request } from './reconcile';
 
 export interface ReconcilerDefinition {

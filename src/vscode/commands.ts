@@ -3,7 +3,7 @@
  * user and the output channel instead of throwing into VS Code.
  */
 import * as vscode from 'vscode';
-import type { KubeObject } from '../cluster/types';
+import type { KubeObject } from '../cluster/apimachinery/types';
 import type { ClusterSession } from './clustersession';
 import { DebuggerPanel } from './debuggerpanel';
 import type { GoDebugController } from './godebug';

@@ -1,6 +1,6 @@
 /** The embedded fake cluster as a ResourceSource: in-process list+watch, writes always allowed. */
 import type { Cluster } from '../cluster/cluster';
-import type { KubeObject, TypeRef, WatchEvent } from '../cluster/types';
+import type { KubeObject, TypeRef, WatchEvent } from '../cluster/apimachinery/types';
 import {
   FIELD_MANAGER,
   CRD_TYPE,

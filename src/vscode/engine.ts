@@ -3,11 +3,11 @@
  * runtime and the simulator. Bundled as dist/engine.js and loaded on first use (starting the
  * cluster, running a reconciler), so that activating the extension costs milliseconds.
  */
-export { writeKubeconfigFile } from '../cluster/kubeconfig';
+export { writeKubeconfigFile } from '../cluster/auth/kubeconfig';
 export { Cluster } from '../cluster/cluster';
 export { createCluster } from '../cluster/builtins';
 export { loadManifests } from '../cluster/manifests';
-export { startServer } from '../cluster/server';
+export { startServer } from '../cluster/endpoints/server';
 export { FaultInjector, FaultsFileError, parseFaults } from '../cluster/faults';
 export { FaultyApiServer } from '../runtime/faultyapiserver';
 export { loadReconciler } from '../runtime/loader';

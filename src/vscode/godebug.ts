@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { FaultInjector } from '../cluster/faults';
-import { writeKubeconfigFile } from '../cluster/kubeconfig';
+import { writeKubeconfigFile } from '../cluster/auth/kubeconfig';
 import {
   PHASES,
   type DebuggerSnapshot,

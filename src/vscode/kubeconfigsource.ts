@@ -4,7 +4,7 @@
  * tree should never change production by accident.
  */
 import * as k8s from '@kubernetes/client-node';
-import type { KubeObject, TypeRef, WatchEvent } from '../cluster/types';
+import type { KubeObject, TypeRef, WatchEvent } from '../cluster/apimachinery/types';
 import type { ApiServer } from '../runtime/apiserver';
 import { RemoteApiServer } from '../runtime/remote';
 import {

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { parseAllDocuments, stringify } from 'yaml';
-import type { KubeObject, TypeRef } from '../cluster/types';
+import type { KubeObject, TypeRef } from '../cluster/apimachinery/types';
 import type { ClusterSession } from './clustersession';
 
 export const SCHEME = 'reconcile-studio';

@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { FaultInjector } from '../cluster/faults';
 import type { ApiServer } from '../runtime/apiserver';
-import type { TypeRef } from '../cluster/types';
+import type { TypeRef } from '../cluster/apimachinery/types';
 import type { DebuggerSnapshot, DebuggerState, WebviewMessage } from '../protocol';
 import type { LoadedReconciler } from '../runtime/loader';
 import type { Manager } from '../runtime/manager';

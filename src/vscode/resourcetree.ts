@@ -3,7 +3,7 @@
  * model at once; the view is told about the changed nodes after a short quiet period.
  */
 import * as vscode from 'vscode';
-import type { WatchEvent } from '../cluster/types';
+import type { WatchEvent } from '../cluster/apimachinery/types';
 import { RealClock } from '../util/clock';
 import { KeyDebouncer } from './model/debounce';
 import type { Health } from './model/objectstatus';

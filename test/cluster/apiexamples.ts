@@ -4,8 +4,8 @@
  * random values. Both are valid JSON for the Go type (what json.Unmarshal accepts), so Go's own
  * Marshal can judge them. A recursive type (JSONSchemaProps) is filled to one level.
  */
-import type { Shape, StructInfo } from '../../src/cluster/apigraph';
-import { kindStruct } from '../../src/cluster/apigraph';
+import type { Shape, StructInfo } from '../../src/cluster/api/apigraph';
+import { kindStruct } from '../../src/cluster/api/apigraph';
 
 type Json = Record<string, unknown>;
 

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCluster, withBuiltins } from '../../src/cluster/builtins';
 import { Cluster } from '../../src/cluster/cluster';
-import { StatusError } from '../../src/cluster/errors';
-import type { KubeObject } from '../../src/cluster/types';
+import { StatusError } from '../../src/cluster/apimachinery/errors';
+import type { KubeObject } from '../../src/cluster/apimachinery/types';
 import { VirtualClock } from '../../src/util/clock';
 import { CM, DEPLOY, NS, RS, flush } from './helpers';
 

@@ -1,7 +1,7 @@
 /** Evaluates a CEL expression in the CRD rules' environment: its value, or its error's text. */
 import assert from 'node:assert/strict';
 import { isCelError, parse, plan } from '@bufbuild/cel';
-import { kubernetesCelEnv } from '../../src/cluster/cellibrary';
+import { kubernetesCelEnv } from '../../src/cluster/cel/cellibrary';
 
 export function evalCel(expr: string, bindings: Record<string, unknown> = {}): unknown {
   const out = (plan(kubernetesCelEnv(), parse(expr)) as (b: object) => unknown)(bindings);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_DEPTH } from '../../src/cluster/decode';
-import type { KubeObject, WatchEvent } from '../../src/cluster/types';
+import { MAX_DEPTH } from '../../src/cluster/endpoints/decode';
+import type { KubeObject, WatchEvent } from '../../src/cluster/apimachinery/types';
 import { CM, DEPLOY, WIDGET, deployment, flush, newCluster, widget, widgetCrd } from './helpers';
 
 /** `{a:{a:...{a:1}}}` with `levels` objects. */

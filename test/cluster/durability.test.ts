@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { createCluster } from '../../src/cluster/builtins';
-import { startServer } from '../../src/cluster/server';
-import type { Change, Journal } from '../../src/cluster/store';
+import { startServer } from '../../src/cluster/endpoints/server';
+import type { Change, Journal } from '../../src/cluster/storage/store';
 
 /** A journal whose changes become durable only when the test says so (a disk that is slow to fsync). */
 class SlowDisk implements Journal {

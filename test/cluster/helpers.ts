@@ -2,7 +2,7 @@
 import { createCluster } from '../../src/cluster/builtins';
 import type { Cluster } from '../../src/cluster/cluster';
 import type { CreateClusterOptions } from '../../src/cluster/builtins';
-import type { KubeObject } from '../../src/cluster/types';
+import type { KubeObject } from '../../src/cluster/apimachinery/types';
 import { VirtualClock, settle } from '../../src/util/clock';
 
 export const WIDGET = { apiVersion: 'example.com/v1', kind: 'Widget' };

@@ -8,8 +8,8 @@ import { request } from 'node:https';
 import { createCluster } from '../../src/cluster/builtins';
 import type { Cluster } from '../../src/cluster/cluster';
 import type { CreateClusterOptions } from '../../src/cluster/builtins';
-import { startServer } from '../../src/cluster/server';
-import type { ServerHandle, ServerOptions } from '../../src/cluster/server';
+import { startServer } from '../../src/cluster/endpoints/server';
+import type { ServerHandle, ServerOptions } from '../../src/cluster/endpoints/server';
 
 export interface Served {
   cluster: Cluster;

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
-import { decodeProtobufObject, encodeProtobufObject } from '../../src/cluster/protobuf';
+import { decodeProtobufObject, encodeProtobufObject } from '../../src/cluster/api/protobuf';
 import { served } from './http';
 import type { Served } from './http';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCluster } from '../../src/cluster/builtins';
-import type { KubeObject, WatchEvent } from '../../src/cluster/types';
+import type { KubeObject, WatchEvent } from '../../src/cluster/apimachinery/types';
 import { CM, EVENT, bigConfigMap, flush, newCluster } from './helpers';
 
 test('watch events arrive asynchronously, in commit order, never inside the write', async () => {

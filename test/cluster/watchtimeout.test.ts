@@ -6,7 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MIN_REQUEST_TIMEOUT_SECONDS, watchTimeoutSeconds } from '../../src/cluster/listoptions';
+import {
+  MIN_REQUEST_TIMEOUT_SECONDS,
+  watchTimeoutSeconds,
+} from '../../src/cluster/apimachinery/listoptions';
 import { VirtualClock } from '../../src/util/clock';
 import { served } from './http';
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Cluster } from '../../src/cluster/cluster';
-import { startServer, type ServerHandle } from '../../src/cluster/server';
+import { startServer, type ServerHandle } from '../../src/cluster/endpoints/server';
 import { DELVE_MISSING, findDelve } from '../../src/runtime/godebug/delve';
 import type { GoPhase } from '../../src/runtime/godebug/phases';
 import type { GoDebugSession } from '../../src/runtime/godebug/session';

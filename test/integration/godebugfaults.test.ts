@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Cluster } from '../../src/cluster/cluster';
 import { FaultInjector } from '../../src/cluster/faults';
-import { startServer, type ServerHandle } from '../../src/cluster/server';
+import { startServer, type ServerHandle } from '../../src/cluster/endpoints/server';
 import { DELVE_MISSING, findDelve } from '../../src/runtime/godebug/delve';
 import { GoDebugFaults } from '../../src/vscode/model/godebugfaults';
 import type { GoStop } from '../../src/vscode/model/godebugview';

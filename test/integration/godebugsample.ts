@@ -6,9 +6,9 @@
 import { join } from 'node:path';
 import { createCluster } from '../../src/cluster/builtins';
 import type { Cluster } from '../../src/cluster/cluster';
-import { writeKubeconfigFile } from '../../src/cluster/kubeconfig';
+import { writeKubeconfigFile } from '../../src/cluster/auth/kubeconfig';
 import { loadManifests } from '../../src/cluster/manifests';
-import type { ServerHandle } from '../../src/cluster/server';
+import type { ServerHandle } from '../../src/cluster/endpoints/server';
 import { findReconcileSymbols } from '../../src/runtime/godebug/reconcilers';
 import { GoDebugSession } from '../../src/runtime/godebug/session';
 import { controllerRuntimeOf, resolvePhaseSymbols } from '../../src/runtime/godebug/symbols';

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createCluster } from '../../src/cluster/builtins';
 import type { Cluster } from '../../src/cluster/cluster';
-import { writeKubeconfigFile } from '../../src/cluster/kubeconfig';
+import { writeKubeconfigFile } from '../../src/cluster/auth/kubeconfig';
 import { loadManifests } from '../../src/cluster/manifests';
-import { startServer, type ServerHandle } from '../../src/cluster/server';
+import { startServer, type ServerHandle } from '../../src/cluster/endpoints/server';
 import { analyze, type ClusterEvent } from '../../src/runtime/findings';
 import {
   DEFAULT_RUN_COMMAND,

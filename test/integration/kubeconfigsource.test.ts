@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { WatchEvent } from '../../src/cluster/types';
+import type { WatchEvent } from '../../src/cluster/apimachinery/types';
 import { KubeconfigSource, kubeconfigContexts } from '../../src/vscode/kubeconfigsource';
 import { OWNED_KINDS, typeOfKind } from '../../src/vscode/model/source';
 import { ROOT, serve, type Served } from './serve';

@@ -4,7 +4,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiData } from '../../src/cluster/apidata';
+import { apiData } from '../../src/cluster/api/apidata';
 import { kubectl, ok, serve } from './serve';
 import type { Served } from './serve';
 

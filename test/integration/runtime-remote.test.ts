@@ -3,8 +3,13 @@
 // real clock. Loopback only; every wait is bounded; nothing asserts on timing.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isConflict, isForbidden, isNotFound, ignoreNotFound } from '../../src/cluster/errors';
-import type { KubeObject } from '../../src/cluster/types';
+import {
+  isConflict,
+  isForbidden,
+  isNotFound,
+  ignoreNotFound,
+} from '../../src/cluster/apimachinery/errors';
+import type { KubeObject } from '../../src/cluster/apimachinery/types';
 import { Manager } from '../../src/runtime/manager';
 import { newControllerManagedBy } from '../../src/runtime/builder';
 import { RemoteApiServer, statusErrorFrom } from '../../src/runtime/remote';

@@ -1,7 +1,7 @@
 /** The instrumented client's write phases: what the trace keeps of a write. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubeObject } from '../../src/cluster/types';
+import type { KubeObject } from '../../src/cluster/apimachinery/types';
 import { phaseDiff, type PhaseRecord } from '../../src/runtime/trace';
 import { CONFIGMAP, WEBAPP, configMap, env, webapp } from './helpers';
 

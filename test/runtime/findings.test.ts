@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { newForbidden } from '../../src/cluster/errors';
-import type { KubeObject } from '../../src/cluster/types';
+import { newForbidden } from '../../src/cluster/apimachinery/errors';
+import type { KubeObject } from '../../src/cluster/apimachinery/types';
 import { analyze, parseQuotaMessage, type ClusterEvent } from '../../src/runtime/findings';
 import { CONFIGMAP, WEBAPP, configMap, env, webapp } from './helpers';
 

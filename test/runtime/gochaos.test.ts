@@ -5,9 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AuditEvent } from '../../src/cluster/audit';
+import type { AuditEvent } from '../../src/cluster/endpoints/audit';
 import { createCluster } from '../../src/cluster/builtins';
-import type { KubeObject } from '../../src/cluster/types';
+import type { KubeObject } from '../../src/cluster/apimachinery/types';
 import {
   Activity,
   goBaseline,

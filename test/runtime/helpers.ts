@@ -6,7 +6,7 @@ import type { TestContext } from 'node:test';
 import { createCluster } from '../../src/cluster/builtins';
 import type { Cluster } from '../../src/cluster/cluster';
 import { loadManifests } from '../../src/cluster/manifests';
-import type { KubeObject } from '../../src/cluster/types';
+import type { KubeObject } from '../../src/cluster/apimachinery/types';
 import { VirtualClock } from '../../src/util/clock';
 import { Manager, type ManagerOptions } from '../../src/runtime/manager';
 import type { ReconcileTrace } from '../../src/runtime/trace';

@@ -3,7 +3,7 @@
 // resourceVersion, relist on 410 Gone (client-go's reflector).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { newGone } from '../../src/cluster/errors';
+import { newGone } from '../../src/cluster/apimachinery/errors';
 import type { Cluster } from '../../src/cluster/cluster';
 import type {
   DeleteOptions,
@@ -14,12 +14,12 @@ import type {
   TypeRef,
   WatchEvent,
   WatchOptions,
-} from '../../src/cluster/types';
+} from '../../src/cluster/apimachinery/types';
 import type { ApiServer, WatchHandle } from '../../src/runtime/apiserver';
 import { Informer } from '../../src/runtime/informer';
 import { Manager } from '../../src/runtime/manager';
 import { newControllerManagedBy } from '../../src/runtime/builder';
-import { ignoreNotFound } from '../../src/cluster/errors';
+import { ignoreNotFound } from '../../src/cluster/apimachinery/errors';
 import { CONFIGMAP, WEBAPP, cleanup, configMap, env, webapp } from './helpers';
 
 /** The in-process cluster behind promises; its watches can be ended "by the server". */

@@ -1,7 +1,7 @@
 /** What a client write is meant to change, computed before it is sent. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { KubeObject } from '../../src/cluster/types';
+import type { KubeObject } from '../../src/cluster/apimachinery/types';
 import { applyMergePatch, detachValues, intendedDiff } from '../../src/runtime/intendeddiff';
 
 function cm(data: Record<string, string>, status?: Record<string, unknown>): KubeObject {

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { AuditEvent } from '../../src/cluster/audit';
+import type { AuditEvent } from '../../src/cluster/endpoints/audit';
 import { createCluster } from '../../src/cluster/builtins';
 import { analyze } from '../../src/runtime/findings';
 import { loadManifests } from '../../src/cluster/manifests';

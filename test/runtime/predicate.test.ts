@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubeObject } from '../../src/cluster/types';
+import type { KubeObject } from '../../src/cluster/apimachinery/types';
 import {
   AnnotationChangedPredicate,
   GenerationChangedPredicate,

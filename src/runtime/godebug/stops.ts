@@ -6,7 +6,7 @@
  * the same reader serves our own client (tests, bench) and a VS Code debug session.
  */
 import { isAbsolute, relative } from 'node:path';
-import type { AuditEvent, AuditFilter } from '../../cluster/audit';
+import type { AuditEvent, AuditFilter } from '../../cluster/endpoints/audit';
 import {
   kindOfType,
   objectMetaOf,

@@ -4,7 +4,7 @@
  * meets the apiserver's own Status for the code exactly as a faults-file rule would make it. No
  * vscode import: tested in plain Node.
  */
-import type { AuditVerb } from '../../cluster/audit';
+import type { AuditVerb } from '../../cluster/endpoints/audit';
 import type { FaultRule } from '../../cluster/faults';
 import type { DebuggerFault } from '../../protocol';
 import { formatDuration } from './timeformat';

@@ -4,7 +4,7 @@
  * queue-depth and latency series for the charts. No vscode import: tested in plain Node.
  */
 import type { FaultRule } from '../../cluster/faults';
-import type { KubeObject, TypeRef } from '../../cluster/types';
+import type { KubeObject, TypeRef } from '../../cluster/apimachinery/types';
 import {
   emptyDebuggerState,
   type DebuggerFault,

@@ -4,7 +4,7 @@
  * reconcile gets — phases in words, each API call with its code and source, the writes with the
  * cluster's before/after, the Result and the queue's next step.
  */
-import type { KubeObject } from '../../cluster/types';
+import type { KubeObject } from '../../cluster/apimachinery/types';
 import {
   type ApiCallView,
   type DebuggerState,

@@ -3,7 +3,7 @@
  * controller has caught up with the latest spec (generation vs status.observedGeneration), and the
  * conditions behind it. Pure data; the tree provider turns it into icons and tooltips.
  */
-import type { KubeObject } from '../../cluster/types';
+import type { KubeObject } from '../../cluster/apimachinery/types';
 
 export type Health = 'ok' | 'progressing' | 'warning' | 'error' | 'unknown';
 

@@ -3,7 +3,7 @@
  * events; each event returns the ids of the nodes it changed, so the view refreshes only those.
  * Nodes are cached by id and updated in place, so the tree keeps selection and expansion.
  */
-import type { KubeObject, WatchEvent } from '../../cluster/types';
+import type { KubeObject, WatchEvent } from '../../cluster/apimachinery/types';
 import { objectStatus, type ObjectStatus } from './objectstatus';
 
 export interface CustomResourceKind {

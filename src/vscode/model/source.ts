@@ -2,7 +2,7 @@
  * Where the views get cluster state from: the embedded fake cluster, or a kubeconfig context
  * through @kubernetes/client-node. The views only see this interface.
  */
-import type { KubeObject, TypeRef, WatchEvent } from '../../cluster/types';
+import type { KubeObject, TypeRef, WatchEvent } from '../../cluster/apimachinery/types';
 import type { ApiServer } from '../../runtime/apiserver';
 import type { CustomResourceKind } from './resourcetree';
 

@@ -4,7 +4,7 @@
  * the Result and what the queue will do next with the exact time.
  */
 import { stringify } from 'yaml';
-import type { KubeObject } from '../../cluster/types';
+import type { KubeObject } from '../../cluster/apimachinery/types';
 import type {
   ApiCallView,
   Outcome,

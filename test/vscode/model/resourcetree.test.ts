@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { KubeObject } from '../../../src/cluster/types';
+import type { KubeObject } from '../../../src/cluster/apimachinery/types';
 import { ResourceTreeModel, type ObjectNode } from '../../../src/vscode/model/resourcetree';
 
 const WEBAPP = {

@@ -1,0 +1,177 @@
+/**
+ * CustomResourceDefinitions: validation of the CRD itself, the resource types each served
+ * version adds to the registry, and the status the apiextensions controllers write
+ * (NamesAccepted, Established, acceptedNames, storedVersions).
+ */
+import type { FieldError } from '../apimachinery/errors';
+import { fieldInvalid, fieldRequired, fieldNotSupported } from '../apimachinery/errors';
+import { validateSchemaRules } from './crdvalidationrules';
+import { isObject } from '../apimachinery/patch';
+import type { PrinterColumn, ResourceType } from '../registry/registry';
+import { compileSchema } from './schema';
+import type { JSONSchemaProps } from './schema';
+import type { KubeObject } from '../apimachinery/types';
+
+type Obj = Record<string, unknown>;
+
+export const CRD_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
+
+function rec(v: unknown): Obj {
+  return isObject(v) ? v : {};
+}
+
+interface CrdVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  schema?: { openAPIV3Schema?: JSONSchemaProps };
+  subresources?: {
+    status?: object;
+    scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+  };
+  additionalPrinterColumns?: PrinterColumn[];
+}
+
+export function crdVersions(crd: KubeObject): CrdVersion[] {
+  const v = rec(crd.spec).versions;
+  return Array.isArray(v) ? (v as CrdVersion[]) : [];
+}
+
+export function validateCrd(obj: KubeObject, old?: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const spec = rec(obj.spec);
+  const names = rec(spec.names);
+  const group = typeof spec.group === 'string' ? spec.group : '';
+  if (!group) errs.push(fieldRequired('spec.group'));
+  else if (!group.includes('.'))
+    errs.push(fieldInvalid('spec.group', group, 'should be a domain with at least one dot'));
+  if (!names.plural) errs.push(fieldRequired('spec.names.plural'));
+  if (!names.kind) errs.push(fieldRequired('spec.names.kind'));
+  if (!names.listKind && names.kind) names.listKind = `${names.kind}List`;
+  if (!names.singular && typeof names.kind === 'string') names.singular = names.kind.toLowerCase();
+  if (names.plural && group && obj.metadata.name !== `${names.plural}.${group}`) {
+    errs.push(
+      fieldInvalid('metadata.name', obj.metadata.name, 'must be spec.names.plural+"."+spec.group'),
+    );
+  }
+  if (spec.scope !== 'Namespaced' && spec.scope !== 'Cluster') {
+    if (spec.scope === undefined) errs.push(fieldRequired('spec.scope'));
+    else errs.push(fieldNotSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']));
+  }
+  const versions = crdVersions(obj);
+  if (versions.length === 0)
+    errs.push(
+      fieldInvalid(
+        'spec.versions',
+        versions,
+        'must have exactly one version marked as storage version',
+      ),
+    );
+  else {
+    const storage = versions.filter((v) => v.storage).length;
+    if (storage !== 1)
+      errs.push(
+        fieldInvalid(
+          'spec.versions',
+          versions.map((v) => v.name),
+          'must have exactly one version marked as storage version',
+        ),
+      );
+    versions.forEach((v, i) => {
+      const path = `spec.versions[${i}].schema.openAPIV3Schema`;
+      const schema = v.schema?.openAPIV3Schema;
+      if (!schema) errs.push(fieldRequired(path, 'schemas are required'));
+      // x-kubernetes-validations rules must compile before the CRD is stored.
+      else errs.push(...validateSchemaRules(schema, path));
+    });
+  }
+  if (old) {
+    const os = rec(old.spec);
+    if (os.scope !== spec.scope)
+      errs.push(fieldInvalid('spec.scope', spec.scope, 'field is immutable'));
+    if (os.group !== spec.group)
+      errs.push(fieldInvalid('spec.group', spec.group, 'field is immutable'));
+  }
+  return errs;
+}
+
+/** The resource types a CRD serves, one per served version. */
+export function crdResourceTypes(crd: KubeObject): ResourceType[] {
+  const spec = rec(crd.spec);
+  const names = rec(spec.names);
+  const group = String(spec.group);
+  const plural = String(names.plural);
+  const kind = String(names.kind);
+  const out: ResourceType[] = [];
+  for (const v of crdVersions(crd)) {
+    if (!v.served) continue;
+    const subresources: string[] = [];
+    if (v.subresources?.status) subresources.push('status');
+    if (v.subresources?.scale) subresources.push('scale');
+    const root = v.schema?.openAPIV3Schema;
+    out.push({
+      info: {
+        group,
+        version: v.name,
+        kind,
+        listKind: String(names.listKind ?? `${kind}List`),
+        plural,
+        singular: String(names.singular ?? kind.toLowerCase()),
+        namespaced: spec.scope !== 'Cluster',
+        verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
+        subresources,
+        shortNames: Array.isArray(names.shortNames) ? (names.shortNames as string[]) : [],
+        ...(Array.isArray(names.categories) ? { categories: names.categories as string[] } : {}),
+      },
+      apiVersion: `${group}/${v.name}`,
+      storageKey: `${group}/${plural}`,
+      gr: { group, resource: plural },
+      statusSubresource: !!v.subresources?.status,
+      ...(v.subresources?.scale ? { scale: v.subresources.scale } : {}),
+      crd: crd.metadata.name,
+      ...(root ? { schema: compileSchema(root) } : {}),
+      printerColumns: v.additionalPrinterColumns ?? [],
+    });
+  }
+  return out;
+}
+
+/** The status the NamesAccepted / Established controllers write. */
+export function establishedStatus(crd: KubeObject, now: string, terminating: boolean): Obj {
+  const spec = rec(crd.spec);
+  const names = rec(spec.names);
+  const cond = (type: string, status: string, reason: string, message: string) => ({
+    type,
+    status,
+    lastTransitionTime: now,
+    reason,
+    message,
+  });
+  const conditions = [
+    cond('NamesAccepted', 'True', 'NoConflicts', 'no conflicts found'),
+    cond('Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted'),
+  ];
+  if (terminating)
+    conditions.push(
+      cond(
+        'Terminating',
+        'True',
+        'InstanceDeletionInProgress',
+        'CustomResource deletion is in progress',
+      ),
+    );
+  return {
+    acceptedNames: {
+      kind: names.kind,
+      listKind: names.listKind ?? `${String(names.kind)}List`,
+      plural: names.plural,
+      singular: names.singular ?? String(names.kind).toLowerCase(),
+      ...(names.shortNames ? { shortNames: names.shortNames } : {}),
+      ...(names.categories ? { categories: names.categories } : {}),
+    },
+    conditions,
+    storedVersions: crdVersions(crd)
+      .filter((v) => v.storage)
+      .map((v) => v.name),
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * Structural schemas of CustomResourceDefinitions (apiextensions-apiserver/pkg/apiserver/schema):
+ * pruning of unknown fields, defaulting, and validation — OpenAPI v3 (schemavalidation.ts), then
+ * the CEL rules of x-kubernetes-validations (celvalidation.ts), as the custom resource strategy
+ * runs them.
+ */
+import { celValidator, CEL_NOT_CHECKED, blocksCel } from './celvalidation';
+import type { FieldError } from '../apimachinery/errors';
+import { isObject } from '../apimachinery/patch';
+import type { JSONSchemaProps } from './jsonschema';
+import { validateValue } from './schemavalidation';
+
+export type { JSONSchemaProps, ValidationRule } from './jsonschema';
+
+export interface CompiledSchema {
+  root: JSONSchemaProps;
+  /** Drops fields the schema does not know (unless preserved), mutating obj; returns their paths. */
+  prune(obj: Record<string, unknown>): string[];
+  /** Fills defaults of absent fields, mutating obj. */
+  default(obj: Record<string, unknown>): void;
+  /** OpenAPI then CEL validation; old is the stored object on update (for transition rules). */
+  validate(obj: Record<string, unknown>, old?: Record<string, unknown>): FieldError[];
+}
+
+export function compileSchema(root: JSONSchemaProps): CompiledSchema {
+  const cel = celValidator(root);
+  return {
+    root,
+    prune: (obj) => pruneRoot(obj, root),
+    default: (obj) => defaultNode(obj, root),
+    validate: (obj, old) => {
+      const errs: FieldError[] = [];
+      // apiVersion, kind and metadata are validated by the generic machinery.
+      const rest: Record<string, unknown> = { ...obj };
+      delete rest.apiVersion;
+      delete rest.kind;
+      delete rest.metadata;
+      const props = { ...(root.properties ?? {}) };
+      delete props.apiVersion;
+      delete props.kind;
+      delete props.metadata;
+      const required = (root.required ?? []).filter(
+        (r) => r !== 'apiVersion' && r !== 'kind' && r !== 'metadata',
+      );
+      validateValue(rest, { ...root, properties: props, required }, '', errs);
+      // CEL rules see only values of the right shape (hasBlockingErr in the CR strategy).
+      if (cel) errs.push(...(errs.some(blocksCel) ? [CEL_NOT_CHECKED] : cel.validate(obj, old)));
+      return errs;
+    },
+  };
+}
+
+function pruneRoot(obj: Record<string, unknown>, root: JSONSchemaProps): string[] {
+  const removed: string[] = [];
+  if (root['x-kubernetes-preserve-unknown-fields']) {
+    for (const [k, v] of Object.entries(obj)) {
+      const p = root.properties?.[k];
+      if (p && k !== 'metadata') pruneNode(v, p, k, removed);
+    }
+    return removed;
+  }
+  for (const k of Object.keys(obj)) {
+    if (k === 'apiVersion' || k === 'kind' || k === 'metadata') continue;
+    const p = root.properties?.[k];
+    if (!p) {
+      delete obj[k];
+      removed.push(k);
+    } else pruneNode(obj[k], p, k, removed);
+  }
+  return removed;
+}
+
+function pruneNode(v: unknown, s: JSONSchemaProps, path: string, removed: string[]): void {
+  if (Array.isArray(v)) {
+    if (s.items) v.forEach((x, i) => pruneNode(x, s.items!, `${path}[${i}]`, removed));
+    return;
+  }
+  if (!isObject(v)) return;
+  const preserve = !!s['x-kubernetes-preserve-unknown-fields'];
+  const embedded = !!s['x-kubernetes-embedded-resource'];
+  for (const k of Object.keys(v)) {
+    // apiVersion/kind/metadata of an embedded object are kept as they are.
+    if (embedded && (k === 'apiVersion' || k === 'kind' || k === 'metadata')) continue;
+    const p = s.properties?.[k];
+    if (p) pruneNode(v[k], p, `${path}.${k}`, removed);
+    else if (isObject(s.additionalProperties))
+      pruneNode(v[k], s.additionalProperties, `${path}.${k}`, removed);
+    else if (s.additionalProperties === true || preserve) continue;
+    else {
+      delete v[k];
+      removed.push(`${path}.${k}`);
+    }
+  }
+}
+
+function defaultNode(v: unknown, s: JSONSchemaProps): void {
+  if (Array.isArray(v)) {
+    if (s.items) for (const x of v) defaultNode(x, s.items);
+    return;
+  }
+  if (!isObject(v)) return;
+  for (const [k, p] of Object.entries(s.properties ?? {})) {
+    if ((!(k in v) || (v[k] === null && !p.nullable)) && p.default !== undefined)
+      v[k] = structuredClone(p.default);
+    if (k in v) defaultNode(v[k], p);
+  }
+  if (isObject(s.additionalProperties)) {
+    for (const k of Object.keys(v))
+      if (!s.properties?.[k]) defaultNode(v[k], s.additionalProperties);
+  }
+}

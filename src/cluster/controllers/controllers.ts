@@ -1,0 +1,37 @@
+/**
+ * Starts the cluster's built-in controllers, as kube-controller-manager runs its controllers
+ * against the apiserver. The GC, namespace, CRD, quota and disruption controllers belong to the cluster's
+ * integrity and always run; the workload controllers (ServiceAccounts, Deployment, ReplicaSet, and
+ * the kwok-like pod lifecycle) run unless `workloads` is false.
+ */
+import type { ControllerHost } from './controllerhost';
+import { startCrdFinalizer } from '../apiextensions/crdcontroller';
+import { startDeploymentController } from './deployment';
+import { startDisruptionController } from './disruption';
+import { startGarbageCollector } from './garbagecollector';
+import type { KubeletOptions } from './kubelet';
+import { startKubelet } from './kubelet';
+import { startNamespaceController, startServiceAccountsController } from './namespace';
+import { startQuotaController } from '../admission/quota';
+import { startReplicaSetController } from './replicaset';
+
+export function startControllers(
+  cluster: ControllerHost,
+  opts: { workloads: boolean; kubelet?: KubeletOptions },
+): Array<() => void> {
+  const stops = [
+    startNamespaceController(cluster),
+    startGarbageCollector(cluster),
+    startCrdFinalizer(cluster),
+    startQuotaController(cluster),
+    startDisruptionController(cluster),
+  ];
+  if (opts.workloads)
+    stops.push(
+      startServiceAccountsController(cluster),
+      startDeploymentController(cluster),
+      startReplicaSetController(cluster),
+      startKubelet(cluster, opts.kubelet),
+    );
+  return stops;
+}

@@ -1,0 +1,283 @@
+/**
+ * The Deployment controller's decisions, as pure functions (kube-controller-manager's
+ * deployment/util): which ReplicaSet is the new one and what it looks like when created, how far a
+ * rolling update may scale the new ReplicaSet up and the old ones down, and the status the
+ * Deployment reports. deployment.ts reads the cluster, calls these and writes the results.
+ */
+import { clone } from '../apimachinery/clone';
+import { newControllerRef } from '../apimachinery/controllerref';
+import { scaledValueFromIntOrPercent } from '../apimachinery/intstr';
+import { deepEqual, isObject } from '../apimachinery/patch';
+import type { KubeObject } from '../apimachinery/types';
+import { fnv1a32 } from '../../util/fnv';
+
+type Obj = Record<string, unknown>;
+const HASH_LABEL = 'pod-template-hash';
+export const REVISION = 'deployment.kubernetes.io/revision';
+
+function rec(v: unknown): Obj {
+  return isObject(v) ? v : {};
+}
+
+function num(v: unknown): number {
+  return typeof v === 'number' ? v : 0;
+}
+
+/** controller.ComputeHash + rand.SafeEncodeString: a short, vowel-free hash of the pod template. */
+export function podTemplateHash(template: unknown, collisionCount = 0): string {
+  const digits = String(
+    fnv1a32(stableStringify(template) + (collisionCount ? String(collisionCount) : '')),
+  );
+  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
+  let out = '';
+  for (const d of digits) out += alphabet[d.charCodeAt(0) % alphabet.length];
+  return out;
+}
+
+function stableStringify(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
+  if (isObject(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableStringify(v[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v);
+}
+
+function templateWithoutHash(t: unknown): unknown {
+  const c = clone(rec(t));
+  const md = rec(c.metadata);
+  if (isObject(md.labels)) {
+    delete md.labels[HASH_LABEL];
+  }
+  return c;
+}
+
+/** spec.replicas, 1 when unset (the API default). */
+export function desiredReplicas(d: KubeObject): number {
+  const r = rec(d.spec).replicas;
+  return typeof r === 'number' ? r : 1;
+}
+
+export function replicasOf(rs: KubeObject): number {
+  return num(rec(rs.spec).replicas);
+}
+
+/** The pods a ReplicaSet has (status.replicas), whatever it wants. */
+export function podsOf(rs: KubeObject): number {
+  return num(rec(rs.status).replicas);
+}
+
+export function availableOf(rs: KubeObject): number {
+  return num(rec(rs.status).availableReplicas);
+}
+
+/** FindNewReplicaSet: the ReplicaSet whose pod template is the Deployment's (hash label aside). */
+export function findNewReplicaSet(d: KubeObject, rss: KubeObject[]): KubeObject | undefined {
+  const template = rec(rec(d.spec).template);
+  return rss.find((rs) => deepEqual(templateWithoutHash(rec(rs.spec).template), template));
+}
+
+/** MaxRevision: the highest revision annotation among the ReplicaSets. */
+export function maxRevision(rss: KubeObject[]): number {
+  return rss.reduce((m, rs) => Math.max(m, Number(rs.metadata.annotations?.[REVISION] ?? 0)), 0);
+}
+
+/**
+ * The new ReplicaSet getNewReplicaSet creates: named and labelled with the pod-template-hash
+ * (selector included, so it never selects another revision's pods), at zero replicas (the
+ * rollout scales it), controlled by the Deployment, with the next revision.
+ */
+export function newReplicaSetFor(d: KubeObject, revision: number): KubeObject {
+  const spec = rec(d.spec);
+  const template = rec(spec.template);
+  const desired = desiredReplicas(d);
+  const hash = podTemplateHash(template, num(rec(d.status).collisionCount));
+  const labels = {
+    ...(rec(template.metadata).labels as Record<string, string>),
+    [HASH_LABEL]: hash,
+  };
+  const selector = clone(rec(spec.selector));
+  selector.matchLabels = { ...rec(selector.matchLabels), [HASH_LABEL]: hash };
+  const tmpl = clone(template);
+  tmpl.metadata = { ...rec(tmpl.metadata), labels };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: {
+      name: `${d.metadata.name}-${hash}`,
+      namespace: d.metadata.namespace,
+      labels,
+      annotations: {
+        [REVISION]: String(revision),
+        'deployment.kubernetes.io/desired-replicas': String(desired),
+        'deployment.kubernetes.io/max-replicas': String(desired),
+      },
+      ownerReferences: [newControllerRef(d, 'apps/v1', 'Deployment')],
+    },
+    spec: {
+      replicas: 0,
+      minReadySeconds: spec.minReadySeconds ?? 0,
+      selector,
+      template: tmpl,
+    },
+  };
+}
+
+/** intstr.GetScaledValueFromIntOrPercent; an invalid value (validation refuses it) counts as 0. */
+export function resolveFraction(v: unknown, total: number, roundUp: boolean): number {
+  try {
+    return scaledValueFromIntOrPercent(v, total, roundUp);
+  } catch {
+    return 0;
+  }
+}
+
+/** ResolveFenceposts: maxSurge and maxUnavailable of a RollingUpdate (never both zero). */
+export function rollingBudget(d: KubeObject): { maxSurge: number; maxUnavailable: number } {
+  const desired = desiredReplicas(d);
+  const ru = rec(rec(rec(d.spec).strategy).rollingUpdate);
+  const maxSurge = resolveFraction(ru.maxSurge ?? '25%', desired, true);
+  const maxUnavailable = resolveFraction(ru.maxUnavailable ?? '25%', desired, false);
+  return { maxSurge, maxUnavailable: maxSurge === 0 && maxUnavailable === 0 ? 1 : maxUnavailable };
+}
+
+/**
+ * NewRSNewReplicas for RollingUpdate: the new ReplicaSet grows towards the desired count as far as
+ * maxSurge pods above it allow (counting every ReplicaSet's replicas), and shrinks to it.
+ */
+export function newRSNewReplicas(
+  desired: number,
+  maxSurge: number,
+  newReplicas: number,
+  totalReplicas: number,
+): number {
+  if (newReplicas < desired) {
+    const room = desired + maxSurge - totalReplicas;
+    return room > 0 ? Math.min(desired, newReplicas + room) : newReplicas;
+  }
+  return Math.min(newReplicas, desired);
+}
+
+/**
+ * reconcileOldReplicaSets: how far the old ReplicaSets may shrink, oldest first, so that at least
+ * desired − maxUnavailable pods stay available (the new ReplicaSet's unready pods count against
+ * it). Returns the ReplicaSets to scale and their new counts.
+ */
+export function oldReplicaSetsScaleDown(
+  olds: KubeObject[],
+  newRs: { replicas: number; available: number },
+  desired: number,
+  maxUnavailable: number,
+): Array<{ rs: KubeObject; replicas: number }> {
+  const allReplicas = newRs.replicas + olds.reduce((n, rs) => n + replicasOf(rs), 0);
+  const newUnavailable = Math.max(0, newRs.replicas - newRs.available);
+  let budget = allReplicas - (desired - maxUnavailable) - newUnavailable;
+  const byAge = [...olds].sort((a, b) =>
+    String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp)),
+  );
+  const out: Array<{ rs: KubeObject; replicas: number }> = [];
+  for (const rs of byAge) {
+    if (budget <= 0) break;
+    const cut = Math.min(replicasOf(rs), budget);
+    out.push({ rs, replicas: replicasOf(rs) - cut });
+    budget -= cut;
+  }
+  return out;
+}
+
+/**
+ * calculateStatus and the conditions of syncRolloutStatus: the counts summed over the
+ * Deployment's ReplicaSets, Available (minimum availability) and Progressing (the new ReplicaSet
+ * progressing or complete, Unknown while paused without one), and ReplicaFailure copied from the
+ * new ReplicaSet. A condition keeps its times while it does not change.
+ */
+export function calculateStatus(
+  d: KubeObject,
+  rss: KubeObject[],
+  newRs: KubeObject | undefined,
+  now: string,
+): Obj {
+  const desired = desiredReplicas(d);
+  const sum = (k: string, list = rss) => list.reduce((s, rs) => s + num(rec(rs.status)[k]), 0);
+  const replicas = sum('replicas');
+  const updated = newRs ? sum('replicas', [newRs]) : 0;
+  const ready = sum('readyReplicas');
+  const available = sum('availableReplicas');
+  const maxUnavailable = resolveFraction(
+    rec(rec(rec(d.spec).strategy).rollingUpdate).maxUnavailable ?? '25%',
+    desired,
+    false,
+  );
+  const prev = Array.isArray(rec(d.status).conditions) ? (rec(d.status).conditions as Obj[]) : [];
+  const cond = (type: string, status: string, reason: string, message: string): Obj => {
+    const p = prev.find((c) => c.type === type);
+    const changed = !p || p.status !== status;
+    return {
+      type,
+      status,
+      lastUpdateTime: p && p.reason === reason && p.message === message ? p.lastUpdateTime : now,
+      lastTransitionTime: changed ? now : p.lastTransitionTime,
+      reason,
+      message,
+    };
+  };
+  const conditions: Obj[] = [
+    available >= desired - maxUnavailable
+      ? cond(
+          'Available',
+          'True',
+          'MinimumReplicasAvailable',
+          'Deployment has minimum availability.',
+        )
+      : cond(
+          'Available',
+          'False',
+          'MinimumReplicasUnavailable',
+          'Deployment does not have minimum availability.',
+        ),
+  ];
+  const complete = newRs && updated === desired && replicas === desired && available === desired;
+  conditions.push(
+    complete
+      ? cond(
+          'Progressing',
+          'True',
+          'NewReplicaSetAvailable',
+          `ReplicaSet "${newRs!.metadata.name}" has successfully progressed.`,
+        )
+      : newRs
+        ? cond(
+            'Progressing',
+            'True',
+            'ReplicaSetUpdated',
+            `ReplicaSet "${newRs.metadata.name}" is progressing.`,
+          )
+        : cond('Progressing', 'Unknown', 'DeploymentPaused', 'Deployment is paused'),
+  );
+  const failure =
+    newRs &&
+    (rec(newRs.status).conditions as Obj[] | undefined)?.find((c) => c.type === 'ReplicaFailure');
+  if (failure)
+    conditions.push(
+      cond('ReplicaFailure', 'True', String(failure.reason), String(failure.message)),
+    );
+  const status: Obj = {
+    observedGeneration: d.metadata.generation,
+    replicas,
+    updatedReplicas: updated,
+    readyReplicas: ready,
+    availableReplicas: available,
+    unavailableReplicas: Math.max(0, desired - available),
+    conditions,
+  };
+  for (const k of [
+    'replicas',
+    'updatedReplicas',
+    'readyReplicas',
+    'availableReplicas',
+    'unavailableReplicas',
+  ])
+    if (status[k] === 0) delete status[k];
+  return status;
+}

@@ -1,0 +1,227 @@
+/**
+ * The ReplicaSet controller: keeps the number of pods matching a ReplicaSet at spec.replicas,
+ * records SuccessfulCreate / SuccessfulDelete / FailedCreate events like the real one (the
+ * FailedCreate message carries the admission error, e.g. the quota message), sets the
+ * ReplicaFailure condition while creates fail, and writes status (replicas, ready, available).
+ */
+import type { ControllerHost } from './controllerhost';
+import { clone } from '../apimachinery/clone';
+import { controllerOf, newControllerRef } from '../apimachinery/controllerref';
+import { StatusError } from '../apimachinery/errors';
+import { deepEqual, isObject } from '../apimachinery/patch';
+import type { KubeObject } from '../apimachinery/types';
+import { WorkQueue } from './workqueue';
+
+type Obj = Record<string, unknown>;
+const RS = { apiVersion: 'apps/v1', kind: 'ReplicaSet' };
+const POD = { apiVersion: 'v1', kind: 'Pod' };
+const SOURCE = 'replicaset-controller';
+
+function rec(v: unknown): Obj {
+  return isObject(v) ? v : {};
+}
+
+export function isPodReady(p: KubeObject): boolean {
+  const conds = rec(p.status).conditions;
+  return (
+    Array.isArray(conds) && conds.some((c) => rec(c).type === 'Ready' && rec(c).status === 'True')
+  );
+}
+
+/** GetPodFromTemplate: the pod manageReplicas creates, labelled from the template and controlled by the ReplicaSet. */
+export function podFromTemplate(rs: KubeObject): KubeObject {
+  const tmpl = rec(rec(rs.spec).template);
+  const md = rec(tmpl.metadata);
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      generateName: `${rs.metadata.name}-`,
+      namespace: rs.metadata.namespace,
+      labels: { ...(md.labels as Record<string, string>) },
+      ...(md.annotations ? { annotations: { ...(md.annotations as Record<string, string>) } } : {}),
+      ownerReferences: [newControllerRef(rs, 'apps/v1', 'ReplicaSet')],
+    },
+    spec: clone(rec(tmpl.spec)),
+  };
+}
+
+/** getPodsToDelete: the `diff` pods to delete, not-ready ones first, then the newest (ActivePodsWithRanks). */
+export function getPodsToDelete(pods: KubeObject[], diff: number): KubeObject[] {
+  return [...pods]
+    .sort(
+      (a, b) =>
+        Number(isPodReady(a)) - Number(isPodReady(b)) ||
+        String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)) ||
+        String(b.metadata.name).localeCompare(String(a.metadata.name)),
+    )
+    .slice(0, diff);
+}
+
+/**
+ * calculateStatus: the counts of the ReplicaSet's live pods, and the ReplicaFailure condition
+ * while creates fail — set once and kept until they succeed, so retries (each with a new
+ * generated pod name in the message) do not rewrite status.
+ */
+export function calculateStatus(
+  rs: KubeObject,
+  pods: KubeObject[],
+  failure: string | undefined,
+  now: string,
+): Obj {
+  const labels = rec(rec(rec(rs.spec).template).metadata).labels as
+    Record<string, string> | undefined;
+  const ready = pods.filter(isPodReady).length;
+  const old = rec(rs.status);
+  const oldConds = Array.isArray(old.conditions) ? (old.conditions as Obj[]) : [];
+  const prev = oldConds.find((c) => c.type === 'ReplicaFailure');
+  const conditions = oldConds.filter((c) => c.type !== 'ReplicaFailure');
+  if (failure)
+    conditions.push(
+      prev ?? {
+        type: 'ReplicaFailure',
+        status: 'True',
+        lastTransitionTime: now,
+        reason: 'FailedCreate',
+        message: failure,
+      },
+    );
+  const status: Obj = {
+    replicas: pods.length,
+    fullyLabeledReplicas: pods.filter((p) =>
+      Object.entries(labels ?? {}).every(([k, v]) => p.metadata.labels?.[k] === v),
+    ).length,
+    readyReplicas: ready,
+    availableReplicas: ready,
+    observedGeneration: rs.metadata.generation,
+    ...(conditions.length ? { conditions } : {}),
+  };
+  for (const k of ['readyReplicas', 'availableReplicas', 'fullyLabeledReplicas'])
+    if (status[k] === 0) delete status[k];
+  return status;
+}
+
+/**
+ * The pods a ReplicaSet controls and that are not being deleted. (claimPods also adopts orphans
+ * matching the selector and releases pods that stop matching; not modelled: only this controller
+ * creates pods with a ReplicaSet's owner reference.)
+ */
+export function activePodsOf(cluster: ControllerHost, rs: KubeObject): KubeObject[] {
+  const out: KubeObject[] = [];
+  for (const p of cluster.scan(POD, rs.metadata.namespace)) {
+    if (controllerOf(p)?.uid === rs.metadata.uid && !p.metadata.deletionTimestamp) out.push(p);
+  }
+  return out;
+}
+
+export function startReplicaSetController(cluster: ControllerHost): () => void {
+  const q = new WorkQueue('replicaset-controller', cluster.clock, (key) => sync(key));
+  const keyOf = (ns: string | undefined, name: string) => `${ns ?? ''}/${name}`;
+
+  /** syncReplicaSet: create or delete pods towards spec.replicas, then report status. */
+  function sync(key: string): void {
+    const [ns, name] = key.split('/');
+    const rs = cluster.peek(RS, { namespace: ns, name });
+    if (!rs || rs.metadata.deletionTimestamp) return;
+    const failure = manageReplicas(rs, activePodsOf(cluster, rs));
+    updateStatus(rs, failure);
+    if (failure) q.addRateLimited(key);
+    else q.forget(key);
+  }
+
+  /** manageReplicas: the pods to create or delete; returns the create failure, if any. */
+  function manageReplicas(rs: KubeObject, pods: KubeObject[]): string | undefined {
+    const spec = rec(rs.spec);
+    const desired = typeof spec.replicas === 'number' ? spec.replicas : 1;
+    if (pods.length < desired) {
+      // slowStartBatch run one call at a time: creating stops at the first failure, so a
+      // ReplicaSet refused by quota or admission tries once per sync, not once per missing pod.
+      for (let i = pods.length; i < desired; i++) {
+        const failure = createPod(rs);
+        if (failure) return failure;
+      }
+    } else if (pods.length > desired) {
+      for (const p of getPodsToDelete(pods, pods.length - desired)) deletePod(rs, p);
+    }
+    return undefined;
+  }
+
+  function createPod(rs: KubeObject): string | undefined {
+    try {
+      const pod = cluster.create(podFromTemplate(rs), { fieldManager: 'kube-controller-manager' });
+      cluster.recordEvent(
+        rs,
+        'Normal',
+        'SuccessfulCreate',
+        `Created pod: ${pod.metadata.name}`,
+        SOURCE,
+      );
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof StatusError)) throw err;
+      cluster.recordEvent(rs, 'Warning', 'FailedCreate', `Error creating: ${err.message}`, SOURCE);
+      return err.message;
+    }
+  }
+
+  function deletePod(rs: KubeObject, p: KubeObject): void {
+    try {
+      cluster.delete(POD, { namespace: p.metadata.namespace, name: p.metadata.name! });
+      cluster.recordEvent(
+        rs,
+        'Normal',
+        'SuccessfulDelete',
+        `Deleted pod: ${p.metadata.name}`,
+        SOURCE,
+      );
+    } catch (err) {
+      if (!(err instanceof StatusError && err.code === 404)) throw err;
+    }
+  }
+
+  /** updateReplicaSetStatus: writes calculateStatus over the pods as they are now. */
+  function updateStatus(rs: KubeObject, failure: string | undefined): void {
+    const current = cluster.peek(RS, { namespace: rs.metadata.namespace, name: rs.metadata.name! });
+    if (!current) return;
+    const status = calculateStatus(current, activePodsOf(cluster, current), failure, cluster.now());
+    if (deepEqual(status, current.status)) return;
+    const next = clone(current);
+    next.status = status;
+    try {
+      cluster.update(next, { subresource: 'status', fieldManager: 'kube-controller-manager' });
+    } catch (err) {
+      if (err instanceof StatusError && err.code === 409)
+        q.add(keyOf(current.metadata.namespace, current.metadata.name!));
+      else if (!(err instanceof StatusError && err.code === 404)) throw err;
+    }
+  }
+
+  const unsub = cluster.subscribe((c) => {
+    if (c.storageKey === 'apps/replicasets') {
+      if (c.type !== 'DELETED') q.add(keyOf(c.object.metadata.namespace, c.object.metadata.name!));
+      return;
+    }
+    if (c.storageKey === '/pods') {
+      const owner = controllerOf(c.object);
+      if (owner?.kind === 'ReplicaSet') q.add(keyOf(c.object.metadata.namespace, owner.name));
+      // A pod going away may free quota for a ReplicaSet that could not create one.
+      if (c.type === 'DELETED') retryFailing(c.object.metadata.namespace);
+      return;
+    }
+    if (c.storageKey === '/resourcequotas' && c.type !== 'ADDED')
+      retryFailing(c.object.metadata.namespace);
+  });
+
+  function retryFailing(ns: string | undefined): void {
+    for (const rs of cluster.scan(RS, ns)) {
+      const conds = rec(rs.status).conditions;
+      if (Array.isArray(conds) && conds.some((c) => rec(c).type === 'ReplicaFailure'))
+        q.add(keyOf(ns, rs.metadata.name!));
+    }
+  }
+
+  return () => {
+    unsub();
+    q.stop();
+  };
+}

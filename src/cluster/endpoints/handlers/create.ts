@@ -1,0 +1,25 @@
+/** POST to a collection (k8s.io/apiserver's handlers/create.go). */
+import {
+  adoptRequestNamespace,
+  checkKind,
+  checkResourceVersionUnset,
+  decodeObject,
+  decodeTyped,
+} from '../decode';
+import { newMethodNotSupported } from '../../apimachinery/errors';
+import { sendWritten } from './response';
+import { writeOptions, type RequestScope } from './scope';
+
+export function createResource(s: RequestScope): void | Promise<void> {
+  const { t, namespace } = s;
+  if (t.info.namespaced && namespace === undefined) throw newMethodNotSupported(t.gr, 'create');
+  const obj = decodeObject(s.body, s.req.headers['content-type']);
+  checkKind(obj, t);
+  decodeTyped(t, obj, false);
+  adoptRequestNamespace(obj, t, namespace);
+  // Only the etcd store refuses it: a dry run's storage answers the object as it was sent.
+  if (!s.dryRun) checkResourceVersionUnset(obj);
+  const out = s.cluster.createAs(t, obj, writeOptions(s));
+  s.record?.objectsOf(undefined, out);
+  return sendWritten(s, 201, out);
+}

@@ -1,0 +1,59 @@
+/**
+ * GET of a collection (k8s.io/apiserver's handlers/get.go ListResource, without its watch half,
+ * which is watch.ts): the store's cached list JSON, a Table, or PartialObjectMetadataList.
+ */
+import { int64Param } from '../decode';
+import { toTable } from '../table';
+import type { ListOptions } from '../../apimachinery/types';
+import { listWaitsFor } from '../../storage/watchcache';
+import { untilFresh } from './fresh';
+import { partialObjectMetadata, send, sendRaw } from './response';
+import type { RequestScope } from './scope';
+
+/** The list options of a collection request (list, watch, deletecollection). */
+export function listOptionsOf(q: URLSearchParams, namespace: string | undefined): ListOptions {
+  return {
+    ...(namespace !== undefined ? { namespace } : {}),
+    ...(q.get('labelSelector') ? { labelSelector: q.get('labelSelector')! } : {}),
+    ...(q.get('fieldSelector') ? { fieldSelector: q.get('fieldSelector')! } : {}),
+    ...(q.get('limit') ? { limit: int64Param(q, 'limit') } : {}),
+    ...(q.get('continue') ? { continue: q.get('continue')! } : {}),
+    ...(q.get('resourceVersion') ? { resourceVersion: q.get('resourceVersion')! } : {}),
+    ...(q.get('resourceVersionMatch')
+      ? { resourceVersionMatch: q.get('resourceVersionMatch')! }
+      : {}),
+  };
+}
+
+export function listResource(s: RequestScope, listOpts: ListOptions): void | Promise<void> {
+  const { cluster, t } = s;
+  const rv = listWaitsFor(listOpts);
+  if (rv <= cluster.store.resourceVersion) return serveList(s, listOpts);
+  // A bad selector is a 400 at once: the handler parses the options before the storage waits.
+  cluster.filterFor(t, listOpts);
+  return untilFresh(s, rv).then((answer) => (answer ? serveList(s, listOpts) : undefined));
+}
+
+function serveList(s: RequestScope, listOpts: ListOptions): void | Promise<void> {
+  const { cluster, type, metaOnly } = s;
+  if (metaOnly) {
+    const list = cluster.list(type, listOpts);
+    return send(s, 200, {
+      kind: 'PartialObjectMetadataList',
+      apiVersion: metaOnly,
+      metadata: list.metadata,
+      items: list.items.map((o) => partialObjectMetadata(o, metaOnly)),
+    });
+  }
+  if (!s.table) return sendRaw(s, 200, cluster.listJSON(type, listOpts));
+  const list = cluster.list(type, listOpts);
+  return send(
+    s,
+    200,
+    toTable(s.t, list.items, cluster.clock.now(), {
+      resourceVersion: list.metadata.resourceVersion,
+      continue: list.metadata.continue,
+      includeObject: s.q.get('includeObject') ?? undefined,
+    }),
+  );
+}

@@ -1,0 +1,125 @@
+/**
+ * What every verb's handler is given, as k8s.io/apiserver's `handlers.RequestScope` plus the
+ * request: the resource the path named, the request's options, and the in-flight audit record.
+ * server.ts routes a request and builds the scope once; the handlers (get.ts, list.ts, watch.ts,
+ * create.ts, update.ts, patch.ts, delete.ts) each serve one verb from it.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { InFlight } from '../audit';
+import type { Cluster, HandOver } from '../../cluster';
+import type { ResourceType } from '../../registry/registry';
+import type { ObjectKey, TypeRef, WriteOptions } from '../../apimachinery/types';
+import { negotiatedProtobuf, prefersProtobuf } from '../negotiation';
+
+export interface RequestScope {
+  cluster: Cluster;
+  req: IncomingMessage;
+  res: ServerResponse;
+  t: ResourceType;
+  /** `{apiVersion, kind}` of `t`, as the cluster's calls take it. */
+  type: TypeRef;
+  namespace: string | undefined;
+  subresource: string | undefined;
+  q: URLSearchParams;
+  body: Buffer | undefined;
+  /** The request's audit record; handlers add the objects a write saw. */
+  record: InFlight | undefined;
+  pretty: boolean;
+  dryRun: boolean;
+  fieldManager: string;
+  fieldValidation: 'Strict' | 'Ignore' | 'Warn' | undefined;
+  /** Asked for a meta.k8s.io Table (`kubectl get`). */
+  table: boolean;
+  /** The meta.k8s.io version of a PartialObjectMetadata request, if it is one. */
+  metaOnly: string | undefined;
+  /**
+   * Answered in protobuf: the Accept prefers it and the kind has it (built-ins do; custom
+   * resources, Tables and PartialObjectMetadata are JSON, as kube-apiserver serves them).
+   */
+  protobuf: boolean;
+  /** Admission and validation warnings, sent as `Warning: 299` headers. */
+  warnings: string[];
+}
+
+/** Builds the scope of a routed resource request from its query and headers. */
+export function requestScope(
+  base: Pick<
+    RequestScope,
+    | 'cluster'
+    | 'req'
+    | 'res'
+    | 't'
+    | 'namespace'
+    | 'subresource'
+    | 'q'
+    | 'body'
+    | 'record'
+    | 'pretty'
+  >,
+): RequestScope {
+  const { q, req, t } = base;
+  const fv = q.get('fieldValidation');
+  const protobuf =
+    !t.crd &&
+    !wantsTable(req.headers.accept) &&
+    !wantsPartialMetadata(req.headers.accept) &&
+    prefersProtobuf(req.headers.accept);
+  if (protobuf) negotiatedProtobuf.add(base.res);
+  return {
+    ...base,
+    type: { apiVersion: t.apiVersion, kind: t.info.kind },
+    dryRun: q.getAll('dryRun').includes('All'),
+    fieldManager: q.get('fieldManager') ?? userAgentManager(req.headers['user-agent']),
+    fieldValidation: fv === 'Strict' || fv === 'Ignore' || fv === 'Warn' ? fv : undefined,
+    table: wantsTable(req.headers.accept),
+    metaOnly: wantsPartialMetadata(req.headers.accept),
+    protobuf,
+    warnings: [],
+  };
+}
+
+/**
+ * The options of a write made from this request. Its body (or patch) was decoded for this request
+ * alone, so the cluster may keep it rather than copy it, and the answer (and the audit's "after")
+ * is the stored object itself, sent from its cached JSON.
+ */
+export function writeOptions(s: RequestScope): WriteOptions & HandOver {
+  return {
+    dryRun: s.dryRun,
+    fieldManager: s.fieldManager,
+    warnings: s.warnings,
+    owned: true,
+    returnStored: true,
+    ...(s.fieldValidation ? { fieldValidation: s.fieldValidation } : {}),
+  };
+}
+
+/** The key of the object a named request is about. */
+export function objectKey(s: RequestScope, name: string): ObjectKey {
+  return { ...(s.namespace !== undefined ? { namespace: s.namespace } : {}), name };
+}
+
+/** The default field manager: the user agent's first word, as the apiserver's prefixFromUserAgent. */
+function userAgentManager(ua: string | undefined): string {
+  if (!ua) return 'unknown';
+  const first = ua.split('/')[0].trim();
+  return first.slice(0, 128) || 'unknown';
+}
+
+function wantsTable(accept: string | undefined): boolean {
+  if (!accept) return false;
+  return accept
+    .split(',')
+    .some((a) => /as=Table/.test(a) && /g=meta\.k8s\.io/.test(a) && /v=v1(;|$|\s)/.test(a + ';'));
+}
+
+/** The meta.k8s.io version of a PartialObjectMetadata request (metadata-only clients), if any. */
+function wantsPartialMetadata(accept: string | undefined): string | undefined {
+  if (!accept) return undefined;
+  for (const a of accept.split(',')) {
+    if (!/as=PartialObjectMetadata(List)?(;|$)/.test(a) || !/g=meta\.k8s\.io/.test(a)) continue;
+    const v = /v=(v1beta1|v1)(;|$)/.exec(a);
+    if (v) return `meta.k8s.io/${v[1]}`;
+  }
+  return undefined;
+}

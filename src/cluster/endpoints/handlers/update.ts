@@ -1,0 +1,40 @@
+/**
+ * PUT of one object (k8s.io/apiserver's handlers/update.go), its status or scale, and a
+ * Namespace's `finalize` subresource.
+ */
+import { adoptRequestNamespace, checkKind, decodeObject, decodeTyped } from '../decode';
+import { newBadRequest } from '../../apimachinery/errors';
+import { send, sendWritten } from './response';
+import { objectKey, writeOptions, type RequestScope } from './scope';
+
+export function updateResource(s: RequestScope, name: string): void | Promise<void> {
+  const { cluster, t, type, subresource } = s;
+  const key = objectKey(s, name);
+  // The stored object is never mutated in place, so holding it is holding the "before".
+  const before = cluster.peek(type, key);
+  const obj = decodeObject(s.body, s.req.headers['content-type']);
+  if (subresource !== 'scale') {
+    checkKind(obj, t);
+    decodeTyped(t, obj, false);
+  }
+  if (obj.metadata.name && obj.metadata.name !== name) {
+    throw newBadRequest(
+      `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`,
+    );
+  }
+  obj.metadata.name = name;
+  adoptRequestNamespace(obj, t, s.namespace);
+  if (subresource === 'finalize') {
+    const finalizers = (obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
+    const cur = cluster.get(type, key);
+    for (const f of (cur.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [])
+      if (!finalizers.includes(f)) cluster.finalizeNamespace(name, f);
+    return send(s, 200, cluster.get(type, key));
+  }
+  const out = cluster.updateAs(t, obj, {
+    ...writeOptions(s),
+    ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
+  });
+  s.record?.objectsOf(before, out);
+  return sendWritten(s, 200, out);
+}

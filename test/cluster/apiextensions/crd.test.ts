@@ -1,0 +1,125 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../../../src/cluster/apimachinery/types';
+import { isNotFound } from '../../../src/cluster/apimachinery/errors';
+import { newCluster, widgetCrd } from '../helpers';
+
+type Obj = Record<string, unknown>;
+
+test('a cluster-scoped custom resource ignores namespaces', () => {
+  const { cluster } = newCluster({ controllers: false });
+  cluster.create(widgetCrd({ scope: 'Cluster' }));
+  const w = cluster.create({
+    apiVersion: 'example.com/v1',
+    kind: 'Widget',
+    metadata: { name: 'global', namespace: 'default' },
+    spec: { size: 1 },
+  });
+  assert.equal(w.metadata.namespace, undefined);
+  assert.equal(
+    cluster.get({ apiVersion: 'example.com/v1', kind: 'Widget' }, { name: 'global' }).metadata.name,
+    'global',
+  );
+  assert.equal(cluster.resources().find((r) => r.kind === 'Widget')!.namespaced, false);
+  cluster.close();
+});
+
+test('a CRD without a status subresource counts status changes in generation', () => {
+  const { cluster } = newCluster({ controllers: false });
+  cluster.create(widgetCrd({ status: false }));
+  const w = cluster.create({
+    apiVersion: 'example.com/v1',
+    kind: 'Widget',
+    metadata: { name: 'w' },
+    spec: { size: 1 },
+    status: { phase: 'x' },
+  });
+  assert.deepEqual(w.status, { phase: 'x' });
+  w.status = { phase: 'y' };
+  assert.equal(cluster.update(w).metadata.generation, 2);
+  assert.throws(() => cluster.update(w, { subresource: 'status' }), isNotFound);
+  cluster.close();
+});
+
+test('a CRD scale subresource maps Scale onto the spec and status paths', () => {
+  const { cluster } = newCluster({ controllers: false });
+  const crd = widgetCrd();
+  const v = ((crd.spec as Obj).versions as Array<Obj>)[0];
+  v.subresources = {
+    status: {},
+    scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.observedGeneration' },
+  };
+  cluster.create(crd);
+  cluster.create({
+    apiVersion: 'example.com/v1',
+    kind: 'Widget',
+    metadata: { name: 'w' },
+    spec: { size: 2 },
+  });
+  const type = { apiVersion: 'example.com/v1', kind: 'Widget' };
+  assert.equal(
+    (cluster.getScale(type, { namespace: 'default', name: 'w' }).spec as Obj).replicas,
+    2,
+  );
+  cluster.patch(type, { namespace: 'default', name: 'w' }, { spec: { replicas: 5 } }, 'merge', {
+    subresource: 'scale',
+  });
+  assert.equal((cluster.get(type, { namespace: 'default', name: 'w' }).spec as Obj).size, 5);
+  cluster.close();
+});
+
+test('an invalid CRD is refused with field paths', () => {
+  const { cluster } = newCluster({ controllers: false });
+  const crd = widgetCrd();
+  crd.metadata.name = 'wrong.example.com';
+  assert.throws(
+    () => cluster.create(crd),
+    /metadata.name: Invalid value: "wrong.example.com": must be spec.names.plural\+"."\+spec.group/,
+  );
+  cluster.close();
+});
+
+test('events.k8s.io/v1 Events and core Events are one store seen two ways', () => {
+  const { cluster } = newCluster({ controllers: false });
+  const ev: KubeObject = {
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    metadata: { name: 'e1', namespace: 'default' },
+    eventTime: '2026-01-01T00:00:00.000000Z',
+    reportingController: 'example.com/ctl',
+    reportingInstance: 'ctl-1',
+    action: 'Reconcile',
+    reason: 'Done',
+    note: 'all good',
+    type: 'Normal',
+    regarding: { kind: 'ConfigMap', name: 'x', namespace: 'default' },
+  };
+  cluster.create(ev);
+  const core = cluster.get(
+    { apiVersion: 'v1', kind: 'Event' },
+    { namespace: 'default', name: 'e1' },
+  );
+  assert.equal(core.message, 'all good');
+  assert.deepEqual(core.involvedObject, { kind: 'ConfigMap', name: 'x', namespace: 'default' });
+  const back = cluster.get(
+    { apiVersion: 'events.k8s.io/v1', kind: 'Event' },
+    { namespace: 'default', name: 'e1' },
+  );
+  assert.equal(back.note, 'all good');
+  cluster.close();
+});
+
+test('recordEvent aggregates repeats into one Event with a count', async () => {
+  const { cluster } = newCluster({ controllers: false });
+  const cm = cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } });
+  for (let i = 0; i < 3; i++)
+    cluster.recordEvent(cm, 'Warning', 'Broken', 'it broke', 'my-controller');
+  const evs = cluster.list(
+    { apiVersion: 'v1', kind: 'Event' },
+    { namespace: 'default', fieldSelector: 'involvedObject.name=x' },
+  ).items;
+  assert.equal(evs.length, 1);
+  assert.equal(evs[0].count, 3);
+  assert.deepEqual(evs[0].source, { component: 'my-controller' });
+  cluster.close();
+});

@@ -1,0 +1,109 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  MAX_DEPTH,
+  decodeDeleteOptions,
+  decodeObject,
+  decodePatch,
+  int64Param,
+  undecodable,
+} from '../../../src/cluster/endpoints/decode';
+
+const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+
+test('nesting is measured without recursion, at any depth', () => {
+  assert.equal(undecodable(JSON.parse(nested(MAX_DEPTH))), undefined);
+  assert.equal(undecodable(JSON.parse(nested(MAX_DEPTH + 1))), 'exceeded max depth');
+  assert.equal(undecodable(JSON.parse(nested(200_000))), 'exceeded max depth');
+  assert.equal(undecodable({ a: 'x', b: [1, { c: null }] }), undefined);
+});
+
+test('numbers JSON cannot carry are refused rather than turned into null', () => {
+  assert.equal(
+    undecodable(JSON.parse('{"a":[1e400]}')),
+    'json: cannot unmarshal number into Go value of type float64',
+  );
+  assert.equal(
+    undecodable({ a: NaN }),
+    'json: cannot unmarshal number into Go value of type float64',
+  );
+});
+
+test('a body nested too deep is the decoder 400, in JSON and in YAML', () => {
+  const json = `{"kind":"ConfigMap","x":${nested(6000)}}`;
+  for (const [body, ct] of [
+    [json, 'application/json'],
+    [`kind: ConfigMap\nx: ${nested(3000)}\n`, 'application/yaml'],
+  ]) {
+    assert.throws(
+      () => decodeObject(Buffer.from(body), ct),
+      (e: { code: number; message: string }) =>
+        e.code === 400 &&
+        e.message === "couldn't get version/kind; json parse error: exceeded max depth",
+    );
+  }
+  assert.throws(() => decodePatch(Buffer.from(`{"a":${nested(6000)}}`), 'merge'), {
+    message: 'error decoding patch: exceeded max depth',
+  });
+});
+
+test('YAML aliases cannot expand without bound', () => {
+  const bomb = ['a: &a [x,x,x,x,x,x,x,x,x]']
+    .concat(
+      Array.from(
+        { length: 8 },
+        (_, i) =>
+          `${'bcdefghi'[i]}: &${'bcdefghi'[i]} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(',')}]`,
+      ),
+    )
+    .join('\n');
+  assert.throws(
+    () => decodeObject(Buffer.from(`kind: ConfigMap\n${bomb}\n`), 'application/yaml'),
+    (e: { code: number; message: string }) =>
+      e.code === 400 && /Excessive alias count/.test(e.message),
+  );
+});
+
+test('bodies that are not objects, and media types the API does not speak', () => {
+  assert.throws(() => decodeObject(Buffer.from('null'), 'application/json'), {
+    message: "Object 'Kind' is missing in 'null'",
+  });
+  assert.throws(
+    () => decodeObject(Buffer.from('[1]'), undefined),
+    (e: { message: string }) =>
+      e.message.startsWith(
+        "couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct",
+      ),
+  );
+  assert.throws(() => decodeObject(Buffer.from('{}'), 'text/plain'), { code: 415 });
+  assert.throws(() => decodeObject(Buffer.from('{}'), 'application/cbor'), { code: 415 });
+  // No content type means JSON; parameters are ignored.
+  assert.deepEqual(decodeObject(Buffer.from('{"kind":"X"}'), undefined), {
+    kind: 'X',
+    metadata: {},
+  });
+  assert.equal(
+    decodeObject(Buffer.from('{"kind":"X"}'), 'application/json; charset=utf-8').kind,
+    'X',
+  );
+});
+
+test('a DeleteOptions body that is not an object is a 400', () => {
+  const q = new URLSearchParams();
+  assert.throws(() => decodeDeleteOptions(q, Buffer.from('[1]')), { code: 400 });
+  assert.deepEqual(decodeDeleteOptions(q, Buffer.from('null')), {});
+  assert.deepEqual(decodeDeleteOptions(q, Buffer.from('{"propagationPolicy":"Orphan"}')), {
+    propagationPolicy: 'Orphan',
+  });
+});
+
+test('integer query parameters are parsed as the parameter codec does', () => {
+  const q = new URLSearchParams('limit=500&timeoutSeconds=abc&x=1.5');
+  assert.equal(int64Param(q, 'limit'), 500);
+  assert.equal(int64Param(q, 'missing'), undefined);
+  assert.throws(() => int64Param(q, 'timeoutSeconds'), {
+    code: 400,
+    message: 'strconv.ParseInt: parsing "abc": invalid syntax',
+  });
+  assert.throws(() => int64Param(q, 'x'), { code: 400 });
+});
