@@ -8,7 +8,7 @@
  * the array of its fields' values (by FieldInfo.index); a map is a Map; []byte is a Uint8Array;
  * a Time is `{ s: seconds, n: nanos }`; a Quantity is its string.
  */
-import type { Shape, StructInfo } from './apigraph';
+import type { FieldInfo, Shape, StructInfo } from './apigraph';
 
 export type GoValue = unknown;
 export type GoStructValue = GoValue[];
@@ -37,8 +37,66 @@ export function field(t: StructInfo, goName: string): number {
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$/;
 
+/** Days from 1970-01-01 to a date of the proleptic Gregorian calendar (H. Hinnant's days_from_civil). */
+function daysFromCivil(y: number, m: number, d: number): number {
+  y -= m <= 2 ? 1 : 0;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/** The date of a day counted from 1970-01-01 (civil_from_days). */
+function civilFromDays(z: number): [number, number, number] {
+  z += 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365,
+  );
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp + (mp < 10 ? 3 : -9);
+  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d];
+}
+
+function digits(s: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
+/**
+ * The form the apiserver writes every Time in (`2006-01-02T15:04:05Z`), read without a regex or a
+ * Date: most times a client sends are this; anything else (fractions, offsets, out-of-range
+ * fields) returns undefined and takes the general path.
+ */
+function parseUtcSeconds(s: string): GoTime | undefined {
+  if (s.length !== 20 || s[4] !== '-' || s[7] !== '-' || s[13] !== ':' || s[16] !== ':')
+    return undefined;
+  if ((s[10] !== 'T' && s[10] !== 't') || (s[19] !== 'Z' && s[19] !== 'z')) return undefined;
+  const y = digits(s, 0, 4);
+  const mo = digits(s, 5, 7);
+  const d = digits(s, 8, 10);
+  const h = digits(s, 11, 13);
+  const mi = digits(s, 14, 16);
+  const sec = digits(s, 17, 19);
+  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 28 || h < 0 || h > 23 || mi < 0 || mi > 59)
+    return undefined;
+  if (sec < 0 || sec > 59) return undefined;
+  return { s: daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec, n: 0 };
+}
+
 /** time.Parse(RFC3339) as metav1.Time's UnmarshalJSON does it: seconds since the epoch, nanos. */
 export function parseGoTime(s: string): GoTime {
+  const fast = parseUtcSeconds(s);
+  if (fast) return fast;
   const m = RFC3339.exec(s);
   if (!m)
     throw new Error(
@@ -59,6 +117,22 @@ export function parseGoTime(s: string): GoTime {
 
 /** metav1.Time's MarshalJSON (seconds) or MicroTime's (microseconds), in UTC. */
 export function formatGoTime(t: GoTime, micro: boolean): string {
+  const days = Math.floor(t.s / 86400);
+  const [y, mo, d] = civilFromDays(days);
+  if (y >= 0 && y <= 9999 && Number.isInteger(t.s)) {
+    const rest = t.s - days * 86400;
+    const date = `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}T${pad(Math.floor(rest / 3600), 2)}:${pad(Math.floor(rest / 60) % 60, 2)}:${pad(rest % 60, 2)}`;
+    return micro ? `${date}.${pad(Math.floor(t.n / 1000), 6)}Z` : `${date}Z`;
+  }
+  return formatDate(t, micro);
+}
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, '0');
+}
+
+/** formatGoTime through Date, for the years the fast path leaves out. */
+function formatDate(t: GoTime, micro: boolean): string {
   const d = new Date(t.s * 1000);
   const iso = d.toISOString().replace(/\.\d{3}Z$/, '');
   // toISOString writes years past 9999 with a sign; Go's marshaller refuses them.
@@ -77,64 +151,146 @@ function expect(cond: boolean, shape: Shape, j: unknown): void {
     );
 }
 
+/** json.Unmarshal of one decoded JSON value (not null) into a value of a shape. */
+type Converter = (j: unknown) => GoValue;
+
+const converters = new WeakMap<Shape, Converter>();
+
 /** json.Unmarshal of a decoded JSON value into a value of `shape`. */
 export function fromJson(shape: Shape, j: unknown): GoValue {
   if (j === null || j === undefined) return undefined;
+  return converterOf(shape)(j);
+}
+
+/** A shape's converter, compiled once (a struct's on first use: types refer to themselves). */
+function converterOf(shape: Shape): Converter {
+  let c = converters.get(shape);
+  if (!c) {
+    c = compileConverter(shape);
+    converters.set(shape, c);
+  }
+  return c;
+}
+
+function compileConverter(shape: Shape): Converter {
   switch (shape.k) {
     case 'scalar':
-      if (shape.s === 'string') {
-        expect(typeof j === 'string', shape, j);
-        return j === '' ? undefined : j;
-      }
-      if (shape.s === 'bool') {
-        expect(typeof j === 'boolean', shape, j);
-        return j || undefined;
-      }
-      expect(typeof j === 'number', shape, j);
-      return j === 0 ? undefined : j;
+      if (shape.s === 'string')
+        return (j) => {
+          expect(typeof j === 'string', shape, j);
+          return j === '' ? undefined : j;
+        };
+      if (shape.s === 'bool')
+        return (j) => {
+          expect(typeof j === 'boolean', shape, j);
+          return j || undefined;
+        };
+      return (j) => {
+        expect(typeof j === 'number', shape, j);
+        return j === 0 ? undefined : j;
+      };
     case 'bytes':
-      expect(typeof j === 'string', shape, j);
-      return new Uint8Array(Buffer.from(j as string, 'base64'));
+      return (j) => {
+        expect(typeof j === 'string', shape, j);
+        return new Uint8Array(Buffer.from(j as string, 'base64'));
+      };
     case 'any':
-      return j;
+      return (j) => j;
     case 'ptr': {
-      const v = fromJson(shape.elem, j);
-      return { p: v } satisfies GoPointer;
+      const elem = shape.elem;
+      return (j) => ({ p: fromJson(elem, j) }) satisfies GoPointer;
     }
-    case 'slice':
-      expect(Array.isArray(j), shape, j);
-      return (j as unknown[]).map((x) => fromJson(shape.elem, x));
+    case 'slice': {
+      const elem = shape.elem;
+      return (j) => {
+        expect(Array.isArray(j), shape, j);
+        return (j as unknown[]).map((x) => fromJson(elem, x));
+      };
+    }
     case 'map': {
-      expect(typeof j === 'object' && !Array.isArray(j), shape, j);
-      const m = new Map<string, GoValue>();
-      for (const [k, v] of Object.entries(j as Json)) m.set(k, fromJson(shape.elem, v));
-      return m;
+      const elem = shape.elem;
+      return (j) => {
+        expect(typeof j === 'object' && !Array.isArray(j), shape, j);
+        const m = new Map<string, GoValue>();
+        for (const [k, v] of Object.entries(j as Json)) m.set(k, fromJson(elem, v));
+        return m;
+      };
     }
-    case 'struct':
-      expect(typeof j === 'object' && !Array.isArray(j), shape, j);
-      return structFromJson(shape.t, j as Json);
+    case 'struct': {
+      const t = shape.t;
+      return (j) => {
+        expect(typeof j === 'object' && !Array.isArray(j), shape, j);
+        return structFromJson(t, j as Json);
+      };
+    }
     case 'special':
-      return specialFromJson(shape, j);
+      return (j) => specialFromJson(shape, j);
   }
+}
+
+/** Sets one field (found by its JSON name) of a struct value from its JSON. */
+type Setter = (vals: GoStructValue, j: unknown) => void;
+
+/** How a struct reads a JSON object: a setter per JSON name, and its inlined structs' values. */
+interface JsonReadPlan {
+  setters: Map<string, Setter>;
+  /** The inlined structs, whose values exist even when none of their fields is in the JSON. */
+  inline: Array<{ index: number; ptr: boolean }>;
+}
+
+const readPlans = new WeakMap<StructInfo, JsonReadPlan>();
+
+function readPlanOf(t: StructInfo): JsonReadPlan {
+  let plan = readPlans.get(t);
+  if (plan) return plan;
+  plan = { setters: new Map(), inline: [] };
+  readPlans.set(t, plan);
+  for (const f of t.fields) {
+    if (f.inline || f.json === '-') continue;
+    const i = f.index;
+    const shape = f.shape;
+    // encoding/json: a field of the outer struct wins over an inlined one of the same name.
+    plan.setters.set(f.json, (vals, j) => {
+      if (j !== null) vals[i] = converterOf(shape)(j);
+    });
+  }
+  for (const f of t.fields) {
+    const ptr = f.shape.k === 'ptr';
+    const inner = ptr ? (f.shape as { elem: Shape }).elem : f.shape;
+    if (!f.inline || inner.k !== 'struct') continue;
+    const i = f.index;
+    plan.inline.push({ index: i, ptr });
+    for (const [name, set] of readPlanOf(inner.t).setters) {
+      if (plan.setters.has(name)) continue;
+      plan.setters.set(name, (vals, j) => {
+        const v = vals[i];
+        set((ptr ? (v as GoPointer).p : v) as GoStructValue, j);
+      });
+    }
+  }
+  return plan;
 }
 
 /** The fields of `t` from a JSON object; inlined structs read the same object. */
 export function structFromJson(t: StructInfo, obj: Json): GoStructValue {
+  const plan = readPlanOf(t);
   const vals: GoStructValue = [];
-  for (const f of t.fields) {
-    if (f.inline) {
-      const inner = f.shape.k === 'ptr' ? f.shape.elem : f.shape;
-      if (inner.k === 'struct') {
-        const v = structFromJson(inner.t, obj);
-        vals[f.index] = f.shape.k === 'ptr' ? { p: v } : v;
-      }
-      continue;
-    }
-    if (f.json === '-') continue;
-    const j = obj[f.json];
-    if (j !== undefined) vals[f.index] = fromJson(f.shape, j);
+  for (const { index, ptr } of plan.inline) {
+    const v = structFromJson(inlineStruct(t, index), {});
+    vals[index] = ptr ? { p: v } : v;
+  }
+  for (const k in obj) {
+    const set = plan.setters.get(k);
+    if (set === undefined) continue;
+    const j = obj[k];
+    if (j !== undefined) set(vals, j);
   }
   return vals;
+}
+
+function inlineStruct(t: StructInfo, index: number): StructInfo {
+  const shape = t.fields[index].shape;
+  return ((shape.k === 'ptr' ? shape.elem : shape) as { t: StructInfo }).t;
 }
 
 function rawOf(j: unknown): Uint8Array {
@@ -197,20 +353,6 @@ function specialFromJson(shape: Extract<Shape, { k: 'special' }>, j: unknown): G
 
 // ---- Go → JSON --------------------------------------------------------------------------------
 
-/** encoding/json's isEmptyValue, which omitempty asks: structs are never empty. */
-function isEmpty(shape: Shape, v: GoValue): boolean {
-  if (v === undefined) return shape.k !== 'struct' && shape.k !== 'special';
-  switch (shape.k) {
-    case 'bytes':
-    case 'slice':
-      return (v as ArrayLike<unknown>).length === 0;
-    case 'map':
-      return (v as Map<string, GoValue>).size === 0;
-    default:
-      return false;
-  }
-}
-
 /** What omitzero asks: the type's IsZero method if it has one, else the zero value. */
 function isZero(shape: Shape, v: GoValue): boolean {
   if (v === undefined) return true;
@@ -225,50 +367,122 @@ function zeroScalar(shape: Extract<Shape, { k: 'scalar' }>): unknown {
   return shape.s === 'string' ? '' : shape.s === 'bool' ? false : 0;
 }
 
+/** json.Marshal of a Go value of a shape. */
+type Encoder = (v: GoValue) => unknown;
+
+const encoders = new WeakMap<Shape, Encoder>();
+
 /** json.Marshal of a Go value of `shape`. */
 export function toJson(shape: Shape, v: GoValue): unknown {
-  switch (shape.k) {
-    case 'scalar':
-      return v === undefined ? zeroScalar(shape) : v;
-    case 'bytes':
-      return v === undefined ? null : Buffer.from(v as Uint8Array).toString('base64');
-    case 'any':
-      return v ?? null;
-    case 'ptr':
-      return v === undefined ? null : toJson(shape.elem, (v as GoPointer).p);
-    case 'slice':
-      return v === undefined ? null : (v as GoValue[]).map((x) => toJson(shape.elem, x));
-    case 'map': {
-      if (v === undefined) return null;
-      const m = v as Map<string, GoValue>;
-      const out: Json = {};
-      for (const k of [...m.keys()].sort()) out[k] = toJson(shape.elem, m.get(k));
-      return out;
-    }
-    case 'struct':
-      return structToJson(shape.t, (v as GoStructValue | undefined) ?? [], {});
-    case 'special':
-      return specialToJson(shape, v);
+  return encoderOf(shape)(v);
+}
+
+function encoderOf(shape: Shape): Encoder {
+  let e = encoders.get(shape);
+  if (!e) {
+    e = compileEncoder(shape);
+    encoders.set(shape, e);
   }
+  return e;
+}
+
+function compileEncoder(shape: Shape): Encoder {
+  switch (shape.k) {
+    case 'scalar': {
+      const zero = zeroScalar(shape);
+      return (v) => (v === undefined ? zero : v);
+    }
+    case 'bytes':
+      return (v) => (v === undefined ? null : Buffer.from(v as Uint8Array).toString('base64'));
+    case 'any':
+      return (v) => v ?? null;
+    case 'ptr': {
+      const elem = shape.elem;
+      return (v) => (v === undefined ? null : toJson(elem, (v as GoPointer).p));
+    }
+    case 'slice': {
+      const elem = shape.elem;
+      return (v) => (v === undefined ? null : (v as GoValue[]).map((x) => toJson(elem, x)));
+    }
+    case 'map': {
+      const elem = shape.elem;
+      return (v) => {
+        if (v === undefined) return null;
+        const m = v as Map<string, GoValue>;
+        const out: Json = {};
+        for (const k of [...m.keys()].sort()) out[k] = toJson(elem, m.get(k));
+        return out;
+      };
+    }
+    case 'struct': {
+      const t = shape.t;
+      return (v) => structToJson(t, (v as GoStructValue | undefined) ?? [], {});
+    }
+    case 'special':
+      return (v) => specialToJson(shape, v);
+  }
+}
+
+/** Writes one field of a struct value into its JSON object, or leaves it out. */
+type Emitter = (vals: GoStructValue, out: Json) => void;
+
+const writePlans = new WeakMap<StructInfo, Emitter[]>();
+
+/** encoding/json's isEmptyValue for values of one shape, which omitempty asks. */
+function emptyTest(shape: Shape): (v: GoValue) => boolean {
+  switch (shape.k) {
+    case 'struct':
+    case 'special':
+      return () => false;
+    case 'bytes':
+    case 'slice':
+      return (v) => v === undefined || (v as ArrayLike<unknown>).length === 0;
+    case 'map':
+      return (v) => v === undefined || (v as Map<string, GoValue>).size === 0;
+    default:
+      return (v) => v === undefined;
+  }
+}
+
+function emitter(f: FieldInfo): Emitter | undefined {
+  const i = f.index;
+  const shape = f.shape;
+  if (f.inline) {
+    if (shape.k === 'struct') {
+      const t = shape.t;
+      return (vals, out) => void structToJson(t, (vals[i] as GoStructValue | undefined) ?? [], out);
+    }
+    if (shape.k === 'ptr' && shape.elem.k === 'struct') {
+      const t = shape.elem.t;
+      return (vals, out) => {
+        const v = vals[i];
+        if (v !== undefined)
+          structToJson(t, ((v as GoPointer).p as GoStructValue | undefined) ?? [], out);
+      };
+    }
+    return undefined;
+  }
+  if (f.json === '-') return undefined;
+  const name = f.json;
+  const empty = f.omitEmpty ? emptyTest(shape) : undefined;
+  const zero = f.omitZero;
+  return (vals, out) => {
+    const v = vals[i];
+    if (empty?.(v)) return;
+    if (zero && isZero(shape, v)) return;
+    // encoding/json: a field of the outer struct wins over an inlined one of the same name.
+    out[name] = encoderOf(shape)(v);
+  };
 }
 
 /** The JSON object of a struct value, into `out` (inlined structs write their fields there). */
 export function structToJson(t: StructInfo, vals: GoStructValue, out: Json): Json {
-  for (const f of t.fields) {
-    const v = vals[f.index];
-    if (f.inline) {
-      if (f.shape.k === 'struct')
-        structToJson(f.shape.t, (v as GoStructValue | undefined) ?? [], out);
-      else if (f.shape.k === 'ptr' && f.shape.elem.k === 'struct' && v !== undefined)
-        structToJson(f.shape.elem.t, ((v as GoPointer).p as GoStructValue | undefined) ?? [], out);
-      continue;
-    }
-    if (f.json === '-') continue;
-    if (f.omitEmpty && isEmpty(f.shape, v)) continue;
-    if (f.omitZero && isZero(f.shape, v)) continue;
-    // encoding/json: a field of the outer struct wins over an inlined one of the same name.
-    out[f.json] = toJson(f.shape, v);
+  let plan = writePlans.get(t);
+  if (!plan) {
+    plan = t.fields.map(emitter).filter((e): e is Emitter => e !== undefined);
+    writePlans.set(t, plan);
   }
+  for (let k = 0; k < plan.length; k++) plan[k](vals, out);
   return out;
 }
 

@@ -13,7 +13,7 @@ import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { kindStruct } from './apigraph';
 import { newBadRequest, newUnsupportedMediaType } from '../apimachinery/errors';
 import { structFromJson, structToJson } from './govalue';
-import { encodeStruct, readStruct } from './protowire';
+import { readStruct, writeStruct } from './protowire';
 
 type Json = Record<string, unknown>;
 
@@ -66,7 +66,7 @@ export function decodeProtobufObject(body: Uint8Array): Json {
   const t = kindStruct(apiVersion, kind);
   if (!t) throw newUnsupportedMediaType(`${PROTOBUF} (for ${apiVersion}/${kind})`);
   try {
-    return { kind, apiVersion, ...structToJson(t, readStruct(env.raw, t), {}) };
+    return structToJson(t, readStruct(env.raw, t), { kind, apiVersion });
   } catch (err) {
     // The decoder's error, wrapped as the create and update handlers' transformDecodeError does.
     const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
@@ -86,13 +86,16 @@ export function hasProtobuf(obj: unknown): boolean {
   );
 }
 
-function writeEnvelope(w: BinaryWriter, apiVersion: string, kind: string, raw: Uint8Array): void {
+/** The envelope, the object's bytes written in place as its `raw` (no copy of them). */
+function writeEnvelope(w: BinaryWriter, apiVersion: string, kind: string, raw: () => void): void {
   w.raw(MAGIC);
   w.tag(1, WireType.LengthDelimited).fork();
   w.tag(1, WireType.LengthDelimited).string(apiVersion);
   w.tag(2, WireType.LengthDelimited).string(kind);
   w.join();
-  w.tag(2, WireType.LengthDelimited).bytes(raw);
+  w.tag(2, WireType.LengthDelimited).fork();
+  raw();
+  w.join();
   w.tag(3, WireType.LengthDelimited).string('');
   w.tag(4, WireType.LengthDelimited).string('');
 }
@@ -107,7 +110,8 @@ export function encodeProtobufObject(obj: Json): Uint8Array {
   const t = kindStruct(apiVersion, kind);
   if (!t) throw new Error(`no protobuf encoding for ${apiVersion}/${kind}`);
   const w = new BinaryWriter();
-  writeEnvelope(w, apiVersion, kind, encodeStruct(t, structFromJson(t, obj)));
+  const vals = structFromJson(t, obj);
+  writeEnvelope(w, apiVersion, kind, () => writeStruct(w, t, vals));
   return w.finish();
 }
 

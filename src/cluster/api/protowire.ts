@@ -7,14 +7,19 @@
  *
  * Decoding refuses what the graph does not describe (an unknown field number, a wrong wire
  * type): nothing on the wire is dropped in silence.
+ *
+ * Each struct's fields are compiled once, on first use, into small closures that know their tag,
+ * wire type and shape (what gogo's generated code knows at compile time), so the per-field work is
+ * a call rather than a walk of the shape; nested messages are read in place by narrowing the
+ * reader's end (`len`), not through a new reader per message.
  */
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
-import type { FieldInfo, Shape, StructInfo } from './apigraph';
+import type { FieldInfo, Shape, StructInfo, WireKind } from './apigraph';
 import { wireKind } from './apigraph';
 import type { GoPointer, GoStructValue, GoTime, GoValue } from './govalue';
 import { GoValueError } from './govalue';
 
-const WIRE: Record<ReturnType<typeof wireKind>, WireType> = {
+const WIRE: Record<WireKind, WireType> = {
   varint: WireType.Varint,
   fixed64: WireType.Bit64,
   fixed32: WireType.Bit32,
@@ -23,124 +28,172 @@ const WIRE: Record<ReturnType<typeof wireKind>, WireType> = {
 
 // ---- encode ------------------------------------------------------------------------------------
 
-function writeScalar(w: BinaryWriter, shape: Extract<Shape, { k: 'scalar' }>, v: GoValue): void {
+/** Writes one value of a shape, without its tag. */
+type ValueWriter = (w: BinaryWriter, v: GoValue) => void;
+/** Writes one field of a struct value, tag included, or nothing when gogo would skip it. */
+type FieldWriter = (w: BinaryWriter, vals: GoStructValue) => void;
+
+function tagOf(no: number, shape: Shape): number {
+  return ((no << 3) | WIRE[wireKind(shape)]) >>> 0;
+}
+
+function scalarWriter(shape: Extract<Shape, { k: 'scalar' }>): ValueWriter {
   switch (shape.s) {
     case 'string':
-      w.string((v as string | undefined) ?? '');
-      return;
+      return (w, v) => w.string((v as string | undefined) ?? '');
     case 'bool':
-      w.bool(v === true);
-      return;
+      return (w, v) => w.bool(v === true);
     case 'float64':
-      w.double((v as number | undefined) ?? 0);
-      return;
+      return (w, v) => w.double((v as number | undefined) ?? 0);
     case 'float32':
-      w.float((v as number | undefined) ?? 0);
-      return;
+      return (w, v) => w.float((v as number | undefined) ?? 0);
     case 'uint64':
     case 'uint':
-      w.uint64(Math.trunc((v as number | undefined) ?? 0));
-      return;
+      return (w, v) => w.uint64(Math.trunc((v as number | undefined) ?? 0));
     case 'uint8':
     case 'uint16':
     case 'uint32':
-      w.uint32((v as number | undefined) ?? 0);
-      return;
+      return (w, v) => w.uint32((v as number | undefined) ?? 0);
     default:
       // int32 too: Go casts it to uint64, so a negative one takes ten bytes, as int64 does.
-      w.int64(Math.trunc((v as number | undefined) ?? 0));
+      return (w, v) => w.int64(Math.trunc((v as number | undefined) ?? 0));
   }
 }
 
-/** Writes one occurrence of field `no` holding `v` (a repeated field calls this per element). */
-function writeOne(w: BinaryWriter, no: number, shape: Shape, v: GoValue): void {
-  const s = shape.k === 'ptr' ? shape.elem : shape;
-  const val = shape.k === 'ptr' ? (v as GoPointer).p : v;
-  w.tag(no, WIRE[wireKind(s)]);
-  switch (s.k) {
-    case 'scalar':
-      writeScalar(w, s, val);
-      return;
-    case 'bytes':
-      w.bytes((val as Uint8Array | undefined) ?? new Uint8Array());
-      return;
-    case 'slice': // a named slice: a message of `repeated items = 1`
-      w.fork();
-      for (const x of (val as GoValue[] | undefined) ?? []) writeOne(w, 1, s.elem, x);
-      w.join();
-      return;
-    case 'struct':
-      w.fork();
-      writeStruct(w, s.t, (val as GoStructValue | undefined) ?? []);
-      w.join();
-      return;
-    case 'special':
-      w.fork();
-      writeSpecial(w, s, val);
-      w.join();
-      return;
-    default:
-      throw new GoValueError(`${s.name} cannot be written as protobuf`);
+const EMPTY_BYTES = new Uint8Array();
+
+/** A struct's field writers, compiled when first written (types refer to themselves). */
+const structWriters = new WeakMap<StructInfo, FieldWriter[]>();
+
+function writersOf(t: StructInfo): FieldWriter[] {
+  let ws = structWriters.get(t);
+  if (!ws) {
+    ws = t.wireOrder.map(fieldWriter);
+    structWriters.set(t, ws);
   }
+  return ws;
 }
 
-function writeSpecial(w: BinaryWriter, s: Extract<Shape, { k: 'special' }>, v: GoValue): void {
+function messageWriter(t: StructInfo): ValueWriter {
+  let ws: FieldWriter[] | undefined;
+  return (w, v) => {
+    w.fork();
+    writeFields(w, (ws ??= writersOf(t)), (v as GoStructValue | undefined) ?? []);
+    w.join();
+  };
+}
+
+function specialWriter(s: Extract<Shape, { k: 'special' }>): ValueWriter {
   switch (s.s) {
     case 'time':
     case 'microtime': {
+      const micro = s.s === 'microtime';
       // A zero time is an empty message (Time.MarshalToSizedBuffer); Time drops the nanoseconds.
-      if (v === undefined) return;
-      const t = v as GoTime;
-      w.tag(1, WireType.Varint).int64(t.s);
-      w.tag(2, WireType.Varint).int32(s.s === 'microtime' ? t.n : 0);
-      return;
+      return (w, v) => {
+        w.fork();
+        if (v !== undefined) {
+          const t = v as GoTime;
+          w.tag(1, WireType.Varint).int64(t.s);
+          w.tag(2, WireType.Varint).int32(micro ? t.n : 0);
+        }
+        w.join();
+      };
     }
     case 'quantity':
-      w.tag(1, WireType.LengthDelimited).string((v as string | undefined) ?? '0');
-      return;
+      return (w, v) => {
+        w.fork();
+        w.tag(1, WireType.LengthDelimited).string((v as string | undefined) ?? '0');
+        w.join();
+      };
     default:
-      writeStruct(w, s.t, (v as GoStructValue | undefined) ?? []);
+      return messageWriter(s.t);
   }
 }
 
-/** Whether a field is written at all: gogo skips nil pointers, nil []byte and nil named slices. */
-function present(f: FieldInfo, v: GoValue): boolean {
-  switch (f.shape.k) {
-    case 'ptr':
+/** The value writer of a shape (a pointer's element is written as the element). */
+function valueWriter(shape: Shape): ValueWriter {
+  switch (shape.k) {
+    case 'ptr': {
+      const elem = valueWriter(shape.elem);
+      return (w, v) => elem(w, (v as GoPointer).p);
+    }
+    case 'scalar':
+      return scalarWriter(shape);
     case 'bytes':
-      return v !== undefined;
-    case 'slice':
-      return !f.shape.wrapped || v !== undefined;
+      return (w, v) => w.bytes((v as Uint8Array | undefined) ?? EMPTY_BYTES);
+    case 'slice': {
+      // A named slice: a message of `repeated items = 1`.
+      const item = taggedWriter(1, shape.elem);
+      return (w, v) => {
+        w.fork();
+        for (const x of (v as GoValue[] | undefined) ?? []) item(w, x);
+        w.join();
+      };
+    }
+    case 'struct':
+      return messageWriter(shape.t);
+    case 'special':
+      return specialWriter(shape);
     default:
-      return true;
+      return () => {
+        throw new GoValueError(`${shape.name} cannot be written as protobuf`);
+      };
   }
+}
+
+/** Writes field `no` holding one value (a repeated field calls this per element). */
+function taggedWriter(no: number, shape: Shape): ValueWriter {
+  const tag = tagOf(no, shape);
+  const value = valueWriter(shape);
+  return (w, v) => value(w.uint32(tag), v);
+}
+
+function fieldWriter(f: FieldInfo): FieldWriter {
+  const i = f.index;
+  const shape = f.shape;
+  const no = f.number!;
+  if (shape.k === 'slice' && !shape.wrapped) {
+    const item = taggedWriter(no, shape.elem);
+    const skipNil = shape.elem.k === 'ptr';
+    return (w, vals) => {
+      const list = vals[i] as GoValue[] | undefined;
+      if (!list) return;
+      for (const x of list) if (!(skipNil && x === undefined)) item(w, x);
+    };
+  }
+  if (shape.k === 'map') {
+    const entryTag = tagOf(no, shape);
+    const value = taggedWriter(2, shape.elem);
+    const nilBytes = shape.elem.k === 'bytes';
+    return (w, vals) => {
+      const m = vals[i] as Map<string, GoValue> | undefined;
+      if (!m) return;
+      for (const k of [...m.keys()].sort()) {
+        const x = m.get(k);
+        w.uint32(entryTag).fork();
+        w.tag(1, WireType.LengthDelimited).string(k);
+        // A nil []byte value is left out of its entry, as the generated code does.
+        if (!(nilBytes && x === undefined)) value(w, x);
+        w.join();
+      }
+    };
+  }
+  const one = taggedWriter(no, shape);
+  // gogo skips nil pointers, nil []byte and nil named slices; everything else is always written.
+  if (shape.k === 'ptr' || shape.k === 'bytes' || shape.k === 'slice')
+    return (w, vals) => {
+      const v = vals[i];
+      if (v !== undefined) one(w, v);
+    };
+  return (w, vals) => one(w, vals[i]);
+}
+
+function writeFields(w: BinaryWriter, ws: FieldWriter[], vals: GoStructValue): void {
+  for (let k = 0; k < ws.length; k++) ws[k](w, vals);
 }
 
 export function writeStruct(w: BinaryWriter, t: StructInfo, vals: GoStructValue): void {
-  for (const f of t.wireOrder) {
-    const v = vals[f.index];
-    if (!present(f, v)) continue;
-    const no = f.number!;
-    const shape = f.shape;
-    if (shape.k === 'slice' && !shape.wrapped) {
-      for (const x of (v as GoValue[] | undefined) ?? []) {
-        if (shape.elem.k === 'ptr' && x === undefined) continue;
-        writeOne(w, no, shape.elem, x);
-      }
-    } else if (shape.k === 'map') {
-      const m = (v as Map<string, GoValue> | undefined) ?? new Map<string, GoValue>();
-      for (const k of [...m.keys()].sort()) {
-        const x = m.get(k);
-        w.tag(no, WireType.LengthDelimited).fork();
-        w.tag(1, WireType.LengthDelimited).string(k);
-        // A nil []byte value is left out of its entry, as the generated code does.
-        if (!(shape.elem.k === 'bytes' && x === undefined)) writeOne(w, 2, shape.elem, x);
-        w.join();
-      }
-    } else {
-      writeOne(w, no, shape, v);
-    }
-  }
+  writeFields(w, writersOf(t), vals);
 }
 
 /** A struct value's protobuf (the object's bytes, without the envelope). */
@@ -155,175 +208,281 @@ export function encodeStruct(t: StructInfo, vals: GoStructValue): Uint8Array {
 /** A body the graph does not describe: the 400's message. */
 export class ProtoDecodeError extends Error {}
 
-function toNumber(v: bigint | string): number {
-  return Number(v);
-}
+/** Reads one value of a shape whose tag (of wire type `wire`) was just read. */
+type ValueReader = (r: BinaryReader, wire: number) => GoValue;
+/** Reads one occurrence of a struct's field into the struct's value. */
+type FieldReader = (r: BinaryReader, wire: number, vals: GoStructValue) => void;
 
-function readScalar(r: BinaryReader, s: Extract<Shape, { k: 'scalar' }>): GoValue {
-  let v: unknown;
-  switch (s.s) {
-    case 'string':
-      v = r.string();
-      break;
-    case 'bool':
-      v = r.bool();
-      break;
-    case 'float64':
-      v = r.double();
-      break;
-    case 'float32':
-      v = r.float();
-      break;
-    case 'int32':
-    case 'int16':
-    case 'int8':
-      v = r.int32();
-      break;
-    case 'uint8':
-    case 'uint16':
-    case 'uint32':
-      v = r.uint32();
-      break;
-    case 'uint64':
-    case 'uint':
-      v = toNumber(r.uint64());
-      break;
-    default:
-      v = toNumber(r.int64());
-  }
+function zeroToUndefined(v: unknown): GoValue {
   return v === '' || v === 0 || v === false ? undefined : v;
 }
 
+/** A scalar, its zero value as undefined (the Go value's convention). */
+function scalarReader(s: Extract<Shape, { k: 'scalar' }>): (r: BinaryReader) => GoValue {
+  switch (s.s) {
+    case 'string':
+      return (r) => zeroToUndefined(r.string());
+    case 'bool':
+      return (r) => zeroToUndefined(r.bool());
+    case 'float64':
+      return (r) => zeroToUndefined(r.double());
+    case 'float32':
+      return (r) => zeroToUndefined(r.float());
+    case 'int32':
+    case 'int16':
+    case 'int8':
+      return (r) => zeroToUndefined(r.int32());
+    case 'uint8':
+    case 'uint16':
+    case 'uint32':
+      return (r) => zeroToUndefined(r.uint32());
+    case 'uint64':
+    case 'uint':
+      return (r) => zeroToUndefined(Number(r.uint64()));
+    default:
+      return (r) => zeroToUndefined(Number(r.int64()));
+  }
+}
+
 /** Where a value is, for an error only: the struct and field, and what inside it (`.key`). */
-interface Where {
-  t: StructInfo;
-  f: FieldInfo;
-  inner?: string;
+function named(t: StructInfo, f: FieldInfo, inner = ''): string {
+  return `${t.name.slice(t.name.lastIndexOf('.') + 1)}.${f.goName}${inner}`;
 }
 
-function named(w: Where): string {
-  return `${w.t.name.slice(w.t.name.lastIndexOf('.') + 1)}.${w.f.goName}${w.inner ?? ''}`;
+/**
+ * What BinaryReader keeps as plain fields though its typings hide them: its buffer and its end.
+ * Narrowing `len` reads a nested message in place, with the reader's own bounds checks, instead of
+ * allocating a reader (and a DataView) per message. Checked once: a release of the library that
+ * keeps them elsewhere gets a reader per message, as its API intends.
+ */
+interface ReaderFields {
+  buf: Uint8Array;
+  len: number;
 }
 
-function readOne(r: BinaryReader, shape: Shape, wire: WireType, where: Where): GoValue {
+const inPlace = (() => {
+  const probe = new BinaryReader(new Uint8Array([8, 1])) as unknown as Partial<ReaderFields>;
+  return probe.buf instanceof Uint8Array && probe.len === 2;
+})();
+
+/**
+ * Reads a length-delimited message: `body` reads from the message's start to its end (the
+ * reader's `len` while it runs). The end is checked as BinaryReader.bytes() checks it.
+ */
+function inMessage<T>(r: BinaryReader, body: (r: BinaryReader) => T): T {
+  if (!inPlace) return body(new BinaryReader(r.bytes()));
+  const fields = r as unknown as ReaderFields;
+  const size = r.uint32();
+  const end = r.pos + size;
+  const outer = fields.len;
+  if (end > outer) throw new RangeError('premature EOF');
+  fields.len = end;
+  const v = body(r);
+  fields.len = outer;
+  r.pos = end;
+  return v;
+}
+
+/** A tag read with BinaryReader.tag()'s checks, without the pair it allocates. */
+function readTag(r: BinaryReader): number {
+  if (!inPlace) {
+    const [no, wire] = r.tag();
+    return ((no << 3) | wire) >>> 0;
+  }
+  const start = r.pos;
+  const tag = r.uint32();
+  const read = r.pos - start;
+  if (read > 5 || (read === 5 && (r as unknown as ReaderFields).buf[r.pos - 1] > 0x0f))
+    throw new Error('illegal tag: varint overflows uint32');
+  if (tag >>> 3 <= 0 || (tag & 7) > 5)
+    throw new Error(`illegal tag: field no ${tag >>> 3} wire type ${tag & 7}`);
+  return tag;
+}
+
+const structReaders = new WeakMap<StructInfo, FieldReader[]>();
+
+function readersOf(t: StructInfo): FieldReader[] {
+  let rs = structReaders.get(t);
+  if (!rs) {
+    rs = [];
+    for (const f of t.wireOrder) rs[f.number!] = fieldReader(t, f);
+    structReaders.set(t, rs);
+  }
+  return rs;
+}
+
+function readFields(r: BinaryReader, t: StructInfo, rs: FieldReader[]): GoStructValue {
+  const vals: GoStructValue = [];
+  while (r.pos < r.len) {
+    const tag = readTag(r);
+    const no = tag >>> 3;
+    const fr = rs[no];
+    if (!fr) throw new ProtoDecodeError(`proto: unknown field number ${no} in ${t.name}`);
+    fr(r, tag & 7, vals);
+  }
+  return vals;
+}
+
+function messageReader(t: StructInfo): (r: BinaryReader) => GoStructValue {
+  let rs: FieldReader[] | undefined;
+  return (r) => inMessage(r, (m) => readFields(m, t, (rs ??= readersOf(t))));
+}
+
+function specialReader(s: Extract<Shape, { k: 'special' }>): (r: BinaryReader) => GoValue {
+  switch (s.s) {
+    case 'time':
+    case 'microtime': {
+      const micro = s.s === 'microtime';
+      return (r) =>
+        inMessage(r, (m) => {
+          // An empty message is the zero time (Time.Unmarshal); MicroTime keeps microseconds.
+          if (m.pos === m.len) return undefined;
+          const t: GoTime = { s: 0, n: 0 };
+          while (m.pos < m.len) {
+            const tag = readTag(m);
+            if (tag === ((1 << 3) | WireType.Varint)) t.s = Number(m.int64());
+            else if (tag === ((2 << 3) | WireType.Varint)) t.n = m.int32();
+            else
+              throw new ProtoDecodeError(
+                `proto: unknown field number ${tag >>> 3} in v1.Timestamp`,
+              );
+          }
+          t.n = micro ? Math.floor(t.n / 1000) * 1000 : 0;
+          return t;
+        });
+    }
+    case 'quantity':
+      return (r) =>
+        inMessage(r, (m) => {
+          let q = '';
+          while (m.pos < m.len) {
+            const tag = readTag(m);
+            if (tag !== ((1 << 3) | WireType.LengthDelimited))
+              throw new ProtoDecodeError(
+                `proto: unknown field number ${tag >>> 3} in resource.Quantity`,
+              );
+            q = m.string();
+          }
+          return q === '' ? undefined : q;
+        });
+    default:
+      return messageReader(s.t);
+  }
+}
+
+/**
+ * The reader of a shape's value, checking the wire type first; `where` names the field for the
+ * errors (built only when one is thrown).
+ */
+function valueReader(shape: Shape, where: () => string): ValueReader {
   if (shape.k === 'ptr') {
-    const p: GoPointer = { p: readOne(r, shape.elem, wire, where) };
-    return p;
+    const elem = valueReader(shape.elem, where);
+    return (r, wire) => ({ p: elem(r, wire) }) satisfies GoPointer;
   }
   const want = WIRE[wireKind(shape)];
-  if (wire !== want)
-    throw new ProtoDecodeError(`proto: wrong wireType = ${wire} for field ${named(where)}`);
+  const read = plainReader(shape, where);
+  return (r, wire) => {
+    if (wire !== want)
+      throw new ProtoDecodeError(`proto: wrong wireType = ${wire} for field ${where()}`);
+    return read(r);
+  };
+}
+
+function plainReader(shape: Shape, where: () => string): (r: BinaryReader) => GoValue {
   switch (shape.k) {
     case 'scalar':
-      return readScalar(r, shape);
+      return scalarReader(shape);
     case 'bytes':
-      return r.bytes().slice();
+      return (r) => r.bytes().slice();
     case 'slice': {
-      const items: GoValue[] = [];
-      const sub = new BinaryReader(r.bytes());
-      while (sub.pos < sub.len) {
-        const [no, w] = sub.tag();
-        if (no !== 1)
-          throw new ProtoDecodeError(`proto: unknown field number ${no} in ${shape.name}`);
-        readRepeated(sub, shape.elem, w, items, { ...where, inner: '.Items' });
-      }
-      return items;
+      const item = repeatedReader(shape.elem, () => `${where()}.Items`);
+      return (r) =>
+        inMessage(r, (m) => {
+          const items: GoValue[] = [];
+          while (m.pos < m.len) {
+            const tag = readTag(m);
+            if (tag >>> 3 !== 1)
+              throw new ProtoDecodeError(
+                `proto: unknown field number ${tag >>> 3} in ${shape.name}`,
+              );
+            item(m, tag & 7, items);
+          }
+          return items;
+        });
     }
     case 'struct':
-      return readStruct(r.bytes(), shape.t);
+      return messageReader(shape.t);
     case 'special':
-      return readSpecial(r.bytes(), shape);
+      return specialReader(shape);
     default:
-      throw new ProtoDecodeError(`${shape.name} is never on the wire (field ${named(where)})`);
+      return () => {
+        throw new ProtoDecodeError(`${shape.name} is never on the wire (field ${where()})`);
+      };
   }
 }
 
 /** One occurrence of a repeated field: one element, or several when packed. */
-function readRepeated(
-  r: BinaryReader,
+function repeatedReader(
   elem: Shape,
-  wire: WireType,
-  into: GoValue[],
-  where: Where,
-): void {
-  if (elem.k === 'scalar' && wire === WireType.LengthDelimited && WIRE[wireKind(elem)] !== wire) {
-    const sub = new BinaryReader(r.bytes());
-    while (sub.pos < sub.len) into.push(readScalar(sub, elem));
-    return;
+  where: () => string,
+): (r: BinaryReader, wire: number, into: GoValue[]) => void {
+  const one = valueReader(elem, where);
+  if (elem.k === 'scalar' && WIRE[wireKind(elem)] !== WireType.LengthDelimited) {
+    const scalar = scalarReader(elem);
+    return (r, wire, into) => {
+      if (wire !== WireType.LengthDelimited) into.push(one(r, wire));
+      else
+        inMessage(r, (m) => {
+          while (m.pos < m.len) into.push(scalar(m));
+        });
+    };
   }
-  into.push(readOne(r, elem, wire, where));
+  return (r, wire, into) => {
+    into.push(one(r, wire));
+  };
 }
 
-function readSpecial(bytes: Uint8Array, s: Extract<Shape, { k: 'special' }>): GoValue {
-  switch (s.s) {
-    case 'time':
-    case 'microtime': {
-      // An empty message is the zero time (Time.Unmarshal); MicroTime keeps microseconds.
-      if (bytes.length === 0) return undefined;
-      const r = new BinaryReader(bytes);
-      const t: GoTime = { s: 0, n: 0 };
-      while (r.pos < r.len) {
-        const [no, w] = r.tag();
-        if (no === 1 && w === WireType.Varint) t.s = toNumber(r.int64());
-        else if (no === 2 && w === WireType.Varint) t.n = r.int32();
-        else throw new ProtoDecodeError(`proto: unknown field number ${no} in v1.Timestamp`);
-      }
-      if (s.s === 'time') t.n = 0;
-      else t.n = Math.floor(t.n / 1000) * 1000;
-      return t;
-    }
-    case 'quantity': {
-      const r = new BinaryReader(bytes);
-      let q = '';
-      while (r.pos < r.len) {
-        const [no, w] = r.tag();
-        if (no !== 1 || w !== WireType.LengthDelimited)
-          throw new ProtoDecodeError(`proto: unknown field number ${no} in resource.Quantity`);
-        q = r.string();
-      }
-      return q === '' ? undefined : q;
-    }
-    default:
-      return readStruct(bytes, s.t);
+function fieldReader(t: StructInfo, f: FieldInfo): FieldReader {
+  const i = f.index;
+  const shape = f.shape;
+  const where = () => named(t, f);
+  if (shape.k === 'slice' && !shape.wrapped) {
+    const item = repeatedReader(shape.elem, where);
+    return (r, wire, vals) => {
+      const items = (vals[i] as GoValue[] | undefined) ?? (vals[i] = []);
+      item(r, wire, items as GoValue[]);
+    };
   }
+  if (shape.k === 'map') {
+    const key = valueReader(shape.key, () => named(t, f, '.key'));
+    const value = valueReader(shape.elem, () => named(t, f, '.value'));
+    return (r, wire, vals) => {
+      if (wire !== WireType.LengthDelimited)
+        throw new ProtoDecodeError(`proto: wrong wireType = ${wire} for field ${where()}`);
+      const m = (vals[i] as Map<string, GoValue> | undefined) ?? new Map<string, GoValue>();
+      inMessage(r, (e) => {
+        let k = '';
+        let v: GoValue;
+        while (e.pos < e.len) {
+          const tag = readTag(e);
+          const eno = tag >>> 3;
+          if (eno === 1) k = (key(e, tag & 7) as string | undefined) ?? '';
+          else if (eno === 2) v = value(e, tag & 7);
+          else
+            throw new ProtoDecodeError(`proto: unknown field number ${eno} in ${shape.name} entry`);
+        }
+        m.set(k, v);
+      });
+      vals[i] = m;
+    };
+  }
+  const one = valueReader(shape, where);
+  return (r, wire, vals) => {
+    vals[i] = one(r, wire);
+  };
 }
 
 /** A struct value from its protobuf bytes. */
 export function readStruct(bytes: Uint8Array, t: StructInfo): GoStructValue {
-  const r = new BinaryReader(bytes);
-  const vals: GoStructValue = [];
-  while (r.pos < r.len) {
-    const [no, wire] = r.tag();
-    const f = t.byNumber.get(no);
-    if (!f) throw new ProtoDecodeError(`proto: unknown field number ${no} in ${t.name}`);
-    // Named only for an error (building the name for every field would cost more than the field).
-    const where: Where = { t, f };
-    const shape = f.shape;
-    if (shape.k === 'slice' && !shape.wrapped) {
-      const items = (vals[f.index] as GoValue[] | undefined) ?? [];
-      readRepeated(r, shape.elem, wire, items, where);
-      vals[f.index] = items;
-    } else if (shape.k === 'map') {
-      if (wire !== WireType.LengthDelimited)
-        throw new ProtoDecodeError(`proto: wrong wireType = ${wire} for field ${named(where)}`);
-      const m = (vals[f.index] as Map<string, GoValue> | undefined) ?? new Map<string, GoValue>();
-      const entry = new BinaryReader(r.bytes());
-      let key = '';
-      let value: GoValue;
-      while (entry.pos < entry.len) {
-        const [eno, ewire] = entry.tag();
-        if (eno === 1)
-          key =
-            (readOne(entry, shape.key, ewire, { t, f, inner: '.key' }) as string | undefined) ?? '';
-        else if (eno === 2) value = readOne(entry, shape.elem, ewire, { t, f, inner: '.value' });
-        else
-          throw new ProtoDecodeError(`proto: unknown field number ${eno} in ${shape.name} entry`);
-      }
-      m.set(key, value);
-      vals[f.index] = m;
-    } else {
-      vals[f.index] = readOne(r, shape, wire, where);
-    }
-  }
-  return vals;
+  return readFields(new BinaryReader(bytes), t, readersOf(t));
 }
