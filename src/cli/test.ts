@@ -3,7 +3,8 @@
  * plane. A fresh cluster is served on loopback with a kubeconfig of its own (never the user's),
  * CMD runs with KUBECONFIG pointing at it and USE_EXISTING_CLUSTER=true — so
  * `envtest.Environment.Start()` uses it instead of starting etcd and kube-apiserver — and the
- * command's exit status is ours.
+ * command's exit status is ours. Like envtest's control plane it runs no controller manager unless
+ * `--controllers` asks for one.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,9 +22,15 @@ place of envtest's etcd and kube-apiserver: COMMAND gets KUBECONFIG (a kubeconfi
 cluster, in a new temp folder) and USE_EXISTING_CLUSTER=true. The cluster stops when COMMAND
 ends, and the exit status is COMMAND's.
 
+By default the cluster is envtest's control plane exactly: an apiserver and no controller
+manager, so no garbage collection, namespaces stay Terminating, no default ServiceAccount and no
+pods run (the "kubernetes" Service is there, as the apiserver keeps it).
+
 Options:
   --manifests PATH      YAML file or folder to load first (repeatable; CRDs and Namespaces first)
-  --no-controllers      do not run the Deployment/ReplicaSet/pod controllers (envtest has none)
+  --controllers         also run the built-in controllers, as a cluster with a controller manager
+                        and a node would (GC, namespaces, quota, Deployments, ReplicaSets, pods)
+  --no-controllers      the default (kept for scripts that pass it)
   -h, --help            show this help
 `;
 
@@ -39,6 +46,7 @@ export async function run(argv: string[]): Promise<number> {
       args: own,
       options: {
         manifests: { type: 'string', multiple: true },
+        controllers: { type: 'boolean' },
         'no-controllers': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -59,7 +67,14 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
 
-  const cluster = createCluster({ controllers: !values['no-controllers'] });
+  if (values.controllers && values['no-controllers']) {
+    console.error(
+      `reconcile-studio test: --controllers and --no-controllers contradict each other\n\n${HELP}`,
+    );
+    return 2;
+  }
+  const controllers = values.controllers === true;
+  const cluster = createCluster({ controllers, controllerManager: controllers });
   if (values.manifests?.length) {
     const res = loadManifests(
       cluster,

@@ -21,6 +21,12 @@ export interface BuiltinsOptions extends KubeletOptions {
    * false is `--no-controllers`: the integrity controllers (GC, namespace, CRD, quota) still run.
    */
   controllers?: boolean;
+  /**
+   * Run kube-controller-manager's controllers at all (GC, namespace, quota, disruption, and the
+   * workload controllers when `controllers` is not false). Default true; false is envtest's
+   * control plane, an apiserver alone: `reconcile-studio test` without `--controllers`.
+   */
+  controllerManager?: boolean;
 }
 
 /**
@@ -37,10 +43,15 @@ export function withBuiltins(cluster: Cluster, opts: BuiltinsOptions = {}): Clus
   // The node registers itself, as a kubelet does: only where one runs (envtest has no node).
   if (
     opts.controllers !== false &&
+    opts.controllerManager !== false &&
     !cluster.peek({ apiVersion: 'v1', kind: 'Node' }, { name: NODE_NAME })
   )
     cluster.create(fakeNode(cluster.now()));
-  const stops = startControllers(cluster, { workloads: opts.controllers !== false, kubelet: opts });
+  const stops = startControllers(cluster, {
+    workloads: opts.controllers !== false && opts.controllerManager !== false,
+    controllerManager: opts.controllerManager,
+    kubelet: opts,
+  });
   for (const stop of stops) cluster.onClose(stop);
   return cluster;
 }

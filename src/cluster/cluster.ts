@@ -1301,20 +1301,41 @@ export class Cluster {
   }
 
   /** The namespace controller's /finalize: drops a spec.finalizers entry of a Namespace. */
+  /** Removes one of a namespace's spec.finalizers (the namespace controller's finalize). */
   finalizeNamespace(name: string, finalizer: string): void {
+    const cur = this.peek({ apiVersion: 'v1', kind: 'Namespace' }, { name });
+    const spec = (cur?.spec ?? {}) as { finalizers?: string[] };
+    if (cur)
+      this.setNamespaceFinalizers(
+        name,
+        (spec.finalizers ?? []).filter((f) => f !== finalizer),
+      );
+  }
+
+  /**
+   * PUT namespaces/NAME/finalize (the namespace registry's FinalizeREST): spec.finalizers becomes
+   * the given list, nothing else changes; a stale resourceVersion is the update's 409. A namespace
+   * being deleted with no finalizer left is deleted by that update (ShouldDeleteDuringUpdate),
+   * and its last state is the answer.
+   */
+  setNamespaceFinalizers(name: string, finalizers: string[], resourceVersion?: string): KubeObject {
     const t = this.typeOf({ apiVersion: 'v1', kind: 'Namespace' });
     const key = objectKey(undefined, name);
     const old = this.store.get(t.storageKey, key);
-    if (!old) return;
+    if (!old) throw newNotFound(t.gr, name);
+    if (resourceVersion && resourceVersion !== old.metadata.resourceVersion)
+      throw newConflict(t.gr, name, OBJECT_MODIFIED);
     const next = clone(old);
     const spec = (next.spec ?? {}) as { finalizers?: string[] };
-    spec.finalizers = (spec.finalizers ?? []).filter((f) => f !== finalizer);
-    if (!spec.finalizers.length) delete spec.finalizers;
+    if (finalizers.length) spec.finalizers = [...new Set(finalizers)];
+    else delete spec.finalizers;
     next.spec = spec;
+    if (deepEqual(next, old)) return this.out(old, t);
     next.metadata.resourceVersion = String(this.store.nextRv());
     if (next.metadata.deletionTimestamp && !hasFinalizers(t, next))
       this.store.commit(t.storageKey, key, 'DELETED', next, old);
     else this.store.commit(t.storageKey, key, 'MODIFIED', next, old);
+    return this.out(next, t);
   }
 
   // ---------------------------------------------------------------- events

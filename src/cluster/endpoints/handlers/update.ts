@@ -26,10 +26,9 @@ export function updateResource(s: RequestScope, name: string): void | Promise<vo
   adoptRequestNamespace(obj, t, s.namespace);
   if (subresource === 'finalize') {
     const finalizers = (obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
-    const cur = cluster.get(type, key);
-    for (const f of (cur.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [])
-      if (!finalizers.includes(f)) cluster.finalizeNamespace(name, f);
-    return send(s, 200, cluster.get(type, key));
+    const out = cluster.setNamespaceFinalizers(name, finalizers, obj.metadata.resourceVersion);
+    s.record?.objectsOf(before, out);
+    return send(s, 200, out);
   }
   const out = cluster.updateAs(t, obj, {
     ...writeOptions(s),
