@@ -1,19 +1,21 @@
 /**
  * Starts the cluster's built-in controllers, as kube-controller-manager runs its controllers
  * against the apiserver. The GC, namespace, CRD, quota and disruption controllers belong to the cluster's
- * integrity and always run; the workload controllers (ServiceAccounts, Deployment, ReplicaSet, and
- * the kwok-like pod lifecycle) run unless `workloads` is false.
+ * integrity and always run; the workload controllers (ServiceAccounts, Deployment, ReplicaSet, Job,
+ * and the kwok-like pod lifecycle) run unless `workloads` is false.
  */
 import type { ControllerHost } from './controllerhost';
 import { startCrdFinalizer } from '../apiextensions/crdcontroller';
 import { startDeploymentController } from './deployment';
 import { startDisruptionController } from './disruption';
 import { startGarbageCollector } from './garbagecollector';
+import { startJobController } from './job';
 import type { KubeletOptions } from './kubelet';
 import { startKubelet } from './kubelet';
 import { startNamespaceController, startServiceAccountsController } from './namespace';
 import { startQuotaController } from '../admission/quota';
 import { startReplicaSetController } from './replicaset';
+import { startTtlAfterFinishedController } from './ttlafterfinished';
 
 export function startControllers(
   cluster: ControllerHost,
@@ -31,6 +33,8 @@ export function startControllers(
       startServiceAccountsController(cluster),
       startDeploymentController(cluster),
       startReplicaSetController(cluster),
+      startJobController(cluster),
+      startTtlAfterFinishedController(cluster),
       startKubelet(cluster, opts.kubelet),
     );
   return stops;
