@@ -2,10 +2,11 @@
  * Starts the cluster's built-in controllers, as kube-controller-manager runs its controllers
  * against the apiserver. The GC, namespace, CRD, quota and disruption controllers belong to the cluster's
  * integrity and always run; the workload controllers (ServiceAccounts, Deployment, ReplicaSet, Job,
- * and the kwok-like pod lifecycle) run unless `workloads` is false.
+ * TTL-after-finished, CronJob, and the kwok-like pod lifecycle) run unless `workloads` is false.
  */
 import type { ControllerHost } from './controllerhost';
 import { startCrdFinalizer } from '../apiextensions/crdcontroller';
+import { startCronJobController } from './cronjob';
 import { startDeploymentController } from './deployment';
 import { startDisruptionController } from './disruption';
 import { startGarbageCollector } from './garbagecollector';
@@ -35,6 +36,7 @@ export function startControllers(
       startReplicaSetController(cluster),
       startJobController(cluster),
       startTtlAfterFinishedController(cluster),
+      startCronJobController(cluster),
       startKubelet(cluster, opts.kubelet),
     );
   return stops;

@@ -3,12 +3,14 @@
  * generated selector (the controller-uid label, unique to this Job) and its template the job-name
  * and controller-uid labels, so the Job controller finds exactly its own pods; defaults as
  * SetDefaults_Job / SetDefaults_CronJob; the template's restartPolicy validated as
- * ValidateJobSpec does (a Job's pods run to completion: OnFailure or Never).
+ * ValidateJobSpec does (a Job's pods run to completion: OnFailure or Never), a CronJob's schedule
+ * and timeZone as validateCronJobSpec does (the cron parser's own messages).
  */
 import type { FieldError } from '../apimachinery/errors';
 import { fieldInvalid, fieldNotSupported, fieldRequired } from '../apimachinery/errors';
 import { isObject } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
+import { isKnownTimeZone, parseCronSchedule } from '../../util/cron';
 
 type Obj = Record<string, unknown>;
 
@@ -97,4 +99,72 @@ export function defaultCronJob(obj: KubeObject): void {
   setDefault(spec, 'suspend', false);
   setDefault(spec, 'successfulJobsHistoryLimit', 3);
   setDefault(spec, 'failedJobsHistoryLimit', 1);
+}
+
+/** validateCronJobSpec's schedule, startingDeadlineSeconds and timeZone checks. */
+export function validateCronJob(obj: KubeObject, old?: KubeObject): FieldError[] {
+  const spec = rec(obj.spec);
+  const oldSpec = old ? rec(old.spec) : undefined;
+  const errs: FieldError[] = [];
+  const schedule = typeof spec.schedule === 'string' ? spec.schedule : '';
+  const tz = spec.timeZone;
+  if (!schedule) errs.push(fieldRequired('spec.schedule'));
+  else {
+    try {
+      parseCronSchedule(schedule);
+    } catch (err) {
+      errs.push(fieldInvalid('spec.schedule', schedule, (err as Error).message));
+    }
+    const allowTz = typeof oldSpec?.schedule === 'string' && oldSpec.schedule.includes('TZ');
+    if (allowTz && schedule.includes('TZ') && tz != null)
+      errs.push(
+        fieldInvalid(
+          'spec.schedule',
+          schedule,
+          'cannot use both timeZone field and TZ or CRON_TZ in schedule',
+        ),
+      );
+    else if (!allowTz && schedule.includes('TZ'))
+      errs.push(
+        fieldInvalid(
+          'spec.schedule',
+          schedule,
+          'cannot use TZ or CRON_TZ in schedule, use timeZone field instead',
+        ),
+      );
+  }
+  if (typeof spec.startingDeadlineSeconds === 'number' && spec.startingDeadlineSeconds < 0)
+    errs.push(
+      fieldInvalid(
+        'spec.startingDeadlineSeconds',
+        spec.startingDeadlineSeconds,
+        'must be greater than or equal to 0',
+      ),
+    );
+  if (tz != null && (!oldSpec || oldSpec.timeZone !== tz)) errs.push(...validateTimeZone(tz));
+  return errs;
+}
+
+/** validateTimeZone. */
+function validateTimeZone(tz: unknown): FieldError[] {
+  const f = 'spec.timeZone';
+  if (tz === '') return [fieldInvalid(f, tz, 'timeZone must be nil or non-empty string')];
+  const name = String(tz);
+  for (const part of name.split('/'))
+    if (
+      part === '.' ||
+      part === '..' ||
+      part.startsWith('-') ||
+      !/^[A-Za-z.\-_0-9+]{1,14}$/.test(part)
+    )
+      return [fieldInvalid(f, tz, `unknown time zone ${name}`)];
+  if (name.toLowerCase() === 'local')
+    return [
+      fieldInvalid(
+        f,
+        tz,
+        'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones',
+      ),
+    ];
+  return isKnownTimeZone(name) ? [] : [fieldInvalid(f, tz, `unknown time zone ${name}`)];
 }

@@ -16,7 +16,13 @@ import { parseQuantity } from '../apimachinery/quantity';
 import { validateService } from './serviceallocation';
 import { validateConfigMap, validateSecret } from './configvalidation';
 import { prepareDisruptionBudgetForCreate, validateDisruptionBudget } from './poddisruptionbudget';
-import { defaultCronJob, defaultJob, prepareJobForCreate, validateJobTemplate } from './job';
+import {
+  defaultCronJob,
+  defaultJob,
+  prepareJobForCreate,
+  validateCronJob,
+  validateJobTemplate,
+} from './job';
 
 type Obj = Record<string, unknown>;
 
@@ -307,9 +313,10 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
       const jobSpec = ensure(ensure(rec(obj.spec), 'jobTemplate'), 'spec');
       defaultPodSpec(ensure(ensure(jobSpec, 'template'), 'spec'));
     },
-    validate(obj) {
+    validate(obj, old) {
       const jobSpec = rec(rec(rec(obj.spec).jobTemplate).spec);
       return [
+        ...validateCronJob(obj, old),
         ...validatePodSpec(rec(rec(jobSpec.template).spec), 'spec.jobTemplate.spec.template.spec'),
         ...validateJobTemplate(jobSpec, 'spec.jobTemplate.spec'),
       ];
