@@ -34,17 +34,17 @@ function setDefault(o: Obj, k: string, v: unknown): void {
 
 /**
  * jobStrategy.PrepareForCreate: status starts empty and, unless spec.manualSelector, the selector
- * is generated (generateSelector). SetDefaults_Job's copy of the template's labels to a Job with
- * none runs first here, as decoding defaults before the strategy: the Job carries the user's
- * template labels, not the generated ones.
+ * is generated (generateSelector). A Job without labels takes its template's (SetDefaults_Job),
+ * the generated ones included: a 1.36 apiserver answers so (SetDefaults_Job shares the template's
+ * label map, which generateSelector then fills).
  */
 export function prepareJobForCreate(obj: KubeObject): void {
   const spec = ensure(obj as Obj, 'spec');
   const tmplMd = ensure(ensure(spec, 'template'), 'metadata');
-  if (isObject(tmplMd.labels) && !Object.keys(obj.metadata.labels ?? {}).length)
-    obj.metadata.labels = { ...(tmplMd.labels as Record<string, string>) };
   obj.status = {};
   if (spec.manualSelector !== true) generateSelector(obj, spec, tmplMd);
+  if (isObject(tmplMd.labels) && !Object.keys(obj.metadata.labels ?? {}).length)
+    obj.metadata.labels = { ...(tmplMd.labels as Record<string, string>) };
 }
 
 function generateSelector(obj: KubeObject, spec: Obj, tmplMd: Obj): void {
@@ -99,6 +99,11 @@ export function defaultCronJob(obj: KubeObject): void {
   setDefault(spec, 'suspend', false);
   setDefault(spec, 'successfulJobsHistoryLimit', 3);
   setDefault(spec, 'failedJobsHistoryLimit', 1);
+  // ObjectMeta is a struct, not a pointer, in JobTemplateSpec and PodTemplateSpec: an absent one
+  // comes back as {}.
+  const jobTemplate = ensure(spec, 'jobTemplate');
+  ensure(jobTemplate, 'metadata');
+  ensure(ensure(ensure(jobTemplate, 'spec'), 'template'), 'metadata');
 }
 
 /** validateCronJobSpec's schedule, startingDeadlineSeconds and timeZone checks. */

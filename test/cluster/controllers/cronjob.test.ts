@@ -192,5 +192,23 @@ test('the apiserver refuses a bad schedule or time zone with the cron parser’s
   assert.equal(spec.concurrencyPolicy, 'Allow');
   assert.equal(spec.successfulJobsHistoryLimit, 3);
   assert.equal(spec.failedJobsHistoryLimit, 1);
+  // The template's metadata, a struct in Go, is {} when absent.
+  const bare = cluster.create({
+    ...cronJob(),
+    metadata: { name: 'bare' },
+    spec: {
+      schedule: '@daily',
+      jobTemplate: {
+        spec: {
+          template: {
+            spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] },
+          },
+        },
+      },
+    },
+  });
+  const tmpl = (bare.spec as Obj).jobTemplate as Obj;
+  assert.deepEqual(tmpl.metadata, {});
+  assert.deepEqual(((tmpl.spec as Obj).template as Obj).metadata, {});
   cluster.close();
 });

@@ -65,8 +65,10 @@ test('the apiserver generates a Job’s selector and its template’s job-name a
     'controller-uid': uid,
     'batch.kubernetes.io/controller-uid': uid,
   });
-  // SetDefaults_Job: the Job takes its template's labels as the user wrote them.
-  assert.deepEqual(j.metadata.labels, { app: 'j' });
+  // SetDefaults_Job: a Job without labels takes its template's, the generated ones included.
+  assert.deepEqual(j.metadata.labels, ((spec.template as Obj).metadata as Obj).labels);
+  const labelled = cluster.create({ ...job(), metadata: { name: 'k', labels: { team: 'a' } } });
+  assert.deepEqual(labelled.metadata.labels, { team: 'a' });
   assert.equal(spec.completions, 1);
   assert.equal(spec.parallelism, 1);
   assert.equal(spec.backoffLimit, 6);
