@@ -36,7 +36,11 @@ Options:
   --pod-termination-delay MS
                         how long a pod deleted gracefully stays Terminating (at most its
                         grace period; default: 0)
-  --no-controllers      do not run the Deployment/ReplicaSet/pod controllers
+  --pod-run-time MS     how long the containers of a pod that runs to completion (a Job's,
+                        restartPolicy Never/OnFailure) run before they exit 0 (default: 5000;
+                        a pod's reconcile-studio/run-seconds and /exit-code annotations win)
+  --no-controllers      do not run the workload controllers (Deployment, ReplicaSet, Job,
+                        CronJob, ..., pods)
   --watch-timeout S     end every watch after at most S seconds (clients then re-watch)
   --min-request-timeout S
                         a watch without timeoutSeconds ends after S to 2*S seconds, as
@@ -68,6 +72,7 @@ export async function run(argv: string[]): Promise<number> {
         state: { type: 'string' },
         'pod-ready-delay': { type: 'string' },
         'pod-termination-delay': { type: 'string' },
+        'pod-run-time': { type: 'string' },
         'no-controllers': { type: 'boolean' },
         'log-requests': { type: 'boolean' },
         'watch-timeout': { type: 'string' },
@@ -107,6 +112,12 @@ export async function run(argv: string[]): Promise<number> {
     console.error(
       'reconcile-studio serve: --pod-termination-delay must be a number of milliseconds',
     );
+    return 2;
+  }
+  const podRunTimeMs =
+    values['pod-run-time'] !== undefined ? Number(values['pod-run-time']) : undefined;
+  if (podRunTimeMs !== undefined && !(podRunTimeMs >= 0)) {
+    console.error('reconcile-studio serve: --pod-run-time must be a number of milliseconds');
     return 2;
   }
   const maxWatchSeconds =
@@ -157,6 +168,7 @@ export async function run(argv: string[]): Promise<number> {
     controllers: !values['no-controllers'],
     ...(podReadyDelayMs !== undefined ? { podReadyDelayMs } : {}),
     ...(podTerminationDelayMs !== undefined ? { podTerminationDelayMs } : {}),
+    ...(podRunTimeMs !== undefined ? { podRunTimeMs } : {}),
     ...(state ? { state } : {}),
   });
   if (values.manifests?.length) {

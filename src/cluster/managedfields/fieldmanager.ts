@@ -210,7 +210,25 @@ function assign(
       ...(subresource ? { subresource } : {}),
     });
   }
-  return out;
+  return sortEntries(out);
+}
+
+/**
+ * sortEncodedManagedFields: the apiserver stores the entries ordered by operation (Apply before
+ * Update), then time to the second, then manager, apiVersion and subresource — so two writers in
+ * the same second are listed by name, not by who wrote first.
+ */
+export function sortEntries(entries: ManagedFieldsEntry[]): ManagedFieldsEntry[] {
+  const seconds = (e: ManagedFieldsEntry) => (e.time ? Math.floor(Date.parse(e.time) / 1000) : 0);
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return entries.sort(
+    (p, q) =>
+      cmp(p.operation ?? '', q.operation ?? '') ||
+      seconds(p) - seconds(q) ||
+      cmp(p.manager ?? '', q.manager ?? '') ||
+      cmp(p.apiVersion ?? '', q.apiVersion ?? '') ||
+      cmp(p.subresource ?? '', q.subresource ?? ''),
+  );
 }
 
 /** Records an Update (create, update, patch) by `manager` in obj.metadata.managedFields. */

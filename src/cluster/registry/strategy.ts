@@ -16,6 +16,13 @@ import { parseQuantity } from '../apimachinery/quantity';
 import { validateService } from './serviceallocation';
 import { validateConfigMap, validateSecret } from './configvalidation';
 import { prepareDisruptionBudgetForCreate, validateDisruptionBudget } from './poddisruptionbudget';
+import {
+  defaultCronJob,
+  defaultJob,
+  prepareJobForCreate,
+  validateCronJob,
+  validateJobTemplate,
+} from './job';
 
 type Obj = Record<string, unknown>;
 
@@ -283,6 +290,37 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     },
     defaults: (obj) => defaultWorkload(obj, false),
     validate: (obj, old) => validateSelectorAndTemplate(obj, 'ReplicaSet', old),
+  },
+  'batch/Job': {
+    hasGeneration: true,
+    prepareForCreate: prepareJobForCreate,
+    defaults(obj) {
+      defaultJob(obj);
+      defaultPodSpec(ensure(ensure(rec(obj.spec), 'template'), 'spec'));
+    },
+    validate: (obj) => [
+      ...validatePodSpec(rec(rec(rec(obj.spec).template).spec), 'spec.template.spec'),
+      ...validateJobTemplate(rec(obj.spec), 'spec'),
+    ],
+  },
+  'batch/CronJob': {
+    hasGeneration: true,
+    prepareForCreate(obj) {
+      obj.status = {};
+    },
+    defaults(obj) {
+      defaultCronJob(obj);
+      const jobSpec = ensure(ensure(rec(obj.spec), 'jobTemplate'), 'spec');
+      defaultPodSpec(ensure(ensure(jobSpec, 'template'), 'spec'));
+    },
+    validate(obj, old) {
+      const jobSpec = rec(rec(rec(obj.spec).jobTemplate).spec);
+      return [
+        ...validateCronJob(obj, old),
+        ...validatePodSpec(rec(rec(jobSpec.template).spec), 'spec.jobTemplate.spec.template.spec'),
+        ...validateJobTemplate(jobSpec, 'spec.jobTemplate.spec'),
+      ];
+    },
   },
   '/ResourceQuota': {
     prepareForCreate(obj) {
