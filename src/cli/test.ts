@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createCluster } from '../cluster/builtins';
 import { loadManifests } from '../cluster/manifests';
+import { parseServiceMapping } from '../cluster/admission/webhook/client';
 import { startServer } from '../cluster/endpoints/server';
 
 const HELP = `Usage: reconcile-studio test [options] -- COMMAND [ARGS...]
@@ -24,6 +25,9 @@ ends, and the exit status is COMMAND's.
 Options:
   --manifests PATH      YAML file or folder to load first (repeatable; CRDs and Namespaces first)
   --no-controllers      do not run the Deployment/ReplicaSet/pod controllers (envtest has none)
+  --webhook-service NS/NAME=HOST:PORT
+                        where a webhook's clientConfig.service NS/NAME is served on this
+                        machine (repeatable); its TLS name stays NAME.NS.svc
   -h, --help            show this help
 `;
 
@@ -40,6 +44,7 @@ export async function run(argv: string[]): Promise<number> {
       options: {
         manifests: { type: 'string', multiple: true },
         'no-controllers': { type: 'boolean' },
+        'webhook-service': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: false,
@@ -59,7 +64,14 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
 
-  const cluster = createCluster({ controllers: !values['no-controllers'] });
+  let webhookServices: Map<string, string>;
+  try {
+    webhookServices = new Map((values['webhook-service'] ?? []).map(parseServiceMapping));
+  } catch (err) {
+    console.error(`reconcile-studio test: ${err instanceof Error ? err.message : String(err)}`);
+    return 2;
+  }
+  const cluster = createCluster({ controllers: !values['no-controllers'], webhookServices });
   if (values.manifests?.length) {
     const res = loadManifests(
       cluster,
