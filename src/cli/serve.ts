@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createCluster } from '../cluster/builtins';
 import { loadManifests } from '../cluster/manifests';
+import { parseServiceMapping } from '../cluster/admission/webhook/client';
 import { startServer } from '../cluster/endpoints/server';
 import { FaultInjector, parseSeed, readFaultsFile } from '../cluster/faults';
 import { cleanTempFiles } from '../cluster/storage/atomicfile';
@@ -45,6 +46,9 @@ Options:
   --min-request-timeout S
                         a watch without timeoutSeconds ends after S to 2*S seconds, as
                         kube-apiserver's flag (default: 1800; 0: never)
+  --webhook-service NS/NAME=HOST:PORT
+                        where a webhook's clientConfig.service NS/NAME is served on this
+                        machine (repeatable); its TLS name stays NAME.NS.svc
   --faults FILE         inject the faults FILE describes into requests (errors, latency, watches)
   --seed N              seed of the faults' probability draws (default 1)
   --log-requests        print each request (method, path, Accept, User-Agent) to stderr
@@ -78,6 +82,7 @@ export async function run(argv: string[]): Promise<number> {
         'watch-timeout': { type: 'string' },
         'min-request-timeout': { type: 'string' },
         faults: { type: 'string' },
+        'webhook-service': { type: 'string', multiple: true },
         seed: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -141,6 +146,14 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
 
+  let webhookServices: Map<string, string>;
+  try {
+    webhookServices = new Map((values['webhook-service'] ?? []).map(parseServiceMapping));
+  } catch (err) {
+    console.error(`reconcile-studio serve: ${err instanceof Error ? err.message : String(err)}`);
+    return 2;
+  }
+
   let faults: FaultInjector | undefined;
   const seed = values.seed !== undefined ? parseSeed(values.seed) : undefined;
   if (typeof seed === 'string') {
@@ -166,6 +179,7 @@ export async function run(argv: string[]): Promise<number> {
 
   const cluster = createCluster({
     controllers: !values['no-controllers'],
+    webhookServices,
     ...(podReadyDelayMs !== undefined ? { podReadyDelayMs } : {}),
     ...(podTerminationDelayMs !== undefined ? { podTerminationDelayMs } : {}),
     ...(podRunTimeMs !== undefined ? { podRunTimeMs } : {}),

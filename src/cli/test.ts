@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createCluster } from '../cluster/builtins';
 import { loadManifests } from '../cluster/manifests';
+import { parseServiceMapping } from '../cluster/admission/webhook/client';
 import { startServer } from '../cluster/endpoints/server';
 
 const HELP = `Usage: reconcile-studio test [options] -- COMMAND [ARGS...]
@@ -31,6 +32,9 @@ Options:
   --controllers         also run the built-in controllers, as a cluster with a controller manager
                         and a node would (GC, namespaces, quota, Deployments, ReplicaSets, pods)
   --no-controllers      the default (kept for scripts that pass it)
+  --webhook-service NS/NAME=HOST:PORT
+                        where a webhook's clientConfig.service NS/NAME is served on this
+                        machine (repeatable); its TLS name stays NAME.NS.svc
   -h, --help            show this help
 `;
 
@@ -48,6 +52,7 @@ export async function run(argv: string[]): Promise<number> {
         manifests: { type: 'string', multiple: true },
         controllers: { type: 'boolean' },
         'no-controllers': { type: 'boolean' },
+        'webhook-service': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: false,
@@ -67,6 +72,13 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
 
+  let webhookServices: Map<string, string>;
+  try {
+    webhookServices = new Map((values['webhook-service'] ?? []).map(parseServiceMapping));
+  } catch (err) {
+    console.error(`reconcile-studio test: ${err instanceof Error ? err.message : String(err)}`);
+    return 2;
+  }
   if (values.controllers && values['no-controllers']) {
     console.error(
       `reconcile-studio test: --controllers and --no-controllers contradict each other\n\n${HELP}`,
@@ -74,7 +86,7 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const controllers = values.controllers === true;
-  const cluster = createCluster({ controllers, controllerManager: controllers });
+  const cluster = createCluster({ controllers, controllerManager: controllers, webhookServices });
   if (values.manifests?.length) {
     const res = loadManifests(
       cluster,

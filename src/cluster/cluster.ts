@@ -62,7 +62,9 @@ import type {
   AdmissionAttributes,
   AdmissionPlugin,
   MutatingAdmissionPlugin,
+  ReinvocationContext,
 } from './admission/admission';
+import type { WebhookSession } from './admission/webhook/session';
 import { Registry } from './registry/registry';
 import type { ResourceType } from './registry/registry';
 import type { FieldRequirement, LabelSelector } from './apimachinery/selector';
@@ -158,6 +160,8 @@ export class Cluster {
   private readonly admission: AdmissionPlugin[] = [];
   private readonly mutatingAdmission: MutatingAdmissionPlugin[] = [];
   private readonly stoppers: Array<() => void> = [];
+  /** The served request being run (admission/webhook/session.ts), while its write or read runs. */
+  private session: WebhookSession | undefined;
   private readonly events: EventRecorder;
   private closed = false;
 
@@ -182,6 +186,20 @@ export class Cluster {
   /** Adds a validating admission plugin; plugins run in the order added (withBuiltins adds the built-in ones). */
   addAdmission(p: AdmissionPlugin): void {
     this.admission.push(p);
+  }
+
+  /**
+   * Runs one synchronous verb for a served request whose webhooks (admission, CRD conversion)
+   * are called through `session`: runWithSession calls this again until no call is missing.
+   */
+  withSession<T>(session: WebhookSession, run: () => T): T {
+    const outer = this.session;
+    this.session = session;
+    try {
+      return run();
+    } finally {
+      this.session = outer;
+    }
   }
 
   /** Adds a mutating admission plugin (run in order, before validation). */
@@ -390,6 +408,18 @@ export class Cluster {
     const page = this.listPage(t, opts);
     const items = page.objects.map((o) => this.outJSON(o, t)).join(',');
     return `{"apiVersion":${JSON.stringify(t.apiVersion)},"kind":${JSON.stringify(t.info.listKind)},"metadata":${JSON.stringify(page.metadata)},"items":[${items}]}`;
+  }
+
+  /**
+   * An object as version `apiVersion` of its resource sees it, for admission webhooks called as
+   * an equivalent version: the apiVersion (core Events converted), as a CRD's None conversion.
+   * A copy made without jsonOf: the object may be one a write is still changing.
+   */
+  convertTo(obj: KubeObject, apiVersion: string): KubeObject {
+    const c = clone(obj);
+    if (obj.kind === 'Event' && obj.apiVersion !== apiVersion) return convertEvent(c, apiVersion);
+    c.apiVersion = apiVersion;
+    return c;
   }
 
   /** An incoming object at its storage form (core Events are stored as core/v1). */
@@ -698,7 +728,11 @@ export class Cluster {
     const md = obj.metadata;
     if (t.info.namespaced) md.namespace = md.namespace || 'default';
     else delete md.namespace;
-    if (!md.name && md.generateName) md.name = generateName(md.generateName);
+    const sentName = md.name ?? '';
+    if (!md.name && md.generateName) {
+      const base = md.generateName;
+      md.name = this.memo(`generateName:${base}`, () => generateName(base));
+    }
     const qualifiedKind = { group: t.info.group, kind: t.info.kind };
     if (!md.name) {
       throw newInvalid(qualifiedKind, '', [
@@ -709,8 +743,8 @@ export class Cluster {
     // BeforeCreate: the server owns these fields. A dry run's storage (DryRunnableStorage.Create)
     // answers the object with the resourceVersion it was sent: no etcd store clears or refuses it.
     const sentResourceVersion = md.resourceVersion;
-    md.uid = randomUUID();
-    md.creationTimestamp = this.now();
+    md.uid = this.memo('uid', () => randomUUID());
+    md.creationTimestamp = this.memo('creationTimestamp', () => this.now());
     delete md.deletionTimestamp;
     delete md.deletionGracePeriodSeconds;
     delete md.resourceVersion;
@@ -719,13 +753,25 @@ export class Cluster {
     else delete md.generation;
     st.prepareForCreate?.(obj);
     checkUnknownFields(t, st.defaults?.(obj), opts);
-    if (isCoreService(t)) allocateNodePorts(obj, this.scan({ apiVersion: 'v1', kind: 'Service' }));
-    this.mutate({ operation: 'CREATE', type: t, object: obj, dryRun: !!opts.dryRun });
+    if (isCoreService(t))
+      allocateNodePorts(
+        obj,
+        this.scan({ apiVersion: 'v1', kind: 'Service' }),
+        this.session?.random('nodePorts'),
+      );
+    const attrs: AdmissionAttributes = {
+      operation: 'CREATE',
+      type: t,
+      object: obj,
+      dryRun: !!opts.dryRun,
+      name: sentName,
+    };
+    this.mutate(attrs);
     const errs = [...validateObjectMeta(obj, st.nameRule), ...(st.validate?.(obj) ?? [])];
     if (errs.length) throw newInvalid(qualifiedKind, md.name, errs);
     if (t.info.group === 'apiextensions.k8s.io')
       obj.status = establishedStatus(obj, this.now(), false);
-    this.admit({ operation: 'CREATE', type: t, object: obj, dryRun: !!opts.dryRun });
+    this.admit(attrs);
     const key = objectKey(md.namespace, md.name);
     if (this.store.get(t.storageKey, key)) throw newAlreadyExists(t.gr, md.name);
     if (opts.applied)
@@ -787,11 +833,27 @@ export class Cluster {
   }
 
   private admit(a: AdmissionAttributes): void {
+    a.session = this.session;
     for (const p of this.admission) p(a);
   }
 
+  /**
+   * The mutating chain, run a second time when a webhook changed the object and asked for it
+   * (admission's reinvoker: every in-tree plugin again, and the webhooks that need it).
+   */
   private mutate(a: AdmissionAttributes): void {
+    a.session = this.session;
+    const rc: ReinvocationContext = { isReinvoke: false, shouldReinvoke: false, values: new Map() };
+    a.reinvocation = rc;
     for (const p of this.mutatingAdmission) p(a);
+    if (!rc.shouldReinvoke) return;
+    rc.isReinvoke = true;
+    for (const p of this.mutatingAdmission) p(a);
+  }
+
+  /** The same value in every run of a served request (session.ts); made afresh in-process. */
+  private memo<T>(key: string, make: () => T): T {
+    return this.session ? this.session.memo(key, make) : make();
   }
 
   /** Hooks that keep the registry in step with CRDs. */
@@ -1218,7 +1280,16 @@ export class Cluster {
     const old = this.store.get(t.storageKey, skey);
     if (!old) throw newNotFound(t.gr, key.name);
     checkPreconditions(t, key.name, old, opts.preconditions);
-    this.admit({ operation: 'DELETE', type: t, object: old, old, dryRun: !!opts.dryRun });
+    // Mutating admission sees a DELETE too (webhooks are sent no object and may not patch one).
+    const attrs: AdmissionAttributes = {
+      operation: 'DELETE',
+      type: t,
+      object: old,
+      old,
+      dryRun: !!opts.dryRun,
+    };
+    this.mutate(attrs);
+    this.admit(attrs);
     const next = clone(old);
     const md = next.metadata;
     const finalizers = [...(md.finalizers ?? [])];

@@ -270,6 +270,13 @@ export function newInternal(message: string): StatusError {
   return status(500, 'InternalError', `Internal error occurred: ${message}`);
 }
 
+/** errors.NewInternalError(err) with the error as its one cause, as the apiserver writes it. */
+export function newInternalError(message: string): StatusError {
+  return status(500, 'InternalError', `Internal error occurred: ${message}`, {
+    causes: [{ message }],
+  });
+}
+
 /**
  * errors.NewTooManyRequests: the response carries `Retry-After` from the details (a zero delay
  * is left out of them, as its JSON tag's omitempty does).

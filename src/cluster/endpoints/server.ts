@@ -320,6 +320,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       body,
       record,
       pretty,
+      user,
     });
     // The pod subresources served by their own REST handlers (podlog.ts, eviction.ts, podbinding.ts).
     if (

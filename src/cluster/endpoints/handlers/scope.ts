@@ -39,6 +39,8 @@ export interface RequestScope {
   protobuf: boolean;
   /** Admission and validation warnings, sent as `Warning: 299` headers. */
   warnings: string[];
+  /** The authenticated user (its name; the groups are the token file's). */
+  user: string;
 }
 
 /** Builds the scope of a routed resource request from its query and headers. */
@@ -55,6 +57,7 @@ export function requestScope(
     | 'body'
     | 'record'
     | 'pretty'
+    | 'user'
   >,
 ): RequestScope {
   const { q, req, t } = base;

@@ -6,8 +6,9 @@ import { adoptRequestNamespace, checkKind, decodeObject, decodeTyped } from '../
 import { newBadRequest } from '../../apimachinery/errors';
 import { send, sendWritten } from './response';
 import { objectKey, writeOptions, type RequestScope } from './scope';
+import { admittedWrite, reviewOptions } from './admitted';
 
-export function updateResource(s: RequestScope, name: string): void | Promise<void> {
+export async function updateResource(s: RequestScope, name: string): Promise<void> {
   const { cluster, t, type, subresource } = s;
   const key = objectKey(s, name);
   // The stored object is never mutated in place, so holding it is holding the "before".
@@ -30,10 +31,12 @@ export function updateResource(s: RequestScope, name: string): void | Promise<vo
     s.record?.objectsOf(before, out);
     return send(s, 200, out);
   }
-  const out = cluster.updateAs(t, obj, {
-    ...writeOptions(s),
-    ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
-  });
+  const out = await admittedWrite(s, reviewOptions(s, 'UpdateOptions'), (fresh) =>
+    cluster.updateAs(t, fresh(obj), {
+      ...writeOptions(s),
+      ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
+    }),
+  );
   s.record?.objectsOf(before, out);
   return sendWritten(s, 200, out);
 }
