@@ -717,7 +717,7 @@ export class Cluster {
     delete md.managedFields;
     if (st.hasGeneration) md.generation = 1;
     else delete md.generation;
-    st.prepareForCreate?.(obj);
+    st.prepareForCreate?.(obj, opts.user);
     checkUnknownFields(t, st.defaults?.(obj), opts);
     if (isCoreService(t)) allocateNodePorts(obj, this.scan({ apiVersion: 'v1', kind: 'Service' }));
     this.mutate({ operation: 'CREATE', type: t, object: obj, dryRun: !!opts.dryRun });
@@ -890,7 +890,8 @@ export class Cluster {
       setOrDelete(md, 'deletionTimestamp', omd.deletionTimestamp);
       setOrDelete(md, 'deletionGracePeriodSeconds', omd.deletionGracePeriodSeconds);
       setOrDelete(md, 'generation', omd.generation);
-      if (reset) resetFields(next, old, reset);
+      if (st.prepareForUpdate) st.prepareForUpdate(next, old, opts.subresource ?? '', this.now());
+      else if (reset) resetFields(next, old, reset);
       else if (t.statusSubresource)
         setOrDelete(next as Record<string, unknown>, 'status', old.status);
       if (t.info.kind === 'Namespace' && t.info.group === '') {
@@ -938,7 +939,7 @@ export class Cluster {
     this.mutate(admission);
     const errs: FieldError[] = [
       ...validateObjectMeta(next, st.nameRule),
-      ...(st.validate?.(next, old) ?? []),
+      ...(st.validate?.(next, old, opts.subresource ?? '') ?? []),
     ];
     if (errs.length) throw newInvalid(qualifiedKind, name, errs);
     if (st.hasGeneration && opts.subresource !== 'status' && specChanged(t, old, next)) {

@@ -6,7 +6,7 @@ import { decodePatch } from '../decode';
 import { newUnsupportedMediaType } from '../../apimachinery/errors';
 import { queryBool } from '../../apimachinery/listoptions';
 import { validateWriteOptions } from '../../apimachinery/optionsvalidation';
-import type { PatchType } from '../../apimachinery/types';
+import type { PatchType, UpdateSubresource } from '../../apimachinery/types';
 import { sendWritten } from './response';
 import { objectKey, writeOptions, type RequestScope } from './scope';
 
@@ -32,7 +32,7 @@ export function patchResource(s: RequestScope, name: string): void | Promise<voi
     // Apply names no default manager: the apiserver refuses an apply without one.
     fieldManager: q.get('fieldManager') ?? (patchType === 'apply' ? '' : s.fieldManager),
     force: queryBool(q, 'force') === true,
-    ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
+    ...(subresource ? { subresource: subresource as UpdateSubresource } : {}),
   });
   s.record?.objectsOf(before, out);
   return sendWritten(s, !existed && !s.dryRun ? 201 : 200, out);

@@ -6,6 +6,7 @@ import { adoptRequestNamespace, checkKind, decodeObject, decodeTyped } from '../
 import { newBadRequest } from '../../apimachinery/errors';
 import { send, sendWritten } from './response';
 import { objectKey, writeOptions, type RequestScope } from './scope';
+import type { UpdateSubresource } from '../../apimachinery/types';
 
 export function updateResource(s: RequestScope, name: string): void | Promise<void> {
   const { cluster, t, type, subresource } = s;
@@ -33,7 +34,7 @@ export function updateResource(s: RequestScope, name: string): void | Promise<vo
   }
   const out = cluster.updateAs(t, obj, {
     ...writeOptions(s),
-    ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
+    ...(subresource ? { subresource: subresource as UpdateSubresource } : {}),
   });
   s.record?.objectsOf(before, out);
   return sendWritten(s, 200, out);
