@@ -11,6 +11,13 @@ import type { Socket } from 'node:net';
 import { AuditLog, verbOf, type InFlight } from './audit';
 import { RequestAuthenticator, type UserInfo } from '../auth/authentication';
 import { ServiceAccountTokens } from '../auth/serviceaccounttoken';
+import {
+  JWKS_PATH,
+  METADATA_MAX_AGE_SECONDS,
+  OPENID_CONFIG_PATH,
+  openIDConfiguration,
+  openIDKeyset,
+} from '../auth/oidcdiscovery';
 import { injectHttpFault, retryAfterOf, type FaultInjector } from '../faults';
 import type { Cluster } from '../cluster';
 import { generateServingCerts } from '../auth/certs';
@@ -21,6 +28,7 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion } f
 import {
   StatusError,
   newInternal,
+  newMethodNotAllowedPath,
   newMethodNotSupported,
   newNotFoundPath,
   newRequestEntityTooLarge,
@@ -177,6 +185,22 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     const { path, segments: segs, query: q } = parseRequestTarget(req.url ?? '/');
     const pretty = isPrettyPrint(q, req.headers['user-agent']);
 
+    // Service account issuer discovery: GET only, cacheable for an hour.
+    const discovery = path.replace(/\/+$/, '');
+    if (discovery === OPENID_CONFIG_PATH || discovery === JWKS_PATH) {
+      if (method !== 'GET') return sendStatus(res, newMethodNotAllowedPath());
+      const [body, type] =
+        discovery === JWKS_PATH
+          ? [openIDKeyset(tokens), 'application/jwk-set+json']
+          : [openIDConfiguration(tokens), 'application/json'];
+      res.writeHead(200, {
+        'Content-Type': type,
+        'Content-Length': Buffer.byteLength(body),
+        'Cache-Control': `public, max-age=${METADATA_MAX_AGE_SECONDS}`,
+      });
+      res.end(body);
+      return;
+    }
     if (method === 'GET' && segs.length <= 2 && !['api', 'apis'].includes(segs[0] ?? '')) {
       const p = path.replace(/\/+$/, '');
       if (p === '/version') return sendJson(res, 200, serverVersion());
@@ -186,6 +210,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       if (p === '') {
         return sendJson(res, 200, {
           paths: [
+            OPENID_CONFIG_PATH,
             '/api',
             '/api/v1',
             '/apis',
@@ -198,6 +223,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
             '/healthz',
             '/openapi/v2',
             '/openapi/v3',
+            JWKS_PATH,
             '/version',
           ],
         });

@@ -3,6 +3,7 @@
  * the token it issues used as a request's credential.
  */
 import assert from 'node:assert/strict';
+import { createPublicKey, verify, type JsonWebKey } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { served, type Served } from '../http';
 
@@ -168,6 +169,34 @@ describe('TokenRequest', () => {
 
   it('is a POST only', async () => {
     const r = await s.call('GET', TOKEN);
+    assert.equal(r.status, 405);
+  });
+});
+
+describe('service account issuer discovery', () => {
+  it("publishes the issuer and its key, with which a relying party verifies the token's signature", async () => {
+    const config = JSON.parse((await s.get('/.well-known/openid-configuration')).body) as Obj;
+    assert.equal(config.issuer, s.server.url);
+    assert.equal(config.jwks_uri, `${s.server.url}/openid/v1/jwks`);
+    const jwks = await s.get('/openid/v1/jwks');
+    assert.equal(jwks.headers['content-type'], 'application/jwk-set+json');
+    assert.equal(jwks.headers['cache-control'], 'public, max-age=3600');
+    const [jwk] = (JSON.parse(jwks.body) as { keys: JsonWebKey[] }).keys;
+    const token = tokenOf((await post(TOKEN, request({}))).body);
+    const [header, payload, signature] = token.split('.');
+    assert.equal(
+      verify(
+        'sha256',
+        Buffer.from(`${header}.${payload}`),
+        { key: createPublicKey({ key: jwk!, format: 'jwk' }), dsaEncoding: 'ieee-p1363' },
+        Buffer.from(signature!, 'base64url'),
+      ),
+      true,
+    );
+  });
+
+  it('answers other methods 405', async () => {
+    const r = await s.call('POST', '/openid/v1/jwks', {});
     assert.equal(r.status, 405);
   });
 });
