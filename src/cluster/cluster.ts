@@ -738,6 +738,7 @@ export class Cluster {
         this.now(),
         true,
         undefined,
+        resetPaths(t.info.group, t.info.kind, '', t.apiVersion),
       );
     else
       recordManagedFields(
@@ -748,6 +749,7 @@ export class Cluster {
         t.apiVersion,
         this.now(),
         undefined,
+        resetPaths(t.info.group, t.info.kind, '', t.apiVersion),
       );
     if (opts.dryRun) {
       if (sentResourceVersion !== undefined) md.resourceVersion = sentResourceVersion;
@@ -958,6 +960,7 @@ export class Cluster {
         t.apiVersion,
         this.now(),
         opts.subresource,
+        resetPaths(t.info.group, t.info.kind, opts.subresource ?? '', t.apiVersion),
       );
     if (deepEqual(withoutManagedTimes(next), withoutManagedTimes(old)))
       return opts.returnStored && old.apiVersion === t.apiVersion ? old : this.out(old, t);
@@ -1119,6 +1122,7 @@ export class Cluster {
           dryRun: !!opts.dryRun,
           fieldManager: opts.fieldManager,
           applied,
+          ...(opts.user ? { user: opts.user } : {}),
         });
       }
       // As the apiserver: a resourceVersion in the applied configuration is a precondition.
@@ -1137,6 +1141,7 @@ export class Cluster {
         this.now(),
         !!opts.force,
         opts.subresource,
+        resetPaths(t.info.group, t.info.kind, opts.subresource ?? '', t.apiVersion),
       );
       checkAppliedTimes(t, applied);
       return this.updateFromPatch(t, skey, old, next, { ...opts, applied });

@@ -244,7 +244,11 @@ function validateCsrFields(obj: KubeObject, opts: Options): FieldError[] {
   const spec = rec(obj.spec);
   const request = typeof spec.request === 'string' ? spec.request : '';
   const requestError = csrError(request);
-  if (requestError !== undefined) errs.push(fieldInvalid('spec.request', request, requestError));
+  if (requestError !== undefined)
+    // A []byte's value as field.Invalid prints it: a missing one is nil, `null`.
+    errs.push(
+      fieldInvalid('spec.request', spec.request === undefined ? null : request, requestError),
+    );
   const usages = Array.isArray(spec.usages) ? (spec.usages as unknown[]) : [];
   if (usages.length === 0) errs.push(fieldRequired('spec.usages'));
   if (!opts.allowUnknownUsages)
