@@ -357,6 +357,12 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       pretty,
       user,
     });
+    // Only the verbs a path's REST storage implements have routes; go-restful answers any other
+    // method with its own 405 (DELETE of pods/x/status must not delete the pod).
+    if (name !== undefined) {
+      const allowed = subresource === undefined ? OBJECT_METHODS : SUBRESOURCE_METHODS[subresource];
+      if (allowed && !allowed.includes(method)) throw newMethodNotAllowedPath();
+    }
     // TokenREST: a service account's token, issued, not stored.
     if (name !== undefined && subresource === 'token') {
       if (namespace === undefined) throw newNotFoundPath();
@@ -472,6 +478,21 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       }),
   };
 }
+
+/** The methods an object's path has routes for (its collection takes POST). */
+const OBJECT_METHODS = ['GET', 'PUT', 'PATCH', 'DELETE'];
+
+/** The methods each subresource's REST storage serves (Getter, Updater and Patcher; Creater; ...). */
+const SUBRESOURCE_METHODS: Partial<Record<string, string[]>> = {
+  status: ['GET', 'PUT', 'PATCH'],
+  scale: ['GET', 'PUT', 'PATCH'],
+  approval: ['GET', 'PUT', 'PATCH'],
+  finalize: ['PUT'],
+  token: ['POST'],
+  eviction: ['POST'],
+  binding: ['POST'],
+  log: ['GET'],
+};
 
 /** The audit record of each request being served; sendStatus adds the error to it. */
 const inFlight = new WeakMap<ServerResponse, InFlight>();
