@@ -6,10 +6,13 @@
  * headers, their audit annotations and calls into the request's audit record.
  */
 import { clone } from '../../apimachinery/clone';
-import { userInfoOf } from '../../auth/authentication';
 import { MUTATING, VALIDATING } from '../../admission/webhook/config';
 import { WebhookSession, runWithSession } from '../../admission/webhook/session';
 import type { RequestScope } from './scope';
+import type { UserInfo } from '../../auth/user';
+
+/** Who an AdmissionReview names when the scope has no authenticated user (in-process tests). */
+const ANONYMOUS: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
 
 function anyStored(s: RequestScope): boolean {
   for (const type of [MUTATING, VALIDATING]) for (const _ of s.cluster.scan(type)) return true;
@@ -45,7 +48,7 @@ export async function admittedWrite<T>(
   run: (fresh: <V>(input: V) => V) => T,
 ): Promise<T> {
   if (!anyStored(s)) return run((x) => x);
-  const session = new WebhookSession({ user: userInfoOf(s.user), options });
+  const session = new WebhookSession({ user: s.user ?? ANONYMOUS, options });
   const base = s.warnings.length;
   try {
     return await runWithSession(session, () => {
