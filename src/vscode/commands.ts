@@ -111,7 +111,11 @@ export function registerCommands({
     await goOperator.run(uri instanceof vscode.Uri ? uri : undefined);
     await vscode.commands.executeCommand('reconcileStudio.workQueue.focus');
   });
-  register('reconcileStudio.stopGoOperator', () => goOperator.stop());
+  // Whichever Go operator runs: the one Run Go Operator started, or the one under Delve.
+  register('reconcileStudio.stopGoOperator', async () => {
+    await goOperator.stop();
+    await goDebug.stop();
+  });
   register('reconcileStudio.loadManifests', () => clusters.loadWorkspaceManifests());
   register('reconcileStudio.connectContext', async () => {
     // @kubernetes/client-node is heavy to load: only when the user asks for a real cluster.
