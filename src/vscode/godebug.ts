@@ -476,13 +476,24 @@ export class GoDebugController implements vscode.Disposable {
   }
 
   async stop(): Promise<void> {
-    if (this.session) await vscode.debug.stopDebugging(this.session);
+    const session = this.session;
+    if (session) {
+      const stopping = Date.now();
+      await vscode.debug.stopDebugging(session);
+      // Delve and the manager (their process groups) are gone before the log says it stopped.
+      await this.factory.ended(session);
+      this.log.info(
+        `the Go operator under Delve in ${this.moduleDir} stopped (${((Date.now() - stopping) / 1000).toFixed(1)} s)`,
+      );
+    }
     this.cleanup();
   }
 
   private attach(session: vscode.DebugSession, relay: DelveRelay, server: DelveServer): void {
     this.session = session;
     this.relay = relay;
+    // Stop Go Operator stops this one too.
+    void vscode.commands.executeCommand('setContext', 'reconcileStudio.goDebugRunning', true);
     const reader = this.reader!;
     relay.useView(
       new EditorView(
@@ -583,6 +594,8 @@ export class GoDebugController implements vscode.Disposable {
     this.offAudit = undefined;
     if (this.findingsTimer) clearTimeout(this.findingsTimer);
     this.findingsTimer = undefined;
+    if (this.session)
+      void vscode.commands.executeCommand('setContext', 'reconcileStudio.goDebugRunning', false);
     this.session = undefined;
     this.relay = undefined;
     this.waiters = [];

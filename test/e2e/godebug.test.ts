@@ -1,10 +1,12 @@
 /**
  * A new user debugs the sample's real Go operator in a real VS Code (code-server): Debug Go
  * Operator builds the manager under Delve against the embedded cluster and holds it first in the
- * user's own Reconcile, with the Breakpoints view holding none of the debugger's own; Step walks the reconcile to the Deployment create the cluster answered 201, then to the
- * Result and the queue's next step; VS Code's own Call Stack shows the user's controller file;
- * Show in source opens the user's Reconcile at a stop inside controller-runtime; with a
- * breakpoint on write alone, Continue runs past every other phase to the next write.
+ * user's own Reconcile, with the Breakpoints view holding none of the debugger's own; Step walks
+ * the reconcile to the Deployment create the cluster answered 201, then to the Result and the
+ * queue's next step; VS Code's own Call Stack and Variables show the user's frame, even held in
+ * controller-runtime's cache reader; Show in source opens the user's Reconcile; with a
+ * breakpoint on write alone, Continue runs past every other phase to the next write; Stop Go
+ * Operator ends the session and logs that it stopped.
  * Needs Go and Delve (the bootstrap installs Delve); skipped, saying why, without them.
  */
 import assert from 'node:assert/strict';
@@ -138,6 +140,26 @@ describe('Debug Go Operator on the sample', { timeout: 900_000 }, async () => {
       await panel
         .locator('.chart figcaption', { hasText: /Reconciles per key — default\/(blog|shop) \d/ })
         .waitFor({ timeout: 30_000 });
+    });
+  });
+
+  it('stops the held manager on Stop Go Operator and says so in the log', { skip }, async () => {
+    await withScreenshotOnFailure(wb, 'godebug-stop', async () => {
+      await wb.runCommand('Reconcile Studio: Stop Go Operator');
+      await wb.runCommand('Reconcile Studio: Show Output');
+      // The log line is split into coloured spans: match the editor's lines as a whole.
+      const stopped = wb.page
+        .locator('.part.panel .view-lines')
+        .filter({ hasText: /Go\soperator\sunder\sDelve\sin\s\S+\sstopped\s\([\d.]+\ss\)/ })
+        .first();
+      await stopped.waitFor({ timeout: 30_000 });
+      const text = (await stopped.textContent())?.replace(/\s+/g, ' ') ?? '';
+      // Reported, never asserted: Stop to Delve's and the manager's process groups gone.
+      console.log(
+        `# Stop Go Operator (under Delve): stopped in ${/stopped \(([\d.]+) s\)/.exec(text)?.[1]} s`,
+      );
+      // The debug session is over: VS Code's debug toolbar is gone.
+      await wb.page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 30_000 });
     });
   });
 });
