@@ -318,3 +318,41 @@ describe('a Go operator with webhooks against serve', { timeout: 900_000 }, asyn
     assert.equal(manager!.exitCode, null, managerOut);
   });
 });
+
+describe('the webhook test operator', { timeout: 600_000 }, async () => {
+  const goProblem = checkGoVersion(await goVersion());
+
+  it(
+    'has the CRD and webhook configurations controller-gen generates from its markers',
+    { skip: goProblem },
+    async () => {
+      // The command its `go generate` runs, into a temp folder.
+      const line = readFileSync(join(OPERATOR, 'api', 'v1', 'generate.go'), 'utf8')
+        .split('\n')
+        .find((l) => l.includes(' crd'))!;
+      const args = line.replace(/^\/\/go:generate go /, '').split(' ');
+      const out = mkdtempSync(join(tmpdir(), 'rs-gowebhook-gen-'));
+      try {
+        const generated = args.map((a) =>
+          a.replace(/^(output:(crd|webhook):artifacts:config=).*/, `$1${join(out, '$2')}`),
+        );
+        await new Promise<void>((res, rej) =>
+          execFile(
+            'go',
+            generated,
+            { cwd: join(OPERATOR, 'api', 'v1'), timeout: 600_000 },
+            (err, stdout, stderr) => (err ? rej(new Error(`${stdout}${stderr}`)) : res()),
+          ),
+        );
+        for (const file of ['crd/ops.example.com_nightlies.yaml', 'webhook/manifests.yaml'])
+          assert.equal(
+            readFileSync(join(out, file), 'utf8'),
+            readFileSync(join(OPERATOR, 'config', file), 'utf8'),
+            file,
+          );
+      } finally {
+        rmSync(out, { recursive: true, force: true });
+      }
+    },
+  );
+});
