@@ -97,6 +97,10 @@ function readStruct(type: Node, text: string): StructInfo {
 
 /** What a package asks of the rest of its module: a function of another package, by import path. */
 export interface ModuleFuncs {
+  readonly root: string;
+  readonly path: string;
+  package(importPath: string): GoPackage | null;
+  importPathOf(dir: string): string | null;
   func(importPath: string, name: string): { pkg: GoPackage; decl: FuncDecl } | null;
 }
 
@@ -174,8 +178,11 @@ export class GoPackage {
     return yes;
   }
 
-  /** Does the package still give these answers? */
-  answersLike(recorded: Map<string, string>): boolean {
+  /**
+   * Does the package still give these answers? `summary` answers the `u:` keys: the summary of
+   * the function a call resolved to (summary.ts).
+   */
+  answersLike(recorded: Map<string, string>, summary: (key: string) => string): boolean {
     const saved = this.recorder;
     this.recorder = null;
     try {
@@ -185,6 +192,7 @@ export class GoPackage {
         let now: string;
         if (kind === 's') now = this.types.struct(name)?.text ?? '';
         else if (kind === 'c') now = this.types.isClusterScoped(name) ? 'y' : '';
+        else if (kind === 'u') now = summary(name);
         else if (kind === 'x') {
           const [path, fn] = name.split(' ');
           now = this.module?.func(path, fn)?.decl.file.text ?? '';
@@ -263,17 +271,31 @@ function importsOf(file: GoFile): ImportSpec[] {
   return specs;
 }
 
+/**
+ * The name an unaliased import is known by, by Go's conventions: the last element, skipping a
+ * module's major-version suffix (`github.com/cenkalti/backoff/v4` → backoff), without a `go-` prefix or `-go` suffix
+ * (`.../retry-go` → retry). The package clause may say otherwise; then the file uses an alias.
+ */
+export function defaultImportName(path: string): string {
+  const parts = path.split('/');
+  let last = parts[parts.length - 1];
+  // A module's major version (github.com/owner/repo/v4), not an API version (k8s.io/api/apps/v1).
+  if (parts.length === 4 && parts[0] === 'github.com' && /^v\d+$/.test(last)) last = parts[2];
+  if (/^\w+$/.test(last)) return last;
+  return last.replace(/^go-|-go$/g, '').replace(/[^\w]/g, '');
+}
+
 /** The local name a file uses for an import path (`client` for .../pkg/client), or null. */
 export function importName(file: GoFile, path: string): string | null {
   const spec = importsOf(file).find((s) => s.path === path);
   if (!spec || spec.alias === '_' || spec.alias === '.') return null;
-  return spec.alias ?? path.slice(path.lastIndexOf('/') + 1);
+  return spec.alias ?? defaultImportName(path);
 }
 
 /** The import path a file's qualifier stands for (`appsv1` → `k8s.io/api/apps/v1`), or null. */
 export function importPathOf(file: GoFile, qualifier: string): string | null {
   for (const { path, alias } of importsOf(file)) {
-    if ((alias ?? path.slice(path.lastIndexOf('/') + 1)) === qualifier) return path;
+    if ((alias ?? defaultImportName(path)) === qualifier) return path;
   }
   return null;
 }

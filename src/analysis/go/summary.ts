@@ -1,0 +1,446 @@
+/**
+ * Function summaries across the whole Go module: what calling a function does, as far as the
+ * rules care. Does it write status (how many times on one pass, and of which parameter), does it
+ * return that write's error or drop it, how long may it block, which parameter's spec does it
+ * change. A call in a reconcile path is resolved into any package of the module (go.mod's module
+ * path: `common.UpdateStatus(...)`, `obj.SetDefaults()` on an API type, `r.Status.Set(...)` on a
+ * field whose type another package declares), and the callee's summary is built from its body
+ * and its own callees' summaries.
+ *
+ * Summaries are computed once and kept per function declaration node. Unchanged declarations
+ * keep their nodes across edits (tree.ts), so after a keystroke only the edited functions, and
+ * those whose callees' summaries changed, are summarized again: a cached summary is reused when
+ * every call it depends on still resolves to the same declaration with the same summary.
+ */
+import { relative, dirname, sep } from 'node:path';
+import { discarded, pardoned } from './errorfate';
+import { StatusPasses, type WriteEvent } from './passes';
+import {
+  importPathOf,
+  paramsOf,
+  receiverOf,
+  type FuncDecl,
+  type GoFile,
+  type GoPackage,
+} from './package';
+import { makePathFunc, type PathFunc } from './reconcilers';
+import {
+  ancestor,
+  argVar,
+  callArgs,
+  callee,
+  descendants,
+  field,
+  inGoroutine,
+  named,
+  unparen,
+  type Node,
+} from './syntax';
+import { blockingWait, WAIT_REPORTED_FROM_MS, type Wait } from './waits';
+
+/** A place in some file of the module. */
+export interface Site {
+  file: GoFile;
+  node: Node;
+}
+
+export interface FuncSummary {
+  /** most status writes of one object on one path through the function (0, 1, 2+) */
+  perPass: number;
+  /** a status write made by the function (its own or a callee's), when it makes one */
+  write: Site | null;
+  /** which parameter the status write writes: its index, -1 the receiver, null unknown */
+  writeParam: number | null;
+  /** the second status write of one pass, when there is one */
+  twice: Site | null;
+  /** a status write whose error the function (or a callee) drops or only logs */
+  drop: { how: string; site: Site } | null;
+  /** the function returns the error of a status write it makes */
+  returnsStatusError: boolean;
+  /** a blocking call reached, with its longest wait (null when none worth reporting) */
+  block: { wait: Wait; site: Site } | null;
+  /** parameter index (-1 the receiver) → the spec field it changes, and where */
+  spec: Map<number, { target: string; site: Site }>;
+}
+
+const EMPTY: FuncSummary = {
+  perPass: 0,
+  write: null,
+  writeParam: null,
+  twice: null,
+  drop: null,
+  returnsStatusError: false,
+  block: null,
+  spec: new Map(),
+};
+
+/** A function of the module named by import path, receiver type (or null) and name. */
+export interface FuncRef {
+  path: string;
+  recv: string | null;
+  name: string;
+}
+
+/** What the summaries ask of the module: its path and its packages by import path. */
+export interface ModuleLike {
+  readonly root: string;
+  readonly path: string;
+  package(importPath: string): GoPackage | null;
+}
+
+interface Entry {
+  summary: FuncSummary;
+  /** the file the summary was read from: any edit to it makes a new GoFile (lines moved) */
+  file: GoFile;
+  /** each call's target when summarized, and the callee summary used (null: in a cycle) */
+  deps: { ref: FuncRef; node: Node | null; summary: FuncSummary | null }[];
+}
+
+/** Kept as long as the declaration's node lives: an edited declaration gets a new node. */
+const cache = new WeakMap<Node, Entry>();
+
+/** Figures for the bench and the tests: summaries computed vs reused. */
+export const summaryStats = { computed: 0, reused: 0 };
+
+export class Summaries {
+  /** declarations whose cached entry this analysis already checked */
+  private readonly checked = new Set<Node>();
+  private readonly computing = new Set<Node>();
+
+  constructor(
+    /** the package being analyzed (its files as the editor has them) */
+    readonly home: GoPackage,
+    /** its import path ('' outside a module) */
+    readonly homePath: string,
+    readonly module: ModuleLike | null,
+  ) {}
+
+  private pkgAt(path: string): GoPackage | null {
+    if (path === this.homePath) return this.home;
+    return this.module?.package(path) ?? null;
+  }
+
+  /** Is this import path a package of the module? */
+  inModule(path: string | null): path is string {
+    const m = this.module?.path;
+    return !!path && !!m && (path === m || path.startsWith(`${m}/`));
+  }
+
+  decl(ref: FuncRef): { pkg: GoPackage; decl: FuncDecl } | null {
+    const pkg = this.pkgAt(ref.path);
+    if (!pkg) return null;
+    const decl = ref.recv
+      ? pkg.methods.get(`${ref.recv}.${ref.name}`)
+      : pkg.functions.get(ref.name);
+    return decl ? { pkg, decl } : null;
+  }
+
+  /**
+   * The function a call in `decl` (of the package at `path`) reaches: a function or method of
+   * the same package, a function of another package of the module, or a method of a type the
+   * module declares (on a variable, a parameter or a receiver's field of that type).
+   */
+  resolve(pkg: GoPackage, path: string, decl: FuncDecl, call: Node): FuncRef | null {
+    const c = callee(call);
+    if (!c) return null;
+    const file = decl.file;
+    if (!c.operand) return pkg.functions.has(c.name) ? { path, recv: null, name: c.name } : null;
+    const recv = decl.receiverType ? receiverOf(decl.node) : null;
+    if (c.operand.type === 'identifier') {
+      const x = c.operand.text;
+      if (recv && x === recv.name) return { path, recv: recv.type, name: c.name };
+      const type = varType(decl.node, x);
+      if (type) return this.typeRef(file, path, type, c.name);
+      const imported = importPathOf(file, x);
+      if (this.inModule(imported)) return { path: imported, recv: null, name: c.name };
+      return null;
+    }
+    // `r.Status.Set(...)`: a method of the receiver field's type.
+    if (c.operand.type === 'selector_expression' && recv) {
+      const op = unparen(field(c.operand, 'operand'));
+      if (op?.type !== 'identifier' || op.text !== recv.name) return null;
+      const ft = pkg.types.struct(recv.type)?.fields.get(field(c.operand, 'field')?.text ?? '');
+      const m = ft && /^\*?(?:(\w+)\.)?(\w+)$/.exec(ft);
+      if (!m) return null;
+      const p = m[1] ? importPathOf(file, m[1]) : path;
+      return this.inModule(p) || p === path ? { path: p, recv: m[2], name: c.name } : null;
+    }
+    return null;
+  }
+
+  private typeRef(file: GoFile, path: string, type: Node, name: string): FuncRef | null {
+    let t: Node | null = type;
+    while (t && (t.type === 'pointer_type' || t.type === 'parenthesized_type'))
+      t = named(t)[0] ?? null;
+    if (!t) return null;
+    if (t.type === 'qualified_type') {
+      const p = importPathOf(file, field(t, 'package')?.text ?? '');
+      const n = field(t, 'name')?.text;
+      return this.inModule(p) && n ? { path: p, recv: n, name } : null;
+    }
+    if (t.type === 'type_identifier') return { path, recv: t.text, name };
+    return null;
+  }
+
+  /** The summary of the function a call in a path function reaches, or null (not in module). */
+  ofCall(fn: PathFunc, call: Node): { ref: FuncRef; summary: FuncSummary } | null {
+    const ref = this.resolve(this.home, this.homePath, fn.decl, call);
+    if (!ref) return null;
+    const target = this.decl(ref);
+    const summary = target ? this.summary(target.pkg, ref.path, target.decl) : null;
+    this.home.recorder?.set(`u:${refKey(ref)}`, summary ? fingerprint(summary) : '');
+    return summary ? { ref, summary } : null;
+  }
+
+  /** The summary of `decl`, from the cache when its dependencies still answer the same. */
+  summary(pkg: GoPackage, path: string, decl: FuncDecl): FuncSummary {
+    const node = decl.node;
+    if (this.computing.has(node)) return EMPTY;
+    const cached = cache.get(node);
+    if (
+      cached &&
+      cached.file === decl.file &&
+      (this.checked.has(node) || this.stillValid(cached))
+    ) {
+      this.checked.add(node);
+      summaryStats.reused++;
+      return cached.summary;
+    }
+    this.computing.add(node);
+    try {
+      const entry = this.compute(pkg, path, decl);
+      cache.set(node, entry);
+      this.checked.add(node);
+      summaryStats.computed++;
+      return entry.summary;
+    } finally {
+      this.computing.delete(node);
+    }
+  }
+
+  private stillValid(entry: Entry): boolean {
+    for (const dep of entry.deps) {
+      const target = this.decl(dep.ref);
+      if ((target?.decl.node ?? null) !== dep.node) return false;
+      if (!target || dep.summary === null) continue;
+      if (this.summary(target.pkg, dep.ref.path, target.decl) !== dep.summary) return false;
+    }
+    return true;
+  }
+
+  /** `fingerprint` of the summary a recorded call now reaches (for analyze.ts's cache check). */
+  answer(key: string): string {
+    const [path, rest] = key.split(' ');
+    const dot = rest.lastIndexOf('.');
+    const ref = { path, recv: rest.slice(0, dot) || null, name: rest.slice(dot + 1) };
+    const target = this.decl(ref);
+    return target ? fingerprint(this.summary(target.pkg, path, target.decl)) : '';
+  }
+
+  private compute(pkg: GoPackage, path: string, decl: FuncDecl): Entry {
+    const deps: Entry['deps'] = [];
+    const fn = makePathFunc(pkg, decl, false);
+    if (!fn) return { summary: EMPTY, deps, file: decl.file };
+    const params = paramsOf(decl.node);
+    const indexOf = (name: string | null): number | null => {
+      if (name === null) return null;
+      if (name === fn.receiver) return -1;
+      const i = params.findIndex((p) => p.name === name);
+      return i >= 0 ? i : null;
+    };
+    const out: FuncSummary = { ...EMPTY, spec: new Map() };
+    const events: WriteEvent[] = [];
+
+    // This function's own status writes: what becomes of each one's error.
+    for (const cc of fn.clientCalls) {
+      if (cc.method === 'Get' && !cc.status) {
+        events.push({ call: cc.call, key: argVar(cc.args[2]) ?? '', n: 0, refresh: true });
+        continue;
+      }
+      if (!cc.status || cc.method === 'Create') continue;
+      const key = argVar(cc.args[1]) ?? cc.args[1]?.text ?? '';
+      events.push({ call: cc.call, key, n: 1, refresh: false });
+      out.write ??= { file: fn.file, node: cc.call };
+      out.writeParam ??= indexOf(argVar(cc.args[1]));
+      this.errorFate(fn, cc.call, out);
+    }
+
+    // Assignments to a parameter's (or the receiver's) spec: its own first, then its callees'.
+    for (const a of descendants(fn.body, [
+      'assignment_statement',
+      'inc_statement',
+      'dec_statement',
+    ])) {
+      const targets =
+        a.type === 'assignment_statement' ? named(field(a, 'left')) : named(a).slice(0, 1);
+      for (const t of targets) {
+        const m = /^(\w+)\.Spec\b/.exec(t.text);
+        const i = m ? indexOf(m[1]) : null;
+        if (i === null || out.spec.has(i)) continue;
+        if (i >= 0 && params[i].type.type !== 'pointer_type') continue;
+        if (i === -1 && field(receiverParam(decl.node), 'type')?.type !== 'pointer_type') continue;
+        out.spec.set(i, { target: t.text, site: { file: fn.file, node: a } });
+      }
+    }
+    for (const call of fn.calls) {
+      const ref = this.resolve(pkg, path, decl, call);
+      if (!ref) continue;
+      const target = this.decl(ref);
+      const cycle = !!target && this.computing.has(target.decl.node);
+      const s = target ? this.summary(target.pkg, ref.path, target.decl) : EMPTY;
+      deps.push({ ref, node: target?.decl.node ?? null, summary: cycle || !target ? null : s });
+      if (!target || s === EMPTY) continue;
+      const args = callArgs(call);
+      const argOf = (i: number | null): string | null =>
+        i === null ? null : i === -1 ? receiverArg(call) : argVar(args[i]);
+      if (s.perPass > 0 && s.write) {
+        const v = argOf(s.writeParam);
+        events.push({ call, key: v ?? `?${call.id}`, n: s.perPass, refresh: false });
+        out.write ??= s.write;
+        out.writeParam ??= indexOf(v);
+      }
+      if (s.drop && !out.drop && !inGoroutine(call, fn.body)) out.drop = s.drop;
+      if (s.returnsStatusError) this.errorFate(fn, call, out);
+      if (s.block && !out.block && !inGoroutine(call, fn.body)) out.block = s.block;
+      for (const [i, change] of s.spec) {
+        const at = indexOf(argOf(i));
+        if (at !== null && !out.spec.has(at)) out.spec.set(at, change);
+      }
+    }
+
+    // Status writes along one path: a helper that writes twice in one pass.
+    if (events.some((e) => !e.refresh)) {
+      new StatusPasses(events, (w, before) => {
+        const total = before + w.n;
+        if (total > out.perPass) out.perPass = total;
+        if (total >= 2 && !out.twice) out.twice = { file: fn.file, node: w.call };
+      }).block(statementsOf(fn.body), new Map());
+      out.perPass = Math.max(out.perPass, 1);
+    }
+
+    // Blocking calls of its own, outside goroutines: the longest reported wait.
+    for (const call of fn.calls) {
+      const wait = blockingWait(fn.file, call, { body: fn.body, files: pkg.files });
+      if (!wait || !worthReporting(wait) || inGoroutine(call, fn.body)) continue;
+      const site = { file: fn.file, node: call };
+      if (!out.block || longer(wait, out.block.wait)) out.block = { wait, site };
+    }
+
+    return { summary: out, deps, file: decl.file };
+  }
+
+  /** Records what `fn` does with the error of `call` (a status write, or a helper returning one). */
+  private errorFate(fn: PathFunc, call: Node, out: FuncSummary): void {
+    const v = discarded(fn, call);
+    if (v === null) {
+      if (returnsIt(fn, call)) out.returnsStatusError = true;
+      return;
+    }
+    if (out.drop || v.kind === 'swallowed' || pardoned(fn, call, v)) return;
+    if (ancestor(call, ['go_statement'], fn.body)) return;
+    out.drop = {
+      how: v.kind === 'logged' ? 'only logged' : 'discarded',
+      site: { file: fn.file, node: call },
+    };
+  }
+}
+
+/**
+ * Does `fn` hand back the error of `call` as its own: `return c.Status().Update(...)`, a status
+ * helper? A function that checks the write's error and returns its own (often among other
+ * checks) is not taken as one: dropping its error may well be a choice about the other work.
+ */
+function returnsIt(fn: PathFunc, call: Node): boolean {
+  if (fn.results[fn.results.length - 1] !== 'error') return false;
+  const ret = ancestor(call, ['return_statement', 'func_literal'], fn.body);
+  return ret?.type === 'return_statement';
+}
+
+/** Reported waits: time and wait.* always, retry libraries from a second on or when unknown. */
+export function worthReporting(w: Wait): boolean {
+  if (w.lib === 'time' || w.lib === 'wait') return true;
+  if (w.ms === null) return w.lib !== 'client-go-retry';
+  return w.ms >= WAIT_REPORTED_FROM_MS;
+}
+
+function longer(a: Wait, b: Wait): boolean {
+  if (b.ms === null) return false;
+  return a.ms === null || a.ms > b.ms;
+}
+
+function statementsOf(body: Node): Node[] {
+  return named(body)
+    .flatMap((c) => (c.type === 'statement_list' ? named(c) : [c]))
+    .filter((s) => s.type !== 'comment');
+}
+
+function receiverParam(method: Node): Node | null {
+  return named(field(method, 'receiver')).find((n) => n.type === 'parameter_declaration') ?? null;
+}
+
+/** `obj.M(...)` → `obj`: the variable a method is called on. */
+function receiverArg(call: Node): string | null {
+  const op = callee(call)?.operand ?? null;
+  return op?.type === 'identifier' ? op.text : null;
+}
+
+/**
+ * The declared type of a parameter or local variable of `fnNode`: `p *T`, `var x T`,
+ * `x := &T{}`, `x := T{}`, `x := new(T)`. Null when it is not written down.
+ */
+export function varType(fnNode: Node, name: string): Node | null {
+  for (const p of paramsOf(fnNode)) if (p.name === name) return p.type;
+  const body = field(fnNode, 'body');
+  for (const spec of descendants(body, 'var_spec')) {
+    if (named(spec).some((n) => n.type === 'identifier' && n.text === name)) {
+      const t = field(spec, 'type');
+      if (t) return t;
+    }
+  }
+  for (const d of descendants(body, 'short_var_declaration')) {
+    const left = named(field(d, 'left'));
+    const i = left.findIndex((n) => n.text === name);
+    if (i < 0) continue;
+    let value = unparen(named(field(d, 'right'))[i] ?? null);
+    if (value?.type === 'unary_expression') value = unparen(field(value, 'operand'));
+    if (value?.type === 'composite_literal') return field(value, 'type');
+    if (value?.type === 'call_expression' && callee(value)?.name === 'new')
+      return named(field(value, 'arguments'))[0] ?? null;
+  }
+  return null;
+}
+
+function refKey(ref: FuncRef): string {
+  return `${ref.path} ${ref.recv ?? ''}.${ref.name}`;
+}
+
+/** What a cached reconciler analysis compares: the summary as the rules read it, with lines. */
+export function fingerprint(s: FuncSummary): string {
+  const at = (x: Site | null): string =>
+    x
+      ? `${x.file.path}:${x.file.lines.range(x.node.startIndex, x.node.startIndex).start.line}`
+      : '';
+  return [
+    s.perPass,
+    at(s.write),
+    s.writeParam,
+    at(s.twice),
+    s.drop ? `${s.drop.how}@${at(s.drop.site)}` : '',
+    s.returnsStatusError,
+    s.block
+      ? `${s.block.wait.what}:${s.block.wait.ms}:${s.block.wait.why}@${at(s.block.site)}`
+      : '',
+    [...s.spec].map(([i, c]) => `${i}=${c.target}@${at(c.site)}`).join(','),
+  ].join('|');
+}
+
+/** `file:line` of a site as seen from the folder of `from`. */
+export function siteName(from: string, site: Site): string {
+  const line = site.file.lines.range(site.node.startIndex, site.node.startIndex).start.line + 1;
+  return `${relative(dirname(from), site.file.path).split(sep).join('/') || site.file.path}:${line}`;
+}
+
+/** How a call names its target, for messages: `common.UpdateStatus`, `obj.SetDefaults`. */
+export function callName(call: Node): string {
+  return field(call, 'function')?.text.replace(/\s+/g, '') ?? 'the call';
+}
