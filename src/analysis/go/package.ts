@@ -252,6 +252,8 @@ export function resultsOf(fn: Node): string[] {
 interface ImportSpec {
   path: string;
   alias: string | null;
+  /** the name the file uses: the alias, or the default name */
+  name: string;
 }
 
 /** Keyed by the file's root node, which every copy of the tree makes anew. */
@@ -264,7 +266,8 @@ function importsOf(file: GoFile): ImportSpec[] {
     specs = [];
     for (const spec of descendants(file.root, 'import_spec')) {
       const path = field(spec, 'path')?.text.replace(/^["`]|["`]$/g, '');
-      if (path) specs.push({ path, alias: field(spec, 'name')?.text ?? null });
+      const alias = field(spec, 'name')?.text ?? null;
+      if (path) specs.push({ path, alias, name: alias ?? defaultImportName(path) });
     }
     importSpecs.set(file.root, specs);
   }
@@ -289,14 +292,12 @@ export function defaultImportName(path: string): string {
 export function importName(file: GoFile, path: string): string | null {
   const spec = importsOf(file).find((s) => s.path === path);
   if (!spec || spec.alias === '_' || spec.alias === '.') return null;
-  return spec.alias ?? defaultImportName(path);
+  return spec.name;
 }
 
 /** The import path a file's qualifier stands for (`appsv1` → `k8s.io/api/apps/v1`), or null. */
 export function importPathOf(file: GoFile, qualifier: string): string | null {
-  for (const { path, alias } of importsOf(file)) {
-    if ((alias ?? defaultImportName(path)) === qualifier) return path;
-  }
+  for (const { path, name } of importsOf(file)) if (name === qualifier) return path;
   return null;
 }
 

@@ -29,6 +29,7 @@ import {
   argVar,
   callArgs,
   callee,
+  contains,
   descendants,
   field,
   inGoroutine,
@@ -36,7 +37,8 @@ import {
   unparen,
   type Node,
 } from './syntax';
-import { blockingWait, WAIT_REPORTED_FROM_MS, type Wait } from './waits';
+import { varType } from './vartypes';
+import { blockingWait, inLoops, WAIT_REPORTED_FROM_MS, type Wait } from './waits';
 
 /** A place in some file of the module. */
 export interface Site {
@@ -149,10 +151,13 @@ export class Summaries {
     if (c.operand.type === 'identifier') {
       const x = c.operand.text;
       if (recv && x === recv.name) return { path, recv: recv.type, name: c.name };
-      const type = varType(decl.node, x);
-      if (type) return this.typeRef(file, path, type, c.name);
       const imported = importPathOf(file, x);
-      if (this.inModule(imported)) return { path: imported, recv: null, name: c.name };
+      if (imported)
+        return this.inModule(imported) ? { path: imported, recv: null, name: c.name } : null;
+      const type = varType(decl.node, x, (inner) =>
+        inner.id === call.id ? null : this.targetNode(pkg, path, decl, inner),
+      );
+      if (type) return this.typeRef(file, path, type, c.name);
       return null;
     }
     // `r.Status.Set(...)`: a method of the receiver field's type.
@@ -167,6 +172,20 @@ export class Summaries {
     }
     return null;
   }
+
+  /** The declaration a call reaches, for a variable's type taken from a call's result. */
+  private targetNode(pkg: GoPackage, path: string, decl: FuncDecl, call: Node): Node | null {
+    if (this.depth > 3) return null;
+    this.depth++;
+    try {
+      const ref = this.resolve(pkg, path, decl, call);
+      return (ref && this.decl(ref)?.decl.node) ?? null;
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private depth = 0;
 
   private typeRef(file: GoFile, path: string, type: Node, name: string): FuncRef | null {
     let t: Node | null = type;
@@ -320,8 +339,10 @@ export class Summaries {
 
     // Blocking calls of its own, outside goroutines: the longest reported wait.
     for (const call of fn.calls) {
-      const wait = blockingWait(fn.file, call, { body: fn.body, files: pkg.files });
-      if (!wait || !worthReporting(wait) || inGoroutine(call, fn.body)) continue;
+      const scope = { body: fn.body, files: pkg.files };
+      const found = blockingWait(fn.file, call, scope);
+      if (!found || !worthReporting(found) || inGoroutine(call, fn.body)) continue;
+      const wait = inLoops(found, call, fn.body, scope);
       const site = { file: fn.file, node: call };
       if (!out.block || longer(wait, out.block.wait)) out.block = { wait, site };
     }
@@ -346,14 +367,23 @@ export class Summaries {
 }
 
 /**
- * Does `fn` hand back the error of `call` as its own: `return c.Status().Update(...)`, a status
- * helper? A function that checks the write's error and returns its own (often among other
- * checks) is not taken as one: dropping its error may well be a choice about the other work.
+ * Does `fn` hand back the error of `call` as its own, as a status helper does? The call must be
+ * returned (`return c.Status().Update(...)`, also from a closure handed to RetryOnConflict), and
+ * `fn` must be about status: named for it, or with nothing else to return (its other returns
+ * give nil). A function that does other work and returns its errors too (ensureVersion) is not
+ * one: dropping its error is a choice about that work, not a dropped status write.
  */
 function returnsIt(fn: PathFunc, call: Node): boolean {
   if (fn.results[fn.results.length - 1] !== 'error') return false;
-  const ret = ancestor(call, ['return_statement', 'func_literal'], fn.body);
-  return ret?.type === 'return_statement';
+  const ret = ancestor(call, ['return_statement'], fn.body);
+  if (!ret) return false;
+  if (/status/i.test(fn.decl.name)) return true;
+  return descendants(fn.body, 'return_statement').every((r) => {
+    if (ancestor(r, ['func_literal'], fn.body)) return true;
+    const exprs = named(named(r)[0]);
+    const last = exprs[exprs.length - 1];
+    return !last || last.text === 'nil' || contains(last, call) || contains(r, call);
+  });
 }
 
 /** Reported waits: time and wait.* always, retry libraries from a second on or when unknown. */
@@ -382,32 +412,6 @@ function receiverParam(method: Node): Node | null {
 function receiverArg(call: Node): string | null {
   const op = callee(call)?.operand ?? null;
   return op?.type === 'identifier' ? op.text : null;
-}
-
-/**
- * The declared type of a parameter or local variable of `fnNode`: `p *T`, `var x T`,
- * `x := &T{}`, `x := T{}`, `x := new(T)`. Null when it is not written down.
- */
-export function varType(fnNode: Node, name: string): Node | null {
-  for (const p of paramsOf(fnNode)) if (p.name === name) return p.type;
-  const body = field(fnNode, 'body');
-  for (const spec of descendants(body, 'var_spec')) {
-    if (named(spec).some((n) => n.type === 'identifier' && n.text === name)) {
-      const t = field(spec, 'type');
-      if (t) return t;
-    }
-  }
-  for (const d of descendants(body, 'short_var_declaration')) {
-    const left = named(field(d, 'left'));
-    const i = left.findIndex((n) => n.text === name);
-    if (i < 0) continue;
-    let value = unparen(named(field(d, 'right'))[i] ?? null);
-    if (value?.type === 'unary_expression') value = unparen(field(value, 'operand'));
-    if (value?.type === 'composite_literal') return field(value, 'type');
-    if (value?.type === 'call_expression' && callee(value)?.name === 'new')
-      return named(field(value, 'arguments'))[0] ?? null;
-  }
-  return null;
 }
 
 function refKey(ref: FuncRef): string {

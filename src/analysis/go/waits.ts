@@ -332,3 +332,39 @@ function cenkaltiWait(what: string, args: Node[], scope: Scope): Omit<Wait, 'lib
     return { what, ms: 15 * 60_000, why: 'its default MaxElapsedTime' };
   return { what, ms: null, why: 'a backoff not known here' };
 }
+
+/**
+ * The wait of a call made inside loops: times the loops' counts where they are constant
+ * (`for range 6`, `for i := 0; i < 6; i++`), unknown otherwise (a loop over items, `for {}`).
+ */
+export function inLoops(w: Wait, call: Node, body: Node, scope: Scope): Wait {
+  let times = 1;
+  for (let n = call.parent; n && n.id !== body.id; n = n.parent) {
+    if (n.type === 'func_literal') break;
+    if (n.type !== 'for_statement') continue;
+    const count = loopCount(n, scope);
+    if (count === null) return { ...w, ms: null, why: `${w.why}, in a loop` };
+    times *= count;
+  }
+  if (times === 1 || w.ms === null) return w;
+  return { ...w, ms: w.ms * times, why: `${w.why}, ${times} times in a loop` };
+}
+
+function loopCount(loop: Node, scope: Scope): number | null {
+  const range = named(loop).find((c) => c.type === 'range_clause');
+  if (range) {
+    const v = evalConst(field(range, 'right'), scope);
+    return v !== null && Number.isInteger(v) ? v : null;
+  }
+  const clause = named(loop).find((c) => c.type === 'for_clause');
+  const cond = field(clause, 'condition');
+  if (cond?.type !== 'binary_expression') return null;
+  const op = cond.childForFieldName('operator')?.type;
+  const limit = evalConst(field(cond, 'right'), scope);
+  const init = named(field(clause, 'initializer'));
+  const start = init.length ? evalConst(named(field(init[0], 'right'))[0] ?? null, scope) : null;
+  if (limit === null || start === null) return null;
+  if (op === '<') return Math.max(0, limit - start);
+  if (op === '<=') return Math.max(0, limit - start + 1);
+  return null;
+}

@@ -8,7 +8,7 @@ import type { Fix } from '../../diagnostics';
 import type { GoRule } from '../rule';
 import { returnsResultAndError, type PathFunc } from '../reconcilers';
 import { callName, siteName, worthReporting } from '../summary';
-import { formatDuration, blockingWait, type Wait } from '../waits';
+import { formatDuration, blockingWait, inLoops, type Wait } from '../waits';
 import {
   ancestor,
   callArgs,
@@ -19,10 +19,13 @@ import {
   type Node,
 } from '../syntax';
 
-/** `for up to 1m0s (its timeout)`, or how it is unbounded. */
+/** `for up to 1m0s`, or for the whole wait when it is unbounded or unknown. */
 function howLong(w: Wait): string {
-  return w.ms === null ? `for the whole wait (${w.why})` : `for up to ${formatDuration(w.ms)}`;
+  return w.ms === null ? 'for the whole wait' : `for up to ${formatDuration(w.ms)}`;
 }
+
+const ADVICE =
+  'Other objects queue behind it and the wait is lost on restart; return a Result with RequeueAfter instead.';
 
 export const blockingSleep: GoRule = {
   id: 'blocking-sleep',
@@ -31,14 +34,15 @@ export const blockingSleep: GoRule = {
       for (const fn of rec.funcs) {
         for (const call of fn.calls) {
           if (inGoroutine(call, fn.body)) continue;
-          const wait = blockingWait(fn.file, call, { body: fn.body, files: ctx.pkg.files });
-          if (wait) {
-            if (!worthReporting(wait)) continue;
-            const why = wait.ms === null ? '' : ` (${wait.why})`;
+          const scope = { body: fn.body, files: ctx.pkg.files };
+          const found = blockingWait(fn.file, call, scope);
+          if (found) {
+            if (!worthReporting(found)) continue;
+            const wait = inLoops(found, call, fn.body, scope);
             ctx.report({
               file: fn.file,
               node: wait.what === '<-time.After' ? call.parent! : call,
-              message: `${wait.what} holds this reconcile worker ${howLong(wait)}. Other objects queue behind it${why} and the wait is lost on restart; return a Result with RequeueAfter instead.`,
+              message: `${wait.what} holds this reconcile worker ${howLong(wait)}. Bound: ${wait.why}. ${ADVICE}`,
               fixes: () => (wait.what === 'time.Sleep' ? fixesFor(fn, call) : []),
             });
             continue;
@@ -51,7 +55,7 @@ export const blockingSleep: GoRule = {
           ctx.report({
             file: fn.file,
             node: call,
-            message: `${callName(call)} holds this reconcile worker ${howLong(block.wait)}. It calls ${block.wait.what} at ${siteName(fn.file.path, block.site)}${block.wait.ms === null ? '' : ` (${block.wait.why})`}; other objects queue behind it and the wait is lost on restart. Return a Result with RequeueAfter instead.`,
+            message: `${callName(call)} holds this reconcile worker ${howLong(block.wait)}. It calls ${block.wait.what} at ${siteName(fn.file.path, block.site)} (bound: ${block.wait.why}). ${ADVICE}`,
           });
         }
       }

@@ -14,7 +14,14 @@ import type { GoRule } from '../rule';
 import { returnErrorStatement, type PathFunc } from '../reconcilers';
 import { discarded, pardoned, type Verdict, type Within } from '../errorfate';
 import { callName, siteName } from '../summary';
-import { enclosingStatement, field, inGoroutine, statements, type Node } from '../syntax';
+import {
+  enclosingStatement,
+  field,
+  inGoroutine,
+  scheduled,
+  statements,
+  type Node,
+} from '../syntax';
 
 /** First sentence for the Problems panel (≤ 100 characters), the rest for the hover. */
 function message(what: string, v: Verdict): string {
@@ -39,6 +46,8 @@ export const statusErrorIgnored: GoRule = {
         for (const cc of fn.clientCalls) {
           if (!cc.status) continue;
           own.add(cc.call.id);
+          // A cron job or timer callback runs outside any reconcile: not this rule's business.
+          if (scheduled(cc.call, fn.body)) continue;
           const verdict = discarded(fn, cc.call);
           if (!verdict || pardoned(fn, cc.call, verdict)) continue;
           ctx.report({
@@ -49,7 +58,7 @@ export const statusErrorIgnored: GoRule = {
           });
         }
         for (const call of fn.calls) {
-          if (own.has(call.id)) continue;
+          if (own.has(call.id) || scheduled(call, fn.body)) continue;
           const hit = ctx.summaries.ofCall(fn, call);
           if (!hit) continue;
           const { summary: s, ref } = hit;
