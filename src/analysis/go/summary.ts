@@ -418,8 +418,22 @@ function refKey(ref: FuncRef): string {
   return `${ref.path} ${ref.recv ?? ''}.${ref.name}`;
 }
 
-/** What a cached reconciler analysis compares: the summary as the rules read it, with lines. */
+const fingerprints = new WeakMap<FuncSummary, string>();
+
+/**
+ * What a cached reconciler analysis compares: the summary as the rules read it, with lines.
+ * Kept per summary: a summary is made anew whenever its file changes, so its lines stay true.
+ */
 export function fingerprint(s: FuncSummary): string {
+  let f = fingerprints.get(s);
+  if (f === undefined) {
+    f = computeFingerprint(s);
+    fingerprints.set(s, f);
+  }
+  return f;
+}
+
+function computeFingerprint(s: FuncSummary): string {
   const at = (x: Site | null): string =>
     x
       ? `${x.file.path}:${x.file.lines.range(x.node.startIndex, x.node.startIndex).start.line}`
