@@ -41,7 +41,10 @@ describe('summaries: what a call into the module does', () => {
     // wait.Backoff{Steps: 6, Duration: 1s, Factor: 2}: five sleeps, 1+2+4+8+16 s.
     assert.match(ms[2], /^retry\.OnError holds this reconcile worker for up to 31s\./);
     // time.Sleep(2s) in `for range 3`.
-    assert.match(ms[3], /^time\.Sleep holds this reconcile worker for up to 6s\..*3 times in a loop/);
+    assert.match(
+      ms[3],
+      /^time\.Sleep holds this reconcile worker for up to 6s\..*3 times in a loop/,
+    );
   });
 
   it('names the API type method that changes the spec, and where', async () => {
