@@ -153,8 +153,23 @@ export class GoPackage {
    */
   recorder: Map<string, string> | null = null;
 
-  method(receiverType: string, name: string): FuncDecl | undefined {
+  /**
+   * A method of a type of this package, or one promoted from a struct it embeds
+   * (`type DragonflyReconciler struct { Reconciler }` has Reconciler's methods).
+   */
+  promoted(receiverType: string, name: string, depth = 0): FuncDecl | undefined {
     const d = this.methods.get(`${receiverType}.${name}`);
+    if (d || depth > 3) return d;
+    for (const e of this.types.struct(receiverType)?.embedded ?? []) {
+      const bare = /^\*?(\w+)$/.exec(e)?.[1];
+      const found = bare ? this.promoted(bare, name, depth + 1) : undefined;
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  method(receiverType: string, name: string): FuncDecl | undefined {
+    const d = this.promoted(receiverType, name);
     this.recorder?.set(`m:${receiverType}.${name}`, d ? String(d.node.id) : '');
     return d;
   }
@@ -197,7 +212,11 @@ export class GoPackage {
           const [path, fn] = name.split(' ');
           now = this.module?.func(path, fn)?.decl.file.text ?? '';
         } else {
-          const d = kind === 'f' ? this.functions.get(name) : this.methods.get(name);
+          const dot = name.indexOf('.');
+          const d =
+            kind === 'f'
+              ? this.functions.get(name)
+              : this.promoted(name.slice(0, dot), name.slice(dot + 1));
           now = d ? String(d.node.id) : '';
         }
         if (now !== answer) return false;

@@ -53,6 +53,8 @@ export interface FuncSummary {
   write: Site | null;
   /** which parameter the status write writes: its index, -1 the receiver, null unknown */
   writeParam: number | null;
+  /** the write happens on every pass that gets past the function's error checks */
+  always: boolean;
   /** the second status write of one pass, when there is one */
   twice: Site | null;
   /** a status write whose error the function (or a callee) drops or only logs */
@@ -69,6 +71,7 @@ const EMPTY: FuncSummary = {
   perPass: 0,
   write: null,
   writeParam: null,
+  always: false,
   twice: null,
   drop: null,
   returnsStatusError: false,
@@ -131,9 +134,7 @@ export class Summaries {
   decl(ref: FuncRef): { pkg: GoPackage; decl: FuncDecl } | null {
     const pkg = this.pkgAt(ref.path);
     if (!pkg) return null;
-    const decl = ref.recv
-      ? pkg.methods.get(`${ref.recv}.${ref.name}`)
-      : pkg.functions.get(ref.name);
+    const decl = ref.recv ? pkg.promoted(ref.recv, ref.name) : pkg.functions.get(ref.name);
     return decl ? { pkg, decl } : null;
   }
 
@@ -280,7 +281,8 @@ export class Summaries {
       const key = argVar(cc.args[1]) ?? cc.args[1]?.text ?? '';
       events.push({ call: cc.call, key, n: 1, refresh: false });
       out.write ??= { file: fn.file, node: cc.call };
-      out.writeParam ??= indexOf(argVar(cc.args[1]));
+      out.writeParam ??= indexOf(rootVar(cc.args[1]));
+      out.always ||= unconditional(fn.body, cc.call);
       this.errorFate(fn, cc.call, out);
     }
 
@@ -317,6 +319,7 @@ export class Summaries {
         events.push({ call, key: v ?? `?${call.id}`, n: s.perPass, refresh: false });
         out.write ??= s.write;
         out.writeParam ??= indexOf(v);
+        out.always ||= s.always && unconditional(fn.body, call);
       }
       if (s.drop && !out.drop && !inGoroutine(call, fn.body)) out.drop = s.drop;
       if (s.returnsStatusError) this.errorFate(fn, call, out);
@@ -408,6 +411,51 @@ function receiverParam(method: Node): Node | null {
   return named(field(method, 'receiver')).find((n) => n.type === 'parameter_declaration') ?? null;
 }
 
+/** The variable an argument is rooted at: `&x` and `x.f.g` → x (`dfi.df` is the receiver's). */
+function rootVar(arg: Node | undefined): string | null {
+  let n = unparen(arg ?? null);
+  if (n?.type === 'unary_expression') n = unparen(field(n, 'operand'));
+  while (n?.type === 'selector_expression') n = unparen(field(n, 'operand'));
+  return n?.type === 'identifier' ? n.text : null;
+}
+
+/** Nodes a call may sit in and still run whenever its statement does. */
+const STRAIGHT = new Set([
+  'expression_statement',
+  'return_statement',
+  'assignment_statement',
+  'short_var_declaration',
+  'expression_list',
+  'argument_list',
+  'call_expression',
+  'parenthesized_expression',
+  'unary_expression',
+]);
+
+/**
+ * Does `call` run on every pass through `body` that gets past its error checks? It must sit in
+ * a top-level statement (or an `if`'s initializer: `if err := write(); err != nil`), and the
+ * statements before it may return only under a condition on an error (`if err != nil`).
+ */
+function unconditional(body: Node, call: Node): boolean {
+  let x: Node = call;
+  for (let p = x.parent; p && p.id !== body.id; x = p, p = p.parent) {
+    if (p.type === 'statement_list' && p.parent?.id === body.id) break;
+    if (p.type === 'if_statement' && field(p, 'initializer')?.id === x.id) continue;
+    if (!STRAIGHT.has(p.type)) return false;
+  }
+  const top = statementsOf(body);
+  const at = top.findIndex((t) => t.id === x.id);
+  if (at < 0) return false;
+  return top.slice(0, at).every((t) =>
+    descendants(t, 'return_statement').every((r) => {
+      if (ancestor(r, ['func_literal'], t)) return true;
+      const guard = ancestor(r, ['if_statement'], t);
+      return !!guard && /\berr\w*\s*!=\s*nil/i.test(field(guard, 'condition')?.text ?? '');
+    }),
+  );
+}
+
 /** `obj.M(...)` → `obj`: the variable a method is called on. */
 function receiverArg(call: Node): string | null {
   const op = callee(call)?.operand ?? null;
@@ -442,6 +490,7 @@ function computeFingerprint(s: FuncSummary): string {
     s.perPass,
     at(s.write),
     s.writeParam,
+    s.always,
     at(s.twice),
     s.drop ? `${s.drop.how}@${at(s.drop.site)}` : '',
     s.returnsStatusError,

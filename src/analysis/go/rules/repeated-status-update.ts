@@ -13,7 +13,7 @@
 import type { GoRule } from '../rule';
 import { StatusPasses, type WriteEvent } from '../passes';
 import { callName, siteName } from '../summary';
-import { argVar, statements } from '../syntax';
+import { argVar, callArgs, callee, statements } from '../syntax';
 
 const MESSAGE =
   'Each write bumps resourceVersion and fires a watch event, so later ones conflict or trigger extra reconciles. Collect the changes and write status once.';
@@ -33,32 +33,54 @@ export const repeatedStatusUpdate: GoRule = {
             events.push({ call: cc.call, key: argVar(cc.args[2]) ?? '', n: 0, refresh: true });
           }
         }
-        // A status helper of another package that writes twice in one pass (this package's
-        // own are on the path, reported inside). Calls of single-write helpers are not counted:
-        // whether their write happens is decided inside them, often only on a failure path.
-        const helpers = new Map<number, { name: string; twice: string }>();
+        // Status helpers count as the writes they make when they make them on every pass (past
+        // their error checks): `dfi.patchStatus(ctx, s)`. One that writes only under some
+        // condition (when something changed, on a failure path) is not counted. A helper of
+        // another package that itself writes twice is reported at the call (this package's own
+        // are on the path, reported inside).
+        const helpers = new Map<number, { name: string; twice: string | null }>();
         for (const call of fn.calls) {
           if (events.some((e) => e.call.id === call.id)) continue;
           const hit = ctx.summaries.ofCall(fn, call);
           const s = hit?.summary;
-          if (!hit || !s?.twice || hit.ref.path === ctx.summaries.homePath) continue;
-          helpers.set(call.id, { name: callName(call), twice: siteName(fn.file.path, s.twice) });
-          events.push({ call, key: `?${call.id}`, n: s.perPass, refresh: false });
+          if (!hit || !s?.write) continue;
+          const local = hit.ref.path === ctx.summaries.homePath;
+          const twice = !local && s.twice ? siteName(fn.file.path, s.twice) : null;
+          const op = callee(call)?.operand;
+          const i = s.writeParam;
+          const v =
+            i === null
+              ? null
+              : i === -1
+                ? op?.type === 'identifier'
+                  ? op.text
+                  : null
+                : argVar(callArgs(call)[i]);
+          if (!twice && (!s.always || v === null)) continue;
+          helpers.set(call.id, { name: callName(call), twice });
+          events.push({ call, key: v ?? `?${call.id}`, n: twice ? s.perPass : 1, refresh: false });
         }
-        if (events.filter((e) => !e.refresh).length < 2 && helpers.size === 0) continue;
+        if (
+          events.filter((e) => !e.refresh).length < 2 &&
+          ![...helpers.values()].some((h) => h.twice)
+        )
+          continue;
         new StatusPasses(events, (w, before) => {
           const helper = helpers.get(w.call.id);
-          if (helper) {
+          if (helper?.twice && before === 0) {
             ctx.report({
               file: fn.file,
               node: w.call,
               message: `${helper.name} writes status twice in one pass (again at ${helper.twice}). ${MESSAGE}`,
             });
           } else if (before >= 1) {
+            const what = helper
+              ? `${helper.name} writes the status of ${w.key} again`
+              : `Another status write of ${w.key}`;
             ctx.report({
               file: fn.file,
               node: w.call,
-              message: `Another status write of ${w.key} on the same path. ${MESSAGE}`,
+              message: `${what} on the same path. ${MESSAGE}`,
             });
           }
         }).block(statements(fn.body), new Map());
