@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import { GoPackage, type FuncDecl, type GoFile, type ModuleFuncs, type TypeIndex } from './package';
+import { GoPackage, type GoFile, type ModuleFuncs, type TypeIndex } from './package';
 
 /** Reads the Go files (not tests, not generated) of one directory; [] when there is none. */
 export type PackageLoader = (dir: string) => GoFile[];
@@ -50,12 +50,5 @@ export class GoModule implements ModuleFuncs {
     const rel = relative(this.root, dir);
     if (rel.startsWith('..') || isAbsolute(rel)) return null;
     return rel ? `${this.path}/${rel.split(sep).join('/')}` : this.path;
-  }
-
-  /** A package-level function of the module: `pkg.Func` where pkg's import path is `importPath`. */
-  func(importPath: string, name: string): { pkg: GoPackage; decl: FuncDecl } | null {
-    const pkg = this.package(importPath);
-    const decl = pkg?.functions.get(name);
-    return pkg && decl ? { pkg, decl } : null;
   }
 }

@@ -95,13 +95,12 @@ function readStruct(type: Node, text: string): StructInfo {
   return info;
 }
 
-/** What a package asks of the rest of its module: a function of another package, by import path. */
+/** What a package asks of the rest of its module: its packages, by import path. */
 export interface ModuleFuncs {
   readonly root: string;
   readonly path: string;
   package(importPath: string): GoPackage | null;
   importPathOf(dir: string): string | null;
-  func(importPath: string, name: string): { pkg: GoPackage; decl: FuncDecl } | null;
 }
 
 export class GoPackage {
@@ -139,13 +138,6 @@ export class GoPackage {
 
   /** the rest of the Go module, for calls into its other packages (module.ts's GoModule) */
   module: ModuleFuncs | null = null;
-
-  /** A function of another package of the module, by the import path its qualifier names. */
-  moduleFunc(importPath: string, name: string): { pkg: GoPackage; decl: FuncDecl } | null {
-    const hit = this.module?.func(importPath, name) ?? null;
-    this.recorder?.set(`x:${importPath} ${name}`, hit ? hit.decl.file.text : '');
-    return hit;
-  }
 
   /**
    * When set, every lookup below is written down with its answer, so a cached analysis of a
@@ -208,10 +200,7 @@ export class GoPackage {
         if (kind === 's') now = this.types.struct(name)?.text ?? '';
         else if (kind === 'c') now = this.types.isClusterScoped(name) ? 'y' : '';
         else if (kind === 'u') now = summary(name);
-        else if (kind === 'x') {
-          const [path, fn] = name.split(' ');
-          now = this.module?.func(path, fn)?.decl.file.text ?? '';
-        } else {
+        else {
           const dot = name.indexOf('.');
           const d =
             kind === 'f'
