@@ -97,6 +97,7 @@ import type {
   WriteOptions,
 } from './apimachinery/types';
 import { splitApiVersion } from './apimachinery/types';
+import { withoutTypeMeta, withoutTypeMetaJSON } from './apimachinery/typemeta';
 import type { ClusterState } from './storage/state';
 import { ContainerLogs } from './controllers/containerlogs';
 import { microtask } from '../util/microtask';
@@ -384,11 +385,19 @@ export class Cluster {
     return this.outJSON(o, t);
   }
 
-  /** list() as JSON text, concatenating each object's cached JSON. */
+  /**
+   * list() as JSON text, concatenating each object's cached JSON; a built-in kind's items without
+   * their apiVersion and kind, as kube-apiserver lists them (typemeta.ts).
+   */
   listJSON(type: TypeRef, opts: ListOptions = {}): string {
     const t = this.typeOf(type);
     const page = this.listPage(t, opts);
-    const items = page.objects.map((o) => this.outJSON(o, t)).join(',');
+    const item = (o: KubeObject): string => {
+      if (t.crd) return this.outJSON(o, t);
+      if (o.apiVersion === t.apiVersion) return withoutTypeMetaJSON(o, this.jsonOf(o));
+      return JSON.stringify(withoutTypeMeta(this.out(o, t)));
+    };
+    const items = page.objects.map(item).join(',');
     return `{"apiVersion":${JSON.stringify(t.apiVersion)},"kind":${JSON.stringify(t.info.listKind)},"metadata":${JSON.stringify(page.metadata)},"items":[${items}]}`;
   }
 

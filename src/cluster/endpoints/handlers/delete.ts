@@ -5,6 +5,7 @@
 import { decodeDeleteOptions } from '../decode';
 import { deleteCode, deleteResponse } from '../deleteresponse';
 import type { ListOptions } from '../../apimachinery/types';
+import { withoutTypeMeta } from '../../apimachinery/typemeta';
 import { send } from './response';
 import { objectKey, type RequestScope } from './scope';
 
@@ -19,5 +20,7 @@ export function deleteResource(s: RequestScope, name: string): void | Promise<vo
 
 export function deleteCollection(s: RequestScope, listOpts: ListOptions): void | Promise<void> {
   const dopts = decodeDeleteOptions(s.q, s.body, s.req.headers['content-type']);
-  return send(s, 200, s.cluster.deleteCollection(s.type, listOpts, dopts));
+  const list = s.cluster.deleteCollection(s.type, listOpts, dopts);
+  // The deleted objects are listed as a list's items are: a built-in's without apiVersion and kind.
+  return send(s, 200, s.t.crd ? list : { ...list, items: list.items.map(withoutTypeMeta) });
 }
