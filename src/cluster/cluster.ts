@@ -1258,8 +1258,10 @@ export class Cluster {
       if (!md.deletionTimestamp) {
         md.deletionTimestamp = this.now();
         md.deletionGracePeriodSeconds = 0;
-        if (md.generation !== undefined) md.generation++;
       }
+      // The first deletionTimestamp bumps a generation that is set, whether a graceful deletion
+      // (rest.BeforeDelete) or finalizers (the generic store's updateForGracefulDeletion) set it.
+      if (!old.metadata.deletionTimestamp && md.generation !== undefined) md.generation++;
       if (t.info.kind === 'Namespace' && t.info.group === '')
         (next.status as Record<string, unknown>) = {
           ...(next.status as object),

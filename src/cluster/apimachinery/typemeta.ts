@@ -22,11 +22,11 @@ export function withoutTypeMeta(o: KubeObject): Record<string, unknown> {
  */
 export function withoutTypeMetaJSON(o: KubeObject, text: string): string {
   const keys = Object.keys(o);
-  const typed = keys.filter((k) => k === 'apiVersion' || k === 'kind');
+  const typed: string[] = keys.filter((k) => k === 'apiVersion' || k === 'kind');
+  const member = (k: string) =>
+    `${JSON.stringify(k)}:${JSON.stringify((o as Record<string, unknown>)[k])}`;
   if (!typed.length) return text;
   if (keys.length > typed.length) {
-    const member = (k: string) =>
-      `${JSON.stringify(k)}:${JSON.stringify(o[k as keyof KubeObject])}`;
     const head = keys.slice(0, typed.length);
     if (head.every((k) => typed.includes(k))) {
       const prefix = `{${head.map(member).join(',')},`;

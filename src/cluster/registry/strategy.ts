@@ -8,6 +8,7 @@ import { fieldForbidden, fieldInvalid, fieldRequired } from '../apimachinery/err
 import type { NameRule } from '../apimachinery/names';
 import { nameRuleOf, validateLabels, validateName } from '../apimachinery/names';
 import { deepEqual, isObject } from '../apimachinery/patch';
+import { hasGeneration } from '../api/generation';
 import type { ResourceType } from './registry';
 import { matchesLabels, fromLabelSelector } from '../apimachinery/selector';
 import type { KubeObject } from '../apimachinery/types';
@@ -210,7 +211,6 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     },
   },
   'policy/PodDisruptionBudget': {
-    hasGeneration: true,
     prepareForCreate: prepareDisruptionBudgetForCreate,
     validate: validateDisruptionBudget,
   },
@@ -269,7 +269,6 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     },
   },
   'apps/Deployment': {
-    hasGeneration: true,
     prepareForCreate(obj) {
       obj.status = {};
     },
@@ -277,7 +276,6 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     validate: (obj, old) => validateSelectorAndTemplate(obj, 'Deployment', old),
   },
   'apps/ReplicaSet': {
-    hasGeneration: true,
     prepareForCreate(obj) {
       obj.status = { replicas: 0 };
     },
@@ -305,7 +303,6 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     },
   },
   'apiextensions.k8s.io/CustomResourceDefinition': {
-    hasGeneration: true,
     allowUnconditionalUpdate: false,
     prepareForCreate(obj) {
       delete obj.status;
@@ -336,9 +333,8 @@ function qosClass(spec: Obj): string {
   return anySet ? 'Burstable' : 'BestEffort';
 }
 
-const GENERIC: Strategy = {
+const GENERIC: Omit<Strategy, 'hasGeneration'> = {
   nameRule: 'subdomain',
-  hasGeneration: false,
   allowUnconditionalUpdate: true,
 };
 
@@ -368,6 +364,7 @@ export function strategyFor(t: ResourceType): Strategy {
   return {
     ...GENERIC,
     nameRule: nameRuleOf(t.info.group, t.info.kind),
+    hasGeneration: hasGeneration(t.info.group, t.info.kind),
     ...(STRATEGIES[key] ?? {}),
   };
 }
