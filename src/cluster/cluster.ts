@@ -73,6 +73,13 @@ import {
   parseLabelSelector,
 } from './apimachinery/selector';
 import { applyPatch, recordManagedFields } from './managedfields/fieldmanager';
+import type { IgnoredFields } from './managedfields/fieldmanager';
+import {
+  DEDUCED,
+  builtinFieldType,
+  customResourceFieldType,
+  type FieldType,
+} from './managedfields/fieldtypes';
 import type { Change, ChangeListener } from './storage/store';
 import { Store, objectKey } from './storage/store';
 import { RESOURCE_VERSION_TOO_HIGH_RETRY_SECONDS } from './storage/watchcache';
@@ -282,6 +289,29 @@ export class Cluster {
   private ns(t: ResourceType, namespace: string | undefined): string | undefined {
     if (!t.info.namespaced) return undefined;
     return namespace || 'default';
+  }
+
+  /** Each resource's schema for field management (fieldtypes.ts), made on first use. */
+  private readonly fieldTypes = new WeakMap<ResourceType, FieldType>();
+
+  private fieldsOf(t: ResourceType): FieldType {
+    let f = this.fieldTypes.get(t);
+    if (!f) {
+      f = t.crd
+        ? customResourceFieldType(t.schema?.root)
+        : (builtinFieldType(t.apiVersion, t.info.kind) ?? DEDUCED);
+      this.fieldTypes.set(t, f);
+    }
+    return f;
+  }
+
+  /**
+   * What the strategy resets on a write through `subresource`, which field management ignores:
+   * the release's reset fields of a built-in, a custom resource's status behind its subresource.
+   */
+  private ignoredFields(t: ResourceType, subresource: string | undefined): IgnoredFields {
+    if (t.crd) return !subresource && t.statusSubresource ? [['status']] : [];
+    return resetPaths(t.info.group, t.info.kind, subresource ?? '', t.apiVersion) ?? [];
   }
 
   /** The length of every text jsonOf made, kept after the text is dropped (see `superseded`). */
@@ -726,8 +756,22 @@ export class Cluster {
     delete md.managedFields;
     if (st.hasGeneration) md.generation = 1;
     else delete md.generation;
-    st.prepareForCreate?.(obj);
     checkUnknownFields(t, st.defaults?.(obj), opts);
+    // The create handler records the writer's fields on the decoded, defaulted object, before
+    // mutating admission and the strategy's PrepareForCreate (what they set, nobody manages).
+    if (!opts.applied)
+      recordManagedFields(
+        obj,
+        undefined,
+        opts.fieldManager,
+        'Update',
+        t.apiVersion,
+        this.now(),
+        undefined,
+        this.fieldsOf(t),
+        this.ignoredFields(t, undefined),
+      );
+    st.prepareForCreate?.(obj);
     if (isCoreService(t)) allocateNodePorts(obj, this.scan({ apiVersion: 'v1', kind: 'Service' }));
     this.mutate({ operation: 'CREATE', type: t, object: obj, dryRun: !!opts.dryRun });
     const errs = [...validateObjectMeta(obj, st.nameRule), ...(st.validate?.(obj) ?? [])];
@@ -747,16 +791,8 @@ export class Cluster {
         this.now(),
         true,
         undefined,
-      );
-    else
-      recordManagedFields(
-        obj,
-        undefined,
-        opts.fieldManager,
-        'Update',
-        t.apiVersion,
-        this.now(),
-        undefined,
+        this.fieldsOf(t),
+        this.ignoredFields(t, undefined),
       );
     if (opts.dryRun) {
       if (sentResourceVersion !== undefined) md.resourceVersion = sentResourceVersion;
@@ -966,6 +1002,8 @@ export class Cluster {
         t.apiVersion,
         this.now(),
         opts.subresource,
+        this.fieldsOf(t),
+        this.ignoredFields(t, opts.subresource),
       );
     if (deepEqual(withoutManagedTimes(next), withoutManagedTimes(old)))
       return opts.returnStored && old.apiVersion === t.apiVersion ? old : this.out(old, t);
@@ -1068,6 +1106,7 @@ export class Cluster {
       this.now(),
       !!opts.force,
       'scale',
+      builtinFieldType(SCALE_API_VERSION, 'Scale'),
     );
     const managed = parentEntries(
       old.metadata.managedFields ?? [],
@@ -1145,6 +1184,8 @@ export class Cluster {
         this.now(),
         !!opts.force,
         opts.subresource,
+        this.fieldsOf(t),
+        this.ignoredFields(t, opts.subresource),
       );
       checkAppliedTimes(t, applied);
       return this.updateFromPatch(t, skey, old, next, { ...opts, applied });

@@ -39,6 +39,11 @@ export function keepAllocated(next: KubeObject, old: KubeObject): void {
       if (ips(n).length === 0 && ips(o).length) n.clusterIPs = [...ips(o)];
     }
   }
+  // The allocator keeps the families it chose when an update leaves them out.
+  if (needsClusterIP(o) && needsClusterIP(n)) {
+    for (const f of ['ipFamilies', 'ipFamilyPolicy'])
+      if (n[f] === undefined && o[f] !== undefined) n[f] = structuredClone(o[f]);
+  }
   // normalizeClusterIPs: an old client sends clusterIP alone.
   if (typeof n.clusterIP === 'string' && n.clusterIP && ips(n).length === 0)
     n.clusterIPs = n.clusterIP === o.clusterIP && ips(o).length ? [...ips(o)] : [n.clusterIP];

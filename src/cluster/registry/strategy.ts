@@ -187,12 +187,9 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
   '/Service': {
     prepareForCreate(obj) {
       obj.status = { loadBalancer: {} };
-    },
-    validate: (obj, old) => validateService(obj, old),
-    defaults(obj) {
+      // The Service REST allocates after the create handler recorded the writer's fields, so
+      // nobody manages what it sets.
       const spec = ensure(obj as Obj, 'spec');
-      setDefault(spec, 'type', 'ClusterIP');
-      setDefault(spec, 'sessionAffinity', 'None');
       if (spec.clusterIP === undefined && spec.type !== 'ExternalName') {
         const n = serviceIp++;
         spec.clusterIP = `10.96.${(n >> 8) & 255}.${n & 255}`;
@@ -200,6 +197,12 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
       }
       setDefault(spec, 'ipFamilies', ['IPv4']);
       setDefault(spec, 'ipFamilyPolicy', 'SingleStack');
+    },
+    validate: (obj, old) => validateService(obj, old),
+    defaults(obj) {
+      const spec = ensure(obj as Obj, 'spec');
+      setDefault(spec, 'type', 'ClusterIP');
+      setDefault(spec, 'sessionAffinity', 'None');
       setDefault(spec, 'internalTrafficPolicy', 'Cluster');
       if (Array.isArray(spec.ports)) {
         for (const p of spec.ports) {

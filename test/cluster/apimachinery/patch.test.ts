@@ -26,16 +26,20 @@ test('strategic merge patch merges containers by name and honours $patch: delete
     },
     metadata: { finalizers: ['f1'] },
   };
-  const out = strategicMergePatch(cur, {
-    spec: {
-      containers: [
-        { name: 'a', image: 'x:2' },
-        { name: 'b', $patch: 'delete' },
-        { name: 'c', image: 'z:1' },
-      ],
+  const out = strategicMergePatch(
+    cur,
+    {
+      spec: {
+        containers: [
+          { name: 'a', image: 'x:2' },
+          { name: 'b', $patch: 'delete' },
+          { name: 'c', image: 'z:1' },
+        ],
+      },
+      metadata: { finalizers: ['f2'] },
     },
-    metadata: { finalizers: ['f2'] },
-  }) as { spec: { containers: Obj[] }; metadata: { finalizers: string[] } };
+    kindShape('v1', 'Pod'),
+  ) as { spec: { containers: Obj[] }; metadata: { finalizers: string[] } };
   assert.deepEqual(out.spec.containers, [
     { name: 'a', image: 'x:2' },
     { name: 'c', image: 'z:1' },
