@@ -1267,7 +1267,7 @@ export class Cluster {
     const skey = objectKey(ns, key.name);
     const old = this.store.get(t.storageKey, skey);
     if (!old) throw newNotFound(t.gr, key.name);
-    checkPreconditions(t, key.name, old, opts.preconditions);
+    checkDeletePreconditions(t, key.name, old, opts.preconditions);
     this.admit({ operation: 'DELETE', type: t, object: old, old, dryRun: !!opts.dryRun });
     const next = clone(old);
     const md = next.metadata;
@@ -1418,6 +1418,33 @@ function checkPreconditions(
       t.gr,
       name,
       `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
+    );
+  }
+}
+
+/**
+ * rest.BeforeDelete's early check of a delete's preconditions: a Conflict on the object's kind
+ * (`ConfigMap`, `Deployment.apps`), not its resource, worded as BeforeDelete words it.
+ */
+function checkDeletePreconditions(
+  t: ResourceType,
+  name: string,
+  old: KubeObject,
+  pre: { uid?: string; resourceVersion?: string } | undefined,
+): void {
+  const kind = { group: t.info.group, resource: t.info.kind };
+  if (pre?.uid && pre.uid !== old.metadata.uid) {
+    throw newConflict(
+      kind,
+      name,
+      `the UID in the precondition (${pre.uid}) does not match the UID in record (${old.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
+    );
+  }
+  if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) {
+    throw newConflict(
+      kind,
+      name,
+      `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${old.metadata.resourceVersion ?? ''}). The object might have been modified`,
     );
   }
 }
