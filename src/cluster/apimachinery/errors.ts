@@ -245,16 +245,27 @@ const PATCH_MEDIA_TYPES = [
   'application/strategic-merge-patch+json',
 ];
 
-/** 415; `accepted` defaults to the PATCH verb's media types. */
-export function newUnsupportedMediaType(
-  contentType: string,
-  accepted: string[] = PATCH_MEDIA_TYPES,
-): StatusError {
+/**
+ * 415 as negotiation.NewUnsupportedMediaTypeError words it (the media types the handler accepts,
+ * not the one it got); `accepted` defaults to the PATCH verb's media types.
+ */
+export function newUnsupportedMediaType(accepted: string[] = PATCH_MEDIA_TYPES): StatusError {
   return status(
     415,
     'UnsupportedMediaType',
-    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}; got ${contentType}`,
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
   );
+}
+
+/**
+ * go-restful's own 415, for a Content-Type a built-in route does not consume (a PATCH that names
+ * no patch type), as the apiserver's service error handler wraps it: NewGenericServerResponse,
+ * empty details.
+ */
+export function newRouteUnsupportedMediaType(): StatusError {
+  const err = status(415, 'UnsupportedMediaType', '415: Unsupported Media Type');
+  err.status.details = {};
+  return err;
 }
 
 export function newNotFoundPath(): StatusError {

@@ -42,22 +42,29 @@ export function mergePatch(target: Json, patch: Json): Json {
   return out;
 }
 
-/** RFC 6902, applied to a copy; a failed operation is a 422 as the apiserver reports it. */
+/**
+ * RFC 6902, applied to a copy. A body that is not a list of operations is the handler's 400
+ * (its decoding into []jsonPatchOp); an operation that fails is NewGenericServerResponse's 422,
+ * which says no more than that (its details are empty).
+ */
 export function jsonPatch(target: Json, ops: Json): Json {
+  if (ops === null) ops = []; // Go decodes null into a nil slice: nothing to do
   if (!Array.isArray(ops))
-    throw newBadRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+    throw newBadRequest(
+      `error decoding patch: json: cannot unmarshal ${typeof ops === 'object' ? 'object' : typeof ops === 'string' ? 'string' : typeof ops === 'number' ? 'number' : 'bool'} into Go value of type []handlers.jsonPatchOp`,
+    );
   try {
     const doc = structuredClone(target);
     return jsonpatch.applyPatch(doc, ops as jsonpatch.Operation[], true, true, true).newDocument;
-  } catch (err) {
-    const msg = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  } catch {
     throw new StatusError({
       kind: 'Status',
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
-      message: `the server rejected our request due to an error in our request: ${msg}`,
+      message: 'the server rejected our request due to an error in our request',
       reason: 'Invalid',
+      details: {},
       code: 422,
     });
   }

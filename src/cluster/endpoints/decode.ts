@@ -99,8 +99,7 @@ export function decodeObject(
   let obj: unknown;
   // NegotiateInputSerializer: no Content-Type means JSON; one the API does not speak is a 415.
   const mediaType = (contentType ?? '').split(';')[0].trim().toLowerCase() || 'application/json';
-  if (!OBJECT_MEDIA_TYPES.includes(mediaType))
-    throw newUnsupportedMediaType(contentType ?? '', OBJECT_MEDIA_TYPES);
+  if (!OBJECT_MEDIA_TYPES.includes(mediaType)) throw newUnsupportedMediaType(OBJECT_MEDIA_TYPES);
   if (mediaType === 'application/vnd.kubernetes.protobuf') {
     obj = decodeProtobufObject(body ?? new Uint8Array());
     checkDecodable(obj);

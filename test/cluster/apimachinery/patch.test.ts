@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import { isConflict, isInvalid } from '../../../src/cluster/apimachinery/errors';
 import type { StatusError } from '../../../src/cluster/apimachinery/errors';
 import { kindShape } from '../../../src/cluster/api/apigraph';
-import { mergePatch, strategicMergePatch } from '../../../src/cluster/apimachinery/patch';
+import {
+  jsonPatch,
+  mergePatch,
+  strategicMergePatch,
+} from '../../../src/cluster/apimachinery/patch';
 import { DEPLOY, WIDGET, newCluster, widget, widgetCrd } from '../helpers';
 
 type Obj = Record<string, unknown>;
@@ -291,4 +295,31 @@ test("strategic merge follows the Go types' patchStrategy and patchMergeKey tags
     { name: 'http', port: 80, targetPort: 9090 },
     { name: 'https', port: 443 },
   ]);
+});
+
+test('a JSON patch that is not a list is a 400 worded as the handler decodes it', () => {
+  assert.throws(
+    () => jsonPatch({}, { op: 'add' }),
+    (err: StatusError) =>
+      err.code === 400 &&
+      err.message ===
+        'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp',
+  );
+});
+
+test('a JSON patch operation that fails is a 422 that says no more, with empty details', () => {
+  for (const ops of [
+    [{ op: 'test', path: '/data/x', value: '1' }],
+    [{ op: 'frobnicate', path: '/data' }],
+    [{ op: 'remove', path: '/nothing/here' }],
+  ]) {
+    assert.throws(
+      () => jsonPatch({ data: {} }, ops),
+      (err: StatusError) =>
+        err.code === 422 &&
+        err.status.reason === 'Invalid' &&
+        err.message === 'the server rejected our request due to an error in our request' &&
+        JSON.stringify(err.status.details) === '{}',
+    );
+  }
 });
