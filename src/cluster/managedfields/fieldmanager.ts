@@ -366,7 +366,11 @@ export function applyPatch(
     const conflicts = new Map<string, { manager: string; apiVersion: string; paths: string[] }>();
     for (const e of entries) {
       if (sameEntry(e, manager, 'Apply', subresource)) continue;
-      const who = `"${e.manager ?? ''}"${e.subresource ? ` with subresource "${e.subresource}"` : ''}`;
+      // printManager: an Update manager is named with its version, an applier without (its
+      // identifier leaves the version out, so that it stays one manager whatever it applies).
+      const who =
+        `"${e.manager ?? ''}"${e.subresource ? ` with subresource "${e.subresource}"` : ''}` +
+        (e.operation === 'Update' ? ` using ${e.apiVersion ?? apiVersion}` : '');
       for (const p of entrySet(e)) {
         if (!appliedSet.has(p)) continue;
         const segs = p.split(SEP);
@@ -428,14 +432,14 @@ function conflictError(
   let msg: string;
   if (n === 1) {
     const c = conflicts[0];
-    msg = `Apply failed with 1 conflict: conflict with ${c.manager} using ${c.apiVersion}: ${c.paths[0]}`;
+    msg = `Apply failed with 1 conflict: conflict with ${c.manager}: ${c.paths[0]}`;
   } else {
     msg =
       `Apply failed with ${n} conflicts: ` +
       conflicts
         .map(
           (c) =>
-            `conflicts with ${c.manager} using ${c.apiVersion}:\n${c.paths.map((p) => `- ${p}`).join('\n')}`,
+            `conflicts with ${c.manager}:\n${c.paths.map((p) => `- ${p}`).join('\n')}`,
         )
         .join('\n');
   }
@@ -450,7 +454,7 @@ function conflictError(
       causes: conflicts.flatMap((c) =>
         c.paths.map((p) => ({
           reason: 'FieldManagerConflict',
-          message: `conflict with ${c.manager} using ${c.apiVersion}`,
+          message: `conflict with ${c.manager}`,
           field: p,
         })),
       ),

@@ -323,3 +323,23 @@ test('a JSON patch operation that fails is a 422 that says no more, with empty d
     );
   }
 });
+
+test('a conflict with another applier names it without a version, as printManager does', () => {
+  const { cluster } = newCluster({ controllers: false });
+  const cm = (value: string) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'a', namespace: 'default', labels: { diff: value } },
+  });
+  const key = { namespace: 'default', name: 'a' };
+  const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
+  cluster.patch(CONFIGMAP, key, cm('x'), 'apply', { fieldManager: 'diff-a' });
+  assert.throws(
+    () => cluster.patch(CONFIGMAP, key, cm('y'), 'apply', { fieldManager: 'diff-b' }),
+    (e: StatusError) =>
+      isConflict(e) &&
+      e.message === 'Apply failed with 1 conflict: conflict with "diff-a": .metadata.labels.diff' &&
+      e.status.details?.causes?.[0]?.message === 'conflict with "diff-a"',
+  );
+  cluster.close();
+});
