@@ -114,11 +114,28 @@ export interface FieldError {
   message: string;
 }
 
+/**
+ * field.OmitValueType: an error that names no value (`spec: Invalid value: color is immutable`),
+ * as a CEL rule's failure on an object or a list does.
+ */
+export const OMIT_VALUE: unique symbol = Symbol('omit value');
+
 export function fieldInvalid(field: string, value: unknown, detail: string): FieldError {
   return {
     type: 'FieldValueInvalid',
     field,
-    message: `Invalid value: ${renderValue(value)}: ${detail}`,
+    message:
+      value === OMIT_VALUE
+        ? `Invalid value: ${detail}`
+        : `Invalid value: ${renderValue(value)}: ${detail}`,
+  };
+}
+
+export function fieldDuplicate(field: string, value: unknown): FieldError {
+  return {
+    type: 'FieldValueDuplicate',
+    field,
+    message: value === OMIT_VALUE ? 'Duplicate value' : `Duplicate value: ${renderValue(value)}`,
   };
 }
 
@@ -155,14 +172,29 @@ export class RawValue {
   constructor(readonly text: string) {}
 }
 
-/** field.Error's value rendering: strings quoted, numbers bare, objects as Go-ish text. */
+/**
+ * field.Error's value rendering (ErrorBody): strings quoted (%q), numbers and booleans bare, and
+ * anything else as json.Marshal writes it — null, lists, and maps with their keys sorted.
+ */
 function renderValue(v: unknown): string {
   if (v instanceof RawValue) return v.text;
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return goJSON(v);
+}
+
+/** JSON as Go's encoding/json writes a map[string]interface{}: keys sorted. */
+function goJSON(v: unknown): string {
   if (v === null || v === undefined) return 'null';
-  if (Array.isArray(v)) return `[]interface {}{${v.map(renderValue).join(', ')}}`;
-  return '"object"';
+  if (Array.isArray(v)) return `[${v.map(goJSON).join(',')}]`;
+  if (typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${goJSON(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
 }
 
 /** 422 Invalid; kind is the Kind (qualified by group) the way NewInvalid prints it. */

@@ -8,8 +8,10 @@
  */
 import YAML from 'yaml';
 import { goTypeOf } from '../api/apitypes';
+import type { FieldError } from '../apimachinery/errors';
 import {
   fieldInvalid,
+  fieldNotSupported,
   newBadRequest,
   newInvalid,
   newUnknownStorageError,
@@ -245,11 +247,21 @@ export function deleteOptionsOf(
   const dryRun =
     q.getAll('dryRun').includes('All') ||
     (Array.isArray(fromBody.dryRun) && fromBody.dryRun.includes('All'));
-  if (policy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(policy)) {
-    throw newBadRequest(
-      `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`,
+  // ValidateDeleteOptions: a 422 on the options kind.
+  const errs: FieldError[] = [];
+  if (typeof orphan === 'boolean' && policy !== undefined)
+    errs.push(
+      fieldInvalid(
+        'propagationPolicy',
+        policy,
+        'orphanDependents and deletionPropagation cannot be both set',
+      ),
     );
-  }
+  if (policy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(policy))
+    errs.push(
+      fieldNotSupported('propagationPolicy', policy, ['Foreground', 'Background', 'Orphan', 'nil']),
+    );
+  if (errs.length) throw newInvalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', errs);
   const grace =
     int64Param(q, 'gracePeriodSeconds') ??
     (typeof fromBody.gracePeriodSeconds === 'number' ? fromBody.gracePeriodSeconds : undefined);
