@@ -774,7 +774,10 @@ export class Cluster {
     st.prepareForCreate?.(obj);
     if (isCoreService(t)) allocateNodePorts(obj, this.scan({ apiVersion: 'v1', kind: 'Service' }));
     this.mutate({ operation: 'CREATE', type: t, object: obj, dryRun: !!opts.dryRun });
-    const errs = [...validateObjectMeta(obj, st.nameRule), ...(st.validate?.(obj) ?? [])];
+    const errs = [
+      ...validateObjectMeta(obj, st.nameRule, kubeValidated(t)),
+      ...(st.validate?.(obj) ?? []),
+    ];
     if (errs.length) throw newInvalid(qualifiedKind, md.name, errs);
     if (t.info.group === 'apiextensions.k8s.io')
       obj.status = establishedStatus(obj, this.now(), false);
@@ -982,7 +985,7 @@ export class Cluster {
     };
     this.mutate(admission);
     const errs: FieldError[] = [
-      ...validateObjectMeta(next, st.nameRule),
+      ...validateObjectMeta(next, st.nameRule, kubeValidated(t)),
       ...(st.validate?.(next, old) ?? []),
     ];
     if (errs.length) throw newInvalid(qualifiedKind, name, errs);
@@ -1383,6 +1386,17 @@ export class Cluster {
 }
 
 /** The apiVersion objects of `t` are stored at: Events of both groups are stored as core/v1. */
+/**
+ * Whether a kind is validated by k8s.io/kubernetes' own pkg/apis validation (kube's rules on top
+ * of apimachinery's), rather than by apiextensions-apiserver (CRDs, custom resources) or
+ * kube-aggregator (APIServices), which apply apimachinery's alone.
+ */
+function kubeValidated(t: ResourceType): boolean {
+  return (
+    !t.crd && t.info.group !== 'apiextensions.k8s.io' && t.info.group !== 'apiregistration.k8s.io'
+  );
+}
+
 function storedApiVersion(t: ResourceType): string {
   return t.info.kind === 'Event' && t.info.group === 'events.k8s.io' ? 'v1' : t.apiVersion;
 }

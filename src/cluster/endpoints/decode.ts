@@ -64,13 +64,30 @@ export function undecodable(value: unknown, max = MAX_DEPTH): string | undefined
 }
 
 /**
+ * YAML as sigs.k8s.io/yaml reads it (go-yaml v2): YAML 1.1, so `y`, `yes`, `on` are true and
+ * `n`, `no`, `off` false, `0777` is octal; but a timestamp stays a string and go-yaml has no
+ * sexagesimal numbers (`12:30` is a string), so those two 1.1 tags are left out.
+ */
+const YAML_1_1: YAML.ParseOptions & YAML.DocumentOptions & YAML.SchemaOptions = {
+  version: '1.1',
+  customTags: (tags) =>
+    tags.filter(
+      (t) =>
+        !(
+          typeof t === 'object' &&
+          (t.tag === 'tag:yaml.org,2002:timestamp' || t.format === 'TIME')
+        ),
+    ),
+};
+
+/**
  * Parses JSON or YAML text. A parser that runs out of stack on deep input reports it the way
  * the depth bound does, so the answer does not depend on which limit was hit first.
  */
 function parse(text: string, yaml: boolean): unknown {
   let v: unknown;
   try {
-    v = yaml ? YAML.parse(text) : JSON.parse(text);
+    v = yaml ? YAML.parse(text, YAML_1_1) : JSON.parse(text);
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
     if (err instanceof RangeError || /Maximum call stack size exceeded/.test(msg))

@@ -95,11 +95,24 @@ function goStrings(v: string[]): RawValue {
 }
 
 /** The parts of ValidateService (and, given `old`, ValidateServiceUpdate) the cluster checks. */
+/** IsValidPortNum's message. */
+const PORT_RANGE = 'must be between 1 and 65535, inclusive';
+
 export function validateService(svc: KubeObject, old?: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   const s = spec(svc);
   if (ports(s).length === 0 && !headless(s) && s.type !== 'ExternalName')
     errs.push(fieldRequired('spec.ports'));
+  // validateServicePort: the port, then a numeric targetPort, each a valid port number.
+  ports(s).forEach((p, i) => {
+    for (const [field, n] of [
+      ['port', p.port],
+      ['targetPort', p.targetPort],
+    ] as const) {
+      if (typeof n === 'number' && (n < 1 || n > 65535))
+        errs.push(fieldInvalid(`spec.ports[${i}].${field}`, n, PORT_RANGE));
+    }
+  });
   ports(s).forEach((p, i) => {
     if (p.nodePort === undefined || p.nodePort === 0) return;
     const np = p.nodePort as number;

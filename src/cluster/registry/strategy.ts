@@ -6,7 +6,7 @@
 import type { FieldError } from '../apimachinery/errors';
 import { fieldForbidden, fieldInvalid, fieldRequired } from '../apimachinery/errors';
 import type { NameRule } from '../apimachinery/names';
-import { nameRuleOf, validateLabels, validateName } from '../apimachinery/names';
+import { isQualifiedName, nameRuleOf, validateLabels, validateName } from '../apimachinery/names';
 import { deepEqual, isObject } from '../apimachinery/patch';
 import { hasGeneration } from '../api/generation';
 import type { ResourceType } from './registry';
@@ -372,31 +372,39 @@ export function strategyFor(t: ResourceType): Strategy {
   };
 }
 
-/** ObjectMeta validation shared by every kind. */
-export function validateObjectMeta(obj: KubeObject, rule: NameRule): FieldError[] {
+/** The finalizers kube-apiserver knows without a domain. */
+const STANDARD_FINALIZERS = ['kubernetes', 'orphan', 'foregroundDeletion'];
+
+/**
+ * ObjectMeta validation shared by every kind; `kubeFinalizers` adds kube's rule for finalizer
+ * names (built-in kinds; custom resources get apimachinery's alone).
+ */
+export function validateObjectMeta(
+  obj: KubeObject,
+  rule: NameRule,
+  kubeFinalizers = true,
+): FieldError[] {
   const errs: FieldError[] = [];
   const md = obj.metadata;
   if (md.name)
     for (const m of validateName(md.name, rule))
       errs.push(fieldInvalid('metadata.name', md.name, m));
   errs.push(...validateLabels(md.labels));
-  if (md.finalizers) {
-    md.finalizers.forEach((f, i) => {
-      if (
-        typeof f !== 'string' ||
-        (!f.includes('/') && !['kubernetes', 'orphan', 'foregroundDeletion'].includes(f))
-      ) {
-        if (typeof f !== 'string' || !/^[a-z0-9.-]+$/.test(f))
-          errs.push(
-            fieldInvalid(
-              `metadata.finalizers[${i}]`,
-              f,
-              'name is neither a standard finalizer name nor is it fully qualified',
-            ),
-          );
-      }
-    });
-  }
+  // ValidateFinalizers: each name a qualified name; a built-in's (kube's ValidateFinalizerName,
+  // not a custom resource's) one of the standard names or domain-qualified.
+  (md.finalizers ?? []).forEach((f, i) => {
+    const field = `metadata.finalizers[${i}]`;
+    const name = typeof f === 'string' ? f : '';
+    for (const msg of isQualifiedName(name)) errs.push(fieldInvalid(field, name, msg));
+    if (kubeFinalizers && !name.includes('/') && !STANDARD_FINALIZERS.includes(name))
+      errs.push(
+        fieldInvalid(
+          field,
+          name,
+          'name is neither a standard finalizer name nor is it fully qualified',
+        ),
+      );
+  });
   for (const [i, o] of (md.ownerReferences ?? []).entries()) {
     if (!o.apiVersion)
       errs.push(
