@@ -492,6 +492,7 @@ export class Cluster {
       gone = () => continueTooOld(encodeContinue(-1, tok.start));
     } else if (opts.resourceVersion) {
       const asked = Number(opts.resourceVersion);
+      if (opts.resourceVersionMatch !== 'Exact') checkListResourceVersion(opts.resourceVersion);
       if (opts.resourceVersionMatch === 'Exact') {
         if (!Number.isInteger(asked) || asked < 0)
           throw newBadRequest(`invalid resource version: "${opts.resourceVersion}"`);
@@ -1386,6 +1387,18 @@ export class Cluster {
 }
 
 /** The apiVersion objects of `t` are stored at: Events of both groups are stored as core/v1. */
+/**
+ * The cacher's GetList parses the resourceVersion with the APIObjectVersioner (strconv.ParseUint)
+ * and refuses one it cannot parse with a 400 carrying the versioner's field error.
+ */
+function checkListResourceVersion(rv: string): void {
+  if (/^\d+$/.test(rv) && BigInt(rv) < 2n ** 64n) return;
+  const why = /^\d+$/.test(rv) ? 'value out of range' : 'invalid syntax';
+  throw newBadRequest(
+    `invalid resource version: resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: ${why}`,
+  );
+}
+
 /**
  * Whether a kind is validated by k8s.io/kubernetes' own pkg/apis validation (kube's rules on top
  * of apimachinery's), rather than by apiextensions-apiserver (CRDs, custom resources) or

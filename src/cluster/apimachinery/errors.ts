@@ -300,6 +300,17 @@ export function newRouteUnsupportedMediaType(): StatusError {
   return err;
 }
 
+/** go-restful's 406 for an Accept no route produces, wrapped as the service error handler does. */
+export function newRouteNotAcceptable(produces: readonly string[]): StatusError {
+  const err = status(
+    406,
+    'NotAcceptable',
+    `406: Not Acceptable\n\nAvailable representations: ${produces.join(', ')}`,
+  );
+  err.status.details = {};
+  return err;
+}
+
 export function newNotFoundPath(): StatusError {
   return status(404, 'NotFound', 'the server could not find the requested resource');
 }

@@ -49,3 +49,12 @@ test("deletecollection lists the deleted built-ins as a list's items, without ap
   assert.equal('kind' in list.items[0], false);
   assert.equal((list.items[0].metadata as { name: string }).name, 'c');
 });
+
+test('a list at a resourceVersion that is not a number is the cacher’s 400', async () => {
+  const a = await s.get('/api/v1/namespaces/default/configmaps?resourceVersion=abc');
+  assert.equal(a.status, 400);
+  assert.equal(
+    (JSON.parse(a.body) as { message: string }).message,
+    'invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax',
+  );
+});
