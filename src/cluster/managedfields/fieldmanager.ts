@@ -437,10 +437,7 @@ function conflictError(
     msg =
       `Apply failed with ${n} conflicts: ` +
       conflicts
-        .map(
-          (c) =>
-            `conflicts with ${c.manager}:\n${c.paths.map((p) => `- ${p}`).join('\n')}`,
-        )
+        .map((c) => `conflicts with ${c.manager}:\n${c.paths.map((p) => `- ${p}`).join('\n')}`)
         .join('\n');
   }
   return new StatusError({
