@@ -15,6 +15,7 @@ import { kubernetesRelease, root } from './kubernetes.mjs';
 const GENERATORS = [
   { script: 'scripts/apigen-resetfields.mjs', output: 'generated/resetfields.json' },
   { script: 'scripts/apigen-namerules.mjs', output: 'generated/namerules.json' },
+  { script: 'scripts/apigen-generation.mjs', output: 'generated/generation.json' },
 ];
 
 /** The release and the generators' own code (they share helpers, so all of it counts). */

@@ -75,6 +75,13 @@ import {
   parseLabelSelector,
 } from './apimachinery/selector';
 import { applyPatch, recordManagedFields } from './managedfields/fieldmanager';
+import type { IgnoredFields } from './managedfields/fieldmanager';
+import {
+  DEDUCED,
+  builtinFieldType,
+  customResourceFieldType,
+  type FieldType,
+} from './managedfields/fieldtypes';
 import type { Change, ChangeListener } from './storage/store';
 import { Store, objectKey } from './storage/store';
 import { RESOURCE_VERSION_TOO_HIGH_RETRY_SECONDS } from './storage/watchcache';
@@ -99,6 +106,7 @@ import type {
   WriteOptions,
 } from './apimachinery/types';
 import { splitApiVersion } from './apimachinery/types';
+import { withoutTypeMeta, withoutTypeMetaJSON } from './apimachinery/typemeta';
 import type { ClusterState } from './storage/state';
 import { ContainerLogs } from './controllers/containerlogs';
 import { microtask } from '../util/microtask';
@@ -301,6 +309,29 @@ export class Cluster {
     return namespace || 'default';
   }
 
+  /** Each resource's schema for field management (fieldtypes.ts), made on first use. */
+  private readonly fieldTypes = new WeakMap<ResourceType, FieldType>();
+
+  private fieldsOf(t: ResourceType): FieldType {
+    let f = this.fieldTypes.get(t);
+    if (!f) {
+      f = t.crd
+        ? customResourceFieldType(t.schema?.root)
+        : (builtinFieldType(t.apiVersion, t.info.kind) ?? DEDUCED);
+      this.fieldTypes.set(t, f);
+    }
+    return f;
+  }
+
+  /**
+   * What the strategy resets on a write through `subresource`, which field management ignores:
+   * the release's reset fields of a built-in, a custom resource's status behind its subresource.
+   */
+  private ignoredFields(t: ResourceType, subresource: string | undefined): IgnoredFields {
+    if (t.crd) return !subresource && t.statusSubresource ? [['status']] : [];
+    return resetPaths(t.info.group, t.info.kind, subresource ?? '', t.apiVersion) ?? [];
+  }
+
   /** The length of every text jsonOf made, kept after the text is dropped (see `superseded`). */
   private readonly jsonLengths = new WeakMap<KubeObject, number>();
 
@@ -402,11 +433,19 @@ export class Cluster {
     return this.outJSON(o, t);
   }
 
-  /** list() as JSON text, concatenating each object's cached JSON. */
+  /**
+   * list() as JSON text, concatenating each object's cached JSON; a built-in kind's items without
+   * their apiVersion and kind, as kube-apiserver lists them (typemeta.ts).
+   */
   listJSON(type: TypeRef, opts: ListOptions = {}): string {
     const t = this.typeOf(type);
     const page = this.listPage(t, opts);
-    const items = page.objects.map((o) => this.outJSON(o, t)).join(',');
+    const item = (o: KubeObject): string => {
+      if (t.crd) return this.outJSON(o, t);
+      if (o.apiVersion === t.apiVersion) return withoutTypeMetaJSON(o, this.jsonOf(o));
+      return JSON.stringify(withoutTypeMeta(this.out(o, t)));
+    };
+    const items = page.objects.map(item).join(',');
     return `{"apiVersion":${JSON.stringify(t.apiVersion)},"kind":${JSON.stringify(t.info.listKind)},"metadata":${JSON.stringify(page.metadata)},"items":[${items}]}`;
   }
 
@@ -483,6 +522,7 @@ export class Cluster {
       gone = () => continueTooOld(encodeContinue(-1, tok.start));
     } else if (opts.resourceVersion) {
       const asked = Number(opts.resourceVersion);
+      if (opts.resourceVersionMatch !== 'Exact') checkListResourceVersion(opts.resourceVersion);
       if (opts.resourceVersionMatch === 'Exact') {
         if (!Number.isInteger(asked) || asked < 0)
           throw newBadRequest(`invalid resource version: "${opts.resourceVersion}"`);
@@ -751,8 +791,22 @@ export class Cluster {
     delete md.managedFields;
     if (st.hasGeneration) md.generation = 1;
     else delete md.generation;
-    st.prepareForCreate?.(obj, opts.user);
     checkUnknownFields(t, st.defaults?.(obj), opts);
+    // The create handler records the writer's fields on the decoded, defaulted object, before
+    // mutating admission and the strategy's PrepareForCreate (what they set, nobody manages).
+    if (!opts.applied)
+      recordManagedFields(
+        obj,
+        undefined,
+        opts.fieldManager,
+        'Update',
+        t.apiVersion,
+        this.now(),
+        undefined,
+        this.fieldsOf(t),
+        this.ignoredFields(t, undefined),
+      );
+    st.prepareForCreate?.(obj, opts.user);
     if (isCoreService(t))
       allocateNodePorts(
         obj,
@@ -767,7 +821,10 @@ export class Cluster {
       name: sentName,
     };
     this.mutate(attrs);
-    const errs = [...validateObjectMeta(obj, st.nameRule), ...(st.validate?.(obj) ?? [])];
+    const errs = [
+      ...validateObjectMeta(obj, st.nameRule, kubeValidated(t)),
+      ...(st.validate?.(obj) ?? []),
+    ];
     if (errs.length) throw newInvalid(qualifiedKind, md.name, errs);
     if (t.info.group === 'apiextensions.k8s.io')
       obj.status = establishedStatus(obj, this.now(), false);
@@ -784,18 +841,8 @@ export class Cluster {
         this.now(),
         true,
         undefined,
-        resetPaths(t.info.group, t.info.kind, '', t.apiVersion),
-      );
-    else
-      recordManagedFields(
-        obj,
-        undefined,
-        opts.fieldManager,
-        'Update',
-        t.apiVersion,
-        this.now(),
-        undefined,
-        resetPaths(t.info.group, t.info.kind, '', t.apiVersion),
+        this.fieldsOf(t),
+        this.ignoredFields(t, undefined),
       );
     if (opts.dryRun) {
       if (sentResourceVersion !== undefined) md.resourceVersion = sentResourceVersion;
@@ -1002,7 +1049,7 @@ export class Cluster {
     };
     this.mutate(admission);
     const errs: FieldError[] = [
-      ...validateObjectMeta(next, st.nameRule),
+      ...validateObjectMeta(next, st.nameRule, kubeValidated(t)),
       ...(st.validate?.(next, old, opts.subresource ?? '') ?? []),
     ];
     if (errs.length) throw newInvalid(qualifiedKind, name, errs);
@@ -1022,7 +1069,8 @@ export class Cluster {
         t.apiVersion,
         this.now(),
         opts.subresource,
-        resetPaths(t.info.group, t.info.kind, opts.subresource ?? '', t.apiVersion),
+        this.fieldsOf(t),
+        this.ignoredFields(t, opts.subresource),
       );
     if (deepEqual(withoutManagedTimes(next), withoutManagedTimes(old)))
       return opts.returnStored && old.apiVersion === t.apiVersion ? old : this.out(old, t);
@@ -1125,6 +1173,7 @@ export class Cluster {
       this.now(),
       !!opts.force,
       'scale',
+      builtinFieldType(SCALE_API_VERSION, 'Scale'),
     );
     const managed = parentEntries(
       old.metadata.managedFields ?? [],
@@ -1203,7 +1252,8 @@ export class Cluster {
         this.now(),
         !!opts.force,
         opts.subresource,
-        resetPaths(t.info.group, t.info.kind, opts.subresource ?? '', t.apiVersion),
+        this.fieldsOf(t),
+        this.ignoredFields(t, opts.subresource),
       );
       checkAppliedTimes(t, applied);
       return this.updateFromPatch(t, skey, old, next, { ...opts, applied });
@@ -1285,7 +1335,7 @@ export class Cluster {
     const skey = objectKey(ns, key.name);
     const old = this.store.get(t.storageKey, skey);
     if (!old) throw newNotFound(t.gr, key.name);
-    checkPreconditions(t, key.name, old, opts.preconditions);
+    checkDeletePreconditions(t, key.name, old, opts.preconditions);
     // Mutating admission sees a DELETE too (webhooks are sent no object and may not patch one).
     const attrs: AdmissionAttributes = {
       operation: 'DELETE',
@@ -1326,8 +1376,10 @@ export class Cluster {
       if (!md.deletionTimestamp) {
         md.deletionTimestamp = this.now();
         md.deletionGracePeriodSeconds = 0;
-        if (md.generation !== undefined) md.generation++;
       }
+      // The first deletionTimestamp bumps a generation that is set, whether a graceful deletion
+      // (rest.BeforeDelete) or finalizers (the generic store's updateForGracefulDeletion) set it.
+      if (!old.metadata.deletionTimestamp && md.generation !== undefined) md.generation++;
       if (t.info.kind === 'Namespace' && t.info.group === '')
         (next.status as Record<string, unknown>) = {
           ...(next.status as object),
@@ -1429,6 +1481,29 @@ export class Cluster {
 }
 
 /** The apiVersion objects of `t` are stored at: Events of both groups are stored as core/v1. */
+/**
+ * The cacher's GetList parses the resourceVersion with the APIObjectVersioner (strconv.ParseUint)
+ * and refuses one it cannot parse with a 400 carrying the versioner's field error.
+ */
+function checkListResourceVersion(rv: string): void {
+  if (/^\d+$/.test(rv) && BigInt(rv) < 2n ** 64n) return;
+  const why = /^\d+$/.test(rv) ? 'value out of range' : 'invalid syntax';
+  throw newBadRequest(
+    `invalid resource version: resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: ${why}`,
+  );
+}
+
+/**
+ * Whether a kind is validated by k8s.io/kubernetes' own pkg/apis validation (kube's rules on top
+ * of apimachinery's), rather than by apiextensions-apiserver (CRDs, custom resources) or
+ * kube-aggregator (APIServices), which apply apimachinery's alone.
+ */
+function kubeValidated(t: ResourceType): boolean {
+  return (
+    !t.crd && t.info.group !== 'apiextensions.k8s.io' && t.info.group !== 'apiregistration.k8s.io'
+  );
+}
+
 function storedApiVersion(t: ResourceType): string {
   return t.info.kind === 'Event' && t.info.group === 'events.k8s.io' ? 'v1' : t.apiVersion;
 }
@@ -1464,6 +1539,33 @@ function checkPreconditions(
       t.gr,
       name,
       `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
+    );
+  }
+}
+
+/**
+ * rest.BeforeDelete's early check of a delete's preconditions: a Conflict on the object's kind
+ * (`ConfigMap`, `Deployment.apps`), not its resource, worded as BeforeDelete words it.
+ */
+function checkDeletePreconditions(
+  t: ResourceType,
+  name: string,
+  old: KubeObject,
+  pre: { uid?: string; resourceVersion?: string } | undefined,
+): void {
+  const kind = { group: t.info.group, resource: t.info.kind };
+  if (pre?.uid && pre.uid !== old.metadata.uid) {
+    throw newConflict(
+      kind,
+      name,
+      `the UID in the precondition (${pre.uid}) does not match the UID in record (${old.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
+    );
+  }
+  if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) {
+    throw newConflict(
+      kind,
+      name,
+      `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${old.metadata.resourceVersion ?? ''}). The object might have been modified`,
     );
   }
 }

@@ -180,12 +180,38 @@ describe('request options', () => {
     const st = await failure(s.call('POST', `${CMS}?dryRun=true`, cm('dry')), 422);
     assert.equal(
       st.message,
-      'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"true"}: supported values: "All"',
+      'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["true"]: supported values: "All"',
     );
     const del = await failure(s.call('DELETE', `${CMS}/dry?dryRun=Server`), 422);
     assert.match(
       del.message,
       /^DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value/,
+    );
+  });
+
+  it('fieldValidation other than Ignore, Warn or Strict is a 422 on the options kind', async () => {
+    const st = await failure(s.call('POST', `${CMS}?fieldValidation=Loud`, cm('loud')), 422);
+    assert.equal(
+      st.message,
+      'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn"',
+    );
+    assert.equal((await s.call('GET', `${CMS}/loud`)).status, 404, 'nothing was stored');
+  });
+
+  it('a propagationPolicy that is not one of the three is a 422 on DeleteOptions', async () => {
+    await s.call('POST', CMS, cm('gc'));
+    const st = await failure(s.call('DELETE', `${CMS}/gc?propagationPolicy=Sideways`), 422);
+    assert.equal(
+      st.message,
+      'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"',
+    );
+    const both = await failure(
+      s.call('DELETE', `${CMS}/gc?propagationPolicy=Background&orphanDependents=false`),
+      422,
+    );
+    assert.equal(
+      both.message,
+      'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: "Background": orphanDependents and deletionPropagation cannot be both set',
     );
   });
 

@@ -64,7 +64,7 @@ export function decodeProtobufObject(body: Uint8Array): Json {
   }
   const { apiVersion, kind } = env;
   const t = kindStruct(apiVersion, kind);
-  if (!t) throw newUnsupportedMediaType(`${PROTOBUF} (for ${apiVersion}/${kind})`);
+  if (!t) throw newUnsupportedMediaType(['application/json', 'application/yaml']);
   try {
     return structToJson(t, readStruct(env.raw, t), { kind, apiVersion });
   } catch (err) {

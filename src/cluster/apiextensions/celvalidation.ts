@@ -16,7 +16,13 @@ import { compileRules, escapeCelName } from './celcompilation';
 import { asDuration, asTimestamp } from '../cel/cellibrary';
 import { OPTIONAL_NONE, optionalOf } from '../cel/celoptional';
 import type { FieldError } from '../apimachinery/errors';
-import { fieldForbidden, fieldInvalid, fieldRequired } from '../apimachinery/errors';
+import {
+  OMIT_VALUE,
+  fieldDuplicate,
+  fieldForbidden,
+  fieldInvalid,
+  fieldRequired,
+} from '../apimachinery/errors';
 import { deepEqual, isObject } from '../apimachinery/patch';
 import type { JSONSchemaProps, ValidationRule } from './jsonschema';
 
@@ -66,7 +72,7 @@ export function blocksCel(e: FieldError): boolean {
 /** The error the strategy adds instead of running rules on an invalid object (a nil field path). */
 export const CEL_NOT_CHECKED: FieldError = fieldInvalid(
   '<nil>',
-  'null',
+  null,
   'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
 );
 
@@ -195,7 +201,9 @@ function evaluateRules(v: Validator, at: Visit, errs: FieldError[]): void {
     const plain = oldSelf === undefined ? { self } : { self, oldSelf };
     const detail =
       (c.messageProgram && messageFrom(c.messageProgram(plain))) || ruleMessageOrDefault(c.rule);
-    errs.push(errorForReason(errPath, type, detail, c.rule.reason));
+    // The failing value is named unless it is an object or a list (field.OmitValueType).
+    const named = type === 'object' || type === 'array' ? OMIT_VALUE : value;
+    errs.push(errorForReason(errPath, named, detail, c.rule.reason));
   }
 }
 
@@ -297,15 +305,15 @@ function ruleErrorString(rule: ValidationRule): string {
   return (rule.message || rule.rule).trim();
 }
 
-function errorForReason(path: string, type: string, detail: string, reason?: string): FieldError {
+function errorForReason(path: string, value: unknown, detail: string, reason?: string): FieldError {
   switch (reason) {
     case 'FieldValueForbidden':
       return fieldForbidden(path, detail);
     case 'FieldValueRequired':
       return fieldRequired(path, detail);
     case 'FieldValueDuplicate':
-      return { type: 'FieldValueDuplicate', field: path, message: `Duplicate value: "${type}"` };
+      return fieldDuplicate(path, value);
     default:
-      return fieldInvalid(path, type, detail);
+      return fieldInvalid(path, value, detail);
   }
 }

@@ -114,11 +114,28 @@ export interface FieldError {
   message: string;
 }
 
+/**
+ * field.OmitValueType: an error that names no value (`spec: Invalid value: color is immutable`),
+ * as a CEL rule's failure on an object or a list does.
+ */
+export const OMIT_VALUE: unique symbol = Symbol('omit value');
+
 export function fieldInvalid(field: string, value: unknown, detail: string): FieldError {
   return {
     type: 'FieldValueInvalid',
     field,
-    message: `Invalid value: ${renderValue(value)}: ${detail}`,
+    message:
+      value === OMIT_VALUE
+        ? `Invalid value: ${detail}`
+        : `Invalid value: ${renderValue(value)}: ${detail}`,
+  };
+}
+
+export function fieldDuplicate(field: string, value: unknown): FieldError {
+  return {
+    type: 'FieldValueDuplicate',
+    field,
+    message: value === OMIT_VALUE ? 'Duplicate value' : `Duplicate value: ${renderValue(value)}`,
   };
 }
 
@@ -155,14 +172,29 @@ export class RawValue {
   constructor(readonly text: string) {}
 }
 
-/** field.Error's value rendering: strings quoted, numbers bare, objects as Go-ish text. */
+/**
+ * field.Error's value rendering (ErrorBody): strings quoted (%q), numbers and booleans bare, and
+ * anything else as json.Marshal writes it — null, lists, and maps with their keys sorted.
+ */
 function renderValue(v: unknown): string {
   if (v instanceof RawValue) return v.text;
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return goJSON(v);
+}
+
+/** JSON as Go's encoding/json writes a map[string]interface{}: keys sorted. */
+function goJSON(v: unknown): string {
   if (v === null || v === undefined) return 'null';
-  if (Array.isArray(v)) return `[]interface {}{${v.map(renderValue).join(', ')}}`;
-  return '"object"';
+  if (Array.isArray(v)) return `[${v.map(goJSON).join(',')}]`;
+  if (typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${goJSON(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
 }
 
 /** 422 Invalid; kind is the Kind (qualified by group) the way NewInvalid prints it. */
@@ -245,16 +277,38 @@ const PATCH_MEDIA_TYPES = [
   'application/strategic-merge-patch+json',
 ];
 
-/** 415; `accepted` defaults to the PATCH verb's media types. */
-export function newUnsupportedMediaType(
-  contentType: string,
-  accepted: string[] = PATCH_MEDIA_TYPES,
-): StatusError {
+/**
+ * 415 as negotiation.NewUnsupportedMediaTypeError words it (the media types the handler accepts,
+ * not the one it got); `accepted` defaults to the PATCH verb's media types.
+ */
+export function newUnsupportedMediaType(accepted: string[] = PATCH_MEDIA_TYPES): StatusError {
   return status(
     415,
     'UnsupportedMediaType',
-    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}; got ${contentType}`,
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
   );
+}
+
+/**
+ * go-restful's own 415, for a Content-Type a built-in route does not consume (a PATCH that names
+ * no patch type), as the apiserver's service error handler wraps it: NewGenericServerResponse,
+ * empty details.
+ */
+export function newRouteUnsupportedMediaType(): StatusError {
+  const err = status(415, 'UnsupportedMediaType', '415: Unsupported Media Type');
+  err.status.details = {};
+  return err;
+}
+
+/** go-restful's 406 for an Accept no route produces, wrapped as the service error handler does. */
+export function newRouteNotAcceptable(produces: readonly string[]): StatusError {
+  const err = status(
+    406,
+    'NotAcceptable',
+    `406: Not Acceptable\n\nAvailable representations: ${produces.join(', ')}`,
+  );
+  err.status.details = {};
+  return err;
 }
 
 export function newNotFoundPath(): StatusError {

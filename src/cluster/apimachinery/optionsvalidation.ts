@@ -5,7 +5,7 @@
  * meta.k8s.io group (`PatchOptions.meta.k8s.io "" is invalid: ...`).
  */
 import type { FieldError, StatusError } from './errors';
-import { RawValue, fieldForbidden, fieldNotSupported, fieldRequired, newInvalid } from './errors';
+import { fieldForbidden, fieldNotSupported, fieldRequired, newInvalid } from './errors';
 import type { PatchType } from './types';
 
 const OPTIONS_KIND: Record<string, string> = {
@@ -14,6 +14,9 @@ const OPTIONS_KIND: Record<string, string> = {
   PATCH: 'PatchOptions',
   DELETE: 'DeleteOptions',
 };
+
+/** metav1's allowed fieldValidation values, sorted as sets.List lists them. */
+const FIELD_VALIDATION = ['', 'Ignore', 'Strict', 'Warn'];
 
 function invalid(method: string, errs: FieldError[]): StatusError {
   return newInvalid(
@@ -29,7 +32,8 @@ export function fieldManagerRequired(): StatusError {
 }
 
 /**
- * Throws the 422 of a write's query options: `dryRun` other than `All`; for PATCH, `force`
+ * Throws the 422 of a write's query options: `dryRun` other than `All`, a `fieldValidation`
+ * other than Ignore, Warn or Strict; for PATCH, `force`
  * on a patch that is not an apply, and an apply without `fieldManager`.
  */
 export function validateWriteOptions(
@@ -47,13 +51,10 @@ export function validateWriteOptions(
     }
   }
   const dryRun = q.getAll('dryRun');
-  if (dryRun.some((v) => v !== 'All'))
-    errs.push(
-      fieldNotSupported(
-        'dryRun',
-        new RawValue(`[]string{${dryRun.map((v) => JSON.stringify(v)).join(', ')}}`),
-        ['All'],
-      ),
-    );
+  if (dryRun.some((v) => v !== 'All')) errs.push(fieldNotSupported('dryRun', dryRun, ['All']));
+  // ValidateFieldValidation, for the write verbs whose options carry it.
+  const fieldValidation = q.get('fieldValidation') ?? '';
+  if (method !== 'DELETE' && !FIELD_VALIDATION.includes(fieldValidation))
+    errs.push(fieldNotSupported('fieldValidation', fieldValidation, FIELD_VALIDATION));
   if (errs.length) throw invalid(method, errs);
 }

@@ -42,68 +42,39 @@ export function mergePatch(target: Json, patch: Json): Json {
   return out;
 }
 
-/** RFC 6902, applied to a copy; a failed operation is a 422 as the apiserver reports it. */
+/**
+ * RFC 6902, applied to a copy. A body that is not a list of operations is the handler's 400
+ * (its decoding into []jsonPatchOp); an operation that fails is NewGenericServerResponse's 422,
+ * which says no more than that (its details are empty).
+ */
 export function jsonPatch(target: Json, ops: Json): Json {
+  if (ops === null) ops = []; // Go decodes null into a nil slice: nothing to do
   if (!Array.isArray(ops))
-    throw newBadRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+    throw newBadRequest(
+      `error decoding patch: json: cannot unmarshal ${typeof ops === 'object' ? 'object' : typeof ops === 'string' ? 'string' : typeof ops === 'number' ? 'number' : 'bool'} into Go value of type []handlers.jsonPatchOp`,
+    );
   try {
     const doc = structuredClone(target);
     return jsonpatch.applyPatch(doc, ops as jsonpatch.Operation[], true, true, true).newDocument;
-  } catch (err) {
-    const msg = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  } catch {
     throw new StatusError({
       kind: 'Status',
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
-      message: `the server rejected our request due to an error in our request: ${msg}`,
+      message: 'the server rejected our request due to an error in our request',
       reason: 'Invalid',
+      details: {},
       code: 422,
     });
   }
 }
 
 /**
- * patchMergeKey of the built-in list fields, by field name. Fields of the core and apps types
- * that share a name share the key, so a flat table is enough for the kinds the cluster serves.
+ * Where a strategic merge is in the Go type: a shape, or `unknown` for a field the type does not
+ * declare (or no type at all: its lists are atomic, as for JSON that no Go type describes).
  */
-export const MERGE_KEYS: Record<string, string> = {
-  containers: 'name',
-  initContainers: 'name',
-  ephemeralContainers: 'name',
-  env: 'name',
-  volumes: 'name',
-  volumeMounts: 'mountPath',
-  volumeDevices: 'devicePath',
-  imagePullSecrets: 'name',
-  conditions: 'type',
-  ownerReferences: 'uid',
-  hostAliases: 'ip',
-  topologySpreadConstraints: 'topologyKey',
-  resourceClaims: 'name',
-  schedulingGates: 'name',
-};
-
-/** `ports` merges on containerPort in containers and on port in services. */
-export function mergeKeyFor(field: string, items: unknown[]): string | undefined {
-  if (field === 'ports') {
-    const first = items.find(isObject);
-    if (first && 'containerPort' in first) return 'containerPort';
-    if (first && 'port' in first) return 'port';
-    return undefined;
-  }
-  return MERGE_KEYS[field];
-}
-
-/** Primitive lists with patchStrategy=merge. */
-const MERGE_PRIMITIVE_LISTS = new Set(['finalizers']);
-
-/**
- * Where a strategic merge is in the Go type: a shape, `unknown` for a field the type does not
- * declare (its lists are atomic), or `untyped` when no type was given (the heuristics of
- * MERGE_KEYS, for callers that do not know the kind).
- */
-type Place = Shape | 'unknown' | 'untyped';
+type Place = Shape | 'unknown';
 
 function deref(p: Place): Place {
   return typeof p !== 'string' && p.k === 'ptr' ? p.elem : p;
@@ -124,7 +95,7 @@ function fieldPlace(p: Place, key: string): { place: Place; field?: FieldInfo } 
 /** Strategic merge patch for built-in kinds; `type` is the kind's Go type, when known. */
 export function strategicMergePatch(target: Json, patch: Json, type?: Shape): Json {
   if (!isObject(patch)) throw newBadRequest('invalid JSON document');
-  return smpObject(isObject(target) ? target : {}, patch, type ?? 'untyped');
+  return smpObject(isObject(target) ? target : {}, patch, type ?? 'unknown');
 }
 
 function smpObject(target: JsonObject, patch: JsonObject, place: Place): JsonObject {
@@ -159,7 +130,7 @@ function smpObject(target: JsonObject, patch: JsonObject, place: Place): JsonObj
     const child = fieldPlace(place, k);
     if (Array.isArray(v)) {
       const order = patch[`$setElementOrder/${k}`];
-      setKey(out, k, smpList(k, Array.isArray(cur) ? cur : [], v, order, child));
+      setKey(out, k, smpList(Array.isArray(cur) ? cur : [], v, order, child));
     } else if (isObject(v)) {
       setKey(out, k, smpObject(isObject(cur) ? cur : {}, v, child.place));
     } else {
@@ -174,16 +145,7 @@ function smpObject(target: JsonObject, patch: JsonObject, place: Place): JsonObj
 /** How a list field merges: by key, as a set of primitives, or atomically (undefined). */
 type ListMerge = { key: string; elem: Place } | { primitive: true } | undefined;
 
-function listMerge(
-  field: string,
-  items: unknown[],
-  { place, field: f }: { place: Place; field?: FieldInfo },
-): ListMerge {
-  if (place === 'untyped') {
-    if (MERGE_PRIMITIVE_LISTS.has(field)) return { primitive: true };
-    const key = mergeKeyFor(field, items);
-    return key ? { key, elem: 'untyped' } : undefined;
-  }
+function listMerge({ place, field: f }: { place: Place; field?: FieldInfo }): ListMerge {
   const s = deref(place);
   if (typeof s === 'string' || s.k !== 'slice' || !f?.patchStrategy?.split(',').includes('merge'))
     return undefined;
@@ -194,13 +156,12 @@ function listMerge(
 }
 
 function smpList(
-  field: string,
   target: unknown[],
   patch: unknown[],
   order: unknown,
   place: { place: Place; field?: FieldInfo },
 ): unknown[] {
-  const how = listMerge(field, [...patch, ...target], place);
+  const how = listMerge(place);
   if (how && 'primitive' in how) {
     const out = [...target];
     for (const p of patch) if (!out.includes(p)) out.push(p);

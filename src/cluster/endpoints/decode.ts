@@ -8,8 +8,10 @@
  */
 import YAML from 'yaml';
 import { goTypeOf } from '../api/apitypes';
+import type { FieldError } from '../apimachinery/errors';
 import {
   fieldInvalid,
+  fieldNotSupported,
   newBadRequest,
   newInvalid,
   newUnknownStorageError,
@@ -62,13 +64,30 @@ export function undecodable(value: unknown, max = MAX_DEPTH): string | undefined
 }
 
 /**
+ * YAML as sigs.k8s.io/yaml reads it (go-yaml v2): YAML 1.1, so `y`, `yes`, `on` are true and
+ * `n`, `no`, `off` false, `0777` is octal; but a timestamp stays a string and go-yaml has no
+ * sexagesimal numbers (`12:30` is a string), so those two 1.1 tags are left out.
+ */
+const YAML_1_1: YAML.ParseOptions & YAML.DocumentOptions & YAML.SchemaOptions = {
+  version: '1.1',
+  customTags: (tags) =>
+    tags.filter(
+      (t) =>
+        !(
+          typeof t === 'object' &&
+          (t.tag === 'tag:yaml.org,2002:timestamp' || t.format === 'TIME')
+        ),
+    ),
+};
+
+/**
  * Parses JSON or YAML text. A parser that runs out of stack on deep input reports it the way
  * the depth bound does, so the answer does not depend on which limit was hit first.
  */
 function parse(text: string, yaml: boolean): unknown {
   let v: unknown;
   try {
-    v = yaml ? YAML.parse(text) : JSON.parse(text);
+    v = yaml ? YAML.parse(text, YAML_1_1) : JSON.parse(text);
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
     if (err instanceof RangeError || /Maximum call stack size exceeded/.test(msg))
@@ -99,8 +118,7 @@ export function decodeObject(
   let obj: unknown;
   // NegotiateInputSerializer: no Content-Type means JSON; one the API does not speak is a 415.
   const mediaType = (contentType ?? '').split(';')[0].trim().toLowerCase() || 'application/json';
-  if (!OBJECT_MEDIA_TYPES.includes(mediaType))
-    throw newUnsupportedMediaType(contentType ?? '', OBJECT_MEDIA_TYPES);
+  if (!OBJECT_MEDIA_TYPES.includes(mediaType)) throw newUnsupportedMediaType(OBJECT_MEDIA_TYPES);
   if (mediaType === 'application/vnd.kubernetes.protobuf') {
     obj = decodeProtobufObject(body ?? new Uint8Array());
     checkDecodable(obj);
@@ -246,11 +264,21 @@ export function deleteOptionsOf(
   const dryRun =
     q.getAll('dryRun').includes('All') ||
     (Array.isArray(fromBody.dryRun) && fromBody.dryRun.includes('All'));
-  if (policy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(policy)) {
-    throw newBadRequest(
-      `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`,
+  // ValidateDeleteOptions: a 422 on the options kind.
+  const errs: FieldError[] = [];
+  if (typeof orphan === 'boolean' && policy !== undefined)
+    errs.push(
+      fieldInvalid(
+        'propagationPolicy',
+        policy,
+        'orphanDependents and deletionPropagation cannot be both set',
+      ),
     );
-  }
+  if (policy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(policy))
+    errs.push(
+      fieldNotSupported('propagationPolicy', policy, ['Foreground', 'Background', 'Orphan', 'nil']),
+    );
+  if (errs.length) throw newInvalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', errs);
   const grace =
     int64Param(q, 'gracePeriodSeconds') ??
     (typeof fromBody.gracePeriodSeconds === 'number' ? fromBody.gracePeriodSeconds : undefined);

@@ -72,3 +72,28 @@ export function prefersProtobuf(accept: string | undefined): boolean {
  * a protobuf Status too, as responsewriters.ErrorNegotiated encodes it.
  */
 export const negotiatedProtobuf = new WeakSet<ServerResponse>();
+
+/** What a built-in resource's go-restful routes produce: every route, and a collection's GET. */
+export const ROUTE_PRODUCES = [
+  'application/json',
+  'application/yaml',
+  'application/vnd.kubernetes.protobuf',
+];
+export const LIST_ROUTE_PRODUCES = [
+  ...ROUTE_PRODUCES,
+  'application/json;stream=watch',
+  'application/vnd.kubernetes.protobuf;stream=watch',
+];
+
+/**
+ * go-restful's route selection by Accept (Route.matchesAccept): a media range matches when it is
+ * `*` + `/*` or, without its parameters, equals a type the route produces (parameters of the
+ * produced type included, so `text/*` or `application/*` match nothing). No Accept is `*` + `/*`.
+ */
+export function routeAccepts(accept: string | undefined, produces: readonly string[]): boolean {
+  for (const part of (accept || '*/*').split(',')) {
+    const range = part.split(';')[0].trim();
+    if (range === '*/*' || produces.includes(range)) return true;
+  }
+  return false;
+}

@@ -31,11 +31,12 @@ import {
   newMethodNotAllowedPath,
   newMethodNotSupported,
   newNotFoundPath,
+  newRouteNotAcceptable,
   newRequestEntityTooLarge,
   newUnauthorized,
 } from '../apimachinery/errors';
 import { renderKubeconfig } from '../auth/kubeconfig';
-import { isPrettyPrint } from './negotiation';
+import { LIST_ROUTE_PRODUCES, ROUTE_PRODUCES, isPrettyPrint, routeAccepts } from './negotiation';
 import { validateWriteOptions } from '../apimachinery/optionsvalidation';
 import { openapiV2, openapiV3Index, serveOpenapiV3 } from './openapi';
 import { parseRequestTarget, resolveResource } from './requestinfo';
@@ -328,6 +329,16 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       },
       watch,
     );
+    // go-restful picks a built-in's route by Accept before any handler runs; custom resources
+    // and the pod subresources with handlers of their own negotiate for themselves.
+    if (
+      !t.crd &&
+      (subresource === undefined || subresource === 'status' || subresource === 'scale')
+    ) {
+      const produces =
+        method === 'GET' && name === undefined ? LIST_ROUTE_PRODUCES : ROUTE_PRODUCES;
+      if (!routeAccepts(req.headers.accept, produces)) throw newRouteNotAcceptable(produces);
+    }
     if (method !== 'GET' && method !== 'PATCH') validateWriteOptions(method, q);
     const verb = verbOf(method, name !== undefined, watch);
     const fault = opts.faults?.decide({

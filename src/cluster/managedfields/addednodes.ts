@@ -8,12 +8,17 @@
  * metadata. An item new to a list has no old value at all: every node in it is added.
  */
 import { jsonFields, kindStruct, type Shape, type StructInfo } from '../api/apigraph';
-import { isObject, mergeKeyFor } from '../apimachinery/patch';
+import { isObject } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
+import { fieldOf, isAtomic, itemKey, type FieldType } from './fieldtypes';
 
 type Obj = Record<string, unknown>;
 
-/** What a Go zero value holds: its non-pointer struct fields, each with its own zero value. */
+/**
+ * What a Go zero value holds: its non-pointer struct fields, each with its own zero value, and
+ * its slices and maps that encoding/json writes as null (no omitempty: a Pod's `containers`),
+ * which are there, so a list written into one is modified rather than added.
+ */
 const zeroTrees = new WeakMap<StructInfo, Obj>();
 function zeroTree(t: StructInfo): Obj {
   let tree = zeroTrees.get(t);
@@ -22,6 +27,8 @@ function zeroTree(t: StructInfo): Obj {
   zeroTrees.set(t, tree);
   for (const [name, f] of jsonFields(t)) {
     if (f.shape.k === 'struct') tree[name] = zeroTree(f.shape.t);
+    else if ((f.shape.k === 'slice' || f.shape.k === 'map') && !f.omitEmpty && !f.omitZero)
+      tree[name] = null;
   }
   return tree;
 }
@@ -39,6 +46,8 @@ function structOf(shape: Shape | undefined): StructInfo | undefined {
  * Adds to `out` (as field-set entries joined by `sep`) the `.` of every non-empty map or struct
  * of `next` that `old` — typed, so with its zero value's structs — lacks. `skip` names top-level
  * fields outside the write (apiVersion, kind; status or all but status for a subresource).
+ * `fields` is the kind's schema: an atomic node is a leaf (no `.`, nothing inside it), and a
+ * list's items are paired by its keys.
  */
 export function addedNodes(
   next: KubeObject,
@@ -46,6 +55,7 @@ export function addedNodes(
   sep: string,
   skip: (field: string) => boolean,
   out: Set<string>,
+  fields: FieldType,
 ): void {
   const t = kindStruct(next.apiVersion, next.kind);
   const baseline: Obj = t ? zeroTree(t) : { metadata: {} };
@@ -54,6 +64,7 @@ export function addedNodes(
     before: unknown,
     base: unknown,
     type: StructInfo | undefined,
+    ft: FieldType,
     path: string[],
   ) => {
     for (const [k, child] of Object.entries(v)) {
@@ -62,28 +73,32 @@ export function addedNodes(
       const was = isObject(before) ? before[k] : undefined;
       const zero = isObject(base) ? base[k] : undefined;
       const childType = structOf(fieldShape(type, k));
+      const childFt = fieldOf(ft, k);
+      if (isAtomic(childFt)) continue; // owned whole, as a leaf
       if (isObject(child)) {
         if (Object.keys(child).length === 0) continue; // an empty map is a leaf of its own
         if (was === undefined && zero === undefined) out.add([...p, '.'].join(sep));
-        walk(child, was, zero, childType, p);
-      } else if (Array.isArray(child)) {
+        walk(child, was, zero, childType, childFt, p);
+      } else if (Array.isArray(child) && childFt.k === 'list' && child.length) {
         // Items of a keyed list are paired by key (their own `.` comes with their key, as
-        // fieldSet writes it); the nodes inside an item new to the list are all added.
-        const key = mergeKeyFor(k, child);
-        if (!key || !child.every((x) => isObject(x) && x[key] !== undefined)) continue;
+        // fieldSet writes it); the nodes inside an item new to the list are all added. A list
+        // whose items lack their keys is a leaf (fieldSet's fallback).
+        const keys = child.map((x) => itemKey(childFt, x));
+        if (childFt.rel === 'map' && !keys.every((key) => key !== undefined)) continue;
+        // A keyed list or a set new to the object is owned itself too.
+        if (was === undefined && zero === undefined) out.add([...p, '.'].join(sep));
+        if (childFt.rel !== 'map') continue;
         const olds = Array.isArray(was) ? was : [];
         const itemType = structOf(elemShape(fieldShape(type, k)));
-        for (const item of child as Obj[]) {
-          const before = olds.find((o) => isObject(o) && o[key] === item[key]);
-          walk(item, before, undefined, itemType, [
-            ...p,
-            `k:${JSON.stringify({ [key]: item[key] })}`,
-          ]);
-        }
+        child.forEach((item, i) => {
+          const key = JSON.stringify(keys[i]);
+          const before = olds.find((o) => JSON.stringify(itemKey(childFt, o)) === key);
+          walk(item as Obj, before, undefined, itemType, childFt.elem, [...p, `k:${key}`]);
+        });
       }
     }
   };
-  walk(next as unknown as Obj, old, baseline, t, []);
+  walk(next as unknown as Obj, old, baseline, t, fields, []);
 }
 
 function elemShape(shape: Shape | undefined): Shape | undefined {

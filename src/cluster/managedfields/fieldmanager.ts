@@ -7,15 +7,16 @@
  * `v:<value>` for items of set lists, and `.` for an item or map that is itself owned.
  */
 import { addedNodes } from './addednodes';
+import { DEDUCED, fieldOf, isAtomic, itemKey } from './fieldtypes';
+import type { FieldType } from './fieldtypes';
 import { StatusError } from '../apimachinery/errors';
-import { deepEqual, isObject, mergeKeyFor } from '../apimachinery/patch';
+import { deepEqual, isObject } from '../apimachinery/patch';
 import type { KubeObject, ManagedFieldsEntry } from '../apimachinery/types';
 
 type Path = string[];
 type Obj = Record<string, unknown>;
 
 const SEP = '\u0001';
-const SET_LISTS = new Set(['finalizers']);
 /** Fields the server owns; never part of a field set. */
 const SERVER_META = new Set([
   'name',
@@ -36,27 +37,34 @@ export function fieldSetEntry(path: readonly string[]): string {
   return path.join(SEP);
 }
 
-/** The leaf paths of a value, as field-set entries. */
-function collect(v: unknown, path: Path, field: string, out: Set<string>): void {
+/** The leaf paths of a value of type `t`, as field-set entries. */
+function collect(v: unknown, path: Path, t: FieldType, out: Set<string>): void {
+  if (isAtomic(t)) {
+    out.add(path.join(SEP));
+    return;
+  }
   if (Array.isArray(v)) {
-    if (SET_LISTS.has(field)) {
+    if (t.k === 'list' && t.rel === 'set') {
       for (const x of v) out.add([...path, `v:${JSON.stringify(x)}`].join(SEP));
       return;
     }
-    const key = mergeKeyFor(field, v);
-    if (key && v.every((x) => isObject(x) && x[key] !== undefined)) {
-      for (const x of v as Obj[]) {
-        const p = [...path, `k:${JSON.stringify({ [key]: x[key] })}`];
-        out.add([...p, '.'].join(SEP));
-        for (const [k, y] of Object.entries(x)) collect(y, [...p, `f:${k}`], k, out);
+    if (t.k === 'list' && t.rel === 'map') {
+      const keys = v.map((x) => itemKey(t, x));
+      if (keys.every((k) => k !== undefined)) {
+        v.forEach((x, i) => {
+          const p = [...path, `k:${JSON.stringify(keys[i])}`];
+          out.add([...p, '.'].join(SEP));
+          for (const [k, y] of Object.entries(x as Obj))
+            collect(y, [...p, `f:${k}`], fieldOf(t.elem, k), out);
+        });
+        return;
       }
-      return;
     }
     out.add(path.join(SEP));
     return;
   }
   if (isObject(v) && Object.keys(v).length) {
-    for (const [k, y] of Object.entries(v)) collect(y, [...path, `f:${k}`], k, out);
+    for (const [k, y] of Object.entries(v)) collect(y, [...path, `f:${k}`], fieldOf(t, k), out);
     return;
   }
   out.add(path.join(SEP));
@@ -69,25 +77,43 @@ function outsideWrite(field: string, subresource: string | undefined): boolean {
   return field === 'status' && subresource !== undefined;
 }
 
-/** The field set of an object: every leaf but the server-owned metadata and type fields. */
-export function fieldSet(o: Obj, subresource?: string): Set<string> {
+/**
+ * The field set of an object of type `t`: every leaf (an atomic node is one) but the
+ * server-owned metadata and type fields.
+ */
+export function fieldSet(o: Obj, subresource?: string, t: FieldType = DEDUCED): Set<string> {
   const out = new Set<string>();
   for (const [k, v] of Object.entries(o)) {
     if (outsideWrite(k, subresource)) continue;
     if (k === 'metadata' && isObject(v)) {
+      const mt = fieldOf(t, 'metadata');
       for (const [mk, mv] of Object.entries(v))
-        if (!SERVER_META.has(mk)) collect(mv, ['f:metadata', `f:${mk}`], mk, out);
+        if (!SERVER_META.has(mk)) collect(mv, ['f:metadata', `f:${mk}`], fieldOf(mt, mk), out);
       continue;
     }
-    collect(v, [`f:${k}`], k, out);
+    collect(v, [`f:${k}`], fieldOf(t, k), out);
   }
   return out;
 }
 
+/**
+ * Paths the kind's strategy resets on this write (resetfields.ts: a Deployment's status through
+ * the main resource), as field names; structured-merge-diff's updater ignores them (its
+ * IgnoreFilter), so no manager owns them by writing there.
+ */
+export type IgnoredFields = readonly (readonly string[])[];
+
+function withoutIgnored(set: Set<string>, ignored: IgnoredFields): Set<string> {
+  if (!ignored.length) return set;
+  const prefixes = ignored.map((p) => p.map((f) => `f:${f}`).join(SEP));
+  for (const e of set) if (prefixes.some((p) => e === p || e.startsWith(p + SEP))) set.delete(e);
+  return set;
+}
+
 /** Leaf paths whose values differ between two objects. */
-function changedFields(a: Obj, b: Obj, subresource?: string): Set<string> {
-  const sa = fieldSet(a, subresource);
-  const sb = fieldSet(b, subresource);
+function changedFields(a: Obj, b: Obj, subresource: string | undefined, t: FieldType): Set<string> {
+  const sa = fieldSet(a, subresource, t);
+  const sb = fieldSet(b, subresource, t);
   const out = new Set<string>();
   for (const p of sb)
     if (!sa.has(p) || !deepEqual(valueAt(a, p.split(SEP)), valueAt(b, p.split(SEP)))) out.add(p);
@@ -244,11 +270,9 @@ export function recordManagedFields(
   apiVersion: string,
   time: string,
   subresource: string | undefined,
-  /**
-   * The fields the write's strategy resets (its GetResetFields), which the field manager's
-   * updater ignores (structuredmerge's IgnoreFilter): a write never owns what it cannot change.
-   */
-  ignored: readonly (readonly string[])[] = [],
+  /** The kind's schema (fieldtypes.ts); deduced when unknown. */
+  type: FieldType = DEDUCED,
+  ignored: IgnoredFields = [],
 ): void {
   if (manager === undefined) {
     if (!(old?.metadata.managedFields ?? obj.metadata.managedFields)?.length) {
@@ -260,12 +284,13 @@ export function recordManagedFields(
   }
   const entries = old ? (old.metadata.managedFields ?? []) : [];
   const changed = old
-    ? changedFields(old as Obj, obj as Obj, subresource ?? '')
-    : fieldSet(obj as Obj);
+    ? changedFields(old as Obj, obj as Obj, subresource ?? '', type)
+    : fieldSet(obj as Obj, undefined, type);
   // The maps and structs the write adds are owned themselves too (their `.`).
-  if (changed.size) addedNodes(obj, old, SEP, (field) => outsideWrite(field, subresource), changed);
-  const owned = withoutIgnored(changed, ignored);
-  if (!owned.size) {
+  if (changed.size)
+    addedNodes(obj, old, SEP, (field) => outsideWrite(field, subresource), changed, type);
+  withoutIgnored(changed, ignored);
+  if (!changed.size) {
     obj.metadata.managedFields = entries.length ? entries : undefined;
     if (!entries.length) delete obj.metadata.managedFields;
     return;
@@ -277,7 +302,7 @@ export function recordManagedFields(
     apiVersion,
     time,
     subresource,
-    owned,
+    changed,
     false,
   );
 }
@@ -299,31 +324,34 @@ function renderPath(p: string): string {
     .join('');
 }
 
-/** Merges an applied configuration the way SSA does: maps recursively, keyed lists by key, other lists atomically. */
-function mergeApplied(live: unknown, applied: unknown, field: string): unknown {
+/**
+ * Merges an applied configuration the way SSA does, by the schema: maps and structs field by
+ * field, keyed lists by key, sets by value, atomic nodes replaced whole.
+ */
+function mergeApplied(live: unknown, applied: unknown, t: FieldType): unknown {
+  if (isAtomic(t)) return applied;
   if (isObject(applied)) {
     const out: Obj = isObject(live) ? { ...live } : {};
-    for (const [k, v] of Object.entries(applied)) out[k] = mergeApplied(out[k], v, k);
+    for (const [k, v] of Object.entries(applied)) out[k] = mergeApplied(out[k], v, fieldOf(t, k));
     return out;
   }
-  if (Array.isArray(applied)) {
-    if (SET_LISTS.has(field)) {
+  if (Array.isArray(applied) && t.k === 'list') {
+    if (t.rel === 'set') {
       const out = Array.isArray(live) ? [...live] : [];
       for (const x of applied) if (!out.some((y) => deepEqual(x, y))) out.push(x);
       return out;
     }
-    const key = mergeKeyFor(field, applied);
-    if (key && Array.isArray(live)) {
+    if (t.rel === 'map' && Array.isArray(live)) {
       const out = [...live];
       for (const a of applied) {
-        if (!isObject(a)) continue;
-        const i = out.findIndex((x) => isObject(x) && x[key] === a[key]);
-        if (i >= 0) out[i] = mergeApplied(out[i], a, '');
+        const key = itemKey(t, a);
+        if (!key) continue;
+        const i = out.findIndex((x) => deepEqual(itemKey(t, x), key));
+        if (i >= 0) out[i] = mergeApplied(out[i], a, t.elem);
         else out.push(a);
       }
       return out;
     }
-    return applied;
   }
   return applied;
 }
@@ -341,21 +369,28 @@ export function applyPatch(
   time: string,
   force: boolean,
   subresource: string | undefined,
-  /** The fields the strategy resets: applied, but owned by no one (as in recordManagedFields). */
-  ignored: readonly (readonly string[])[] = [],
+  /** The kind's schema (fieldtypes.ts); deduced when unknown. */
+  type: FieldType = DEDUCED,
+  ignored: IgnoredFields = [],
 ): void {
   const entries = next.metadata.managedFields ?? [];
-  const appliedSet = fieldSet(applied as Obj, subresource ?? (live ? '' : undefined));
-  const owned = withoutIgnored(appliedSet, ignored);
+  const appliedSet = withoutIgnored(
+    fieldSet(applied as Obj, subresource ?? (live ? '' : undefined), type),
+    ignored,
+  );
   if (live) {
     // Managers are identified by name, operation and subresource, as structured-merge-diff does:
     // "kubectl" updating through /scale is another manager than "kubectl" applying.
     const conflicts = new Map<string, { manager: string; apiVersion: string; paths: string[] }>();
     for (const e of entries) {
       if (sameEntry(e, manager, 'Apply', subresource)) continue;
-      const who = `"${e.manager ?? ''}"${e.subresource ? ` with subresource "${e.subresource}"` : ''}`;
+      // printManager: an Update manager is named with its version, an applier without (its
+      // identifier leaves the version out, so that it stays one manager whatever it applies).
+      const who =
+        `"${e.manager ?? ''}"${e.subresource ? ` with subresource "${e.subresource}"` : ''}` +
+        (e.operation === 'Update' ? ` using ${e.apiVersion ?? apiVersion}` : '');
       for (const p of entrySet(e)) {
-        if (!owned.has(p)) continue;
+        if (!appliedSet.has(p)) continue;
         const segs = p.split(SEP);
         if (deepEqual(valueAt(live, segs), valueAt(applied, segs))) continue;
         const c = conflicts.get(who) ?? {
@@ -376,7 +411,7 @@ export function applyPatch(
       for (const p of entrySet(prev))
         if (!appliedSet.has(p) && !others.has(p)) removeAt(next as Obj, p.split(SEP));
     }
-    const merged = mergeApplied(next, stripMeta(applied, subresource), '') as KubeObject;
+    const merged = mergeApplied(next, stripMeta(applied, subresource), type) as KubeObject;
     for (const k of Object.keys(next)) delete (next as Obj)[k];
     Object.assign(next, merged);
   }
@@ -387,17 +422,12 @@ export function applyPatch(
     apiVersion,
     time,
     subresource,
-    owned,
+    appliedSet,
     true,
   );
 }
 
 /** `set` less the entries at or under the `ignored` paths (structuredmerge's IgnoreFilter). */
-function withoutIgnored(set: Set<string>, ignored: readonly (readonly string[])[]): Set<string> {
-  if (!ignored.length) return set;
-  const prefixes = ignored.map((p) => p.map((f) => `f:${f}`).join(SEP));
-  return new Set([...set].filter((e) => !prefixes.some((p) => e === p || e.startsWith(p + SEP))));
-}
 
 function stripMeta(applied: KubeObject, subresource?: string): Obj {
   const c: Obj = { ...applied };
@@ -422,15 +452,12 @@ function conflictError(
   let msg: string;
   if (n === 1) {
     const c = conflicts[0];
-    msg = `Apply failed with 1 conflict: conflict with ${c.manager} using ${c.apiVersion}: ${c.paths[0]}`;
+    msg = `Apply failed with 1 conflict: conflict with ${c.manager}: ${c.paths[0]}`;
   } else {
     msg =
       `Apply failed with ${n} conflicts: ` +
       conflicts
-        .map(
-          (c) =>
-            `conflicts with ${c.manager} using ${c.apiVersion}:\n${c.paths.map((p) => `- ${p}`).join('\n')}`,
-        )
+        .map((c) => `conflicts with ${c.manager}:\n${c.paths.map((p) => `- ${p}`).join('\n')}`)
         .join('\n');
   }
   return new StatusError({
@@ -444,7 +471,7 @@ function conflictError(
       causes: conflicts.flatMap((c) =>
         c.paths.map((p) => ({
           reason: 'FieldManagerConflict',
-          message: `conflict with ${c.manager} using ${c.apiVersion}`,
+          message: `conflict with ${c.manager}`,
           field: p,
         })),
       ),

@@ -39,6 +39,11 @@ export function keepAllocated(next: KubeObject, old: KubeObject): void {
       if (ips(n).length === 0 && ips(o).length) n.clusterIPs = [...ips(o)];
     }
   }
+  // The allocator keeps the families it chose when an update leaves them out.
+  if (needsClusterIP(o) && needsClusterIP(n)) {
+    for (const f of ['ipFamilies', 'ipFamilyPolicy'])
+      if (n[f] === undefined && o[f] !== undefined) n[f] = structuredClone(o[f]);
+  }
   // normalizeClusterIPs: an old client sends clusterIP alone.
   if (typeof n.clusterIP === 'string' && n.clusterIP && ips(n).length === 0)
     n.clusterIPs = n.clusterIP === o.clusterIP && ips(o).length ? [...ips(o)] : [n.clusterIP];
@@ -90,11 +95,24 @@ function goStrings(v: string[]): RawValue {
 }
 
 /** The parts of ValidateService (and, given `old`, ValidateServiceUpdate) the cluster checks. */
+/** IsValidPortNum's message. */
+const PORT_RANGE = 'must be between 1 and 65535, inclusive';
+
 export function validateService(svc: KubeObject, old?: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   const s = spec(svc);
   if (ports(s).length === 0 && !headless(s) && s.type !== 'ExternalName')
     errs.push(fieldRequired('spec.ports'));
+  // validateServicePort: the port, then a numeric targetPort, each a valid port number.
+  ports(s).forEach((p, i) => {
+    for (const [field, n] of [
+      ['port', p.port],
+      ['targetPort', p.targetPort],
+    ] as const) {
+      if (typeof n === 'number' && (n < 1 || n > 65535))
+        errs.push(fieldInvalid(`spec.ports[${i}].${field}`, n, PORT_RANGE));
+    }
+  });
   ports(s).forEach((p, i) => {
     if (p.nodePort === undefined || p.nodePort === 0) return;
     const np = p.nodePort as number;

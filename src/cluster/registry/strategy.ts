@@ -6,8 +6,9 @@
 import type { FieldError } from '../apimachinery/errors';
 import { fieldForbidden, fieldInvalid, fieldRequired } from '../apimachinery/errors';
 import type { NameRule } from '../apimachinery/names';
-import { nameRuleOf, validateLabels, validateName } from '../apimachinery/names';
+import { isQualifiedName, nameRuleOf, validateLabels, validateName } from '../apimachinery/names';
 import { deepEqual, isObject } from '../apimachinery/patch';
+import { hasGeneration } from '../api/generation';
 import type { ResourceType } from './registry';
 import { matchesLabels, fromLabelSelector } from '../apimachinery/selector';
 import type { KubeObject } from '../apimachinery/types';
@@ -203,12 +204,9 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
   '/Service': {
     prepareForCreate(obj) {
       obj.status = { loadBalancer: {} };
-    },
-    validate: (obj, old) => validateService(obj, old),
-    defaults(obj) {
+      // The Service REST allocates after the create handler recorded the writer's fields, so
+      // nobody manages what it sets.
       const spec = ensure(obj as Obj, 'spec');
-      setDefault(spec, 'type', 'ClusterIP');
-      setDefault(spec, 'sessionAffinity', 'None');
       if (spec.clusterIP === undefined && spec.type !== 'ExternalName') {
         const n = serviceIp++;
         spec.clusterIP = `10.96.${(n >> 8) & 255}.${n & 255}`;
@@ -216,6 +214,12 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
       }
       setDefault(spec, 'ipFamilies', ['IPv4']);
       setDefault(spec, 'ipFamilyPolicy', 'SingleStack');
+    },
+    validate: (obj, old) => validateService(obj, old),
+    defaults(obj) {
+      const spec = ensure(obj as Obj, 'spec');
+      setDefault(spec, 'type', 'ClusterIP');
+      setDefault(spec, 'sessionAffinity', 'None');
       setDefault(spec, 'internalTrafficPolicy', 'Cluster');
       if (Array.isArray(spec.ports)) {
         for (const p of spec.ports) {
@@ -227,7 +231,6 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     },
   },
   'policy/PodDisruptionBudget': {
-    hasGeneration: true,
     prepareForCreate: prepareDisruptionBudgetForCreate,
     validate: validateDisruptionBudget,
   },
@@ -286,7 +289,6 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     },
   },
   'apps/Deployment': {
-    hasGeneration: true,
     prepareForCreate(obj) {
       obj.status = {};
     },
@@ -294,7 +296,6 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     validate: (obj, old) => validateSelectorAndTemplate(obj, 'Deployment', old),
   },
   'apps/ReplicaSet': {
-    hasGeneration: true,
     prepareForCreate(obj) {
       obj.status = { replicas: 0 };
     },
@@ -358,7 +359,6 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     validate: validateCsr,
   },
   'apiextensions.k8s.io/CustomResourceDefinition': {
-    hasGeneration: true,
     allowUnconditionalUpdate: false,
     prepareForCreate(obj) {
       delete obj.status;
@@ -389,9 +389,8 @@ function qosClass(spec: Obj): string {
   return anySet ? 'Burstable' : 'BestEffort';
 }
 
-const GENERIC: Strategy = {
+const GENERIC: Omit<Strategy, 'hasGeneration'> = {
   nameRule: 'subdomain',
-  hasGeneration: false,
   allowUnconditionalUpdate: true,
 };
 
@@ -421,35 +420,44 @@ export function strategyFor(t: ResourceType): Strategy {
   return {
     ...GENERIC,
     nameRule: nameRuleOf(t.info.group, t.info.kind),
+    hasGeneration: hasGeneration(t.info.group, t.info.kind),
     ...(STRATEGIES[key] ?? {}),
   };
 }
 
-/** ObjectMeta validation shared by every kind. */
-export function validateObjectMeta(obj: KubeObject, rule: NameRule): FieldError[] {
+/** The finalizers kube-apiserver knows without a domain. */
+const STANDARD_FINALIZERS = ['kubernetes', 'orphan', 'foregroundDeletion'];
+
+/**
+ * ObjectMeta validation shared by every kind; `kubeFinalizers` adds kube's rule for finalizer
+ * names (built-in kinds; custom resources get apimachinery's alone).
+ */
+export function validateObjectMeta(
+  obj: KubeObject,
+  rule: NameRule,
+  kubeFinalizers = true,
+): FieldError[] {
   const errs: FieldError[] = [];
   const md = obj.metadata;
   if (md.name)
     for (const m of validateName(md.name, rule))
       errs.push(fieldInvalid('metadata.name', md.name, m));
   errs.push(...validateLabels(md.labels));
-  if (md.finalizers) {
-    md.finalizers.forEach((f, i) => {
-      if (
-        typeof f !== 'string' ||
-        (!f.includes('/') && !['kubernetes', 'orphan', 'foregroundDeletion'].includes(f))
-      ) {
-        if (typeof f !== 'string' || !/^[a-z0-9.-]+$/.test(f))
-          errs.push(
-            fieldInvalid(
-              `metadata.finalizers[${i}]`,
-              f,
-              'name is neither a standard finalizer name nor is it fully qualified',
-            ),
-          );
-      }
-    });
-  }
+  // ValidateFinalizers: each name a qualified name; a built-in's (kube's ValidateFinalizerName,
+  // not a custom resource's) one of the standard names or domain-qualified.
+  (md.finalizers ?? []).forEach((f, i) => {
+    const field = `metadata.finalizers[${i}]`;
+    const name = typeof f === 'string' ? f : '';
+    for (const msg of isQualifiedName(name)) errs.push(fieldInvalid(field, name, msg));
+    if (kubeFinalizers && !name.includes('/') && !STANDARD_FINALIZERS.includes(name))
+      errs.push(
+        fieldInvalid(
+          field,
+          name,
+          'name is neither a standard finalizer name nor is it fully qualified',
+        ),
+      );
+  });
   for (const [i, o] of (md.ownerReferences ?? []).entries()) {
     if (!o.apiVersion)
       errs.push(

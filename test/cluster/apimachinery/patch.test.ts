@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import { isConflict, isInvalid } from '../../../src/cluster/apimachinery/errors';
 import type { StatusError } from '../../../src/cluster/apimachinery/errors';
 import { kindShape } from '../../../src/cluster/api/apigraph';
-import { mergePatch, strategicMergePatch } from '../../../src/cluster/apimachinery/patch';
+import {
+  jsonPatch,
+  mergePatch,
+  strategicMergePatch,
+} from '../../../src/cluster/apimachinery/patch';
 import { DEPLOY, WIDGET, newCluster, widget, widgetCrd } from '../helpers';
 
 type Obj = Record<string, unknown>;
@@ -26,16 +30,20 @@ test('strategic merge patch merges containers by name and honours $patch: delete
     },
     metadata: { finalizers: ['f1'] },
   };
-  const out = strategicMergePatch(cur, {
-    spec: {
-      containers: [
-        { name: 'a', image: 'x:2' },
-        { name: 'b', $patch: 'delete' },
-        { name: 'c', image: 'z:1' },
-      ],
+  const out = strategicMergePatch(
+    cur,
+    {
+      spec: {
+        containers: [
+          { name: 'a', image: 'x:2' },
+          { name: 'b', $patch: 'delete' },
+          { name: 'c', image: 'z:1' },
+        ],
+      },
+      metadata: { finalizers: ['f2'] },
     },
-    metadata: { finalizers: ['f2'] },
-  }) as { spec: { containers: Obj[] }; metadata: { finalizers: string[] } };
+    kindShape('v1', 'Pod'),
+  ) as { spec: { containers: Obj[] }; metadata: { finalizers: string[] } };
   assert.deepEqual(out.spec.containers, [
     { name: 'a', image: 'x:2' },
     { name: 'c', image: 'z:1' },
@@ -287,4 +295,51 @@ test("strategic merge follows the Go types' patchStrategy and patchMergeKey tags
     { name: 'http', port: 80, targetPort: 9090 },
     { name: 'https', port: 443 },
   ]);
+});
+
+test('a JSON patch that is not a list is a 400 worded as the handler decodes it', () => {
+  assert.throws(
+    () => jsonPatch({}, { op: 'add' }),
+    (err: StatusError) =>
+      err.code === 400 &&
+      err.message ===
+        'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp',
+  );
+});
+
+test('a JSON patch operation that fails is a 422 that says no more, with empty details', () => {
+  for (const ops of [
+    [{ op: 'test', path: '/data/x', value: '1' }],
+    [{ op: 'frobnicate', path: '/data' }],
+    [{ op: 'remove', path: '/nothing/here' }],
+  ]) {
+    assert.throws(
+      () => jsonPatch({ data: {} }, ops),
+      (err: StatusError) =>
+        err.code === 422 &&
+        err.status.reason === 'Invalid' &&
+        err.message === 'the server rejected our request due to an error in our request' &&
+        JSON.stringify(err.status.details) === '{}',
+    );
+  }
+});
+
+test('a conflict with another applier names it without a version, as printManager does', () => {
+  const { cluster } = newCluster({ controllers: false });
+  const cm = (value: string) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'a', namespace: 'default', labels: { diff: value } },
+  });
+  const key = { namespace: 'default', name: 'a' };
+  const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
+  cluster.patch(CONFIGMAP, key, cm('x'), 'apply', { fieldManager: 'diff-a' });
+  assert.throws(
+    () => cluster.patch(CONFIGMAP, key, cm('y'), 'apply', { fieldManager: 'diff-b' }),
+    (e: StatusError) =>
+      isConflict(e) &&
+      e.message === 'Apply failed with 1 conflict: conflict with "diff-a": .metadata.labels.diff' &&
+      e.status.details?.causes?.[0]?.message === 'conflict with "diff-a"',
+  );
+  cluster.close();
 });

@@ -107,3 +107,38 @@ test('integer query parameters are parsed as the parameter codec does', () => {
   });
   assert.throws(() => int64Param(q, 'x'), { code: 400 });
 });
+
+test('YAML bodies are YAML 1.1 as go-yaml reads them: y/yes/on are booleans, timestamps and 12:30 strings', () => {
+  const yaml = (text: string) => decodeObject(Buffer.from(text), 'application/yaml');
+  const o = yaml(
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  a: y\n  b: on\n  c: off\n  when: 2001-12-14\n  clock: 12:30\n  oct: 0777\n',
+  ) as unknown as { data: Record<string, unknown> };
+  assert.deepEqual(o.data, {
+    a: true,
+    b: true,
+    c: false,
+    when: '2001-12-14',
+    clock: '12:30',
+    oct: 511,
+  });
+});
+
+test("a YAML 1.1 boolean where a string belongs is the typed decoder's 400", async () => {
+  const { served } = await import('../http');
+  const s = await served();
+  try {
+    const a = await s.call(
+      'POST',
+      '/api/v1/namespaces/default/configmaps',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  k: on\n',
+      { 'content-type': 'application/yaml' },
+    );
+    assert.equal(a.status, 400);
+    assert.equal(
+      (JSON.parse(a.body) as { message: string }).message,
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal bool into Go struct field ConfigMap.data of type string',
+    );
+  } finally {
+    await s.close();
+  }
+});

@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { prefersProtobuf } from '../../../src/cluster/endpoints/negotiation';
+import {
+  ROUTE_PRODUCES,
+  prefersProtobuf,
+  routeAccepts,
+} from '../../../src/cluster/endpoints/negotiation';
+import { served } from '../http';
 
 test('protobuf is chosen when the first acceptable clause, by quality, names it', () => {
   for (const accept of [
@@ -24,4 +29,39 @@ test('JSON when it comes first, for a wildcard, or when protobuf is refused', ()
     'text/html, application/yaml, application/vnd.kubernetes.protobuf',
   ])
     assert.equal(prefersProtobuf(accept), false, String(accept));
+});
+
+test("go-restful's Accept matching: */* or a produced type without its parameters", () => {
+  assert.equal(routeAccepts(undefined, ROUTE_PRODUCES), true);
+  assert.equal(routeAccepts('application/xml, */*;q=0.1', ROUTE_PRODUCES), true);
+  assert.equal(routeAccepts('application/json;as=Table;v=v1;g=meta.k8s.io', ROUTE_PRODUCES), true);
+  assert.equal(routeAccepts('application/xml', ROUTE_PRODUCES), false);
+  assert.equal(routeAccepts('text/*', ROUTE_PRODUCES), false);
+  assert.equal(routeAccepts('application/*', ROUTE_PRODUCES), false);
+});
+
+test('an Accept no route produces is a 406 naming the route’s representations', async () => {
+  const s = await served();
+  try {
+    s.cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } });
+    const list = await s.get('/api/v1/namespaces/default/configmaps', {
+      accept: 'application/xml',
+    });
+    assert.equal(list.status, 406);
+    const st = JSON.parse(list.body) as Record<string, unknown>;
+    assert.equal(
+      st.message,
+      '406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch',
+    );
+    assert.equal(st.reason, 'NotAcceptable');
+    assert.deepEqual(st.details, {});
+    const one = await s.get('/api/v1/namespaces/default/configmaps/c', { accept: 'text/*' });
+    assert.equal(one.status, 406);
+    assert.match(
+      (JSON.parse(one.body) as { message: string }).message,
+      /Available representations: application\/json, application\/yaml, application\/vnd\.kubernetes\.protobuf$/,
+    );
+  } finally {
+    await s.close();
+  }
 });

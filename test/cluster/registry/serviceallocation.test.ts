@@ -117,3 +117,19 @@ describe('Service node ports', () => {
     );
   });
 });
+
+describe('service ports', () => {
+  it('a port or targetPort outside 1-65535 is a 422 worded as validateServicePort words it', async () => {
+    const a = await s.call('POST', SVCS, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'bad-port' },
+      spec: { ports: [{ port: 70000 }] },
+    });
+    assert.equal(a.status, 422);
+    assert.equal(
+      (JSON.parse(a.body) as { message: string }).message,
+      'Service "bad-port" is invalid: [spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.ports[0].targetPort: Invalid value: 70000: must be between 1 and 65535, inclusive]',
+    );
+  });
+});

@@ -353,13 +353,17 @@ test('delete of an object with finalizers sets deletionTimestamp; removing the l
   cluster.close();
 });
 
-test('delete preconditions on uid and resourceVersion are 409 Conflict', () => {
+test("delete preconditions on uid and resourceVersion are 409 Conflicts on the object's kind, as BeforeDelete words them", () => {
   const { cluster } = newCluster();
   const a = cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } });
   assert.throws(
     () =>
       cluster.delete(CM, { namespace: 'default', name: 'a' }, { preconditions: { uid: 'other' } }),
-    /Precondition failed: UID in precondition: other/,
+    (err: StatusError) =>
+      isConflict(err) &&
+      err.status.details?.kind === 'ConfigMap' &&
+      err.message ===
+        `Operation cannot be fulfilled on ConfigMap "a": the UID in the precondition (other) does not match the UID in record (${a.metadata.uid}). The object might have been deleted and then recreated`,
   );
   assert.throws(
     () =>
@@ -368,7 +372,10 @@ test('delete preconditions on uid and resourceVersion are 409 Conflict', () => {
         { namespace: 'default', name: 'a' },
         { preconditions: { resourceVersion: '1' } },
       ),
-    isConflict,
+    (err: StatusError) =>
+      isConflict(err) &&
+      err.message ===
+        `Operation cannot be fulfilled on ConfigMap "a": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${a.metadata.resourceVersion}). The object might have been modified`,
   );
   cluster.delete(
     CM,

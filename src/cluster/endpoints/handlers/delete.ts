@@ -5,6 +5,7 @@
 import { decodeDeleteOptions } from '../decode';
 import { deleteCode, deleteResponse } from '../deleteresponse';
 import type { DeleteOptions, ListOptions } from '../../apimachinery/types';
+import { withoutTypeMeta } from '../../apimachinery/typemeta';
 import { send } from './response';
 import { objectKey, type RequestScope } from './scope';
 import { admittedWrite, reviewOptions } from './admitted';
@@ -27,7 +28,8 @@ export async function deleteCollection(s: RequestScope, listOpts: ListOptions): 
   const out = await admittedWrite(s, deleteOptions(s, dopts), () =>
     s.cluster.deleteCollection(s.type, listOpts, dopts),
   );
-  return send(s, 200, out);
+  // The deleted objects are listed as a list's items are: a built-in's without apiVersion and kind.
+  return send(s, 200, s.t.crd ? out : { ...out, items: out.items.map(withoutTypeMeta) });
 }
 
 /** DeleteOptions as the AdmissionReview carries them. */

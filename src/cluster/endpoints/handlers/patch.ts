@@ -3,7 +3,7 @@
  * type; server-side apply creates the object when it is missing (201).
  */
 import { decodePatch } from '../decode';
-import { newUnsupportedMediaType } from '../../apimachinery/errors';
+import { newRouteUnsupportedMediaType, newUnsupportedMediaType } from '../../apimachinery/errors';
 import { queryBool } from '../../apimachinery/listoptions';
 import { validateWriteOptions } from '../../apimachinery/optionsvalidation';
 import type { PatchType, UpdateSubresource } from '../../apimachinery/types';
@@ -18,13 +18,23 @@ const PATCH_TYPES: Record<string, PatchType> = {
   'application/apply-patch+yaml': 'apply',
 };
 
+/** What the custom resource handler accepts (strategic merge is for built-ins only). */
+const CR_PATCH_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/apply-patch+yaml',
+];
+
 export async function patchResource(s: RequestScope, name: string): Promise<void> {
   const { cluster, q, subresource } = s;
   const key = objectKey(s, name);
   const before = cluster.peek(s.type, key);
   const ct = (s.req.headers['content-type'] ?? '').split(';')[0].trim();
   const patchType = PATCH_TYPES[ct];
-  if (!patchType) throw newUnsupportedMediaType(ct);
+  // A built-in's PATCH route consumes the patch types only, so go-restful refuses any other
+  // before the handler runs; the custom resource handler refuses it itself.
+  if (!patchType)
+    throw s.t.crd ? newUnsupportedMediaType(CR_PATCH_TYPES) : newRouteUnsupportedMediaType();
   validateWriteOptions('PATCH', q, patchType);
   const patch = decodePatch(s.body, patchType);
   const existed = before !== undefined;

@@ -1,0 +1,96 @@
+// Generates generated/generation.json: the built-in kinds whose objects have a
+// metadata.generation. kube-apiserver sets it in each such kind's strategy (PrepareForCreate:
+// `pc := obj.(*scheduling.PriorityClass); pc.Generation = 1`), and only there: kinds whose
+// strategy does not (ConfigMap, Secret, Namespace…) never get one, and the generic registry bumps
+// it on a graceful or finalizer-held deletion only where it is set. This reads those statements
+// from the strategies of the pinned release (k8s.io/kubernetes pkg/registry, and the
+// apiextensions-apiserver and kube-aggregator modules), resolving the asserted type's package to
+// its API group through the package's `const GroupName`.
+//
+// Run through scripts/generate.mjs.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import {
+  downloadModule,
+  kubernetesModuleVersion,
+  kubernetesRelease,
+  stagingModuleVersion,
+} from './kubernetes.mjs';
+
+function modules(release) {
+  return [
+    ['k8s.io/kubernetes', kubernetesModuleVersion(release)],
+    ['k8s.io/apiextensions-apiserver', stagingModuleVersion(release)],
+    ['k8s.io/kube-aggregator', stagingModuleVersion(release)],
+  ];
+}
+
+function strategyFiles(dir) {
+  return readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((f) => /(^|\/)strategy\.go$/.test(f) && !f.includes('testapigroup'))
+    .map((f) => join(dir, f));
+}
+
+/** The import path of each package alias of a Go file (its last element when unnamed). */
+export function importsOf(text) {
+  const out = new Map();
+  const block = /^import \(([\s\S]*?)^\)/m.exec(text)?.[1] ?? '';
+  for (const m of block.matchAll(/^\s*(?:(\w+)\s+)?"([^"]+)"/gm)) {
+    out.set(m[1] ?? m[2].split('/').at(-1), m[2]);
+  }
+  return out;
+}
+
+/**
+ * The types a strategy file's PrepareForCreate functions give a generation of 1, as
+ * [package alias, Kind]: the variable assigned `Generation = 1` and the type assertion that
+ * declared it.
+ */
+export function generationKinds(text) {
+  const found = [];
+  for (const m of text.matchAll(/^func \(\w*\s*\*?\w+\) PrepareForCreate\([^)]*\) \{\n/gm)) {
+    const from = m.index + m[0].length;
+    const end = text.indexOf('\n}', from);
+    const body = text.slice(from, end < 0 ? undefined : end);
+    for (const g of body.matchAll(/^\s*(\w+)\.Generation = 1$/gm)) {
+      const decl = new RegExp(`\\b${g[1]} := obj\\.\\(\\*(\\w+)\\.(\\w+)\\)`).exec(body);
+      if (!decl) throw new Error(`cannot tell the type of ${g[1]} in a PrepareForCreate`);
+      found.push([decl[1], decl[2]]);
+    }
+  }
+  return found;
+}
+
+export function generate(release = kubernetesRelease()) {
+  const dirs = new Map(
+    modules(release).map(([path, version]) => [path, downloadModule(path, version).Dir]),
+  );
+  /** An import path's folder, in one of the modules read. */
+  const folderOf = (importPath) => {
+    for (const [path, dir] of dirs) {
+      if (importPath === path || importPath.startsWith(`${path}/`))
+        return join(dir, importPath.slice(path.length));
+    }
+    return undefined;
+  };
+  const kinds = new Set();
+  for (const [path, dir] of dirs) {
+    for (const file of strategyFiles(join(dir, 'pkg', 'registry'))) {
+      const text = readFileSync(file, 'utf8');
+      const imports = importsOf(text);
+      for (const [alias, kind] of generationKinds(text)) {
+        const where = `${path}/${relative(dir, file)}`;
+        const pkg = imports.get(alias);
+        const folder = pkg && folderOf(pkg);
+        const register = folder && join(folder, 'register.go');
+        if (!register || !existsSync(register))
+          throw new Error(`${where}: cannot find the package of ${alias}.${kind}`);
+        const group = /const GroupName = "([^"]*)"/.exec(readFileSync(register, 'utf8'))?.[1];
+        if (group === undefined) throw new Error(`${where}: ${register} declares no GroupName`);
+        kinds.add(`${group}/${kind}`);
+      }
+    }
+  }
+  return { release, kinds: [...kinds].sort() };
+}
