@@ -11,6 +11,7 @@ import type { PrinterColumn, ResourceType } from '../registry/registry';
 import { compileSchema } from './schema';
 import type { JSONSchemaProps } from './schema';
 import type { KubeObject } from '../apimachinery/types';
+import { crdConversion } from './conversion';
 
 type Obj = Record<string, unknown>;
 
@@ -103,6 +104,8 @@ export function crdResourceTypes(crd: KubeObject): ResourceType[] {
   const plural = String(names.plural);
   const kind = String(names.kind);
   const out: ResourceType[] = [];
+  const conversion = crdConversion(crd);
+  const storage = crdVersions(crd).find((v) => v.storage);
   for (const v of crdVersions(crd)) {
     if (!v.served) continue;
     const subresources: string[] = [];
@@ -129,6 +132,8 @@ export function crdResourceTypes(crd: KubeObject): ResourceType[] {
       statusSubresource: !!v.subresources?.status,
       ...(v.subresources?.scale ? { scale: v.subresources.scale } : {}),
       crd: crd.metadata.name,
+      conversion,
+      ...(storage ? { storageApiVersion: `${group}/${storage.name}` } : {}),
       ...(root ? { schema: compileSchema(root) } : {}),
       printerColumns: v.additionalPrinterColumns ?? [],
     });

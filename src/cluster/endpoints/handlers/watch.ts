@@ -1,7 +1,9 @@
 /**
  * A watch of a collection (k8s.io/apiserver's handlers/watch.go): a chunked stream of
  * newline-delimited events, as Tables or PartialObjectMetadata when asked, ended by the client,
- * the server's time-out, an injected fault, or the server closing.
+ * the server's time-out, an injected fault, or the server closing. A custom resource whose CRD
+ * converts by webhook is watched as stored and each event converted in turn, in order; an event
+ * that cannot be converted ends the watch with an ERROR event carrying the conversion's 500.
  */
 import { decodedText } from '../../apimachinery/clone';
 import { watchUnderFault, type FaultEffect } from '../../faults';
@@ -18,6 +20,8 @@ import { untilFresh } from './fresh';
 import { WatchStream } from '../watchstream';
 import { SEPARATE_HEADERS_BYTES, partialObjectMetadata } from './response';
 import type { RequestScope } from './scope';
+import { convertsByWebhook } from '../../apiextensions/conversion';
+import { StatusError } from '../../apimachinery/errors';
 
 /** What the server sets for every watch it serves. */
 export interface WatchServing {
@@ -102,6 +106,7 @@ function serveWatch(
       );
     else stream.send(JSON.stringify({ type: ev.type, object }) + '\n', ev.type === 'ERROR');
   };
+  const deliver = convertsByWebhook(t.conversion) ? convertingInOrder(s, write, end) : write;
   const stream = new WatchStream({
     res,
     store: cluster.store,
@@ -113,11 +118,12 @@ function serveWatch(
     max: serving.maxWatchSeconds,
     minRequestTimeout: serving.minRequestTimeoutSeconds,
   });
-  const w: { stop(): void } = watchUnderFault(fault, cluster.clock, write, end, (deliver) =>
+  const w: { stop(): void } = watchUnderFault(fault, cluster.clock, deliver, end, (deliver) =>
     cluster.watch(
       type,
       {
         ...listOpts,
+        unconverted: true,
         ...(queryBool(q, 'allowWatchBookmarks') ? { allowWatchBookmarks: true } : {}),
         ...(sendInitialEvents !== undefined ? { sendInitialEvents } : {}),
         ...(timeout ? { timeoutSeconds: timeout } : {}),
@@ -141,4 +147,39 @@ function serveWatch(
   serving.closers.add(end);
   req.on('close', end);
   res.on('close', end);
+}
+
+/**
+ * Event delivery for a watch whose objects come at their stored version: each is converted
+ * through the webhook (the calls one after the other, so events keep their order) before `write`.
+ */
+function convertingInOrder(
+  s: RequestScope,
+  write: (ev: WatchEvent) => void,
+  end: () => void,
+): (ev: WatchEvent) => void {
+  const { cluster, t } = s;
+  let chain: Promise<void> = Promise.resolve();
+  let failed = false;
+  return (ev) => {
+    chain = chain.then(async () => {
+      if (failed) return;
+      const carriesObject = ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED';
+      if (carriesObject && ev.object.apiVersion !== t.apiVersion) {
+        try {
+          ev = {
+            type: ev.type,
+            object: await cluster.crConverter.convert(t, ev.object, t.apiVersion),
+          };
+        } catch (err) {
+          failed = true;
+          const status = err instanceof StatusError ? err.status : undefined;
+          // The ERROR event is the stream's last: it ends the watch once sent.
+          if (status) return write({ type: 'ERROR', object: status as never });
+          return end();
+        }
+      }
+      write(ev);
+    });
+  };
 }
