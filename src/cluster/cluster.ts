@@ -296,8 +296,17 @@ export class Cluster {
 
   private nowCache = { second: NaN, text: '' };
 
-  /** The clock's time as an RFC 3339 timestamp at second precision, as metav1.Time serializes. */
+  /**
+   * The clock's time as an RFC 3339 timestamp at second precision, as metav1.Time serializes.
+   * A served request that is run again (session.ts) sees the time of its first run, so its runs
+   * make the same object and send the same webhook reviews.
+   */
   now(): string {
+    if (this.session) return this.session.memo('now', () => this.clockNow());
+    return this.clockNow();
+  }
+
+  private clockNow(): string {
     const second = Math.floor(this.clock.now() / 1000);
     if (second !== this.nowCache.second) {
       this.nowCache = {
@@ -385,18 +394,12 @@ export class Cluster {
 
   /**
    * An object on its way into storage at the storage version: a custom resource whose CRD
-   * converts by webhook, written at another version, is converted (without a resourceVersion,
-   * as the store prepares it before encoding). Otherwise the object itself.
+   * converts by webhook, written at another version, is converted. Otherwise the object itself.
    */
   private toStorage(obj: KubeObject, t: ResourceType): KubeObject {
     const to = t.storageApiVersion;
     if (!this.session || !needsWebhook(t, to) || obj.apiVersion === to) return obj;
-    const sent = { ...obj, metadata: { ...obj.metadata } };
-    delete sent.metadata.resourceVersion;
-    const stored = this.crConverter.write(this.session, t, sent, to!);
-    if (obj.metadata.resourceVersion !== undefined)
-      stored.metadata.resourceVersion = obj.metadata.resourceVersion;
-    return stored;
+    return this.crConverter.write(this.session, t, obj, to!);
   }
 
   /**

@@ -192,6 +192,13 @@ describe('CRD conversion webhooks over the served API', () => {
     assert.equal(r.objects.length, 1);
     assert.equal(r.objects[0].apiVersion, 'stable.example.com/v1');
     assert.deepEqual(r.objects[0].spec, { host: 'a.example' });
+    // As the storage decodes it: the revision is set after conversion, never sent.
+    assert.equal((r.objects[0].metadata as KubeObject['metadata']).resourceVersion, undefined);
+    assert.ok((r.objects[0].metadata as KubeObject['metadata']).uid);
+    assert.equal(
+      (got.body.metadata as { resourceVersion: string }).resourceVersion,
+      stored('w1')!.metadata.resourceVersion,
+    );
     // The storage version is served as stored: no call.
     const v1 = await call('GET', `${V1}/w1`);
     assert.deepEqual(v1.body.spec, { host: 'a.example' });
@@ -219,7 +226,10 @@ describe('CRD conversion webhooks over the served API', () => {
         ['stable.example.com/v1', 'stable.example.com/v2'],
       ],
     );
-    assert.equal(hook.received[0].request.objects[0].metadata.resourceVersion, undefined);
+    assert.equal(
+      (hook.received[0].request.objects[0].metadata as KubeObject['metadata']).resourceVersion,
+      undefined,
+    );
   });
 
   it('lists at either version, converting each object stored at the other', async () => {

@@ -8,6 +8,9 @@
  * never after it has committed. The answer to a write is converted after it, by the handler
  * (`convertAnswer`), so a committed write is never run twice.
  *
+ * The webhook is sent the object without its resourceVersion, as kube-apiserver's storage decodes
+ * it (the versioner sets the revision afterwards), and the converted object gets it back.
+ *
  * A failed conversion is the apiserver's 500 with reason Unknown: the converter's error is not an
  * API status, so the handler serves it as is (`conversion webhook for …, Kind=… failed: …`).
  *
@@ -32,9 +35,11 @@ export function needsWebhook(t: ResourceType, stored: string | undefined): boole
 export class CrConverter {
   constructor(private readonly services: ServiceMap) {}
 
-  private pending(t: ResourceType, o: KubeObject, to: string, text: string): PendingCall {
+  /** The call converting `sent` (an object without its resourceVersion) to `to`. */
+  private pending(t: ResourceType, sent: KubeObject, to: string): PendingCall {
     const conv = t.conversion!;
     const services = this.services;
+    const text = JSON.stringify(sent);
     return {
       key: `conversion\0${t.crd ?? ''}\0${to}\0${text}`,
       kind: 'conversion',
@@ -44,8 +49,9 @@ export class CrConverter {
   }
 
   /**
-   * `o` at `to` in a read: the converted object when the call was made, else a stand-in (the
-   * run's answer is thrown away: the session runs it again once the call is answered).
+   * `o` (its JSON `text`) at `to` in a read: the converted object when the call was made, else a
+   * stand-in (the run's answer is thrown away: the session runs it again once the call is
+   * answered).
    */
   read(
     session: WebhookSession,
@@ -54,29 +60,31 @@ export class CrConverter {
     to: string,
     text: string,
   ): KubeObject {
-    const outcome = session.collect(this.pending(t, o, to, text));
+    const sent = withoutResourceVersion(JSON.parse(text) as KubeObject);
+    const outcome = session.collect(this.pending(t, sent, to));
     if (!outcome) {
-      const c = JSON.parse(text) as KubeObject;
-      c.apiVersion = to;
-      return c;
+      sent.apiVersion = to;
+      return withResourceVersion(sent, o);
     }
     if (!outcome.ok) throw newUnknownStorageError(outcome.error.message);
-    return clone(outcome.value as KubeObject);
+    return withResourceVersion(clone(outcome.value as KubeObject), o);
   }
 
   /** `o` at `to` in a write: the converted object, or PendingCalls that makes the call. */
   write(session: WebhookSession, t: ResourceType, o: KubeObject, to: string): KubeObject {
-    const p = this.pending(t, o, to, JSON.stringify(o));
+    const p = this.pending(t, withoutResourceVersion(clone(o)), to);
     const outcome = session.outcome(p.key);
     if (!outcome) throw new PendingCalls([p]);
     if (!outcome.ok) throw newUnknownStorageError(outcome.error.message);
-    return clone(outcome.value as KubeObject);
+    return withResourceVersion(clone(outcome.value as KubeObject), o);
   }
 
   /** One object at `to`, called now (a watch event, a write's answer). */
   async convert(t: ResourceType, o: KubeObject, to: string): Promise<KubeObject> {
     try {
-      return (await convertByWebhook(t.conversion!, this.services, clone(o), to)) as KubeObject;
+      const sent = withoutResourceVersion(clone(o));
+      const out = await convertByWebhook(t.conversion!, this.services, sent, to);
+      return withResourceVersion(out as KubeObject, o);
     } catch (err) {
       throw newUnknownStorageError(err instanceof Error ? err.message : String(err));
     }
@@ -101,4 +109,23 @@ export class CrConverter {
       return (await this.convert(t, a as unknown as KubeObject, t.apiVersion)) as T;
     return answer;
   }
+}
+
+/**
+ * The object as the storage hands it to the converter: kube-apiserver sets the resourceVersion
+ * from etcd's revision after decoding, so a webhook never sees one.
+ */
+function withoutResourceVersion(o: KubeObject): KubeObject {
+  if (isObject(o.metadata)) delete o.metadata.resourceVersion;
+  return o;
+}
+
+/** `o` with `from`'s resourceVersion, as the storage's versioner sets it after the conversion. */
+function withResourceVersion(o: KubeObject, from: KubeObject): KubeObject {
+  const rv = isObject(from.metadata) ? from.metadata.resourceVersion : undefined;
+  if (isObject(o.metadata)) {
+    if (rv === undefined) delete o.metadata.resourceVersion;
+    else o.metadata.resourceVersion = rv;
+  }
+  return o;
 }
