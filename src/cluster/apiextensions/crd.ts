@@ -12,6 +12,11 @@ import { compileSchema } from './schema';
 import type { JSONSchemaProps } from './schema';
 import type { KubeObject } from '../apimachinery/types';
 import { crdConversion } from './conversion';
+import {
+  conversionValidationOptions,
+  defaultConversion,
+  validateConversion,
+} from './conversionvalidation';
 
 type Obj = Record<string, unknown>;
 
@@ -86,6 +91,10 @@ export function validateCrd(obj: KubeObject, old?: KubeObject): FieldError[] {
       else errs.push(...validateSchemaRules(schema, path));
     });
   }
+  defaultConversion(spec);
+  errs.push(
+    ...validateConversion(spec, conversionValidationOptions(old ? rec(old.spec) : undefined)),
+  );
   if (old) {
     const os = rec(old.spec);
     if (os.scope !== spec.scope)
