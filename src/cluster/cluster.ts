@@ -1080,7 +1080,7 @@ export class Cluster {
       next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     }
     if (t.info.group === 'apiextensions.k8s.io' && opts.subresource !== 'status') {
-      next.status = establishedStatus(next, this.now(), !!next.metadata.deletionTimestamp);
+      next.status = establishedStatus(next, this.now(), !!next.metadata.deletionTimestamp, old);
     }
     next.metadata.resourceVersion = old.metadata.resourceVersion;
     if (!opts.applied)
@@ -1404,7 +1404,7 @@ export class Cluster {
           phase: 'Terminating',
         };
       if (t.info.group === 'apiextensions.k8s.io')
-        next.status = establishedStatus(next, this.now(), true);
+        next.status = establishedStatus(next, this.now(), true, old);
       if (deepEqual(next, old)) return this.out(old, t);
       if (opts.dryRun) return this.out(next, t);
       md.resourceVersion = String(this.store.nextRv());

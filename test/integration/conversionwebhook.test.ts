@@ -7,6 +7,9 @@
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createCluster } from '../../src/cluster/builtins';
 import type { Cluster } from '../../src/cluster/cluster';
 import { startServer } from '../../src/cluster/endpoints/server';
@@ -18,6 +21,7 @@ import {
   startConversionWebhook,
 } from '../cluster/apiextensions/conversionwebhookserver';
 import type { ConversionWebhookServer } from '../cluster/apiextensions/conversionwebhookserver';
+import { ok } from './serve';
 
 interface Answer {
   code: number;
@@ -571,6 +575,95 @@ describe('CRD conversion webhooks over the served API', () => {
     assert.deepEqual(got.body.spec, { hostname: 'a.example' });
     assert.equal(svcHook.received.length, 1);
     assert.equal(svcHook.received[0].path, '/convert');
+  });
+
+  it('kubectl applies at v2 and gets at both versions, the table included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rs-conv-'));
+    const kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, server.kubeconfig());
+    try {
+      const manifest = JSON.stringify({
+        ...widget('k', 'v2', 'k.example'),
+        metadata: { name: 'k', namespace: 'default' },
+      });
+      await ok(kubeconfig, ['apply', '-f', '-'], manifest);
+      assert.deepEqual(stored('k')!.spec, { host: 'k.example' });
+      assert.equal(
+        await ok(kubeconfig, [
+          'get',
+          'widgets.v2.stable.example.com',
+          'k',
+          '-o',
+          'jsonpath={.spec.hostname}',
+        ]),
+        'k.example',
+      );
+      assert.equal(
+        await ok(kubeconfig, [
+          'get',
+          'widgets.v1.stable.example.com',
+          'k',
+          '-o',
+          'jsonpath={.spec.host}',
+        ]),
+        'k.example',
+      );
+      assert.match(await ok(kubeconfig, ['get', 'widgets.v2.stable.example.com']), /^k\s/m);
+      // A second apply at v2 reads the object at v2 and patches it there.
+      await ok(kubeconfig, ['apply', '-f', '-'], manifest.replace('k.example', 'l.example'));
+      assert.deepEqual(stored('k')!.spec, { host: 'l.example' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('after the storage version moves to v2, objects stay where they were stored and are converted from there', async () => {
+    await call('POST', V1, widget('old', 'v1', 'old.example'));
+    const crd = cluster.get(CRD, { name: 'widgets.stable.example.com' });
+    const versions = (crd.spec as { versions: Array<{ storage: boolean }> }).versions;
+    versions[0].storage = false;
+    versions[1].storage = true;
+    const moved = cluster.update(crd);
+    assert.deepEqual((moved.status as { storedVersions: string[] }).storedVersions, ['v1', 'v2']);
+    hook.received.length = 0;
+    assert.equal((await call('POST', V2, widget('new', 'v2', 'new.example'))).code, 201);
+    assert.equal(hook.received.length, 0, 'written at the storage version');
+    const t2 = { apiVersion: 'stable.example.com/v2', kind: 'Widget' };
+    assert.equal(
+      cluster.peek(t2, { namespace: 'default', name: 'new' })!.apiVersion,
+      'stable.example.com/v2',
+    );
+    assert.equal(
+      cluster.peek(t2, { namespace: 'default', name: 'old' })!.apiVersion,
+      'stable.example.com/v1',
+    );
+    const l2 = await call('GET', V2);
+    assert.deepEqual(
+      (l2.body.items as KubeObject[]).map((o) => [o.metadata.name, o.spec]),
+      [
+        ['new', { hostname: 'new.example' }],
+        ['old', { hostname: 'old.example' }],
+      ],
+    );
+    assert.equal(hook.received.length, 1, 'only the object stored at v1 is sent');
+    const l1 = await call('GET', V1);
+    assert.deepEqual(
+      (l1.body.items as KubeObject[]).map((o) => [o.metadata.name, o.spec]),
+      [
+        ['new', { host: 'new.example' }],
+        ['old', { host: 'old.example' }],
+      ],
+    );
+    // An update at v2 rewrites the old object at the new storage version.
+    await call(
+      'PATCH',
+      `${V2}/old`,
+      { spec: { hostname: 'moved.example' } },
+      'application/merge-patch+json',
+    );
+    const old = cluster.peek(t2, { namespace: 'default', name: 'old' })!;
+    assert.equal(old.apiVersion, 'stable.example.com/v2');
+    assert.deepEqual(old.spec, { hostname: 'moved.example' });
   });
 
   it('with strategy None rewrites the apiVersion only and calls nothing (as before)', async () => {

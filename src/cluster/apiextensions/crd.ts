@@ -150,8 +150,18 @@ export function crdResourceTypes(crd: KubeObject): ResourceType[] {
   return out;
 }
 
-/** The status the NamesAccepted / Established controllers write. */
-export function establishedStatus(crd: KubeObject, now: string, terminating: boolean): Obj {
+/**
+ * The status the NamesAccepted / Established controllers write. `storedVersions` keeps every
+ * version objects may still be stored at: the previous list (`old`'s, on an update) with the
+ * storage version added, as the CRD strategy's PrepareForCreate / PrepareForUpdate do, so a
+ * storage version that changes leaves the old one listed until a migration removes it.
+ */
+export function establishedStatus(
+  crd: KubeObject,
+  now: string,
+  terminating: boolean,
+  old?: KubeObject,
+): Obj {
   const spec = rec(crd.spec);
   const names = rec(spec.names);
   const cond = (type: string, status: string, reason: string, message: string) => ({
@@ -184,8 +194,14 @@ export function establishedStatus(crd: KubeObject, now: string, terminating: boo
       ...(names.categories ? { categories: names.categories } : {}),
     },
     conditions,
-    storedVersions: crdVersions(crd)
-      .filter((v) => v.storage)
-      .map((v) => v.name),
+    storedVersions: storedVersions(crd, old),
   };
+}
+
+function storedVersions(crd: KubeObject, old: KubeObject | undefined): string[] {
+  const before = rec(old?.status).storedVersions;
+  const out = Array.isArray(before) ? before.filter((v) => typeof v === 'string') : [];
+  const storage = crdVersions(crd).find((v) => v.storage);
+  if (storage && !out.includes(storage.name)) out.push(storage.name);
+  return out;
 }
