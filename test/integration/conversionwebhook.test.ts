@@ -401,6 +401,16 @@ describe('CRD conversion webhooks over the served API', () => {
         'conversion webhook for stable.example.com/v1, Kind=Widget failed: no response provided',
       ],
       [
+        '/v1beta1answer',
+        (r) => ({ ...converted(r, []), apiVersion: 'apiextensions.k8s.io/v1beta1' }),
+        'conversion webhook for stable.example.com/v1, Kind=Widget failed: converting (v1beta1.ConversionReview) to (v1.ConversionReview): unknown conversion',
+      ],
+      [
+        '/notreview',
+        (r) => ({ ...converted(r, []), kind: 'Other' }),
+        'conversion webhook for stable.example.com/v1, Kind=Widget failed: no kind "Other" is registered for version "apiextensions.k8s.io/v1" in scheme "pkg/runtime/scheme.go:111"',
+      ],
+      [
         '/count',
         (r) => converted(r, []),
         'conversion webhook for stable.example.com/v1, Kind=Widget returned 0 objects, expected 1',

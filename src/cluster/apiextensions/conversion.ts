@@ -88,19 +88,14 @@ export function convertedObjectsOf(reviewVersion: string, uid: string, answer: u
   const av = typeof answer.apiVersion === 'string' ? answer.apiVersion : '';
   const kind = typeof answer.kind === 'string' ? answer.kind : '';
   if (!av || !kind) throw new Error(`Object 'Kind' is missing in '${JSON.stringify(answer)}'`);
-  if (av === 'apiextensions.k8s.io/v1' || av === 'apiextensions.k8s.io/v1beta1') {
-    if (kind !== 'ConversionReview')
-      throw new Error(
-        `no kind "${kind}" is registered for version "${av}" in scheme "pkg/runtime/scheme.go:111"`,
-      );
-  } else {
-    const [g, v] = av.includes('/') ? av.split('/', 2) : ['', av];
-    if (g === 'apiextensions.k8s.io')
-      throw new Error(
-        `no kind "${kind}" is registered for version "${av}" in scheme "pkg/runtime/scheme.go:111"`,
-      );
-    throw new Error(`no kind "${kind}" is registered for version "${g ? `${g}/` : ''}${v}"`);
-  }
+  // The client's scheme holds the two ConversionReview types and nothing else.
+  if (
+    (av !== 'apiextensions.k8s.io/v1' && av !== 'apiextensions.k8s.io/v1beta1') ||
+    kind !== 'ConversionReview'
+  )
+    throw new Error(
+      `no kind "${kind}" is registered for version "${av}" in scheme "pkg/runtime/scheme.go:111"`,
+    );
   const answered = av.slice('apiextensions.k8s.io/'.length);
   if (answered !== reviewVersion)
     // The client decodes into the review type it sent; the scheme has no conversion between them.
