@@ -203,6 +203,15 @@ describe('CRD conversion webhooks over the served API', () => {
       (got.body.metadata as { resourceVersion: string }).resourceVersion,
       stored('w1')!.metadata.resourceVersion,
     );
+    // The request's audit record lists the call, as the debugger's API-call table shows it.
+    const audited = server.audit
+      .events()
+      .filter((e) => e.stage === 'ResponseComplete' && e.webhookCalls?.length)
+      .at(-1);
+    assert.deepEqual(
+      audited?.webhookCalls?.map((c) => [c.kind, c.webhook, c.ok]),
+      [['conversion', 'widgets.stable.example.com', true]],
+    );
     // The storage version is served as stored: no call.
     const v1 = await call('GET', `${V1}/w1`);
     assert.deepEqual(v1.body.spec, { host: 'a.example' });
