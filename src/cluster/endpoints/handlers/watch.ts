@@ -106,7 +106,8 @@ function serveWatch(
       );
     else stream.send(JSON.stringify({ type: ev.type, object }) + '\n', ev.type === 'ERROR');
   };
-  const deliver = convertsByWebhook(t.conversion) ? convertingInOrder(s, write, end) : write;
+  const converting = convertsByWebhook(t.conversion) ? convertingInOrder(s, write, end) : undefined;
+  const deliver = converting ? converting.deliver : write;
   const stream = new WatchStream({
     res,
     store: cluster.store,
@@ -132,8 +133,12 @@ function serveWatch(
       end,
     ),
   );
-  // Events are delivered from a microtask queued by watch(): this one runs after the first batch.
-  queueMicrotask(() => stream.initialSent());
+  // Events are delivered from a microtask queued by watch(): this one runs after the first batch
+  // (converted events are sent once their calls are answered).
+  queueMicrotask(() => {
+    if (converting) void converting.sent().then(() => stream.initialSent());
+    else stream.initialSent();
+  });
   // Headers go out once the watch is accepted, so a bad request still gets its own status code;
   // events arrive from a microtask, after this.
   res.writeHead(200, {
@@ -157,29 +162,34 @@ function convertingInOrder(
   s: RequestScope,
   write: (ev: WatchEvent) => void,
   end: () => void,
-): (ev: WatchEvent) => void {
+): { deliver: (ev: WatchEvent) => void; sent: () => Promise<void> } {
   const { cluster, t } = s;
   let chain: Promise<void> = Promise.resolve();
   let failed = false;
-  return (ev) => {
-    chain = chain.then(async () => {
-      if (failed) return;
-      const carriesObject = ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED';
-      if (carriesObject && ev.object.apiVersion !== t.apiVersion) {
-        try {
-          ev = {
-            type: ev.type,
-            object: await cluster.crConverter.convert(t, ev.object, t.apiVersion),
-          };
-        } catch (err) {
-          failed = true;
-          const status = err instanceof StatusError ? err.status : undefined;
-          // The ERROR event is the stream's last: it ends the watch once sent.
-          if (status) return write({ type: 'ERROR', object: status as never });
-          return end();
+  const deliver = (ev: WatchEvent) => {
+    chain = chain
+      .then(async () => {
+        if (failed) return;
+        const carriesObject =
+          ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED';
+        if (carriesObject && ev.object.apiVersion !== t.apiVersion) {
+          try {
+            ev = {
+              type: ev.type,
+              object: await cluster.crConverter.convert(t, ev.object, t.apiVersion),
+            };
+          } catch (err) {
+            failed = true;
+            const status = err instanceof StatusError ? err.status : undefined;
+            // The ERROR event is the stream's last: it ends the watch once sent.
+            if (status) return write({ type: 'ERROR', object: status as never });
+            return end();
+          }
         }
-      }
-      write(ev);
-    });
+        write(ev);
+      })
+      .catch(end); // a write that throws ends the stream; the client watches again
   };
+  /** Settles once every event handed over so far has been written. */
+  return { deliver, sent: () => chain };
 }
