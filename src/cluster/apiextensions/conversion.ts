@@ -69,7 +69,8 @@ export function conversionReview(
         kind: 'ConversionReview',
         apiVersion: `apiextensions.k8s.io/${v}`,
         request: { uid, desiredAPIVersion, objects },
-        response: v === 'v1' ? { uid: '', result: { metadata: {} } } : { uid: '', result: {} },
+        // The empty response Go serializes along (its fields carry no omitempty).
+        response: { uid: '', convertedObjects: null, result: { metadata: {} } },
       };
   }
   throw new Error('no supported conversion review versions');
