@@ -817,7 +817,7 @@ export class Cluster {
     delete md.managedFields;
     if (st.hasGeneration) md.generation = 1;
     else delete md.generation;
-    st.prepareForCreate?.(obj);
+    st.prepareForCreate?.(obj, opts.user);
     checkUnknownFields(t, st.defaults?.(obj), opts);
     if (isCoreService(t))
       allocateNodePorts(
@@ -850,6 +850,7 @@ export class Cluster {
         this.now(),
         true,
         undefined,
+        resetPaths(t.info.group, t.info.kind, '', t.apiVersion),
       );
     else
       recordManagedFields(
@@ -860,6 +861,7 @@ export class Cluster {
         t.apiVersion,
         this.now(),
         undefined,
+        resetPaths(t.info.group, t.info.kind, '', t.apiVersion),
       );
     // The storage encodes it (a dry run's too: DryRunnableStorage copies it through the codec).
     const stored = this.toStorage(obj, t);
@@ -1023,7 +1025,8 @@ export class Cluster {
       setOrDelete(md, 'deletionTimestamp', omd.deletionTimestamp);
       setOrDelete(md, 'deletionGracePeriodSeconds', omd.deletionGracePeriodSeconds);
       setOrDelete(md, 'generation', omd.generation);
-      if (reset) resetFields(next, old, reset);
+      if (st.prepareForUpdate) st.prepareForUpdate(next, old, opts.subresource ?? '', this.now());
+      else if (reset) resetFields(next, old, reset);
       else if (t.statusSubresource)
         setOrDelete(next as Record<string, unknown>, 'status', old.status);
       if (t.info.kind === 'Namespace' && t.info.group === '') {
@@ -1073,7 +1076,7 @@ export class Cluster {
     this.mutate(admission);
     const errs: FieldError[] = [
       ...validateObjectMeta(next, st.nameRule),
-      ...(st.validate?.(next, old) ?? []),
+      ...(st.validate?.(next, old, opts.subresource ?? '') ?? []),
     ];
     if (errs.length) throw newInvalid(qualifiedKind, name, errs);
     if (st.hasGeneration && opts.subresource !== 'status' && specChanged(t, old, next)) {
@@ -1092,6 +1095,7 @@ export class Cluster {
         t.apiVersion,
         this.now(),
         opts.subresource,
+        resetPaths(t.info.group, t.info.kind, opts.subresource ?? '', t.apiVersion),
       );
     if (deepEqual(withoutManagedTimes(next), withoutManagedTimes(old))) {
       if (old !== stored) return old; // already a copy at the request's version
@@ -1256,6 +1260,7 @@ export class Cluster {
           dryRun: !!opts.dryRun,
           fieldManager: opts.fieldManager,
           applied,
+          ...(opts.user ? { user: opts.user } : {}),
         });
       }
       // As the apiserver: a resourceVersion in the applied configuration is a precondition.
@@ -1274,6 +1279,7 @@ export class Cluster {
         this.now(),
         !!opts.force,
         opts.subresource,
+        resetPaths(t.info.group, t.info.kind, opts.subresource ?? '', t.apiVersion),
       );
       checkAppliedTimes(t, applied);
       return this.updateFromPatch(t, skey, old, next, { ...opts, applied });

@@ -23,6 +23,8 @@ import {
   validateCronJob,
   validateJobTemplate,
 } from './job';
+import { prepareCsrForCreate, prepareCsrForUpdate, validateCsr } from './certificatesigningrequest';
+import type { UserInfo } from '../auth/user';
 
 type Obj = Record<string, unknown>;
 
@@ -30,11 +32,19 @@ export interface Strategy {
   nameRule: NameRule;
   hasGeneration: boolean;
   allowUnconditionalUpdate: boolean;
-  /** Resets what a create may not set (status behind a status subresource, ...). */
-  prepareForCreate?(obj: KubeObject): void;
+  /**
+   * Resets what a create may not set (status behind a status subresource, ...); `user`: who asks,
+   * when the request has a user (the HTTP layer's).
+   */
+  prepareForCreate?(obj: KubeObject, user?: UserInfo): void;
+  /**
+   * The update strategy of `subresource` ('' for the main resource), where a kind's differs from
+   * putting back its reset fields: what it keeps of `old`; `now` for the times it stamps.
+   */
+  prepareForUpdate?(next: KubeObject, old: KubeObject, subresource: string, now: string): void;
   /** Defaults (and, for custom resources, prunes) in place; returns the paths of unknown fields dropped. */
   defaults?(obj: KubeObject): string[] | void;
-  validate?(obj: KubeObject, old?: KubeObject): FieldError[];
+  validate?(obj: KubeObject, old?: KubeObject, subresource?: string): FieldError[];
 }
 
 function rec(v: unknown): Obj {
@@ -341,6 +351,11 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
       }
       return errs;
     },
+  },
+  'certificates.k8s.io/CertificateSigningRequest': {
+    prepareForCreate: prepareCsrForCreate,
+    prepareForUpdate: prepareCsrForUpdate,
+    validate: validateCsr,
   },
   'apiextensions.k8s.io/CustomResourceDefinition': {
     hasGeneration: true,

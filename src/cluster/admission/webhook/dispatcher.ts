@@ -301,12 +301,13 @@ function callMutating(
 }
 
 /**
- * The patched object becomes the request's object, in place (the write holds it), at the
+ * The patched object becomes the request's object, in place (the write holds it, and holds its
+ * metadata object too: the write goes on to set resourceVersion and managedFields there), at the
  * request's version; what BeforeCreate sets after mutating admission on a create is kept.
  */
 function writeBack(a: AdmissionAttributes, patched: KubeObject): void {
   const target = a.object as Record<string, unknown>;
-  const md = a.object.metadata;
+  const md = a.object.metadata as Record<string, unknown>;
   const kept =
     a.operation === 'CREATE'
       ? {
@@ -316,16 +317,19 @@ function writeBack(a: AdmissionAttributes, patched: KubeObject): void {
           name: md.name,
         }
       : undefined;
+  const next = clone(patched) as unknown as Record<string, unknown>;
   for (const k of Object.keys(target)) delete target[k];
-  Object.assign(target, clone(patched));
+  for (const k of Object.keys(md)) delete md[k];
+  if (isObject(next.metadata)) Object.assign(md, next.metadata);
+  // In the patched object's key order, metadata where the patch left it (or after kind).
+  for (const [k, v] of Object.entries(next)) target[k] = k === 'metadata' ? md : v;
+  target.metadata = md;
   a.object.apiVersion = a.type.apiVersion;
-  if (!isObject(a.object.metadata)) a.object.metadata = {};
   if (kept) {
-    const m = a.object.metadata as Record<string, unknown>;
     for (const [k, v] of Object.entries(kept)) {
-      if (k === 'name' && m.name) continue;
-      if (v === undefined) delete m[k];
-      else m[k] = v;
+      if (k === 'name' && md.name) continue;
+      if (v === undefined) delete md[k];
+      else md[k] = v;
     }
   }
 }

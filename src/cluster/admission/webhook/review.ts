@@ -119,7 +119,8 @@ export function verifyAdmissionResponse(
           Object.entries(response.auditAnnotations).filter(([, v]) => typeof v === 'string'),
         ) as Record<string, string>)
       : {},
-    ...(isObject(response.result) ? { result: response.result as Partial<Status> } : {}),
+    // AdmissionResponse.Result is `json:"status"` on the wire.
+    ...(isObject(response.status) ? { result: response.status as Partial<Status> } : {}),
   };
   if (patchText) {
     out.patchType = patchType ?? 'JSONPatch';

@@ -7,11 +7,17 @@
  * whose CRD converts by webhook is written the same way (its conversions are webhook calls too).
  */
 import { clone } from '../../apimachinery/clone';
-import { userInfoOf } from '../../auth/authentication';
 import { MUTATING, VALIDATING } from '../../admission/webhook/config';
 import { WebhookSession, runWithSession } from '../../admission/webhook/session';
 import { convertsByWebhook } from '../../apiextensions/conversion';
 import type { RequestScope } from './scope';
+import type { UserInfo } from '../../auth/user';
+
+/** Who an AdmissionReview names when the scope has no authenticated user (in-process tests). */
+export const ANONYMOUS: UserInfo = {
+  username: 'system:anonymous',
+  groups: ['system:unauthenticated'],
+};
 
 /** Whether a write may call a webhook: admission configurations stored, or a CRD converting by one. */
 function anyStored(s: RequestScope): boolean {
@@ -49,7 +55,7 @@ export async function admittedWrite<T>(
   run: (fresh: <V>(input: V) => V) => T,
 ): Promise<T> {
   if (!anyStored(s)) return run((x) => x);
-  const session = new WebhookSession({ user: userInfoOf(s.user), options });
+  const session = new WebhookSession({ user: s.user ?? ANONYMOUS, options });
   const base = s.warnings.length;
   try {
     const out = await runWithSession(session, () => {

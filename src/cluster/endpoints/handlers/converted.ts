@@ -5,14 +5,14 @@
  * (apiextensions/crconverter.ts). Any other read runs once, as before. The calls go into the
  * request's audit record.
  */
-import { userInfoOf } from '../../auth/authentication';
 import { convertsByWebhook } from '../../apiextensions/conversion';
 import { WebhookSession, runWithSession } from '../../admission/webhook/session';
 import type { RequestScope } from './scope';
+import { ANONYMOUS } from './admitted';
 
 export function convertedRead<T>(s: RequestScope, read: () => T): T | Promise<T> {
   if (!convertsByWebhook(s.t.conversion)) return read();
-  const session = new WebhookSession({ user: userInfoOf(s.user), read: true });
+  const session = new WebhookSession({ user: s.user ?? ANONYMOUS, read: true });
   return runWithSession(session, () => s.cluster.withSession(session, read)).finally(() =>
     s.record?.admitted(session.annotations, session.calls),
   );

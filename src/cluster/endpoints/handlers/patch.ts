@@ -6,7 +6,7 @@ import { decodePatch } from '../decode';
 import { newUnsupportedMediaType } from '../../apimachinery/errors';
 import { queryBool } from '../../apimachinery/listoptions';
 import { validateWriteOptions } from '../../apimachinery/optionsvalidation';
-import type { PatchType } from '../../apimachinery/types';
+import type { PatchType, UpdateSubresource } from '../../apimachinery/types';
 import { sendWritten } from './response';
 import { objectKey, writeOptions, type RequestScope } from './scope';
 import { admittedWrite, reviewOptions } from './admitted';
@@ -36,7 +36,7 @@ export async function patchResource(s: RequestScope, name: string): Promise<void
       // Apply names no default manager: the apiserver refuses an apply without one.
       fieldManager: q.get('fieldManager') ?? (patchType === 'apply' ? '' : s.fieldManager),
       force,
-      ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
+      ...(subresource ? { subresource: subresource as UpdateSubresource } : {}),
     }),
   );
   s.record?.objectsOf(before, out);

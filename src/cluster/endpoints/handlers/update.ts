@@ -7,6 +7,7 @@ import { newBadRequest } from '../../apimachinery/errors';
 import { send, sendWritten } from './response';
 import { objectKey, writeOptions, type RequestScope } from './scope';
 import { admittedWrite, reviewOptions } from './admitted';
+import type { UpdateSubresource } from '../../apimachinery/types';
 
 export async function updateResource(s: RequestScope, name: string): Promise<void> {
   const { cluster, t, type, subresource } = s;
@@ -34,7 +35,7 @@ export async function updateResource(s: RequestScope, name: string): Promise<voi
   const out = await admittedWrite(s, reviewOptions(s, 'UpdateOptions'), (fresh) =>
     cluster.updateAs(t, fresh(obj), {
       ...writeOptions(s),
-      ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
+      ...(subresource ? { subresource: subresource as UpdateSubresource } : {}),
     }),
   );
   s.record?.objectsOf(before, out);

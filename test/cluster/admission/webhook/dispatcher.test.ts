@@ -159,10 +159,42 @@ describe('admission webhooks over the served API', () => {
     assert.equal(md.creationTimestamp, undefined);
   });
 
+  it('stores a create a webhook patched with its resourceVersion, managedFields and key order', async () => {
+    hook.handle('/mutate-md', () =>
+      patchResponse([{ op: 'add', path: '/metadata/labels', value: { patched: 'yes' } }]),
+    );
+    install('Mutating', 'm', [webhook('m.example.com', '/mutate-md')]);
+    const res = await call(
+      'POST',
+      '/api/v1/namespaces/default/configmaps?fieldManager=me',
+      configMap('c-md'),
+    );
+    assert.equal(res.code, 201);
+    const stored = cluster.get(
+      { apiVersion: 'v1', kind: 'ConfigMap' },
+      { namespace: 'default', name: 'c-md' },
+    );
+    assert.ok(
+      stored.metadata.resourceVersion,
+      'the write sets resourceVersion on the patched metadata',
+    );
+    assert.equal(stored.metadata.managedFields?.[0]?.manager, 'me');
+    assert.deepEqual(stored.metadata.labels, { patched: 'yes' });
+    const keys = Object.keys(stored);
+    assert.ok(
+      keys.indexOf('metadata') < keys.indexOf('data'),
+      `metadata before data: ${keys.join()}`,
+    );
+    assert.equal(
+      (res.body as KubeObject).metadata.resourceVersion,
+      stored.metadata.resourceVersion,
+    );
+  });
+
   it('refuses with the webhook denial as the apiserver words it, code from the result', async () => {
     hook.handle('/deny', () => ({
       allowed: false,
-      result: { message: 'color must be blue', code: 403, reason: 'Forbidden' },
+      status: { message: 'color must be blue', code: 403, reason: 'Forbidden' },
     }));
     hook.handle('/deny-bare', () => ({ allowed: false }));
     install('Validating', 'v', [webhook('deny.example.com', '/deny')]);
