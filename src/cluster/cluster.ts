@@ -65,6 +65,9 @@ import type {
   ReinvocationContext,
 } from './admission/admission';
 import type { WebhookSession } from './admission/webhook/session';
+import type { ServiceMap } from './admission/webhook/client';
+import { CrConverter, needsWebhook } from './apiextensions/crconverter';
+import { convertsByWebhook } from './apiextensions/conversion';
 import { Registry } from './registry/registry';
 import type { ResourceType } from './registry/registry';
 import type { FieldRequirement, LabelSelector } from './apimachinery/selector';
@@ -124,6 +127,12 @@ export interface ClusterOptions {
   watchWindowBytes?: number;
   /** Objects to start with (a state file), restored before the controllers start. */
   state?: ClusterState;
+  /**
+   * Where the Services that webhooks' `clientConfig.service` name are served on this machine
+   * (`namespace/name` → `host:port`; `serve --webhook-service`): CRD conversion webhooks here,
+   * admission webhooks in builtins.ts.
+   */
+  webhookServices?: ServiceMap;
 }
 
 export type {
@@ -172,10 +181,13 @@ export class Cluster {
   private session: WebhookSession | undefined;
   private readonly events: EventRecorder;
   private closed = false;
+  /** CRD conversion webhooks (apiextensions/crconverter.ts). */
+  readonly crConverter: CrConverter;
 
   constructor(opts: ClusterOptions = {}) {
     this.clock = opts.clock ?? new RealClock();
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60_000;
+    this.crConverter = new CrConverter(opts.webhookServices ?? new Map());
     this.store = new Store({
       ...(opts.watchWindow !== undefined ? { window: opts.watchWindow } : {}),
       ...(opts.watchWindowBytes !== undefined ? { windowBytes: opts.watchWindowBytes } : {}),
@@ -292,8 +304,17 @@ export class Cluster {
 
   private nowCache = { second: NaN, text: '' };
 
-  /** The clock's time as an RFC 3339 timestamp at second precision, as metav1.Time serializes. */
+  /**
+   * The clock's time as an RFC 3339 timestamp at second precision, as metav1.Time serializes.
+   * A served request that is run again (session.ts) sees the time of its first run, so its runs
+   * make the same object and send the same webhook reviews.
+   */
   now(): string {
+    if (this.session) return this.session.memo('now', () => this.clockNow());
+    return this.clockNow();
+  }
+
+  private clockNow(): string {
     const second = Math.floor(this.clock.now() / 1000);
     if (second !== this.nowCache.second) {
       this.nowCache = {
@@ -372,11 +393,44 @@ export class Cluster {
 
   /** A stored object as a caller of version `t` sees it: a copy, at t's apiVersion. */
   private out(o: KubeObject, t: ResourceType): KubeObject {
+    if (this.session && needsWebhook(t, o.apiVersion)) return this.convertOut(o, t);
     if (t.info.kind === 'Event' && o.apiVersion !== t.apiVersion)
       return convertEvent(clone(o), t.apiVersion);
     const c = JSON.parse(this.jsonOf(o)) as KubeObject;
     c.apiVersion = t.apiVersion;
     return c;
+  }
+
+  /**
+   * A custom resource stored at another version, converted by its CRD's webhook for the served
+   * request being run: gathered by a read, needed by a write (apiextensions/crconverter.ts).
+   */
+  private convertOut(o: KubeObject, t: ResourceType): KubeObject {
+    const session = this.session!;
+    if (session.request.read)
+      return this.crConverter.read(session, t, o, t.apiVersion, this.jsonOf(o));
+    return this.crConverter.write(session, t, o, t.apiVersion);
+  }
+
+  /**
+   * A committed write's answer: out(), except that a custom resource whose conversion is a
+   * webhook call is answered at its storage version and converted by the handler after the
+   * session (crconverter.ts `convertAnswer`): a write that has committed is never run again.
+   */
+  private answer(o: KubeObject, t: ResourceType): KubeObject {
+    if (this.session && needsWebhook(t, o.apiVersion))
+      return JSON.parse(this.jsonOf(o)) as KubeObject;
+    return this.out(o, t);
+  }
+
+  /**
+   * An object on its way into storage at the storage version: a custom resource whose CRD
+   * converts by webhook, written at another version, is converted. Otherwise the object itself.
+   */
+  private toStorage(obj: KubeObject, t: ResourceType): KubeObject {
+    const to = t.storageApiVersion;
+    if (!this.session || !needsWebhook(t, to) || obj.apiVersion === to) return obj;
+    return this.crConverter.write(this.session, t, obj, to!);
   }
 
   /**
@@ -606,16 +660,20 @@ export class Cluster {
    * Expired Status when it is older than the window. Events arrive from a microtask, in commit
    * order. `onClose` runs when the watch ends by itself (timeoutSeconds, error). A change's object
    * is shared by every watcher of the version (sharedOut): read it, never mutate it. With
-   * `sharedObjects` it is the stored object itself.
+   * `sharedObjects` it is the stored object itself. With `unconverted`, a custom resource whose
+   * CRD converts by webhook comes as stored (its own version), for the served watch to convert.
    */
   watch(
     type: TypeRef,
-    opts: WatchOptions & SharedReadOptions,
+    opts: WatchOptions & SharedReadOptions & { unconverted?: boolean },
     onEvent: (ev: WatchEvent) => void,
     onClose?: () => void,
   ): Watch {
     const t = this.typeOf(type);
     const shared = opts.sharedObjects === true;
+    const raw = opts.unconverted === true && convertsByWebhook(t.conversion);
+    const view = (o: KubeObject) =>
+      raw && o.apiVersion !== t.apiVersion ? o : this.sharedOut(o, t, shared);
     const filter = this.filterFor(t, opts);
     const queue: WatchEvent[] = [];
     let scheduled = false;
@@ -652,10 +710,10 @@ export class Cluster {
       const now = filter(c.object);
       const before = c.old ? filter(c.old) : false;
       if (c.type === 'MODIFIED') {
-        if (now && before) push({ type: 'MODIFIED', object: this.sharedOut(c.object, t, shared) });
-        else if (now) push({ type: 'ADDED', object: this.sharedOut(c.object, t, shared) });
-        else if (before) push({ type: 'DELETED', object: this.sharedOut(c.object, t, shared) });
-      } else if (now) push({ type: c.type, object: this.sharedOut(c.object, t, shared) });
+        if (now && before) push({ type: 'MODIFIED', object: view(c.object) });
+        else if (now) push({ type: 'ADDED', object: view(c.object) });
+        else if (before) push({ type: 'DELETED', object: view(c.object) });
+      } else if (now) push({ type: c.type, object: view(c.object) });
     };
 
     const rvParam = opts.resourceVersion;
@@ -675,7 +733,15 @@ export class Cluster {
       const ns = t.info.namespaced && opts.namespace ? opts.namespace : undefined;
       for (const [, o] of this.store.scan(t.storageKey, ns))
         if (filter(o))
-          push({ type: 'ADDED', object: shared ? this.outKept(o, t, true) : this.out(o, t) });
+          push({
+            type: 'ADDED',
+            object:
+              raw && o.apiVersion !== t.apiVersion
+                ? o
+                : shared
+                  ? this.outKept(o, t, true)
+                  : this.out(o, t),
+          });
       if (opts.sendInitialEvents && opts.allowWatchBookmarks) {
         push({
           type: 'BOOKMARK',
@@ -844,17 +910,19 @@ export class Cluster {
         this.fieldsOf(t),
         this.ignoredFields(t, undefined),
       );
+    // The storage encodes it (a dry run's too: DryRunnableStorage copies it through the codec).
+    const stored = this.toStorage(obj, t);
     if (opts.dryRun) {
       if (sentResourceVersion !== undefined) md.resourceVersion = sentResourceVersion;
       return this.out(obj, t);
     }
-    md.resourceVersion = String(this.store.nextRv());
-    this.serializable(t, obj);
-    this.store.commit(t.storageKey, key, 'ADDED', obj);
-    this.afterWrite(t, obj);
+    stored.metadata.resourceVersion = String(this.store.nextRv());
+    this.serializable(t, stored);
+    this.store.commit(t.storageKey, key, 'ADDED', stored);
+    this.afterWrite(t, stored);
     // The HTTP layer only serializes the answer, from the cached JSON: no copy needed.
-    if (opts.returnStored && obj.apiVersion === t.apiVersion) return obj;
-    return this.out(obj, t);
+    if (opts.returnStored && stored.apiVersion === t.apiVersion) return stored;
+    return this.answer(stored, t);
   }
 
   /**
@@ -952,11 +1020,14 @@ export class Cluster {
       ]);
     const ns = this.ns(t, decoded.metadata.namespace);
     const key = objectKey(ns, name);
-    const old = this.store.get(t.storageKey, key);
-    if (!old) throw newNotFound(t.gr, name);
-    if (opts.subresource === 'scale') return this.updateScale(t, old, input, opts);
+    const stored = this.store.get(t.storageKey, key);
+    if (!stored) throw newNotFound(t.gr, name);
+    if (opts.subresource === 'scale') return this.updateScale(t, stored, input, opts);
     if (opts.subresource && !t.info.subresources.includes(opts.subresource))
       throw newNotFound(t.gr, name);
+    // The update is made at the request's version: a custom resource stored at another is
+    // converted first (by its webhook; None keeps the stored object, as before).
+    const old = this.session && needsWebhook(t, stored.apiVersion) ? this.out(stored, t) : stored;
     const st = strategyFor(t);
     const obj = this.in(decoded, t);
     const rv = obj.metadata.resourceVersion;
@@ -1025,7 +1096,7 @@ export class Cluster {
       if (isCoreService(t))
         allocateNodePorts(next, this.scan({ apiVersion: 'v1', kind: 'Service' }));
     }
-    return this.finishUpdate(t, key, old, next, opts);
+    return this.finishUpdate(t, key, old, next, opts, stored);
   }
 
   /** The common tail of update and patch: validation, generation, no-op detection, admission, commit. */
@@ -1035,6 +1106,8 @@ export class Cluster {
     old: KubeObject,
     next: KubeObject,
     opts: InternalOptions & HandOver,
+    /** The stored object `old` was converted from (itself when no conversion was made). */
+    stored: KubeObject = old,
   ): KubeObject {
     const st = strategyFor(t);
     const name = old.metadata.name!;
@@ -1057,7 +1130,7 @@ export class Cluster {
       next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     }
     if (t.info.group === 'apiextensions.k8s.io' && opts.subresource !== 'status') {
-      next.status = establishedStatus(next, this.now(), !!next.metadata.deletionTimestamp);
+      next.status = establishedStatus(next, this.now(), !!next.metadata.deletionTimestamp, old);
     }
     next.metadata.resourceVersion = old.metadata.resourceVersion;
     if (!opts.applied)
@@ -1072,28 +1145,31 @@ export class Cluster {
         this.fieldsOf(t),
         this.ignoredFields(t, opts.subresource),
       );
-    if (deepEqual(withoutManagedTimes(next), withoutManagedTimes(old)))
+    if (deepEqual(withoutManagedTimes(next), withoutManagedTimes(old))) {
+      if (old !== stored) return old; // already a copy at the request's version
       return opts.returnStored && old.apiVersion === t.apiVersion ? old : this.out(old, t);
+    }
     this.admit(admission);
+    const toStore = this.toStorage(next, t);
     if (opts.dryRun) return this.out(next, t);
-    next.metadata.resourceVersion = String(this.store.nextRv());
-    this.serializable(t, next);
+    toStore.metadata.resourceVersion = String(this.store.nextRv());
+    this.serializable(t, toStore);
     if (
-      next.metadata.deletionTimestamp &&
-      !hasFinalizers(t, next) &&
+      toStore.metadata.deletionTimestamp &&
+      !hasFinalizers(t, toStore) &&
       !old.metadata.deletionGracePeriodSeconds
     ) {
       // The last finalizer is gone: the deletion completes now (ShouldDeleteDuringUpdate; an
       // object in its grace period waits for the DELETE that ends it).
-      this.store.commit(t.storageKey, key, 'DELETED', next, old);
-      this.afterWrite(t, undefined, next);
-      return this.out(next, t);
+      this.store.commit(t.storageKey, key, 'DELETED', toStore, stored);
+      this.afterWrite(t, undefined, toStore);
+      return this.answer(toStore, t);
     }
-    this.store.commit(t.storageKey, key, 'MODIFIED', next, old);
-    this.afterWrite(t, next);
+    this.store.commit(t.storageKey, key, 'MODIFIED', toStore, stored);
+    this.afterWrite(t, toStore);
     // The HTTP layer only serializes the answer, from the cached JSON: no copy needed.
-    if (opts.returnStored && next.apiVersion === t.apiVersion) return next;
-    return this.out(next, t);
+    if (opts.returnStored && toStore.apiVersion === t.apiVersion) return toStore;
+    return this.answer(toStore, t);
   }
 
   // ---------------------------------------------------------------- scale
@@ -1386,18 +1462,18 @@ export class Cluster {
           phase: 'Terminating',
         };
       if (t.info.group === 'apiextensions.k8s.io')
-        next.status = establishedStatus(next, this.now(), true);
+        next.status = establishedStatus(next, this.now(), true, old);
       if (deepEqual(next, old)) return this.out(old, t);
       if (opts.dryRun) return this.out(next, t);
       md.resourceVersion = String(this.store.nextRv());
       this.store.commit(t.storageKey, skey, 'MODIFIED', next, old);
-      return this.out(next, t);
+      return this.answer(next, t);
     }
     if (opts.dryRun) return this.out(old, t);
     md.resourceVersion = String(this.store.nextRv());
     this.store.commit(t.storageKey, skey, 'DELETED', next, old);
     this.afterWrite(t, undefined, next);
-    return this.out(next, t);
+    return this.answer(next, t);
   }
 
   /** deletecollection: deletes every object the list options select; returns them. */

@@ -11,6 +11,12 @@ import type { PrinterColumn, ResourceType } from '../registry/registry';
 import { compileSchema } from './schema';
 import type { JSONSchemaProps } from './schema';
 import type { KubeObject } from '../apimachinery/types';
+import { crdConversion } from './conversion';
+import {
+  conversionValidationOptions,
+  defaultConversion,
+  validateConversion,
+} from './conversionvalidation';
 
 type Obj = Record<string, unknown>;
 
@@ -85,6 +91,10 @@ export function validateCrd(obj: KubeObject, old?: KubeObject): FieldError[] {
       else errs.push(...validateSchemaRules(schema, path));
     });
   }
+  defaultConversion(spec);
+  errs.push(
+    ...validateConversion(spec, conversionValidationOptions(old ? rec(old.spec) : undefined)),
+  );
   if (old) {
     const os = rec(old.spec);
     if (os.scope !== spec.scope)
@@ -103,6 +113,8 @@ export function crdResourceTypes(crd: KubeObject): ResourceType[] {
   const plural = String(names.plural);
   const kind = String(names.kind);
   const out: ResourceType[] = [];
+  const conversion = crdConversion(crd);
+  const storage = crdVersions(crd).find((v) => v.storage);
   for (const v of crdVersions(crd)) {
     if (!v.served) continue;
     const subresources: string[] = [];
@@ -129,6 +141,8 @@ export function crdResourceTypes(crd: KubeObject): ResourceType[] {
       statusSubresource: !!v.subresources?.status,
       ...(v.subresources?.scale ? { scale: v.subresources.scale } : {}),
       crd: crd.metadata.name,
+      conversion,
+      ...(storage ? { storageApiVersion: `${group}/${storage.name}` } : {}),
       ...(root ? { schema: compileSchema(root) } : {}),
       printerColumns: v.additionalPrinterColumns ?? [],
     });
@@ -136,8 +150,18 @@ export function crdResourceTypes(crd: KubeObject): ResourceType[] {
   return out;
 }
 
-/** The status the NamesAccepted / Established controllers write. */
-export function establishedStatus(crd: KubeObject, now: string, terminating: boolean): Obj {
+/**
+ * The status the NamesAccepted / Established controllers write. `storedVersions` keeps every
+ * version objects may still be stored at: the previous list (`old`'s, on an update) with the
+ * storage version added, as the CRD strategy's PrepareForCreate / PrepareForUpdate do, so a
+ * storage version that changes leaves the old one listed until a migration removes it.
+ */
+export function establishedStatus(
+  crd: KubeObject,
+  now: string,
+  terminating: boolean,
+  old?: KubeObject,
+): Obj {
   const spec = rec(crd.spec);
   const names = rec(spec.names);
   const cond = (type: string, status: string, reason: string, message: string) => ({
@@ -170,8 +194,14 @@ export function establishedStatus(crd: KubeObject, now: string, terminating: boo
       ...(names.categories ? { categories: names.categories } : {}),
     },
     conditions,
-    storedVersions: crdVersions(crd)
-      .filter((v) => v.storage)
-      .map((v) => v.name),
+    storedVersions: storedVersions(crd, old),
   };
+}
+
+function storedVersions(crd: KubeObject, old: KubeObject | undefined): string[] {
+  const before = rec(old?.status).storedVersions;
+  const out = Array.isArray(before) ? before.filter((v) => typeof v === 'string') : [];
+  const storage = crdVersions(crd).find((v) => v.storage);
+  if (storage && !out.includes(storage.name)) out.push(storage.name);
+  return out;
 }

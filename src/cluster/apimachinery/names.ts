@@ -110,19 +110,22 @@ export function validateLabels(labels: unknown, field = 'metadata.labels'): Fiel
   return errs;
 }
 
-export function validateAnnotations(annotations: unknown): FieldError[] {
+/** `field` is where errors point: apiextensions' conversion check names it `metadata.annotation`. */
+export function validateAnnotations(
+  annotations: unknown,
+  field = 'metadata.annotations',
+): FieldError[] {
   if (annotations === undefined || annotations === null) return [];
   const errs: FieldError[] = [];
   let total = 0;
   for (const [k, v] of Object.entries(annotations as Record<string, unknown>)) {
-    for (const msg of isQualifiedName(k.toLowerCase()))
-      errs.push(fieldInvalid('metadata.annotations', k, msg));
+    for (const msg of isQualifiedName(k.toLowerCase())) errs.push(fieldInvalid(field, k, msg));
     total += k.length + (typeof v === 'string' ? v.length : 0);
   }
   if (total > 262144)
     errs.push({
       type: 'FieldValueTooLong',
-      field: 'metadata.annotations',
+      field,
       message: 'Too long: must have at most 262144 bytes',
     });
   return errs;

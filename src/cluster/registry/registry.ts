@@ -4,6 +4,7 @@
  * (apidata.ts); a CustomResourceDefinition adds its resources when it
  * becomes Established and removes them when it goes away, as the apiextensions-apiserver does.
  */
+import type { CrdConversion } from '../apiextensions/conversion';
 import { newNotFound } from '../apimachinery/errors';
 import type { GroupResource } from '../apimachinery/errors';
 import type { CompiledSchema } from '../apiextensions/schema';
@@ -39,6 +40,9 @@ export interface ResourceType {
   scale?: ScaleSpec;
   /** Name of the CRD that defines it; undefined for built-ins. */
   crd?: string;
+  /** A CRD's `spec.conversion` and its storage version's apiVersion (conversion.ts). */
+  conversion?: CrdConversion;
+  storageApiVersion?: string;
   schema?: CompiledSchema;
   printerColumns?: PrinterColumn[];
   /** Extra field selectors a kind supports beyond metadata.name/namespace. */

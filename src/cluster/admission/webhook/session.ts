@@ -40,6 +40,8 @@ export interface SessionRequest {
   user: UserInfo;
   /** The operation's options (CreateOptions, UpdateOptions, PatchOptions, DeleteOptions). */
   options?: Record<string, unknown>;
+  /** A read (get, list): its conversions are gathered, not needed one by one (`collect`). */
+  read?: boolean;
 }
 
 /** Runs before one write gives up re-running (each run makes at least one call). */

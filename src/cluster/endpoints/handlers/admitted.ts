@@ -3,18 +3,25 @@
  * WebhookSession (admission/webhook/session.ts) until every webhook it reaches has answered, each
  * run from a fresh copy of the request's input. With no webhook configuration stored, the verb
  * runs once on the handed-over input, as before. The webhooks' warnings go out as Warning
- * headers, their audit annotations and calls into the request's audit record.
+ * headers, their audit annotations and calls into the request's audit record. A custom resource
+ * whose CRD converts by webhook is written the same way (its conversions are webhook calls too).
  */
 import { clone } from '../../apimachinery/clone';
 import { MUTATING, VALIDATING } from '../../admission/webhook/config';
 import { WebhookSession, runWithSession } from '../../admission/webhook/session';
+import { convertsByWebhook } from '../../apiextensions/conversion';
 import type { RequestScope } from './scope';
 import type { UserInfo } from '../../auth/user';
 
 /** Who an AdmissionReview names when the scope has no authenticated user (in-process tests). */
-const ANONYMOUS: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+export const ANONYMOUS: UserInfo = {
+  username: 'system:anonymous',
+  groups: ['system:unauthenticated'],
+};
 
+/** Whether a write may call a webhook: admission configurations stored, or a CRD converting by one. */
 function anyStored(s: RequestScope): boolean {
+  if (convertsByWebhook(s.t.conversion)) return true;
   for (const type of [MUTATING, VALIDATING]) for (const _ of s.cluster.scan(type)) return true;
   return false;
 }
@@ -51,10 +58,12 @@ export async function admittedWrite<T>(
   const session = new WebhookSession({ user: s.user ?? ANONYMOUS, options });
   const base = s.warnings.length;
   try {
-    return await runWithSession(session, () => {
+    const out = await runWithSession(session, () => {
       s.warnings.length = base;
       return s.cluster.withSession(session, () => run((x) => clone(x as never) as typeof x));
     });
+    // A custom resource's answer is at its storage version until it is converted (crconverter.ts).
+    return await s.cluster.crConverter.convertAnswer(s.t, out);
   } finally {
     s.warnings.push(...session.warnings);
     s.record?.admitted(session.annotations, session.calls);

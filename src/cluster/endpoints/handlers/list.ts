@@ -9,6 +9,7 @@ import { listWaitsFor } from '../../storage/watchcache';
 import { untilFresh } from './fresh';
 import { partialObjectMetadata, send, sendRaw } from './response';
 import type { RequestScope } from './scope';
+import { after, convertedRead } from './converted';
 
 /** The list options of a collection request (list, watch, deletecollection). */
 export function listOptionsOf(q: URLSearchParams, namespace: string | undefined): ListOptions {
@@ -35,25 +36,35 @@ export function listResource(s: RequestScope, listOpts: ListOptions): void | Pro
 }
 
 function serveList(s: RequestScope, listOpts: ListOptions): void | Promise<void> {
-  const { cluster, type, metaOnly } = s;
-  if (metaOnly) {
-    const list = cluster.list(type, listOpts);
-    return send(s, 200, {
-      kind: 'PartialObjectMetadataList',
-      apiVersion: metaOnly,
-      metadata: list.metadata,
-      items: list.items.map((o) => partialObjectMetadata(o, metaOnly)),
-    });
-  }
-  if (!s.table) return sendRaw(s, 200, cluster.listJSON(type, listOpts));
-  const list = cluster.list(type, listOpts);
-  return send(
-    s,
-    200,
-    toTable(s.t, list.items, cluster.clock.now(), {
-      resourceVersion: list.metadata.resourceVersion,
-      continue: list.metadata.continue,
-      includeObject: s.q.get('includeObject') ?? undefined,
-    }),
+  const { cluster, type } = s;
+  const metaOnly = s.metaOnly;
+  if (metaOnly)
+    return after(
+      convertedRead(s, () => cluster.list(type, listOpts)),
+      (list) =>
+        send(s, 200, {
+          kind: 'PartialObjectMetadataList',
+          apiVersion: metaOnly,
+          metadata: list.metadata,
+          items: list.items.map((o) => partialObjectMetadata(o, metaOnly)),
+        }),
+    );
+  if (!s.table)
+    return after(
+      convertedRead(s, () => cluster.listJSON(type, listOpts)),
+      (json) => sendRaw(s, 200, json),
+    );
+  return after(
+    convertedRead(s, () => cluster.list(type, listOpts)),
+    (list) =>
+      send(
+        s,
+        200,
+        toTable(s.t, list.items, cluster.clock.now(), {
+          resourceVersion: list.metadata.resourceVersion,
+          continue: list.metadata.continue,
+          includeObject: s.q.get('includeObject') ?? undefined,
+        }),
+      ),
   );
 }

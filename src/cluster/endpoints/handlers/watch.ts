@@ -1,7 +1,9 @@
 /**
  * A watch of a collection (k8s.io/apiserver's handlers/watch.go): a chunked stream of
  * newline-delimited events, as Tables or PartialObjectMetadata when asked, ended by the client,
- * the server's time-out, an injected fault, or the server closing.
+ * the server's time-out, an injected fault, or the server closing. A custom resource whose CRD
+ * converts by webhook is watched as stored and each event converted in turn, in order; an event
+ * that cannot be converted ends the watch with an ERROR event carrying the conversion's 500.
  */
 import { decodedText } from '../../apimachinery/clone';
 import { watchUnderFault, type FaultEffect } from '../../faults';
@@ -18,6 +20,8 @@ import { untilFresh } from './fresh';
 import { WatchStream } from '../watchstream';
 import { SEPARATE_HEADERS_BYTES, partialObjectMetadata } from './response';
 import type { RequestScope } from './scope';
+import { convertsByWebhook } from '../../apiextensions/conversion';
+import { StatusError } from '../../apimachinery/errors';
 
 /** What the server sets for every watch it serves. */
 export interface WatchServing {
@@ -102,6 +106,8 @@ function serveWatch(
       );
     else stream.send(JSON.stringify({ type: ev.type, object }) + '\n', ev.type === 'ERROR');
   };
+  const converting = convertsByWebhook(t.conversion) ? convertingInOrder(s, write, end) : undefined;
+  const deliver = converting ? converting.deliver : write;
   const stream = new WatchStream({
     res,
     store: cluster.store,
@@ -113,11 +119,12 @@ function serveWatch(
     max: serving.maxWatchSeconds,
     minRequestTimeout: serving.minRequestTimeoutSeconds,
   });
-  const w: { stop(): void } = watchUnderFault(fault, cluster.clock, write, end, (deliver) =>
+  const w: { stop(): void } = watchUnderFault(fault, cluster.clock, deliver, end, (deliver) =>
     cluster.watch(
       type,
       {
         ...listOpts,
+        unconverted: true,
         ...(queryBool(q, 'allowWatchBookmarks') ? { allowWatchBookmarks: true } : {}),
         ...(sendInitialEvents !== undefined ? { sendInitialEvents } : {}),
         ...(timeout ? { timeoutSeconds: timeout } : {}),
@@ -126,8 +133,12 @@ function serveWatch(
       end,
     ),
   );
-  // Events are delivered from a microtask queued by watch(): this one runs after the first batch.
-  queueMicrotask(() => stream.initialSent());
+  // Events are delivered from a microtask queued by watch(): this one runs after the first batch
+  // (converted events are sent once their calls are answered).
+  queueMicrotask(() => {
+    if (converting) void converting.sent().then(() => stream.initialSent());
+    else stream.initialSent();
+  });
   // Headers go out once the watch is accepted, so a bad request still gets its own status code;
   // events arrive from a microtask, after this.
   res.writeHead(200, {
@@ -141,4 +152,44 @@ function serveWatch(
   serving.closers.add(end);
   req.on('close', end);
   res.on('close', end);
+}
+
+/**
+ * Event delivery for a watch whose objects come at their stored version: each is converted
+ * through the webhook (the calls one after the other, so events keep their order) before `write`.
+ */
+function convertingInOrder(
+  s: RequestScope,
+  write: (ev: WatchEvent) => void,
+  end: () => void,
+): { deliver: (ev: WatchEvent) => void; sent: () => Promise<void> } {
+  const { cluster, t } = s;
+  let chain: Promise<void> = Promise.resolve();
+  let failed = false;
+  const deliver = (ev: WatchEvent) => {
+    chain = chain
+      .then(async () => {
+        if (failed) return;
+        const carriesObject =
+          ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED';
+        if (carriesObject && ev.object.apiVersion !== t.apiVersion) {
+          try {
+            ev = {
+              type: ev.type,
+              object: await cluster.crConverter.convert(t, ev.object, t.apiVersion),
+            };
+          } catch (err) {
+            failed = true;
+            const status = err instanceof StatusError ? err.status : undefined;
+            // The ERROR event is the stream's last: it ends the watch once sent.
+            if (status) return write({ type: 'ERROR', object: status as never });
+            return end();
+          }
+        }
+        write(ev);
+      })
+      .catch(end); // a write that throws ends the stream; the client watches again
+  };
+  /** Settles once every event handed over so far has been written. */
+  return { deliver, sent: () => chain };
 }
