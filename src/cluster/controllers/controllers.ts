@@ -4,7 +4,7 @@
  * GC, namespace, quota and disruption controllers belong to the cluster's integrity and run unless
  * `controllerManager` is false (envtest's control plane: an apiserver and no controller manager);
  * the workload controllers (ServiceAccounts, Deployment, ReplicaSet, Job, TTL-after-finished,
- * CronJob, and the kwok-like pod lifecycle) run unless `workloads` is false.
+ * CronJob, StatefulSet, and the kwok-like pod lifecycle) run unless `workloads` is false.
  */
 import type { ControllerHost } from './controllerhost';
 import { startCrdFinalizer } from '../apiextensions/crdcontroller';
@@ -18,6 +18,7 @@ import { startKubelet } from './kubelet';
 import { startNamespaceController, startServiceAccountsController } from './namespace';
 import { startQuotaController } from '../admission/quota';
 import { startReplicaSetController } from './replicaset';
+import { startStatefulSetController } from './statefulset';
 import { startTtlAfterFinishedController } from './ttlafterfinished';
 
 export function startControllers(
@@ -40,6 +41,7 @@ export function startControllers(
       startJobController(cluster),
       startTtlAfterFinishedController(cluster),
       startCronJobController(cluster),
+      startStatefulSetController(cluster),
       startKubelet(cluster, opts.kubelet),
     );
   return stops;

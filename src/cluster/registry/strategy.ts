@@ -187,6 +187,51 @@ function defaultWorkload(obj: KubeObject, deployment: boolean): void {
   defaultPodSpec(ensure(tmpl, 'spec'));
 }
 
+/** SetDefaults_PersistentVolumeClaim(Spec): a claim (or a claim template) is Filesystem and Pending. */
+function defaultClaim(claim: Obj): void {
+  setDefault(ensure(claim, 'spec'), 'volumeMode', 'Filesystem');
+  setDefault(ensure(claim, 'status'), 'phase', 'Pending');
+}
+
+/** SetDefaults_StatefulSet, and the defaults of its pod and claim templates. */
+function defaultStatefulSet(obj: KubeObject): void {
+  const spec = ensure(obj as Obj, 'spec');
+  setDefault(spec, 'podManagementPolicy', 'OrderedReady');
+  const strategy = ensure(spec, 'updateStrategy');
+  if (!strategy.type) {
+    strategy.type = 'RollingUpdate';
+    ensure(strategy, 'rollingUpdate');
+  }
+  if (strategy.type === 'RollingUpdate' && isObject(strategy.rollingUpdate))
+    setDefault(strategy.rollingUpdate, 'partition', 0);
+  const policy = ensure(spec, 'persistentVolumeClaimRetentionPolicy');
+  setDefault(policy, 'whenDeleted', 'Retain');
+  setDefault(policy, 'whenScaled', 'Retain');
+  setDefault(spec, 'replicas', 1);
+  setDefault(spec, 'revisionHistoryLimit', 10);
+  if (Array.isArray(spec.volumeClaimTemplates))
+    for (const t of spec.volumeClaimTemplates) if (isObject(t)) defaultClaim(t);
+  const tmpl = ensure(spec, 'template');
+  ensure(tmpl, 'metadata');
+  defaultPodSpec(ensure(tmpl, 'spec'));
+}
+
+/** SetDefaults_DaemonSet, and the defaults of its pod template. */
+function defaultDaemonSet(obj: KubeObject): void {
+  const spec = ensure(obj as Obj, 'spec');
+  const strategy = ensure(spec, 'updateStrategy');
+  setDefault(strategy, 'type', 'RollingUpdate');
+  if (strategy.type === 'RollingUpdate') {
+    const ru = ensure(strategy, 'rollingUpdate');
+    setDefault(ru, 'maxUnavailable', 1);
+    setDefault(ru, 'maxSurge', 0);
+  }
+  setDefault(spec, 'revisionHistoryLimit', 10);
+  const tmpl = ensure(spec, 'template');
+  ensure(tmpl, 'metadata');
+  defaultPodSpec(ensure(tmpl, 'spec'));
+}
+
 let serviceIp = 10;
 
 const STRATEGIES: Record<string, Partial<Strategy>> = {
@@ -300,6 +345,39 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     },
     defaults: (obj) => defaultWorkload(obj, false),
     validate: (obj, old) => validateSelectorAndTemplate(obj, 'ReplicaSet', old),
+  },
+  'apps/StatefulSet': {
+    hasGeneration: true,
+    prepareForCreate(obj) {
+      // An empty StatefulSetStatus: replicas and availableReplicas are not omitempty.
+      obj.status = { replicas: 0, availableReplicas: 0 };
+    },
+    defaults: defaultStatefulSet,
+    validate: (obj, old) => validateSelectorAndTemplate(obj, 'StatefulSet', old),
+  },
+  'apps/DaemonSet': {
+    hasGeneration: true,
+    prepareForCreate(obj) {
+      obj.status = {
+        currentNumberScheduled: 0,
+        numberMisscheduled: 0,
+        desiredNumberScheduled: 0,
+        numberReady: 0,
+      };
+      // Spec.TemplateGeneration = 1, which apps/v1 carries as this annotation.
+      obj.metadata.annotations = {
+        ...(obj.metadata.annotations ?? {}),
+        'deprecated.daemonset.template.generation': '1',
+      };
+    },
+    defaults: defaultDaemonSet,
+    validate: (obj, old) => validateSelectorAndTemplate(obj, 'DaemonSet', old),
+  },
+  '/PersistentVolumeClaim': {
+    prepareForCreate(obj) {
+      obj.status = { phase: 'Pending' };
+    },
+    defaults: (obj) => defaultClaim(obj as Obj),
   },
   'batch/Job': {
     hasGeneration: true,
