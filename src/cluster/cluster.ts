@@ -786,9 +786,14 @@ export class Cluster {
         undefined,
         resetPaths(t.info.group, t.info.kind, '', t.apiVersion),
       );
-    else
+    else {
+      // The fields the strategy resets (a status behind its subresource) are not the creator's:
+      // the field manager takes them out of the creator's set, as the reset-fields filter does.
+      const reset = resetPaths(t.info.group, t.info.kind, '', t.apiVersion);
+      const view = reset ? structuredClone(obj) : obj;
+      if (reset) resetFields(view, {}, reset);
       recordManagedFields(
-        obj,
+        view,
         undefined,
         opts.fieldManager,
         'Update',
@@ -797,6 +802,9 @@ export class Cluster {
         undefined,
         resetPaths(t.info.group, t.info.kind, '', t.apiVersion),
       );
+      if (view.metadata.managedFields) md.managedFields = view.metadata.managedFields;
+      else delete md.managedFields;
+    }
     if (opts.dryRun) {
       if (sentResourceVersion !== undefined) md.resourceVersion = sentResourceVersion;
       return this.out(obj, t);

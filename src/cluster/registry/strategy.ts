@@ -189,6 +189,9 @@ function defaultWorkload(obj: KubeObject, deployment: boolean): void {
 
 /** SetDefaults_PersistentVolumeClaim(Spec): a claim (or a claim template) is Filesystem and Pending. */
 function defaultClaim(claim: Obj): void {
+  // A claim template is a whole PersistentVolumeClaim, its type fields included.
+  setDefault(claim, 'apiVersion', 'v1');
+  setDefault(claim, 'kind', 'PersistentVolumeClaim');
   setDefault(ensure(claim, 'spec'), 'volumeMode', 'Filesystem');
   setDefault(ensure(claim, 'status'), 'phase', 'Pending');
 }
@@ -372,6 +375,11 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     },
     defaults: defaultDaemonSet,
     validate: (obj, old) => validateSelectorAndTemplate(obj, 'DaemonSet', old),
+  },
+  '/PersistentVolume': {
+    prepareForCreate(obj) {
+      obj.status = { phase: 'Pending' };
+    },
   },
   '/PersistentVolumeClaim': {
     prepareForCreate(obj) {

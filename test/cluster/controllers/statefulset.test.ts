@@ -275,3 +275,13 @@ test('the apiserver defaults a StatefulSet as SetDefaults_StatefulSet does', () 
   assert.equal(s.metadata.generation, 1);
   cluster.close();
 });
+
+test('a StatefulSet’s claims are provisioned by the default class and become Bound', async () => {
+  const { cluster } = newCluster();
+  cluster.create(sts(1, { volumeClaimTemplates: [claimTemplate] }));
+  await flush();
+  const c = cluster.get(PVC, { namespace: 'default', name: 'www-web-0' });
+  assert.equal((c.spec as Obj).storageClassName, 'standard');
+  assert.equal((c.status as Obj).phase, 'Bound');
+  cluster.close();
+});
