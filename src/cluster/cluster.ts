@@ -786,14 +786,9 @@ export class Cluster {
         undefined,
         resetPaths(t.info.group, t.info.kind, '', t.apiVersion),
       );
-    else {
-      // The fields the strategy resets (a status behind its subresource) are not the creator's:
-      // the field manager takes them out of the creator's set, as the reset-fields filter does.
-      const reset = resetPaths(t.info.group, t.info.kind, '', t.apiVersion);
-      const view = reset ? structuredClone(obj) : obj;
-      if (reset) resetFields(view, {}, reset);
+    else
       recordManagedFields(
-        view,
+        obj,
         undefined,
         opts.fieldManager,
         'Update',
@@ -802,9 +797,6 @@ export class Cluster {
         undefined,
         resetPaths(t.info.group, t.info.kind, '', t.apiVersion),
       );
-      if (view.metadata.managedFields) md.managedFields = view.metadata.managedFields;
-      else delete md.managedFields;
-    }
     if (opts.dryRun) {
       if (sentResourceVersion !== undefined) md.resourceVersion = sentResourceVersion;
       return this.out(obj, t);
@@ -1017,6 +1009,7 @@ export class Cluster {
     if (st.hasGeneration && opts.subresource !== 'status' && specChanged(t, old, next)) {
       next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     }
+    if (!opts.subresource) st.finishUpdate?.(next, old);
     if (t.info.group === 'apiextensions.k8s.io' && opts.subresource !== 'status') {
       next.status = establishedStatus(next, this.now(), !!next.metadata.deletionTimestamp);
     }

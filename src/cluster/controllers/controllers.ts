@@ -4,11 +4,12 @@
  * GC, namespace, quota, disruption and pvc/pv-protection controllers belong to the cluster's integrity and run unless
  * `controllerManager` is false (envtest's control plane: an apiserver and no controller manager);
  * the workload controllers (ServiceAccounts, Deployment, ReplicaSet, Job, TTL-after-finished,
- * CronJob, StatefulSet, PersistentVolume binding with the fake node's provisioner, and the kwok-like pod lifecycle) run unless `workloads` is false.
+ * CronJob, StatefulSet, DaemonSet, PersistentVolume binding with the fake node's provisioner, and the kwok-like pod lifecycle) run unless `workloads` is false.
  */
 import type { ControllerHost } from './controllerhost';
 import { startCrdFinalizer } from '../apiextensions/crdcontroller';
 import { startCronJobController } from './cronjob';
+import { startDaemonSetController } from './daemonset';
 import { startDeploymentController } from './deployment';
 import { startDisruptionController } from './disruption';
 import { startGarbageCollector } from './garbagecollector';
@@ -45,6 +46,7 @@ export function startControllers(
       startTtlAfterFinishedController(cluster),
       startCronJobController(cluster),
       startStatefulSetController(cluster),
+      startDaemonSetController(cluster),
       startPersistentVolumeController(cluster),
       startKubelet(cluster, opts.kubelet),
     );

@@ -42,6 +42,11 @@ export interface Strategy {
    * putting back its reset fields: what it keeps of `old`; `now` for the times it stamps.
    */
   prepareForUpdate?(next: KubeObject, old: KubeObject, subresource: string, now: string): void;
+  /**
+   * What the server derives from `old` once the update is defaulted (main resource only): a
+   * DaemonSet's template generation, bumped when its template changes.
+   */
+  finishUpdate?(obj: KubeObject, old: KubeObject): void;
   /** Defaults (and, for custom resources, prunes) in place; returns the paths of unknown fields dropped. */
   defaults?(obj: KubeObject): string[] | void;
   validate?(obj: KubeObject, old?: KubeObject, subresource?: string): FieldError[];
@@ -372,6 +377,18 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
         ...(obj.metadata.annotations ?? {}),
         'deprecated.daemonset.template.generation': '1',
       };
+    },
+    finishUpdate(obj, old) {
+      // Spec.TemplateGeneration (this annotation in apps/v1) is the server's: kept, and bumped
+      // when the pod template changes.
+      const key = 'deprecated.daemonset.template.generation';
+      const was = old.metadata.annotations?.[key];
+      const changed = !deepEqual(rec(obj.spec).template, rec(old.spec).template);
+      const next = changed ? String(Number(was ?? 0) + 1) : was;
+      const annotations = { ...(obj.metadata.annotations ?? {}) };
+      if (next === undefined) delete annotations[key];
+      else annotations[key] = next;
+      obj.metadata.annotations = annotations;
     },
     defaults: defaultDaemonSet,
     validate: (obj, old) => validateSelectorAndTemplate(obj, 'DaemonSet', old),
