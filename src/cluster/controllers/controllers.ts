@@ -4,7 +4,7 @@
  * GC, namespace, quota, disruption and pvc/pv-protection controllers belong to the cluster's integrity and run unless
  * `controllerManager` is false (envtest's control plane: an apiserver and no controller manager);
  * the workload controllers (ServiceAccounts, Deployment, ReplicaSet, Job, TTL-after-finished,
- * CronJob, StatefulSet, DaemonSet, PersistentVolume binding with the fake node's provisioner, and the kwok-like pod lifecycle) run unless `workloads` is false.
+ * CronJob, StatefulSet, DaemonSet, EndpointSlice, PersistentVolume binding with the fake node's provisioner, and the kwok-like pod lifecycle) run unless `workloads` is false.
  */
 import type { ControllerHost } from './controllerhost';
 import { startCrdFinalizer } from '../apiextensions/crdcontroller';
@@ -12,6 +12,7 @@ import { startCronJobController } from './cronjob';
 import { startDaemonSetController } from './daemonset';
 import { startDeploymentController } from './deployment';
 import { startDisruptionController } from './disruption';
+import { startEndpointSliceController } from './endpointslice';
 import { startGarbageCollector } from './garbagecollector';
 import { startJobController } from './job';
 import type { KubeletOptions } from './kubelet';
@@ -47,6 +48,7 @@ export function startControllers(
       startCronJobController(cluster),
       startStatefulSetController(cluster),
       startDaemonSetController(cluster),
+      startEndpointSliceController(cluster),
       startPersistentVolumeController(cluster),
       startKubelet(cluster, opts.kubelet),
     );

@@ -393,6 +393,10 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     defaults: defaultDaemonSet,
     validate: (obj, old) => validateSelectorAndTemplate(obj, 'DaemonSet', old),
   },
+  'discovery.k8s.io/EndpointSlice': {
+    // endpointSliceStrategy: generation 1 on create, bumped when anything but metadata changes.
+    hasGeneration: true,
+  },
   '/PersistentVolume': {
     prepareForCreate(obj) {
       obj.status = { phase: 'Pending' };
