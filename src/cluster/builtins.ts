@@ -8,10 +8,13 @@
 import { Cluster } from './cluster';
 import type { ClusterOptions } from './cluster';
 import { startControllers } from './controllers/controllers';
+import { defaultStorageClass } from './admission/defaultstorageclass';
 import { defaultTolerationSeconds } from './admission/defaulttolerationseconds';
+import { storageObjectInUseProtection } from './admission/storageprotection';
 import type { KubeletOptions } from './controllers/kubelet';
 import { NODE_NAME, fakeNode } from './controllers/kubelet';
 import { ensureKubernetesService } from './controllers/kubernetesservice';
+import { DEFAULT_CLASS, standardStorageClass } from './controllers/persistentvolume';
 import { namespaceLifecycle } from './controllers/namespace';
 import { quotaAdmission } from './admission/quota';
 import type { ServiceMap } from './admission/webhook/client';
@@ -40,13 +43,16 @@ export interface BuiltinsOptions extends KubeletOptions {
 }
 
 /**
- * Registers the built-in admission plugins in kube-apiserver's order (DefaultTolerationSeconds,
+ * Registers the built-in admission plugins in kube-apiserver's order (DefaultStorageClass, StorageObjectInUseProtection,
+ * DefaultTolerationSeconds,
  * MutatingAdmissionWebhook; NamespaceLifecycle, ValidatingAdmissionWebhook, ResourceQuota),
  * registers the
  * fake node and starts the built-in controllers; Cluster.close() stops them.
  */
 export function withBuiltins(cluster: Cluster, opts: BuiltinsOptions = {}): Cluster {
   const services = opts.webhookServices ?? new Map<string, string>();
+  cluster.addMutatingAdmission(defaultStorageClass(cluster));
+  cluster.addMutatingAdmission(storageObjectInUseProtection);
   cluster.addMutatingAdmission(defaultTolerationSeconds);
   cluster.addMutatingAdmission(mutatingWebhookAdmission(cluster, services));
   cluster.addAdmission(namespaceLifecycle(cluster));
@@ -55,12 +61,14 @@ export function withBuiltins(cluster: Cluster, opts: BuiltinsOptions = {}): Clus
   // kube-apiserver's own bootstrap controller keeps the `kubernetes` Service, controllers or not.
   ensureKubernetesService(cluster);
   // The node registers itself, as a kubelet does: only where one runs (envtest has no node).
-  if (
-    opts.controllers !== false &&
-    opts.controllerManager !== false &&
-    !cluster.peek({ apiVersion: 'v1', kind: 'Node' }, { name: NODE_NAME })
-  )
+  const nodeRuns = opts.controllers !== false && opts.controllerManager !== false;
+  if (nodeRuns && !cluster.peek({ apiVersion: 'v1', kind: 'Node' }, { name: NODE_NAME }))
     cluster.create(fakeNode(cluster.now()));
+  // Its default StorageClass, whose provisioner makes hostPath volumes on it (as kind installs
+  // `standard`), so claims of StatefulSets and operators bind.
+  const SC = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass' };
+  if (nodeRuns && !cluster.peek(SC, { name: DEFAULT_CLASS }))
+    cluster.create(standardStorageClass());
   const stops = startControllers(cluster, {
     workloads: opts.controllers !== false && opts.controllerManager !== false,
     controllerManager: opts.controllerManager,

@@ -1129,6 +1129,7 @@ export class Cluster {
     if (st.hasGeneration && opts.subresource !== 'status' && specChanged(t, old, next)) {
       next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     }
+    if (!opts.subresource) st.finishUpdate?.(next, old);
     if (t.info.group === 'apiextensions.k8s.io' && opts.subresource !== 'status') {
       next.status = establishedStatus(next, this.now(), !!next.metadata.deletionTimestamp, old);
     }

@@ -11,3 +11,13 @@ export function fnv1a32(s: string, seed = FNV32_OFFSET): number {
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV32_PRIME) >>> 0;
   return h;
 }
+
+/**
+ * 32-bit FNV-1 (Go's hash/fnv New32: multiply, then xor) over a string's UTF-8 bytes, as
+ * history.HashControllerRevision hashes a ControllerRevision's data.
+ */
+export function fnv132(s: string): number {
+  let h = FNV32_OFFSET;
+  for (const b of Buffer.from(s, 'utf8')) h = (Math.imul(h, FNV32_PRIME) ^ b) >>> 0;
+  return h;
+}

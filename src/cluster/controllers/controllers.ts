@@ -1,23 +1,28 @@
 /**
  * Starts the cluster's built-in controllers, as kube-controller-manager runs its controllers
  * against the apiserver. The CRD finalizer is apiextensions-apiserver's own and always runs. The
- * GC, namespace, quota and disruption controllers belong to the cluster's integrity and run unless
+ * GC, namespace, quota, disruption and pvc/pv-protection controllers belong to the cluster's integrity and run unless
  * `controllerManager` is false (envtest's control plane: an apiserver and no controller manager);
  * the workload controllers (ServiceAccounts, Deployment, ReplicaSet, Job, TTL-after-finished,
- * CronJob, and the kwok-like pod lifecycle) run unless `workloads` is false.
+ * CronJob, StatefulSet, DaemonSet, EndpointSlice, PersistentVolume binding with the fake node's provisioner, and the kwok-like pod lifecycle) run unless `workloads` is false.
  */
 import type { ControllerHost } from './controllerhost';
 import { startCrdFinalizer } from '../apiextensions/crdcontroller';
 import { startCronJobController } from './cronjob';
+import { startDaemonSetController } from './daemonset';
 import { startDeploymentController } from './deployment';
 import { startDisruptionController } from './disruption';
+import { startEndpointSliceController } from './endpointslice';
 import { startGarbageCollector } from './garbagecollector';
 import { startJobController } from './job';
 import type { KubeletOptions } from './kubelet';
 import { startKubelet } from './kubelet';
 import { startNamespaceController, startServiceAccountsController } from './namespace';
 import { startQuotaController } from '../admission/quota';
+import { startPersistentVolumeController } from './persistentvolume';
 import { startReplicaSetController } from './replicaset';
+import { startStatefulSetController } from './statefulset';
+import { startStorageProtectionControllers } from './storageprotection';
 import { startTtlAfterFinishedController } from './ttlafterfinished';
 
 export function startControllers(
@@ -31,6 +36,7 @@ export function startControllers(
     startGarbageCollector(cluster),
     startQuotaController(cluster),
     startDisruptionController(cluster),
+    startStorageProtectionControllers(cluster),
   );
   if (opts.workloads)
     stops.push(
@@ -40,6 +46,10 @@ export function startControllers(
       startJobController(cluster),
       startTtlAfterFinishedController(cluster),
       startCronJobController(cluster),
+      startStatefulSetController(cluster),
+      startDaemonSetController(cluster),
+      startEndpointSliceController(cluster),
+      startPersistentVolumeController(cluster),
       startKubelet(cluster, opts.kubelet),
     );
   return stops;

@@ -11,6 +11,7 @@ import type { ControllerHost } from './controllerhost';
 import { clone } from '../apimachinery/clone';
 import { logfmtLine } from './containerlogs';
 import { runSpecOf, terminatedStatus } from './podruntime';
+import { targetNode } from './daemonset';
 import { StatusError } from '../apimachinery/errors';
 import { isObject } from '../apimachinery/patch';
 import type { TimerHandle } from '../../util/clock';
@@ -285,10 +286,16 @@ export function startKubelet(cluster: ControllerHost, opts: KubeletOptions = {})
     const key = `${ns}/${name}`;
     if (timers.has(key) || rec(p.status).phase !== 'Pending' || rec(p.status).startTime) return;
     const now = cluster.now();
-    // Bound to the fake node at once, as the scheduler would (nodeName may change while unset).
+    // Bound at once, as the scheduler would (nodeName may change while unset): to the node its
+    // required affinity names (a DaemonSet's pod), else to the fake node.
     if (!rec(p.spec).nodeName) {
       const bound = clone(p);
-      rec(bound.spec).nodeName = NODE_NAME;
+      const pinned = targetNode(p);
+      const node =
+        pinned && cluster.peek({ apiVersion: 'v1', kind: 'Node' }, { name: pinned })
+          ? pinned
+          : NODE_NAME;
+      rec(bound.spec).nodeName = node;
       try {
         p = cluster.update(bound, { fieldManager: 'default-scheduler' });
       } catch (err) {
@@ -299,7 +306,7 @@ export function startKubelet(cluster: ControllerHost, opts: KubeletOptions = {})
         p,
         'Normal',
         'Scheduled',
-        `Successfully assigned ${ns}/${name} to ${NODE_NAME}`,
+        `Successfully assigned ${ns}/${name} to ${node}`,
         'default-scheduler',
       );
     }
@@ -401,7 +408,7 @@ export function startKubelet(cluster: ControllerHost, opts: KubeletOptions = {})
       c.type === 'MODIFIED' &&
       md.deletionGracePeriodSeconds &&
       md.deletionGracePeriodSeconds !== c.old?.metadata.deletionGracePeriodSeconds &&
-      rec(c.object.spec).nodeName === NODE_NAME
+      Boolean(rec(c.object.spec).nodeName)
     )
       onTerminating(c.object, key);
   });

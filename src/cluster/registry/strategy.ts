@@ -43,6 +43,11 @@ export interface Strategy {
    * putting back its reset fields: what it keeps of `old`; `now` for the times it stamps.
    */
   prepareForUpdate?(next: KubeObject, old: KubeObject, subresource: string, now: string): void;
+  /**
+   * What the server derives from `old` once the update is defaulted (main resource only): a
+   * DaemonSet's template generation, bumped when its template changes.
+   */
+  finishUpdate?(obj: KubeObject, old: KubeObject): void;
   /** Defaults (and, for custom resources, prunes) in place; returns the paths of unknown fields dropped. */
   defaults?(obj: KubeObject): string[] | void;
   validate?(obj: KubeObject, old?: KubeObject, subresource?: string): FieldError[];
@@ -188,6 +193,54 @@ function defaultWorkload(obj: KubeObject, deployment: boolean): void {
   defaultPodSpec(ensure(tmpl, 'spec'));
 }
 
+/** SetDefaults_PersistentVolumeClaim(Spec): a claim (or a claim template) is Filesystem and Pending. */
+function defaultClaim(claim: Obj): void {
+  // A claim template is a whole PersistentVolumeClaim, its type fields included.
+  setDefault(claim, 'apiVersion', 'v1');
+  setDefault(claim, 'kind', 'PersistentVolumeClaim');
+  setDefault(ensure(claim, 'spec'), 'volumeMode', 'Filesystem');
+  setDefault(ensure(claim, 'status'), 'phase', 'Pending');
+}
+
+/** SetDefaults_StatefulSet, and the defaults of its pod and claim templates. */
+function defaultStatefulSet(obj: KubeObject): void {
+  const spec = ensure(obj as Obj, 'spec');
+  setDefault(spec, 'podManagementPolicy', 'OrderedReady');
+  const strategy = ensure(spec, 'updateStrategy');
+  if (!strategy.type) {
+    strategy.type = 'RollingUpdate';
+    ensure(strategy, 'rollingUpdate');
+  }
+  if (strategy.type === 'RollingUpdate' && isObject(strategy.rollingUpdate))
+    setDefault(strategy.rollingUpdate, 'partition', 0);
+  const policy = ensure(spec, 'persistentVolumeClaimRetentionPolicy');
+  setDefault(policy, 'whenDeleted', 'Retain');
+  setDefault(policy, 'whenScaled', 'Retain');
+  setDefault(spec, 'replicas', 1);
+  setDefault(spec, 'revisionHistoryLimit', 10);
+  if (Array.isArray(spec.volumeClaimTemplates))
+    for (const t of spec.volumeClaimTemplates) if (isObject(t)) defaultClaim(t);
+  const tmpl = ensure(spec, 'template');
+  ensure(tmpl, 'metadata');
+  defaultPodSpec(ensure(tmpl, 'spec'));
+}
+
+/** SetDefaults_DaemonSet, and the defaults of its pod template. */
+function defaultDaemonSet(obj: KubeObject): void {
+  const spec = ensure(obj as Obj, 'spec');
+  const strategy = ensure(spec, 'updateStrategy');
+  setDefault(strategy, 'type', 'RollingUpdate');
+  if (strategy.type === 'RollingUpdate') {
+    const ru = ensure(strategy, 'rollingUpdate');
+    setDefault(ru, 'maxUnavailable', 1);
+    setDefault(ru, 'maxSurge', 0);
+  }
+  setDefault(spec, 'revisionHistoryLimit', 10);
+  const tmpl = ensure(spec, 'template');
+  ensure(tmpl, 'metadata');
+  defaultPodSpec(ensure(tmpl, 'spec'));
+}
+
 let serviceIp = 10;
 
 const STRATEGIES: Record<string, Partial<Strategy>> = {
@@ -301,6 +354,60 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     },
     defaults: (obj) => defaultWorkload(obj, false),
     validate: (obj, old) => validateSelectorAndTemplate(obj, 'ReplicaSet', old),
+  },
+  'apps/StatefulSet': {
+    hasGeneration: true,
+    prepareForCreate(obj) {
+      // An empty StatefulSetStatus: replicas and availableReplicas are not omitempty.
+      obj.status = { replicas: 0, availableReplicas: 0 };
+    },
+    defaults: defaultStatefulSet,
+    validate: (obj, old) => validateSelectorAndTemplate(obj, 'StatefulSet', old),
+  },
+  'apps/DaemonSet': {
+    hasGeneration: true,
+    prepareForCreate(obj) {
+      obj.status = {
+        currentNumberScheduled: 0,
+        numberMisscheduled: 0,
+        desiredNumberScheduled: 0,
+        numberReady: 0,
+      };
+      // Spec.TemplateGeneration = 1, which apps/v1 carries as this annotation.
+      obj.metadata.annotations = {
+        ...(obj.metadata.annotations ?? {}),
+        'deprecated.daemonset.template.generation': '1',
+      };
+    },
+    finishUpdate(obj, old) {
+      // Spec.TemplateGeneration (this annotation in apps/v1) is the server's: kept, and bumped
+      // when the pod template changes.
+      const key = 'deprecated.daemonset.template.generation';
+      const was = old.metadata.annotations?.[key];
+      const changed = !deepEqual(rec(obj.spec).template, rec(old.spec).template);
+      const next = changed ? String(Number(was ?? 0) + 1) : was;
+      const annotations = { ...(obj.metadata.annotations ?? {}) };
+      if (next === undefined) delete annotations[key];
+      else annotations[key] = next;
+      obj.metadata.annotations = annotations;
+    },
+    defaults: defaultDaemonSet,
+    validate: (obj, old) => validateSelectorAndTemplate(obj, 'DaemonSet', old),
+  },
+  'discovery.k8s.io/EndpointSlice': {
+    // endpointSliceStrategy: generation 1 on create, bumped when anything but metadata changes.
+    hasGeneration: true,
+  },
+  '/PersistentVolume': {
+    prepareForCreate(obj) {
+      obj.status = { phase: 'Pending' };
+    },
+  },
+  '/PersistentVolumeClaim': {
+    prepareForCreate(obj) {
+      obj.status = { phase: 'Pending' };
+    },
+    defaults: (obj) => defaultClaim(obj as Obj),
   },
   'batch/Job': {
     hasGeneration: true,
