@@ -10,7 +10,11 @@
 //                                  and one v3 document per served path (api/v1, apis/apps/v1…),
 //                                  one after the other, brotli-compressed as one: the documents
 //                                  repeat each other's schemas (8.7 MB of JSON, 0.2 MB compressed)
+//                                  and the v2 document as the gnostic protobuf kube-apiserver
+//                                  serves to kubectl (tools/openapiv2pb makes it)
 //   generated/openapi/index.json   where each document starts and how long it is, in bytes
+//   generated/openapi/v2fields.json the field numbers of gnostic's OpenAPIv2.proto, by message
+//                                  and field name: the server encodes what CRDs add with them
 // scripts/build.mjs and scripts/test.mjs call ensureDiscovery(); it regenerates only when the
 // stamp (release + this script's text) differs.
 // Only Node built-ins here: the build runs it before anything else.
@@ -19,6 +23,7 @@ import { brotliCompressSync, constants as zlib } from 'node:zlib';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openapiV2Fields, openapiV2Protobuf, openapiv2pbSource } from './apigen-openapiv2pb.mjs';
 import {
   downloadModule,
   kubernetesModuleVersion,
@@ -46,9 +51,16 @@ const servedByDefault = (version) => /^v\d+$/.test(version);
  */
 const servedPath = (path) => !/^\/?logs(\/|$)/.test(path);
 
+/** The release, and the code that makes the outputs: this script and the protobuf converter. */
 function stamp() {
-  const self = readFileSync(fileURLToPath(import.meta.url));
-  return `${kubernetesRelease()} ${createHash('sha256').update(self).digest('hex').slice(0, 16)}\n`;
+  const hash = createHash('sha256');
+  for (const f of [
+    fileURLToPath(import.meta.url),
+    fileURLToPath(new URL('./apigen-openapiv2pb.mjs', import.meta.url)),
+    openapiv2pbSource,
+  ])
+    hash.update(readFileSync(f));
+  return `${kubernetesRelease()} ${hash.digest('hex').slice(0, 16)}\n`;
 }
 
 /** Whether the generated data is there and made for this release by this generator. */
@@ -57,6 +69,7 @@ export function discoveryIsCurrent() {
     join(discoveryOut, 'api.json'),
     join(openapiOut, 'documents.br'),
     join(openapiOut, 'index.json'),
+    join(openapiOut, 'v2fields.json'),
   ];
   return (
     outputs.every((f) => existsSync(f)) &&
@@ -141,10 +154,10 @@ export function generateDiscovery() {
   writeFileSync(join(discoveryOut, 'api.json'), JSON.stringify(data));
 
   const documents = [];
-  const index = { v2: [0, 0], v3: {} };
+  const index = { v2: [0, 0], v2pb: [0, 0], v3: {} };
   let offset = 0;
-  const add = (text) => {
-    const bytes = Buffer.from(text);
+  const add = (content) => {
+    const bytes = Buffer.from(content);
     documents.push(bytes);
     offset += bytes.length;
     return [offset - bytes.length, bytes.length];
@@ -162,7 +175,10 @@ export function generateDiscovery() {
   ]);
   const v2 = trimV2(readJson(join(api, 'openapi-spec', 'swagger.json')), servedPaths);
   restoreEnums(v2.definitions, enums);
-  index.v2 = add(JSON.stringify(v2));
+  const v2Text = JSON.stringify(v2);
+  index.v2 = add(v2Text);
+  // The protobuf repeats the JSON's strings: compressed with it, it costs little more.
+  index.v2pb = add(openapiV2Protobuf(v2Text, release));
 
   // v3: one document per path. A group-version not served is left out, and so is a group's own
   // document (apis/<group>) when none of its versions is served.
@@ -196,6 +212,7 @@ export function generateDiscovery() {
     }),
   );
   writeFileSync(join(openapiOut, 'index.json'), JSON.stringify(index));
+  writeFileSync(join(openapiOut, 'v2fields.json'), JSON.stringify(openapiV2Fields(release)));
   writeFileSync(stampFile, stamp());
   const resources = groups.reduce(
     (n, g) => n + g.versions.reduce((m, v) => m + v.list.resources.length, 0),
