@@ -175,6 +175,7 @@ export function generateDiscovery() {
   ]);
   const v2 = trimV2(readJson(join(api, 'openapi-spec', 'swagger.json')), servedPaths);
   restoreEnums(v2.definitions, enums);
+  dropCbor(v2.paths);
   const v2Text = JSON.stringify(v2);
   index.v2 = add(v2Text);
   // The protobuf repeats the JSON's strings: compressed with it, it costs little more.
@@ -336,18 +337,22 @@ function restoreEnums(definitions, enums) {
   }
 }
 
+const CBOR_TYPES = ['application/cbor', 'application/cbor-seq', 'application/apply-patch+cbor'];
+
 /**
  * The documents are made with every alpha feature on, CBORServingAndStorage among them, so their
- * v3 operations also take and answer `application/cbor`, `application/cbor-seq` and
- * `application/apply-patch+cbor`; a default kube-apiserver of the release has the gate off and
- * lists none of them. Removed in place.
+ * operations also take and answer `application/cbor`, `application/cbor-seq` and
+ * `application/apply-patch+cbor` (v3 in `content`, v2 in `consumes` and `produces`); a default
+ * kube-apiserver of the release has the gate off and lists none of them. Removed in place.
  */
 function dropCbor(node) {
   if (Array.isArray(node)) return node.forEach(dropCbor);
   if (!node || typeof node !== 'object') return;
   if (node.content && typeof node.content === 'object') {
-    for (const type of ['application/cbor', 'application/cbor-seq', 'application/apply-patch+cbor'])
-      delete node.content[type];
+    for (const type of CBOR_TYPES) delete node.content[type];
+  }
+  for (const list of ['consumes', 'produces']) {
+    if (Array.isArray(node[list])) node[list] = node[list].filter((t) => !CBOR_TYPES.includes(t));
   }
   for (const v of Object.values(node)) dropCbor(v);
 }
@@ -355,7 +360,8 @@ function dropCbor(node) {
 /**
  * The v2 document has every group-version's paths in one file: keep the paths of served
  * group-versions (and the unversioned ones: /version, /api/, /apis/, /logs/…), then the
- * definitions those paths reach through $ref, so an unserved alpha kind is not explained.
+ * definitions and shared parameters those paths reach through $ref, so an unserved alpha kind is
+ * not explained (nor the /logs paths' `logpath` parameter listed).
  */
 function trimV2(doc, servedPaths) {
   const keepPath = (p) => {
@@ -369,10 +375,13 @@ function trimV2(doc, servedPaths) {
   };
   const paths = Object.fromEntries(Object.entries(doc.paths).filter(([p]) => keepPath(p)));
   const defs = {};
+  const params = new Set();
   const visit = (node) => {
     if (Array.isArray(node)) return node.forEach(visit);
     if (!node || typeof node !== 'object') return;
     const ref = node.$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/parameters/'))
+      params.add(ref.slice('#/parameters/'.length));
     if (typeof ref === 'string' && ref.startsWith('#/definitions/')) {
       const name = ref.slice('#/definitions/'.length);
       if (!(name in defs) && doc.definitions[name]) {
@@ -389,7 +398,10 @@ function trimV2(doc, servedPaths) {
       .filter((n) => n in defs)
       .map((n) => [n, doc.definitions[n]]),
   );
-  return { ...doc, paths, definitions };
+  const parameters = Object.fromEntries(
+    Object.entries(doc.parameters ?? {}).filter(([n]) => params.has(n)),
+  );
+  return { ...doc, paths, definitions, parameters };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
