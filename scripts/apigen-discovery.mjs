@@ -10,7 +10,11 @@
 //                                  and one v3 document per served path (api/v1, apis/apps/v1…),
 //                                  one after the other, brotli-compressed as one: the documents
 //                                  repeat each other's schemas (8.7 MB of JSON, 0.2 MB compressed)
+//                                  and the v2 document as the gnostic protobuf kube-apiserver
+//                                  serves to kubectl (tools/openapiv2pb makes it)
 //   generated/openapi/index.json   where each document starts and how long it is, in bytes
+//   generated/openapi/v2fields.json the field numbers of gnostic's OpenAPIv2.proto, by message
+//                                  and field name: the server encodes what CRDs add with them
 // scripts/build.mjs and scripts/test.mjs call ensureDiscovery(); it regenerates only when the
 // stamp (release + this script's text) differs.
 // Only Node built-ins here: the build runs it before anything else.
@@ -19,6 +23,7 @@ import { brotliCompressSync, constants as zlib } from 'node:zlib';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openapiV2Fields, openapiV2Protobuf, openapiv2pbSource } from './apigen-openapiv2pb.mjs';
 import {
   downloadModule,
   kubernetesModuleVersion,
@@ -46,9 +51,16 @@ const servedByDefault = (version) => /^v\d+$/.test(version);
  */
 const servedPath = (path) => !/^\/?logs(\/|$)/.test(path);
 
+/** The release, and the code that makes the outputs: this script and the protobuf converter. */
 function stamp() {
-  const self = readFileSync(fileURLToPath(import.meta.url));
-  return `${kubernetesRelease()} ${createHash('sha256').update(self).digest('hex').slice(0, 16)}\n`;
+  const hash = createHash('sha256');
+  for (const f of [
+    fileURLToPath(import.meta.url),
+    fileURLToPath(new URL('./apigen-openapiv2pb.mjs', import.meta.url)),
+    openapiv2pbSource,
+  ])
+    hash.update(readFileSync(f));
+  return `${kubernetesRelease()} ${hash.digest('hex').slice(0, 16)}\n`;
 }
 
 /** Whether the generated data is there and made for this release by this generator. */
@@ -57,6 +69,7 @@ export function discoveryIsCurrent() {
     join(discoveryOut, 'api.json'),
     join(openapiOut, 'documents.br'),
     join(openapiOut, 'index.json'),
+    join(openapiOut, 'v2fields.json'),
   ];
   return (
     outputs.every((f) => existsSync(f)) &&
@@ -141,10 +154,10 @@ export function generateDiscovery() {
   writeFileSync(join(discoveryOut, 'api.json'), JSON.stringify(data));
 
   const documents = [];
-  const index = { v2: [0, 0], v3: {} };
+  const index = { v2: [0, 0], v2pb: [0, 0], v3: {} };
   let offset = 0;
-  const add = (text) => {
-    const bytes = Buffer.from(text);
+  const add = (content) => {
+    const bytes = Buffer.from(content);
     documents.push(bytes);
     offset += bytes.length;
     return [offset - bytes.length, bytes.length];
@@ -162,7 +175,11 @@ export function generateDiscovery() {
   ]);
   const v2 = trimV2(readJson(join(api, 'openapi-spec', 'swagger.json')), servedPaths);
   restoreEnums(v2.definitions, enums);
-  index.v2 = add(JSON.stringify(v2));
+  dropCbor(v2.paths);
+  const v2Text = JSON.stringify(v2);
+  index.v2 = add(v2Text);
+  // The protobuf repeats the JSON's strings: compressed with it, it costs little more.
+  index.v2pb = add(openapiV2Protobuf(v2Text, release));
 
   // v3: one document per path. A group-version not served is left out, and so is a group's own
   // document (apis/<group>) when none of its versions is served.
@@ -196,6 +213,7 @@ export function generateDiscovery() {
     }),
   );
   writeFileSync(join(openapiOut, 'index.json'), JSON.stringify(index));
+  writeFileSync(join(openapiOut, 'v2fields.json'), JSON.stringify(openapiV2Fields(release)));
   writeFileSync(stampFile, stamp());
   const resources = groups.reduce(
     (n, g) => n + g.versions.reduce((m, v) => m + v.list.resources.length, 0),
@@ -319,18 +337,22 @@ function restoreEnums(definitions, enums) {
   }
 }
 
+const CBOR_TYPES = ['application/cbor', 'application/cbor-seq', 'application/apply-patch+cbor'];
+
 /**
  * The documents are made with every alpha feature on, CBORServingAndStorage among them, so their
- * v3 operations also take and answer `application/cbor`, `application/cbor-seq` and
- * `application/apply-patch+cbor`; a default kube-apiserver of the release has the gate off and
- * lists none of them. Removed in place.
+ * operations also take and answer `application/cbor`, `application/cbor-seq` and
+ * `application/apply-patch+cbor` (v3 in `content`, v2 in `consumes` and `produces`); a default
+ * kube-apiserver of the release has the gate off and lists none of them. Removed in place.
  */
 function dropCbor(node) {
   if (Array.isArray(node)) return node.forEach(dropCbor);
   if (!node || typeof node !== 'object') return;
   if (node.content && typeof node.content === 'object') {
-    for (const type of ['application/cbor', 'application/cbor-seq', 'application/apply-patch+cbor'])
-      delete node.content[type];
+    for (const type of CBOR_TYPES) delete node.content[type];
+  }
+  for (const list of ['consumes', 'produces']) {
+    if (Array.isArray(node[list])) node[list] = node[list].filter((t) => !CBOR_TYPES.includes(t));
   }
   for (const v of Object.values(node)) dropCbor(v);
 }
@@ -338,7 +360,8 @@ function dropCbor(node) {
 /**
  * The v2 document has every group-version's paths in one file: keep the paths of served
  * group-versions (and the unversioned ones: /version, /api/, /apis/, /logs/…), then the
- * definitions those paths reach through $ref, so an unserved alpha kind is not explained.
+ * definitions and shared parameters those paths reach through $ref, so an unserved alpha kind is
+ * not explained (nor the /logs paths' `logpath` parameter listed).
  */
 function trimV2(doc, servedPaths) {
   const keepPath = (p) => {
@@ -352,10 +375,13 @@ function trimV2(doc, servedPaths) {
   };
   const paths = Object.fromEntries(Object.entries(doc.paths).filter(([p]) => keepPath(p)));
   const defs = {};
+  const params = new Set();
   const visit = (node) => {
     if (Array.isArray(node)) return node.forEach(visit);
     if (!node || typeof node !== 'object') return;
     const ref = node.$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/parameters/'))
+      params.add(ref.slice('#/parameters/'.length));
     if (typeof ref === 'string' && ref.startsWith('#/definitions/')) {
       const name = ref.slice('#/definitions/'.length);
       if (!(name in defs) && doc.definitions[name]) {
@@ -372,7 +398,10 @@ function trimV2(doc, servedPaths) {
       .filter((n) => n in defs)
       .map((n) => [n, doc.definitions[n]]),
   );
-  return { ...doc, paths, definitions };
+  const parameters = Object.fromEntries(
+    Object.entries(doc.parameters ?? {}).filter(([n]) => params.has(n)),
+  );
+  return { ...doc, paths, definitions, parameters };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

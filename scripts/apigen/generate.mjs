@@ -34,7 +34,7 @@ export function apigenPaths(release = kubernetesRelease()) {
   return { dir, binary: join(dir, process.platform === 'win32' ? 'apigen.exe' : 'apigen') };
 }
 
-function go(args, cwd) {
+export function go(args, cwd) {
   try {
     execFileSync('go', ['version'], { stdio: 'ignore' });
   } catch {

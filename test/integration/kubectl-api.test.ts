@@ -81,3 +81,30 @@ test('kubectl apply --validate=strict refuses an unknown field of a built-in kin
   assert.notEqual(r.code, 0, r.stdout);
   assert.match(r.stderr, /unknown field "spec.bogusField"/);
 });
+
+// A kind: List (what `kubectl get -o yaml` writes) is validated on the client, with the v2
+// document client-go asks for as gnostic protobuf and proto.Unmarshals.
+test('kubectl apply -f a List of a ConfigMap, then apply what get -o yaml writes', async () => {
+  const list = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: listed, namespace: default, labels: {from: list}}
+  data: {a: "1"}
+`;
+  assert.match(await ok(s.kubeconfig, ['apply', '-f', '-'], list), /configmap\/listed created/);
+  const written = await ok(s.kubeconfig, ['get', 'configmaps', '-l', 'from=list', '-o', 'yaml']);
+  assert.match(written, /^kind: List$/m);
+  const again = await ok(s.kubeconfig, ['apply', '-f', '-'], written.replace('a: "1"', 'a: "2"'));
+  assert.match(again, /configmap\/listed configured/);
+  assert.equal(
+    await ok(s.kubeconfig, ['get', 'configmap', 'listed', '-o', 'jsonpath={.data.a}']),
+    '2',
+  );
+  // Validation runs on that document: an unknown field of a listed item is refused.
+  const bad = list.replace('data: {a: "1"}', 'data: {a: "1"}\n  bogus: 1');
+  const r = await kubectl(s.kubeconfig, ['apply', '-f', '-'], bad);
+  assert.notEqual(r.code, 0, r.stdout);
+  assert.match(r.stderr, /unknown field "bogus" in io\.k8s\.api\.core\.v1\.ConfigMap/);
+});

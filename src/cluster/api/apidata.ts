@@ -111,6 +111,8 @@ export function apiData(): ApiData {
 interface OpenapiIndex {
   /** [byte offset, byte length] in the decompressed documents. */
   v2: [number, number];
+  /** The v2 document as gnostic's protobuf (tools/openapiv2pb), as kube-apiserver serves it. */
+  v2pb: [number, number];
   v3: Record<string, [number, number]>;
 }
 
@@ -131,6 +133,24 @@ function slice([offset, length]: [number, number]): string {
 /** The release's OpenAPI v2 document, as text (it is large: parsed only by who needs it). */
 export function openapiV2Text(): string {
   return slice(openapiDocuments().index.v2);
+}
+
+/** The release's OpenAPI v2 document as gnostic's openapi_v2.Document, protobuf-encoded. */
+export function openapiV2Protobuf(): Buffer {
+  const [offset, length] = openapiDocuments().index.v2pb;
+  return openapiDocuments().documents.subarray(offset, offset + length);
+}
+
+/** One field of a message of gnostic's OpenAPIv2.proto: number, kind, the message it holds. */
+export type ProtoField = [number, string, string];
+
+let v2Fields: Record<string, Record<string, ProtoField>> | undefined;
+
+/** The fields of each message of OpenAPIv2.proto, by message and field name (generated). */
+export function openapiV2Fields(): Record<string, Record<string, ProtoField>> {
+  return (v2Fields ??= JSON.parse(
+    readFileSync(join(root(), 'openapi', 'v2fields.json'), 'utf8'),
+  ) as Record<string, Record<string, ProtoField>>);
 }
 
 /**

@@ -19,14 +19,14 @@ export function isPrettyPrint(q: URLSearchParams, userAgent: string | undefined)
   return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
 }
 
-interface AcceptClause {
+export interface AcceptClause {
   type: string;
   subtype: string;
   q: number;
 }
 
 /** goautoneg's ParseAccept: clauses by quality, a concrete type before a wildcard of equal q. */
-function acceptClauses(accept: string): AcceptClause[] {
+export function acceptClauses(accept: string): AcceptClause[] {
   const clauses: AcceptClause[] = [];
   for (const part of accept.split(',')) {
     const [mediaRange, ...params] = part.split(';').map((x) => x.trim());

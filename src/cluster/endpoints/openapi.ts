@@ -93,23 +93,36 @@ function builtinV2(): NonNullable<typeof releaseV2> {
  * kube-apiserver titles its documents "Kubernetes" and versions them with its binary's
  * major.minor ("1.36"; the release's documents say "unversioned", made by a build without one).
  */
-function releaseInfo(): object {
+export function releaseInfo(): { title: string; version: string } {
   const { major, minor } = apiData().version;
   return { title: 'Kubernetes', version: `${major}.${minor}` };
 }
 
-/** /openapi/v2: the release's document with every CRD's paths and schema added. */
-export function openapiV2(reg: Registry): object {
-  const base = builtinV2();
-  const crds = crdTypes(reg);
-  if (!crds.length) return base;
-  const p: Record<string, object> = { ...base.paths };
-  const definitions: Record<string, object> = { ...base.definitions };
-  for (const t of crds) {
+/** What the CRDs add to the release's v2 document: their paths and definitions. */
+export interface OpenapiV2Additions {
+  paths: Record<string, object>;
+  definitions: Record<string, object>;
+}
+
+export function openapiV2Additions(reg: Registry): OpenapiV2Additions {
+  const p: Record<string, object> = {};
+  const definitions: Record<string, object> = {};
+  for (const t of crdTypes(reg)) {
     Object.assign(p, paths(t, true));
     definitions[schemaName(t)] = definition(t);
   }
-  return { ...base, paths: p, definitions };
+  return { paths: p, definitions };
+}
+
+/** /openapi/v2: the release's document with every CRD's paths and schema added after its own. */
+export function openapiV2(add: OpenapiV2Additions): object {
+  const base = builtinV2();
+  if (!Object.keys(add.paths).length && !Object.keys(add.definitions).length) return base;
+  return {
+    ...base,
+    paths: { ...base.paths, ...add.paths },
+    definitions: { ...base.definitions, ...add.definitions },
+  };
 }
 
 /** The release's v3 documents by path, as served (info.version set), read on first request. */

@@ -38,7 +38,8 @@ import {
 import { renderKubeconfig } from '../auth/kubeconfig';
 import { LIST_ROUTE_PRODUCES, ROUTE_PRODUCES, isPrettyPrint, routeAccepts } from './negotiation';
 import { validateWriteOptions } from '../apimachinery/optionsvalidation';
-import { openapiV2, openapiV3Index, serveOpenapiV3 } from './openapi';
+import { openapiV3Index, serveOpenapiV3 } from './openapi';
+import { serveOpenapiV2 } from './openapiv2handler';
 import { parseRequestTarget, resolveResource } from './requestinfo';
 import type { ResourceRoute } from './requestinfo';
 import { adoptRequestNamespace, decodeObject } from './decode';
@@ -206,7 +207,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       const p = path.replace(/\/+$/, '');
       if (p === '/version') return sendJson(res, 200, serverVersion());
       if (['/healthz', '/livez', '/readyz'].includes(p)) return sendText(res, 200, 'ok');
-      if (p === '/openapi/v2') return sendJson(res, 200, openapiV2(cluster.registry));
+      if (p === '/openapi/v2') return serveOpenapiV2(req, res, cluster.registry);
       if (p === '/openapi/v3') return sendJson(res, 200, openapiV3Index(cluster.registry));
       if (p === '') {
         return sendJson(res, 200, {

@@ -143,4 +143,15 @@ describe('OpenAPI v2', () => {
     );
     assert.equal(doc.definitions['io.k8s.api.resource.v1alpha3.DeviceTaintRule'], undefined);
   });
+
+  it('lists no CBOR media type and no parameter of an unserved path, as a default apiserver', async () => {
+    const r = await s.get('/openapi/v2');
+    assert.doesNotMatch(r.body, /application\/(apply-patch\+)?cbor/);
+    const doc = JSON.parse(r.body) as { parameters: Record<string, unknown> };
+    assert.ok(Object.keys(doc.parameters).some((n) => n.startsWith('pretty-')));
+    assert.deepEqual(
+      Object.keys(doc.parameters).filter((n) => n.startsWith('logpath')),
+      [],
+    );
+  });
 });
