@@ -1,0 +1,10 @@
+/** The recording proxy to a real cluster: see server.ts. */
+export {
+  startProxy,
+  PROXY_USER,
+  type ProxyHandle,
+  type ProxyOptions,
+  type ProxiedWatchEvent,
+} from './server';
+export { loadUpstream, type Upstream, type UpstreamOptions } from './upstream';
+export { writeProxyKubeconfig } from './kubeconfig';
