@@ -9,7 +9,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,8 +19,10 @@ import type { AuditEvent } from '../../src/cluster/endpoints/audit';
 import { loadUpstream } from '../../src/proxy/upstream';
 import { startProxy, type ProxyHandle } from '../../src/proxy/server';
 import { writeProxyKubeconfig } from '../../src/proxy/kubeconfig';
+import { managerFlags } from '../../src/runtime/goprocess';
 
 const OPERATOR = 'go-operator';
+const SAMPLE = join(__dirname, '..', '..', 'samples', 'quota-operator');
 
 function hasEtcd(): boolean {
   try {
@@ -36,6 +38,19 @@ const skip = !isBuilt()
   : !hasEtcd()
     ? 'etcd is not installed (the reference kube-apiserver stores in it)'
     : false;
+
+/** `go` 1.24 or newer, which the sample's manager needs; the reason when there is none. */
+function goMissing(): string | false {
+  try {
+    const v = execFileSync('go', ['env', 'GOVERSION'], { encoding: 'utf8' }).trim();
+    const m = /^go1\.(\d+)/.exec(v);
+    return m && Number(m[1]) >= 24
+      ? false
+      : `the sample's manager needs Go 1.24 or newer (found ${v})`;
+  } catch {
+    return "the sample's manager needs Go 1.24 or newer (no `go` on the PATH)";
+  }
+}
 
 /** One line of the apiserver's audit log (audit.k8s.io/v1 Event), the fields compared. */
 interface LoggedEvent {
@@ -221,4 +236,71 @@ describe('recording proxy in front of the reference kube-apiserver', { skip }, (
     );
     assert.equal(mine[4].name, 'c1');
   });
+
+  it(
+    'records the sample operator’s Go manager (controller-runtime, client-go, protobuf) call for call',
+    {
+      skip: goMissing(),
+      timeout: 600_000,
+    },
+    async () => {
+      const manager = join(dir, 'manager');
+      execFileSync('go', ['build', '-o', manager, './cmd'], { cwd: SAMPLE, stdio: 'pipe' });
+      // Set up directly (the admin's own kubectl, not through the proxy): the CRD and one WebApp.
+      const cache = join(dir, 'admin-cache');
+      await kubectl(cp.kubeconfig, cache, ['apply', '-f', join(SAMPLE, 'config', 'crd', 'bases')]);
+      await kubectl(cp.kubeconfig, cache, [
+        'wait',
+        '--for=condition=Established',
+        'crd/webapps.apps.example.com',
+      ]);
+      await kubectl(cp.kubeconfig, cache, [
+        'apply',
+        '-f',
+        join(SAMPLE, 'config', 'samples', 'apps_v1_webapp_blog.yaml'),
+      ]);
+      const since = proxy.audit.events().at(-1)?.seq ?? 0;
+      const child = spawn(
+        manager,
+        managerFlags(0).filter((f) => !f.startsWith('--metrics-bind')),
+        {
+          cwd: SAMPLE,
+          env: { ...process.env, KUBECONFIG: kubeconfig },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      const exited = new Promise((r) => child.once('exit', r));
+      try {
+        // The reconcile made the WebApp's Deployment and wrote its status, through the proxy.
+        const writes = () =>
+          proxy.audit
+            .events({ user: OPERATOR, since })
+            .filter((e) => e.stage === 'ResponseComplete' && e.code < 300);
+        for (let i = 0; i < 600; i++) {
+          const w = writes();
+          if (
+            w.some((e) => e.verb === 'create' && e.resource === 'deployments') &&
+            w.some((e) => e.resource === 'webapps' && e.subresource === 'status')
+          )
+            break;
+          if (child.exitCode !== null) throw new Error(`the manager exited:\n${out}`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      } finally {
+        child.kill('SIGTERM');
+        await exited;
+      }
+      const { mine } = await compare(since);
+      const deploy = mine.find((e) => e.verb === 'create' && e.resource === 'deployments');
+      assert.ok(deploy, `the manager created the Deployment:\n${out}`);
+      assert.match(deploy.userAgent, /^manager\//);
+      // Whether client-go asked for protobuf or JSON, the record has the object decoded.
+      assert.equal(deploy.after?.kind, 'Deployment');
+      assert.equal(deploy.after?.metadata.name, 'blog');
+      assert.ok(mine.some((e) => e.verb === 'watch' && e.resource === 'webapps'));
+    },
+  );
 });
