@@ -163,6 +163,8 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
   const lastSeen = new LastSeen(opts.lastSeenLimit);
   const watchListeners = new Set<(ev: ProxiedWatchEvent) => void>();
   const sockets = new Set<Socket>();
+  /** Answers sent whose bodies are still being decoded for the record. */
+  const decoding = new WeakSet<ServerResponse>();
 
   function sendStatus(res: ServerResponse, record: InFlight | undefined, err: StatusError): void {
     record?.fail(err.status);
@@ -213,7 +215,10 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
     const target = req.url ?? '/';
     const userAgent = req.headers['user-agent'] ?? '';
     const record = audit.begin({ user, userAgent, method, requestURI: target });
-    res.on('close', () => record.complete(res.statusCode));
+    res.on('close', () => {
+      // An answer still being decoded for the record completes it once that is done.
+      if (!decoding.has(res)) record.complete(res.statusCode);
+    });
     let info: RequestInfo;
     try {
       info = requestInfoOf(method, target);
@@ -346,8 +351,17 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
       });
       answer.on('end', () => {
         res.end();
-        if (size <= MAX_RECORDED_BYTES)
-          recordAnswer(record, info, verb, code, decodeBody(Buffer.concat(chunks), contentType));
+        if (size > MAX_RECORDED_BYTES) return;
+        // Decoded once the answer's last bytes are out, not before: the client is not kept waiting.
+        decoding.add(res);
+        setImmediate(() => {
+          try {
+            recordAnswer(record, info, verb, code, decodeBody(Buffer.concat(chunks), contentType));
+          } finally {
+            decoding.delete(res);
+            if (res.closed) record.complete(res.statusCode);
+          }
+        });
       });
       answer.on('error', () => res.destroy());
     });
