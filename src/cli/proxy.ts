@@ -4,12 +4,12 @@
  * printed as it completes. The user's kubeconfig is only read.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AuditEvent } from '../cluster/endpoints/audit';
 import { FaultInjector, parseSeed, readFaultsFile } from '../cluster/faults';
-import { loadUpstream } from '../proxy/upstream';
+import { defaultKubeconfig, loadUpstream } from '../proxy/upstream';
 import { startProxy } from '../proxy/server';
 import { writeProxyKubeconfig } from '../proxy/kubeconfig';
 
@@ -32,12 +32,6 @@ Options:
   --log-requests           print each call as it completes: verb, URI, code, ms, user agent
   -h, --help               show this help
 `;
-
-/** The kubeconfig kubectl would read: the first file of $KUBECONFIG, else ~/.kube/config. */
-export function defaultKubeconfig(env: NodeJS.ProcessEnv = process.env): string {
-  const first = (env.KUBECONFIG ?? '').split(delimiter).find((f) => f !== '');
-  return first ?? join(homedir(), '.kube', 'config');
-}
 
 /** One completed call as `--log-requests` prints it. */
 export function formatCall(e: AuditEvent): string {

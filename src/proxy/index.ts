@@ -6,5 +6,12 @@ export {
   type ProxyOptions,
   type ProxiedWatchEvent,
 } from './server';
-export { loadUpstream, type Upstream, type UpstreamOptions } from './upstream';
+export {
+  defaultKubeconfig,
+  listContexts,
+  loadUpstream,
+  type ContextInfo,
+  type Upstream,
+  type UpstreamOptions,
+} from './upstream';
 export { writeProxyKubeconfig } from './kubeconfig';

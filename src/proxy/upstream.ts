@@ -7,7 +7,34 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import type { OutgoingHttpHeaders } from 'node:http';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+
+/** The kubeconfig kubectl would read: the first file of $KUBECONFIG, else ~/.kube/config. */
+export function defaultKubeconfig(env: NodeJS.ProcessEnv = process.env): string {
+  const first = (env.KUBECONFIG ?? '').split(delimiter).find((f) => f !== '');
+  return first ?? join(homedir(), '.kube', 'config');
+}
+
+export interface ContextInfo {
+  name: string;
+  /** The server of the context's cluster ('' when the context names a cluster the file lacks). */
+  server: string;
+  current: boolean;
+}
+
+/** The contexts of a kubeconfig file, as a target picker offers them. */
+export function listContexts(file: string): ContextInfo[] {
+  const kc = new KubeConfig();
+  kc.loadFromFile(file);
+  const current = kc.getCurrentContext();
+  return kc.getContexts().map((c) => ({
+    name: c.name,
+    server: kc.getCluster(c.cluster)?.server ?? '',
+    current: c.name === current,
+  }));
+}
 
 export interface UpstreamOptions {
   /** The user's kubeconfig file. */

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createCluster } from '../../src/cluster/builtins';
 import type { Cluster } from '../../src/cluster/cluster';
 import { startServer, type ServerHandle } from '../../src/cluster/endpoints/server';
-import { defaultKubeconfig, run } from '../../src/cli/proxy';
+import { run } from '../../src/cli/proxy';
 import { capture } from './capture';
 
 let cluster: Cluster;
@@ -28,11 +28,6 @@ after(async () => {
   await served.close();
   cluster.close();
   rmSync(dir, { recursive: true, force: true });
-});
-
-test('the default kubeconfig is the first file of $KUBECONFIG, else ~/.kube/config', () => {
-  assert.equal(defaultKubeconfig({ KUBECONFIG: '/a/one:/a/two' }), '/a/one');
-  assert.match(defaultKubeconfig({}), /\.kube[/\\]config$/);
 });
 
 test('proxy forwards kubectl to the chosen context, prints each call and writes only its own kubeconfig', async () => {
