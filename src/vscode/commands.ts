@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { KubeObject } from '../cluster/apimachinery/types';
 import type { ClusterSession } from './clustersession';
 import { DebuggerPanel } from './debuggerpanel';
+import type { ClusterTargetPicker } from './clustertarget';
 import type { GoDebugController } from './godebug';
 import { goOperatorModules, pickModule, type GoOperatorSession } from './gooperator';
 import { applyYaml, editObject, liveUri } from './liveyaml';
@@ -26,6 +27,7 @@ export interface CommandDeps {
   reconciles: ReconcileSession;
   goOperator: GoOperatorSession;
   goDebug: GoDebugController;
+  target: ClusterTargetPicker;
 }
 
 export function registerCommands({
@@ -35,6 +37,7 @@ export function registerCommands({
   reconciles,
   goOperator,
   goDebug,
+  target,
 }: CommandDeps): void {
   const register = (id: string, fn: (...args: never[]) => unknown) =>
     context.subscriptions.push(
@@ -112,6 +115,7 @@ export function registerCommands({
     await vscode.commands.executeCommand('reconcileStudio.workQueue.focus');
   });
   register('reconcileStudio.stopGoOperator', () => goOperator.stop());
+  register('reconcileStudio.pickTarget', () => target.pick());
   register('reconcileStudio.loadManifests', () => clusters.loadWorkspaceManifests());
   register('reconcileStudio.connectContext', async () => {
     // @kubernetes/client-node is heavy to load: only when the user asks for a real cluster.
