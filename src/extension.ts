@@ -38,7 +38,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const reconciles = new ReconcileSession(log, clusters, queue);
   const target = new ClusterTargetPicker(context, log);
   const goOperator = new GoOperatorSession(context, log, clusters, queue, target);
-  const goDebug = new GoDebugController(context, log, clusters);
+  const goDebug = new GoDebugController(context, log, clusters, target);
   const statusBar = new ClusterStatusBar();
   const updateStatus = () =>
     statusBar.update({

@@ -35,12 +35,7 @@ import {
 } from '../cluster/apimachinery/errors';
 import { sendNegotiated } from '../cluster/endpoints/handlers/response';
 import { encodeProtobufWatchEvent, PROTOBUF } from '../cluster/api/protobuf';
-import {
-  injectHttpFault,
-  retryAfterOf,
-  type FaultEffect,
-  type FaultInjector,
-} from '../cluster/faults';
+import { injectHttpFault, retryAfterOf, type FaultEffect, FaultInjector } from '../cluster/faults';
 import type { KubeObject } from '../cluster/apimachinery/types';
 import { decodeBody, WatchStreamDecoder, type DecodedWatchEvent } from './bodies';
 import { LastSeen } from './lastseen';
@@ -80,6 +75,8 @@ export interface ProxyHandle {
   /** The upstream kubeconfig context the proxy forwards to. */
   context: string;
   audit: AuditLog;
+  /** The fault rules decided before forwarding (the debugger's "Fail the next call with…" adds to them). */
+  faults: FaultInjector;
   /** A kubeconfig for the proxy: the default token, or `user`'s (see `addUser`). */
   kubeconfig(contextName?: string, user?: string): string;
   addUser(user: string, token?: string): string;
@@ -160,6 +157,7 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
   const certs = opts.certs ?? (await generateServingCerts());
   const users = new Map<string, string>([[token, PROXY_USER], ...Object.entries(opts.users ?? {})]);
   const audit = opts.audit ?? new AuditLog();
+  const faults = opts.faults ?? new FaultInjector([]);
   const lastSeen = new LastSeen(opts.lastSeenLimit);
   const watchListeners = new Set<(ev: ProxiedWatchEvent) => void>();
   const sockets = new Set<Socket>();
@@ -242,9 +240,9 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
     });
     const body = method === 'GET' || method === 'HEAD' ? undefined : await readAll(req);
     let fault: FaultEffect | undefined;
-    if (opts.faults?.size && info.isResourceRequest) {
+    if (faults.size && info.isResourceRequest) {
       const q = new URL(target, 'https://proxy').searchParams;
-      fault = opts.faults.decide({
+      fault = faults.decide({
         verb,
         group: info.apiGroup,
         resource: info.resource,
@@ -455,6 +453,7 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
     caPem: certs.caPem,
     context: upstream.context,
     audit,
+    faults,
     kubeconfig: (contextName?: string, u?: string) => {
       const t = u === undefined ? token : tokenOf(u);
       if (t === undefined) throw new Error(`no token for user ${u}`);

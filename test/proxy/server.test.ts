@@ -249,6 +249,19 @@ describe('recording proxy in front of a served cluster', () => {
     assert.deepEqual(upstream.audit.events(), []);
   });
 
+  it('answers a rule added while it runs (the debugger’s “Fail the next call with…”) once', async () => {
+    proxy.faults.inject({
+      name: 'fail-next',
+      match: { verb: 'get', resource: 'configmaps', name: 'f' },
+      error: { code: 503 },
+      times: 1,
+      line: 0,
+    });
+    const path = '/api/v1/namespaces/default/configmaps/f';
+    assert.equal((await call(proxy, token, 'GET', path)).code, 503);
+    assert.equal((await call(proxy, token, 'GET', path)).code, 200);
+  });
+
   it('gives the operator a kubeconfig of its own that client-node uses, never writing the user’s', async () => {
     const k8s = await import('@kubernetes/client-node');
     const file = join(dir, 'operator', 'kubeconfig');
