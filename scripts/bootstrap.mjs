@@ -72,10 +72,16 @@ export function goMissing(what) {
   return `Go ${major}.${minor} or newer is needed for ${what} (${found})`;
 }
 
+/** The Go modules the tests build: the sample operator and the webhook test's operator. */
+const GO_MODULES = [
+  join('samples', 'quota-operator'),
+  join('test', 'integration', 'fixtures', 'nightly-operator'),
+];
+
 /**
- * Fills the Go module cache for the Go sample operator (`go mod download`), so its build and its
- * envtest suite work offline afterwards. Without Go it says what needs Go and carries on: the
- * rest of the project does not need it.
+ * Fills the Go module cache for the Go operators (`go mod download`), so their builds and the
+ * sample's envtest suite work offline afterwards. Without Go it says what needs Go and carries
+ * on: the rest of the project does not need it.
  */
 export function ensureGoModules() {
   const why = goMissing('the Go sample operator and its tests');
@@ -83,15 +89,14 @@ export function ensureGoModules() {
     console.error(`[bootstrap] ${why}; skipping its Go modules`);
     return false;
   }
-  try {
-    execFileSync('go', ['mod', 'download'], {
-      cwd: join(root, 'samples', 'quota-operator'),
-      stdio: 'inherit',
-    });
-  } catch (err) {
-    // Offline or no module proxy: the rest of the project still works; the Go tests will say why.
-    console.error(`[bootstrap] go mod download failed for the Go sample operator: ${err.message}`);
-    return false;
+  for (const dir of GO_MODULES) {
+    try {
+      execFileSync('go', ['mod', 'download'], { cwd: join(root, dir), stdio: 'inherit' });
+    } catch (err) {
+      // Offline or no module proxy: the rest of the project still works; the Go tests say why.
+      console.error(`[bootstrap] go mod download failed in ${dir}: ${err.message}`);
+      return false;
+    }
   }
   ensureDelve();
   return true;

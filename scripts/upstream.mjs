@@ -1,5 +1,5 @@
 // `npm run test:upstream`: controller-runtime's own envtest suites, which nobody here wrote, run
-// against the fake cluster (`reconcile-studio test --no-controllers`, as envtest runs no
+// against the fake cluster (`reconcile-studio test`, envtest's control plane: no
 // controllers). The module comes from Go's module cache at the version the sample operator uses;
 // it is copied out of the read-only cache into .cache/upstream, each package's test binary is
 // built there (Go's build cache makes later builds quick), and each binary runs from its own
@@ -103,7 +103,7 @@ function runSuite(dir, pkg, bin) {
   ];
   const args = values.kubeconfig
     ? suiteArgs
-    : [join(root, 'dist', 'cli.js'), 'test', '--no-controllers', '--', ...suiteArgs];
+    : [join(root, 'dist', 'cli.js'), 'test', '--', ...suiteArgs];
   const env = values.kubeconfig
     ? { ...process.env, KUBECONFIG: values.kubeconfig, USE_EXISTING_CLUSTER: 'true' }
     : process.env;

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createCluster } from '../cluster/builtins';
 import { loadManifests } from '../cluster/manifests';
+import { parseServiceMapping } from '../cluster/admission/webhook/client';
 import { startServer } from '../cluster/endpoints/server';
 import { FaultInjector, parseSeed, readFaultsFile } from '../cluster/faults';
 import { cleanTempFiles } from '../cluster/storage/atomicfile';
@@ -36,11 +37,18 @@ Options:
   --pod-termination-delay MS
                         how long a pod deleted gracefully stays Terminating (at most its
                         grace period; default: 0)
-  --no-controllers      do not run the Deployment/ReplicaSet/pod controllers
+  --pod-run-time MS     how long the containers of a pod that runs to completion (a Job's,
+                        restartPolicy Never/OnFailure) run before they exit 0 (default: 5000;
+                        a pod's reconcile-studio/run-seconds and /exit-code annotations win)
+  --no-controllers      do not run the workload controllers (Deployment, ReplicaSet, Job,
+                        CronJob, ..., pods)
   --watch-timeout S     end every watch after at most S seconds (clients then re-watch)
   --min-request-timeout S
                         a watch without timeoutSeconds ends after S to 2*S seconds, as
                         kube-apiserver's flag (default: 1800; 0: never)
+  --webhook-service NS/NAME=HOST:PORT
+                        where a webhook's clientConfig.service NS/NAME is served on this
+                        machine (repeatable); its TLS name stays NAME.NS.svc
   --faults FILE         inject the faults FILE describes into requests (errors, latency, watches)
   --seed N              seed of the faults' probability draws (default 1)
   --log-requests        print each request (method, path, Accept, User-Agent) to stderr
@@ -68,11 +76,13 @@ export async function run(argv: string[]): Promise<number> {
         state: { type: 'string' },
         'pod-ready-delay': { type: 'string' },
         'pod-termination-delay': { type: 'string' },
+        'pod-run-time': { type: 'string' },
         'no-controllers': { type: 'boolean' },
         'log-requests': { type: 'boolean' },
         'watch-timeout': { type: 'string' },
         'min-request-timeout': { type: 'string' },
         faults: { type: 'string' },
+        'webhook-service': { type: 'string', multiple: true },
         seed: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -109,6 +119,12 @@ export async function run(argv: string[]): Promise<number> {
     );
     return 2;
   }
+  const podRunTimeMs =
+    values['pod-run-time'] !== undefined ? Number(values['pod-run-time']) : undefined;
+  if (podRunTimeMs !== undefined && !(podRunTimeMs >= 0)) {
+    console.error('reconcile-studio serve: --pod-run-time must be a number of milliseconds');
+    return 2;
+  }
   const maxWatchSeconds =
     values['watch-timeout'] !== undefined ? Number(values['watch-timeout']) : undefined;
   if (
@@ -127,6 +143,14 @@ export async function run(argv: string[]): Promise<number> {
     console.error(
       'reconcile-studio serve: --min-request-timeout must be a whole number of seconds',
     );
+    return 2;
+  }
+
+  let webhookServices: Map<string, string>;
+  try {
+    webhookServices = new Map((values['webhook-service'] ?? []).map(parseServiceMapping));
+  } catch (err) {
+    console.error(`reconcile-studio serve: ${err instanceof Error ? err.message : String(err)}`);
     return 2;
   }
 
@@ -155,8 +179,10 @@ export async function run(argv: string[]): Promise<number> {
 
   const cluster = createCluster({
     controllers: !values['no-controllers'],
+    webhookServices,
     ...(podReadyDelayMs !== undefined ? { podReadyDelayMs } : {}),
     ...(podTerminationDelayMs !== undefined ? { podTerminationDelayMs } : {}),
+    ...(podRunTimeMs !== undefined ? { podRunTimeMs } : {}),
     ...(state ? { state } : {}),
   });
   if (values.manifests?.length) {

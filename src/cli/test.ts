@@ -3,7 +3,8 @@
  * plane. A fresh cluster is served on loopback with a kubeconfig of its own (never the user's),
  * CMD runs with KUBECONFIG pointing at it and USE_EXISTING_CLUSTER=true — so
  * `envtest.Environment.Start()` uses it instead of starting etcd and kube-apiserver — and the
- * command's exit status is ours.
+ * command's exit status is ours. Like envtest's control plane it runs no controller manager unless
+ * `--controllers` asks for one.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createCluster } from '../cluster/builtins';
 import { loadManifests } from '../cluster/manifests';
+import { parseServiceMapping } from '../cluster/admission/webhook/client';
 import { startServer } from '../cluster/endpoints/server';
 
 const HELP = `Usage: reconcile-studio test [options] -- COMMAND [ARGS...]
@@ -21,9 +23,18 @@ place of envtest's etcd and kube-apiserver: COMMAND gets KUBECONFIG (a kubeconfi
 cluster, in a new temp folder) and USE_EXISTING_CLUSTER=true. The cluster stops when COMMAND
 ends, and the exit status is COMMAND's.
 
+By default the cluster is envtest's control plane exactly: an apiserver and no controller
+manager, so no garbage collection, namespaces stay Terminating, no default ServiceAccount and no
+pods run (the "kubernetes" Service is there, as the apiserver keeps it).
+
 Options:
   --manifests PATH      YAML file or folder to load first (repeatable; CRDs and Namespaces first)
-  --no-controllers      do not run the Deployment/ReplicaSet/pod controllers (envtest has none)
+  --controllers         also run the built-in controllers, as a cluster with a controller manager
+                        and a node would (GC, namespaces, quota, Deployments, ReplicaSets, pods)
+  --no-controllers      the default (kept for scripts that pass it)
+  --webhook-service NS/NAME=HOST:PORT
+                        where a webhook's clientConfig.service NS/NAME is served on this
+                        machine (repeatable); its TLS name stays NAME.NS.svc
   -h, --help            show this help
 `;
 
@@ -39,7 +50,9 @@ export async function run(argv: string[]): Promise<number> {
       args: own,
       options: {
         manifests: { type: 'string', multiple: true },
+        controllers: { type: 'boolean' },
         'no-controllers': { type: 'boolean' },
+        'webhook-service': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: false,
@@ -59,7 +72,21 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
 
-  const cluster = createCluster({ controllers: !values['no-controllers'] });
+  let webhookServices: Map<string, string>;
+  try {
+    webhookServices = new Map((values['webhook-service'] ?? []).map(parseServiceMapping));
+  } catch (err) {
+    console.error(`reconcile-studio test: ${err instanceof Error ? err.message : String(err)}`);
+    return 2;
+  }
+  if (values.controllers && values['no-controllers']) {
+    console.error(
+      `reconcile-studio test: --controllers and --no-controllers contradict each other\n\n${HELP}`,
+    );
+    return 2;
+  }
+  const controllers = values.controllers === true;
+  const cluster = createCluster({ controllers, controllerManager: controllers, webhookServices });
   if (values.manifests?.length) {
     const res = loadManifests(
       cluster,

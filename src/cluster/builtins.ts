@@ -14,6 +14,11 @@ import { NODE_NAME, fakeNode } from './controllers/kubelet';
 import { ensureKubernetesService } from './controllers/kubernetesservice';
 import { namespaceLifecycle } from './controllers/namespace';
 import { quotaAdmission } from './admission/quota';
+import type { ServiceMap } from './admission/webhook/client';
+import {
+  mutatingWebhookAdmission,
+  validatingWebhookAdmission,
+} from './admission/webhook/dispatcher';
 
 export interface BuiltinsOptions extends KubeletOptions {
   /**
@@ -21,26 +26,46 @@ export interface BuiltinsOptions extends KubeletOptions {
    * false is `--no-controllers`: the integrity controllers (GC, namespace, CRD, quota) still run.
    */
   controllers?: boolean;
+  /**
+   * Run kube-controller-manager's controllers at all (GC, namespace, quota, disruption, and the
+   * workload controllers when `controllers` is not false). Default true; false is envtest's
+   * control plane, an apiserver alone: `reconcile-studio test` without `--controllers`.
+   */
+  controllerManager?: boolean;
+  /**
+   * Where the Services that webhooks' `clientConfig.service` name are served on this machine
+   * (`namespace/name` → `host:port`; `serve --webhook-service`).
+   */
+  webhookServices?: ServiceMap;
 }
 
 /**
- * Registers the built-in admission plugins (DefaultTolerationSeconds, NamespaceLifecycle,
- * ResourceQuota), registers the
+ * Registers the built-in admission plugins in kube-apiserver's order (DefaultTolerationSeconds,
+ * MutatingAdmissionWebhook; NamespaceLifecycle, ValidatingAdmissionWebhook, ResourceQuota),
+ * registers the
  * fake node and starts the built-in controllers; Cluster.close() stops them.
  */
 export function withBuiltins(cluster: Cluster, opts: BuiltinsOptions = {}): Cluster {
+  const services = opts.webhookServices ?? new Map<string, string>();
   cluster.addMutatingAdmission(defaultTolerationSeconds);
+  cluster.addMutatingAdmission(mutatingWebhookAdmission(cluster, services));
   cluster.addAdmission(namespaceLifecycle(cluster));
+  cluster.addAdmission(validatingWebhookAdmission(cluster, services));
   cluster.addAdmission(quotaAdmission(cluster));
   // kube-apiserver's own bootstrap controller keeps the `kubernetes` Service, controllers or not.
   ensureKubernetesService(cluster);
   // The node registers itself, as a kubelet does: only where one runs (envtest has no node).
   if (
     opts.controllers !== false &&
+    opts.controllerManager !== false &&
     !cluster.peek({ apiVersion: 'v1', kind: 'Node' }, { name: NODE_NAME })
   )
     cluster.create(fakeNode(cluster.now()));
-  const stops = startControllers(cluster, { workloads: opts.controllers !== false, kubelet: opts });
+  const stops = startControllers(cluster, {
+    workloads: opts.controllers !== false && opts.controllerManager !== false,
+    controllerManager: opts.controllerManager,
+    kubelet: opts,
+  });
   for (const stop of stops) cluster.onClose(stop);
   return cluster;
 }

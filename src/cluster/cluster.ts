@@ -62,7 +62,9 @@ import type {
   AdmissionAttributes,
   AdmissionPlugin,
   MutatingAdmissionPlugin,
+  ReinvocationContext,
 } from './admission/admission';
+import type { WebhookSession } from './admission/webhook/session';
 import { Registry } from './registry/registry';
 import type { ResourceType } from './registry/registry';
 import type { FieldRequirement, LabelSelector } from './apimachinery/selector';
@@ -158,6 +160,8 @@ export class Cluster {
   private readonly admission: AdmissionPlugin[] = [];
   private readonly mutatingAdmission: MutatingAdmissionPlugin[] = [];
   private readonly stoppers: Array<() => void> = [];
+  /** The served request being run (admission/webhook/session.ts), while its write or read runs. */
+  private session: WebhookSession | undefined;
   private readonly events: EventRecorder;
   private closed = false;
 
@@ -182,6 +186,20 @@ export class Cluster {
   /** Adds a validating admission plugin; plugins run in the order added (withBuiltins adds the built-in ones). */
   addAdmission(p: AdmissionPlugin): void {
     this.admission.push(p);
+  }
+
+  /**
+   * Runs one synchronous verb for a served request whose webhooks (admission, CRD conversion)
+   * are called through `session`: runWithSession calls this again until no call is missing.
+   */
+  withSession<T>(session: WebhookSession, run: () => T): T {
+    const outer = this.session;
+    this.session = session;
+    try {
+      return run();
+    } finally {
+      this.session = outer;
+    }
   }
 
   /** Adds a mutating admission plugin (run in order, before validation). */
@@ -390,6 +408,18 @@ export class Cluster {
     const page = this.listPage(t, opts);
     const items = page.objects.map((o) => this.outJSON(o, t)).join(',');
     return `{"apiVersion":${JSON.stringify(t.apiVersion)},"kind":${JSON.stringify(t.info.listKind)},"metadata":${JSON.stringify(page.metadata)},"items":[${items}]}`;
+  }
+
+  /**
+   * An object as version `apiVersion` of its resource sees it, for admission webhooks called as
+   * an equivalent version: the apiVersion (core Events converted), as a CRD's None conversion.
+   * A copy made without jsonOf: the object may be one a write is still changing.
+   */
+  convertTo(obj: KubeObject, apiVersion: string): KubeObject {
+    const c = clone(obj);
+    if (obj.kind === 'Event' && obj.apiVersion !== apiVersion) return convertEvent(c, apiVersion);
+    c.apiVersion = apiVersion;
+    return c;
   }
 
   /** An incoming object at its storage form (core Events are stored as core/v1). */
@@ -698,7 +728,11 @@ export class Cluster {
     const md = obj.metadata;
     if (t.info.namespaced) md.namespace = md.namespace || 'default';
     else delete md.namespace;
-    if (!md.name && md.generateName) md.name = generateName(md.generateName);
+    const sentName = md.name ?? '';
+    if (!md.name && md.generateName) {
+      const base = md.generateName;
+      md.name = this.memo(`generateName:${base}`, () => generateName(base));
+    }
     const qualifiedKind = { group: t.info.group, kind: t.info.kind };
     if (!md.name) {
       throw newInvalid(qualifiedKind, '', [
@@ -709,23 +743,35 @@ export class Cluster {
     // BeforeCreate: the server owns these fields. A dry run's storage (DryRunnableStorage.Create)
     // answers the object with the resourceVersion it was sent: no etcd store clears or refuses it.
     const sentResourceVersion = md.resourceVersion;
-    md.uid = randomUUID();
-    md.creationTimestamp = this.now();
+    md.uid = this.memo('uid', () => randomUUID());
+    md.creationTimestamp = this.memo('creationTimestamp', () => this.now());
     delete md.deletionTimestamp;
     delete md.deletionGracePeriodSeconds;
     delete md.resourceVersion;
     delete md.managedFields;
     if (st.hasGeneration) md.generation = 1;
     else delete md.generation;
-    st.prepareForCreate?.(obj);
+    st.prepareForCreate?.(obj, opts.user);
     checkUnknownFields(t, st.defaults?.(obj), opts);
-    if (isCoreService(t)) allocateNodePorts(obj, this.scan({ apiVersion: 'v1', kind: 'Service' }));
-    this.mutate({ operation: 'CREATE', type: t, object: obj, dryRun: !!opts.dryRun });
+    if (isCoreService(t))
+      allocateNodePorts(
+        obj,
+        this.scan({ apiVersion: 'v1', kind: 'Service' }),
+        this.session?.random('nodePorts'),
+      );
+    const attrs: AdmissionAttributes = {
+      operation: 'CREATE',
+      type: t,
+      object: obj,
+      dryRun: !!opts.dryRun,
+      name: sentName,
+    };
+    this.mutate(attrs);
     const errs = [...validateObjectMeta(obj, st.nameRule), ...(st.validate?.(obj) ?? [])];
     if (errs.length) throw newInvalid(qualifiedKind, md.name, errs);
     if (t.info.group === 'apiextensions.k8s.io')
       obj.status = establishedStatus(obj, this.now(), false);
-    this.admit({ operation: 'CREATE', type: t, object: obj, dryRun: !!opts.dryRun });
+    this.admit(attrs);
     const key = objectKey(md.namespace, md.name);
     if (this.store.get(t.storageKey, key)) throw newAlreadyExists(t.gr, md.name);
     if (opts.applied)
@@ -738,6 +784,7 @@ export class Cluster {
         this.now(),
         true,
         undefined,
+        resetPaths(t.info.group, t.info.kind, '', t.apiVersion),
       );
     else
       recordManagedFields(
@@ -748,6 +795,7 @@ export class Cluster {
         t.apiVersion,
         this.now(),
         undefined,
+        resetPaths(t.info.group, t.info.kind, '', t.apiVersion),
       );
     if (opts.dryRun) {
       if (sentResourceVersion !== undefined) md.resourceVersion = sentResourceVersion;
@@ -787,11 +835,27 @@ export class Cluster {
   }
 
   private admit(a: AdmissionAttributes): void {
+    a.session = this.session;
     for (const p of this.admission) p(a);
   }
 
+  /**
+   * The mutating chain, run a second time when a webhook changed the object and asked for it
+   * (admission's reinvoker: every in-tree plugin again, and the webhooks that need it).
+   */
   private mutate(a: AdmissionAttributes): void {
+    a.session = this.session;
+    const rc: ReinvocationContext = { isReinvoke: false, shouldReinvoke: false, values: new Map() };
+    a.reinvocation = rc;
     for (const p of this.mutatingAdmission) p(a);
+    if (!rc.shouldReinvoke) return;
+    rc.isReinvoke = true;
+    for (const p of this.mutatingAdmission) p(a);
+  }
+
+  /** The same value in every run of a served request (session.ts); made afresh in-process. */
+  private memo<T>(key: string, make: () => T): T {
+    return this.session ? this.session.memo(key, make) : make();
   }
 
   /** Hooks that keep the registry in step with CRDs. */
@@ -890,7 +954,8 @@ export class Cluster {
       setOrDelete(md, 'deletionTimestamp', omd.deletionTimestamp);
       setOrDelete(md, 'deletionGracePeriodSeconds', omd.deletionGracePeriodSeconds);
       setOrDelete(md, 'generation', omd.generation);
-      if (reset) resetFields(next, old, reset);
+      if (st.prepareForUpdate) st.prepareForUpdate(next, old, opts.subresource ?? '', this.now());
+      else if (reset) resetFields(next, old, reset);
       else if (t.statusSubresource)
         setOrDelete(next as Record<string, unknown>, 'status', old.status);
       if (t.info.kind === 'Namespace' && t.info.group === '') {
@@ -938,7 +1003,7 @@ export class Cluster {
     this.mutate(admission);
     const errs: FieldError[] = [
       ...validateObjectMeta(next, st.nameRule),
-      ...(st.validate?.(next, old) ?? []),
+      ...(st.validate?.(next, old, opts.subresource ?? '') ?? []),
     ];
     if (errs.length) throw newInvalid(qualifiedKind, name, errs);
     if (st.hasGeneration && opts.subresource !== 'status' && specChanged(t, old, next)) {
@@ -957,6 +1022,7 @@ export class Cluster {
         t.apiVersion,
         this.now(),
         opts.subresource,
+        resetPaths(t.info.group, t.info.kind, opts.subresource ?? '', t.apiVersion),
       );
     if (deepEqual(withoutManagedTimes(next), withoutManagedTimes(old)))
       return opts.returnStored && old.apiVersion === t.apiVersion ? old : this.out(old, t);
@@ -1118,6 +1184,7 @@ export class Cluster {
           dryRun: !!opts.dryRun,
           fieldManager: opts.fieldManager,
           applied,
+          ...(opts.user ? { user: opts.user } : {}),
         });
       }
       // As the apiserver: a resourceVersion in the applied configuration is a precondition.
@@ -1136,6 +1203,7 @@ export class Cluster {
         this.now(),
         !!opts.force,
         opts.subresource,
+        resetPaths(t.info.group, t.info.kind, opts.subresource ?? '', t.apiVersion),
       );
       checkAppliedTimes(t, applied);
       return this.updateFromPatch(t, skey, old, next, { ...opts, applied });
@@ -1218,7 +1286,16 @@ export class Cluster {
     const old = this.store.get(t.storageKey, skey);
     if (!old) throw newNotFound(t.gr, key.name);
     checkPreconditions(t, key.name, old, opts.preconditions);
-    this.admit({ operation: 'DELETE', type: t, object: old, old, dryRun: !!opts.dryRun });
+    // Mutating admission sees a DELETE too (webhooks are sent no object and may not patch one).
+    const attrs: AdmissionAttributes = {
+      operation: 'DELETE',
+      type: t,
+      object: old,
+      old,
+      dryRun: !!opts.dryRun,
+    };
+    this.mutate(attrs);
+    this.admit(attrs);
     const next = clone(old);
     const md = next.metadata;
     const finalizers = [...(md.finalizers ?? [])];
@@ -1301,20 +1378,41 @@ export class Cluster {
   }
 
   /** The namespace controller's /finalize: drops a spec.finalizers entry of a Namespace. */
+  /** Removes one of a namespace's spec.finalizers (the namespace controller's finalize). */
   finalizeNamespace(name: string, finalizer: string): void {
+    const cur = this.peek({ apiVersion: 'v1', kind: 'Namespace' }, { name });
+    const spec = (cur?.spec ?? {}) as { finalizers?: string[] };
+    if (cur)
+      this.setNamespaceFinalizers(
+        name,
+        (spec.finalizers ?? []).filter((f) => f !== finalizer),
+      );
+  }
+
+  /**
+   * PUT namespaces/NAME/finalize (the namespace registry's FinalizeREST): spec.finalizers becomes
+   * the given list, nothing else changes; a stale resourceVersion is the update's 409. A namespace
+   * being deleted with no finalizer left is deleted by that update (ShouldDeleteDuringUpdate),
+   * and its last state is the answer.
+   */
+  setNamespaceFinalizers(name: string, finalizers: string[], resourceVersion?: string): KubeObject {
     const t = this.typeOf({ apiVersion: 'v1', kind: 'Namespace' });
     const key = objectKey(undefined, name);
     const old = this.store.get(t.storageKey, key);
-    if (!old) return;
+    if (!old) throw newNotFound(t.gr, name);
+    if (resourceVersion && resourceVersion !== old.metadata.resourceVersion)
+      throw newConflict(t.gr, name, OBJECT_MODIFIED);
     const next = clone(old);
     const spec = (next.spec ?? {}) as { finalizers?: string[] };
-    spec.finalizers = (spec.finalizers ?? []).filter((f) => f !== finalizer);
-    if (!spec.finalizers.length) delete spec.finalizers;
+    if (finalizers.length) spec.finalizers = [...new Set(finalizers)];
+    else delete spec.finalizers;
     next.spec = spec;
+    if (deepEqual(next, old)) return this.out(old, t);
     next.metadata.resourceVersion = String(this.store.nextRv());
     if (next.metadata.deletionTimestamp && !hasFinalizers(t, next))
       this.store.commit(t.storageKey, key, 'DELETED', next, old);
     else this.store.commit(t.storageKey, key, 'MODIFIED', next, old);
+    return this.out(next, t);
   }
 
   // ---------------------------------------------------------------- events

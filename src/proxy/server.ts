@@ -24,7 +24,7 @@ import type {
 import type { Socket } from 'node:net';
 import { AuditLog, verbOf, type AuditVerb, type InFlight } from '../cluster/endpoints/audit';
 import { requestInfoOf, type RequestInfo } from '../cluster/endpoints/requestinfo';
-import { authenticateBearer } from '../cluster/auth/authentication';
+import { RequestAuthenticator } from '../cluster/auth/authentication';
 import { generateServingCerts, type ServingCerts } from '../cluster/auth/certs';
 import { renderKubeconfig } from '../cluster/auth/kubeconfig';
 import {
@@ -156,6 +156,9 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
   const token = opts.token ?? randomBytes(24).toString('base64url');
   const certs = opts.certs ?? (await generateServingCerts());
   const users = new Map<string, string>([[token, PROXY_USER], ...Object.entries(opts.users ?? {})]);
+  // The token file's authenticator (no service accounts: the proxy issues none); `users` is read
+  // at each request, so tokens added while it runs count.
+  const authenticator = new RequestAuthenticator(users);
   const audit = opts.audit ?? new AuditLog();
   const faults = opts.faults ?? new FaultInjector([]);
   const lastSeen = new LastSeen(opts.lastSeenLimit);
@@ -202,7 +205,7 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const user = authenticateBearer(users, req.headers.authorization ?? '');
+    const user = authenticator.authenticateRequest(req.headers.authorization ?? '')?.username;
     if (user === undefined) {
       // As kube-apiserver: an unauthenticated request gets an audit ID, and is not recorded.
       res.setHeader('Audit-Id', randomUUID());

@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
+import { groupAlive } from '../util/processgroup';
 import { Emitter } from './events';
 import { parseBuildErrors, type BuildError } from './gotoolchain';
 import { parsePromText, type Sample } from './promtext';
@@ -18,22 +19,21 @@ export const GO_OPERATOR_USER = 'go-operator';
 
 /** Output lines kept for the message shown when the process exits. */
 const LAST_LINES = 40;
-/** How long a stopped manager gets to shut down cleanly before it is killed. */
-const STOP_GRACE_MS = 5000;
+/**
+ * How long a stopped manager gets to shut down cleanly before it is killed. controller-runtime
+ * waits up to its GracefulShutdownTimeout (30 s) for a reconcile that does not heed its context;
+ * against the editor's own cluster there is nothing to hand over (no Lease), and Stop is to
+ * answer within 2 s, this grace and the reaping below included.
+ */
+export const STOP_GRACE_MS = 1200;
 /** After the SIGKILL, how long the group's processes may take to be gone (reaped). */
-const GROUP_REAP_MS = 1000;
+const GROUP_REAP_MS = 500;
 const GROUP_POLL_MS = 50;
 
-/** Resolves once no process of the group `pgid` is left, or at `deadline` (epoch ms). */
+/** Resolves once no live process of the group `pgid` is left, or at `deadline` (epoch ms). */
 async function groupGone(pgid: number, deadline: number): Promise<void> {
-  while (Date.now() < deadline) {
-    try {
-      process.kill(-pgid, 0);
-    } catch {
-      return;
-    }
+  while (Date.now() < deadline && groupAlive(pgid))
     await new Promise((r) => setTimeout(r, GROUP_POLL_MS));
-  }
 }
 
 export interface GoManagerOptions {

@@ -51,9 +51,25 @@ export class ObservedController {
   constructor(readonly name: string) {}
 }
 
+/** A successful write by another client (the user's kubectl, a built-in controller). */
+interface ForeignWrite {
+  at: number;
+  verb: Verb;
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  /** Its object's owners, `Kind/name` (owned objects' events enqueue their owner). */
+  owners: string[];
+}
+
+/** Other clients' writes kept to say why a reconcile was enqueued (a few seconds' worth). */
+const MAX_FOREIGN_WRITES = 500;
+
 export class ObservedManager {
   private readonly controllers = new Map<string, ObservedController>();
   private pending: ApiCall[] = [];
+  private foreign: ForeignWrite[] = [];
   private seq = 0;
   private readonly listeners = new Set<(t: ReconcileTrace) => void>();
 
@@ -77,6 +93,17 @@ export class ObservedManager {
 
   get(name: string): ObservedController | undefined {
     return this.controllers.get(name);
+  }
+
+  /** The reconcile controller-runtime gave this reconcileID, running or finished (newest kept). */
+  traceOf(reconcileID: string): ReconcileTrace | undefined {
+    for (const c of this.controllers.values()) {
+      const open = c.open.get(reconcileID);
+      if (open) return open;
+      for (let i = c.traces.length - 1; i >= 0; i--)
+        if (c.traces[i].reconcileID === reconcileID) return c.traces[i];
+    }
+    return undefined;
   }
 
   /** Called with each finished reconcile. */
@@ -229,7 +256,7 @@ export class ObservedManager {
         break;
       }
     }
-    if (!prev) return { at, kind: 'event' };
+    if (!prev) return this.foreignCause(c, key, at, -Infinity) ?? initialListed(c, key, at);
     const due = prev.next?.at !== undefined && at >= prev.next.at - 50;
     if (due && prev.next?.action === 'requeueAfter')
       return { at, kind: 'requeueAfter', fromReconcile: prev.id };
@@ -243,7 +270,8 @@ export class ObservedManager {
       .reverse()
       .find((w) => w.source === 'server' && w.code < 300 && !w.noop && isWrite(w.verb));
     // A watch event follows its write within milliseconds; later ones have another cause.
-    if (!write || at - write.at > 1000) return { at, kind: 'event' };
+    if (!write || at - write.at > 1000)
+      return this.foreignCause(c, key, at, prev.start) ?? { at, kind: 'event' };
     const own =
       write.kind === c.kind &&
       `${write.namespace ? `${write.namespace}/` : ''}${write.name}` === key;
@@ -264,6 +292,42 @@ export class ObservedManager {
         },
       },
     };
+  }
+
+  /**
+   * Another client's write since `since` whose watch event enqueues `key`: to the reconciled
+   * object itself (the `For` handler) or to an object it owns (`Owns`), the newest first.
+   */
+  private foreignCause(
+    c: ObservedController,
+    key: string,
+    at: number,
+    since: number,
+  ): Trigger | undefined {
+    const [namespace, name] = key.includes('/') ? key.split('/') : ['', key];
+    for (let i = this.foreign.length - 1; i >= 0; i--) {
+      const w = this.foreign[i];
+      if (w.at > at + SKEW_MS) continue;
+      if (w.at < since) break;
+      if (w.namespace !== namespace) continue;
+      const own = w.kind === c.kind && w.name === name;
+      if (!own && !w.owners.includes(`${c.kind}/${name}`)) continue;
+      return {
+        at,
+        kind: 'event',
+        cause: {
+          handler: own ? 'for' : 'owns',
+          event: eventOf(w.verb),
+          object: {
+            apiVersion: w.apiVersion,
+            kind: w.kind,
+            ...(w.namespace ? { namespace: w.namespace } : {}),
+            name: w.name,
+          },
+        },
+      };
+    }
+    return undefined;
   }
 
   /** The priority queue's periodic dump: which keys are ready and which wait until when. */
@@ -287,8 +351,11 @@ export class ObservedManager {
 
   /** Feeds one audit event; the process's own requests become the calls of its reconciles. */
   onAudit(ev: AuditEvent): void {
-    if (ev.user !== this.user || ev.stage !== 'ResponseComplete' || ev.verb === 'watch') return;
-    if (!ev.resource) return;
+    if (ev.stage !== 'ResponseComplete' || ev.verb === 'watch' || !ev.resource) return;
+    if (ev.user !== this.user) {
+      this.onForeignWrite(ev);
+      return;
+    }
     const obj = ev.after ?? ev.before;
     const kind = obj?.kind ?? '';
     const call: ApiCall = {
@@ -317,6 +384,31 @@ export class ObservedManager {
     };
     this.pending.push(call);
     if (this.pending.length > MAX_PENDING_CALLS) this.pending.shift();
+  }
+
+  /** Keeps another client's successful write: its watch event may be why a reconcile runs. */
+  private onForeignWrite(ev: AuditEvent): void {
+    const verb = toVerb(ev.verb);
+    if (!isWrite(verb) || ev.code >= 300) return;
+    const obj = ev.after ?? ev.before;
+    if (!obj) return;
+    // An update that changed nothing makes no watch event.
+    if (
+      ev.before &&
+      ev.after &&
+      ev.before.metadata.resourceVersion === ev.after.metadata.resourceVersion
+    )
+      return;
+    this.foreign.push({
+      at: ev.end ?? ev.start,
+      verb,
+      apiVersion: obj.apiVersion,
+      kind: obj.kind,
+      namespace: ev.namespace,
+      name: ev.name || (obj.metadata.name ?? ''),
+      owners: (obj.metadata.ownerReferences ?? []).map((o) => `${o.kind}/${o.name}`),
+    });
+    if (this.foreign.length > MAX_FOREIGN_WRITES) this.foreign.shift();
   }
 
   /**
@@ -408,6 +500,29 @@ export class ObservedManager {
         };
       });
   }
+}
+
+/**
+ * A key reconciled for the first time with no write of it seen: the informer's initial list (or
+ * the object's creation) gave the controller a Create event of it.
+ */
+function initialListed(c: ObservedController, key: string, at: number): Trigger {
+  const [namespace, name] = key.includes('/') ? key.split('/') : ['', key];
+  if (!c.kind) return { at, kind: 'event' };
+  return {
+    at,
+    kind: 'event',
+    cause: {
+      handler: 'for',
+      event: 'create',
+      object: {
+        apiVersion: c.group,
+        kind: c.kind,
+        ...(namespace ? { namespace } : {}),
+        name,
+      },
+    },
+  };
 }
 
 /** controller-runtime's default per-item backoff: 5 ms · 2^(failures−1), capped at 1000 s. */

@@ -14,6 +14,7 @@ import type { ObjectNode } from './model/resourcetree';
 import type { QueueNode } from './model/queuetree';
 import type { Logger } from './output';
 import { debuggerTarget } from './model/debuggertarget';
+import { runtimeConflict, type Runtime } from './model/runtimes';
 import { findReconcilerModules, pickReconcilerModule } from './reconcilermodules';
 import type { ReconcileSession } from './reconcilesession';
 import { RobustnessReport } from './robustness';
@@ -63,35 +64,31 @@ export function registerCommands({
     });
 
   /**
-   * One runtime reconciles the cluster at a time: a TypeScript reconciler and a Go operator side by
-   * side would both reconcile the same objects, and the views would mix their work. Starting one
-   * while the other runs asks first; answers whether to go on (the other one stopped).
+   * One runtime reconciles the cluster at a time (model/runtimes.ts): starting one while another
+   * runs asks first; answers whether to go on (the others stopped).
    */
-  const onlyRuntime = async (starting: 'go' | 'typescript'): Promise<boolean> => {
-    const tsRunning = reconciles.isRunning;
-    const goRunning = goOperator.isRunning || goDebug.active;
-    const other =
-      starting === 'go' && tsRunning
-        ? `The TypeScript reconciler ${vscode.workspace.asRelativePath(reconciles.module!)} is running`
-        : starting === 'typescript' && goRunning
-          ? 'The Go operator is running'
-          : undefined;
-    if (!other) return true;
-    const stop = starting === 'go' ? 'Stop It and Run the Go Operator' : 'Stop It and Run';
+  const onlyRuntime = async (starting: Runtime): Promise<boolean> => {
+    const conflict = runtimeConflict(starting, {
+      ...(reconciles.isRunning
+        ? { typescript: vscode.workspace.asRelativePath(reconciles.module!) }
+        : {}),
+      go: goOperator.isRunning,
+      goDebug: goDebug.active,
+    });
+    if (!conflict) return true;
     const pick = await vscode.window.showWarningMessage(
-      `${other} on the cluster. Two runtimes would reconcile the same objects at once.`,
+      conflict.message,
       { modal: true },
-      stop,
+      conflict.action,
     );
-    if (pick !== stop) return false;
-    if (starting === 'go') await reconciles.stop();
-    else {
-      await goOperator.stop();
-      await goDebug.stop();
-    }
-    log.info(
-      `stopped the ${starting === 'go' ? 'TypeScript reconciler' : 'Go operator'} to run the other`,
-    );
+    if (pick !== conflict.action) return false;
+    const stops: Record<Runtime, () => Promise<void>> = {
+      typescript: () => reconciles.stop(),
+      go: () => goOperator.stop(),
+      'go-debug': () => goDebug.stop(),
+    };
+    for (const r of conflict.stop) await stops[r]();
+    log.info(`stopped ${conflict.stop.join(' and ')} to run ${starting}`);
     return true;
   };
 
@@ -114,7 +111,11 @@ export function registerCommands({
     await goOperator.run(uri instanceof vscode.Uri ? uri : undefined);
     await vscode.commands.executeCommand('reconcileStudio.workQueue.focus');
   });
-  register('reconcileStudio.stopGoOperator', () => goOperator.stop());
+  // Whichever Go operator runs: the one Run Go Operator started, or the one under Delve.
+  register('reconcileStudio.stopGoOperator', async () => {
+    await goOperator.stop();
+    await goDebug.stop();
+  });
   register('reconcileStudio.pickTarget', () => target.pick());
   register('reconcileStudio.loadManifests', () => clusters.loadWorkspaceManifests());
   register('reconcileStudio.connectContext', async () => {
@@ -172,7 +173,7 @@ export function registerCommands({
     if (module && (await onlyRuntime('typescript'))) await reconciles.run(module, { hold: false });
   });
   register('reconcileStudio.debugGoOperator', async (uri?: vscode.Uri) => {
-    if (!goDebug.active && !(await onlyRuntime('go'))) return;
+    if (!goDebug.active && !(await onlyRuntime('go-debug'))) return;
     await goDebug.showPanel(context.extensionUri);
     await goDebug.start(uri instanceof vscode.Uri ? uri : undefined);
   });
@@ -183,7 +184,7 @@ export function registerCommands({
     // reconcilers are Go, the panel follows the Go debugger.
     const target = await targetOf(given, goDebug.active);
     if (target.kind === 'go') {
-      if (!goDebug.active && !(await onlyRuntime('go'))) return;
+      if (!goDebug.active && !(await onlyRuntime('go-debug'))) return;
       await goDebug.showPanel(context.extensionUri);
       if (!goDebug.active)
         await goDebug.start(target.module ? vscode.Uri.file(target.module) : undefined);

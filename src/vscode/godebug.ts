@@ -1,10 +1,11 @@
 /**
  * Debug Go Operator: the workspace's manager as a VS Code debug session of our own type,
  * `reconcile-studio-go`, whose adapter is Delve's DAP server (`dlv dap`, spawned here as
- * vscode-go's debug factory does). Phase breakpoints are added to VS Code's own breakpoint
- * model (so its Call Stack and Variables show every stop). Delve's connection is relayed to VS
- * Code and shared with the Go debugger's reader, which turns each `stopped` event into a phase
- * for the Reconcile Debugger panel. The cluster's clock is frozen while the process is held.
+ * vscode-go's debug factory does). Delve's connection is relayed to VS Code and shared with the
+ * Go debugger's reader, which turns each `stopped` event into a phase for the Reconcile Debugger
+ * panel. The phase breakpoints are set through Delve directly and kept out of VS Code's
+ * Breakpoints view, and a held phase is shown in the user's frame (`godebug/editorview.ts`). The
+ * cluster's clock is frozen while the process is held.
  */
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -18,8 +19,9 @@ import {
   type FindingView,
   type WebviewMessage,
 } from '../protocol';
-import type { DapClient, DelveServer } from '../runtime/godebug/dap';
-import { holdReason, type GoBreakpoints } from '../runtime/godebug/holds';
+import type { DapClient, DapMessage, DelveServer } from '../runtime/godebug/dap';
+import { EditorView, type DapRequest } from '../runtime/godebug/editorview';
+import { holdReason, type GoBreakpoints, type Stepping } from '../runtime/godebug/holds';
 import type { PhaseReader, Stopped } from '../runtime/godebug/stops';
 import type { ObservedManager } from '../runtime/observedcontroller';
 import { parseZapLine } from '../runtime/zaplog';
@@ -27,10 +29,10 @@ import { VirtualClock } from '../util/clock';
 import type { ClusterSession } from './clustersession';
 import { DebuggerPanel } from './debuggerpanel';
 import { pickModule } from './gooperator';
-import { OUTCOME_TO_RUNTIME } from './model/traceview';
+import { describeTrigger, OUTCOME_TO_RUNTIME } from './model/traceview';
 import { describeCall } from './model/debuggerfaults';
 import { GoDebugFaults } from './model/godebugfaults';
-import { goDebuggerState, type GoStop } from './model/godebugview';
+import { goDebuggerState, reconcileIdOf, type GoStop } from './model/godebugview';
 import { restoredMessage } from './model/restoredsession';
 import { MAX_HOLDS, pushPoint, queueDepthOf } from './model/chartseries';
 import type { Logger } from './output';
@@ -51,7 +53,12 @@ export class DelveRelay implements vscode.DebugAdapter {
   private readonly sent = new vscode.EventEmitter<vscode.DebugProtocolMessage>();
   readonly onDidSendMessage = this.sent.event;
 
-  private stopListener: ((s: Stopped, show: () => void) => void) | undefined;
+  private stopListener: ((s: Stopped, show: (held?: HeldStop) => void) => void) | undefined;
+  /** What VS Code sees of Delve: its own breakpoints only, phase stops in the user's frame. */
+  private view: EditorView | undefined;
+  private onProblems: (problems: string[]) => void = () => undefined;
+  /** Delve's messages that wait while our breakpoints are set (after `initialized`). */
+  private waiting: DapMessage[] | undefined;
 
   constructor(
     private readonly client: DapClient,
@@ -59,17 +66,53 @@ export class DelveRelay implements vscode.DebugAdapter {
     private readonly onRequest: (command: string, fromEditor: boolean) => void = () => undefined,
   ) {
     client.on('message', (m) => {
-      // A stop goes to VS Code only once the reader has decided to hold it: a stop that is
-      // stepped out of, or continued past (no breakpoint on its phase), never flashes there.
-      if (m.type === 'event' && m.event === 'stopped' && this.stopListener)
-        this.stopListener(m.body as unknown as Stopped, () => this.sent.fire(m));
-      else this.sent.fire(m);
+      if (this.waiting) this.waiting.push(m);
+      else if (m.type === 'event' && m.event === 'initialized' && this.view) {
+        // Our breakpoints go to Delve before VS Code hears it may configure the session.
+        this.waiting = [];
+        void this.view
+          .setInternal((command, args) => client.request(command, args))
+          .then(
+            (problems) => problems.length && this.onProblems(problems),
+            (err: unknown) => this.onProblems([String(err)]),
+          )
+          .finally(() => {
+            const waiting = this.waiting ?? [];
+            this.waiting = undefined;
+            for (const w of [m, ...waiting]) this.deliver(w);
+          });
+      } else this.deliver(m);
     });
   }
 
+  /** Sets the Go debugger's breakpoints through Delve, out of VS Code's sight, when it starts. */
+  useView(view: EditorView, onProblems: (problems: string[]) => void): void {
+    this.view = view;
+    this.onProblems = onProblems;
+  }
+
+  private deliver(raw: DapMessage): void {
+    const m = this.view ? this.view.toEditor(raw) : raw;
+    if (!m) return;
+    // A stop goes to VS Code only once the reader has decided to hold it: a stop that is
+    // stepped out of, or continued past (no breakpoint on its phase), never flashes there.
+    if (m.type === 'event' && m.event === 'stopped' && this.stopListener)
+      this.stopListener(m.body as unknown as Stopped, (held) =>
+        this.sent.fire(
+          (!this.view
+            ? m
+            : held
+              ? this.view.heldStop(m, held.description, held.userFrame)
+              : this.view.ownStop(m)) as vscode.DebugProtocolMessage,
+        ),
+      );
+    else this.sent.fire(m as vscode.DebugProtocolMessage);
+  }
+
   handleMessage(m: vscode.DebugProtocolMessage): void {
-    this.onRequest((m as { command?: string }).command ?? '', true);
-    this.client.relay(m);
+    const req = m as DapRequest;
+    this.onRequest(req.command ?? '', true);
+    this.client.relay(this.view && req.type === 'request' ? this.view.toAdapter(req) : m);
   }
 
   /** Our own request; VS Code is told first when it lets the program run again. */
@@ -85,8 +128,8 @@ export class DelveRelay implements vscode.DebugAdapter {
     return this.client.request<T>(command, args);
   }
 
-  /** Each stop, with `show` to pass it on to VS Code. */
-  onStopped(listener: (s: Stopped, show: () => void) => void): void {
+  /** Each stop, with `show` to pass it on to VS Code (as a held phase, or as Delve sent it). */
+  onStopped(listener: (s: Stopped, show: (held?: HeldStop) => void) => void): void {
     this.stopListener = listener;
   }
 
@@ -94,6 +137,12 @@ export class DelveRelay implements vscode.DebugAdapter {
     this.client.close();
     this.sent.dispose();
   }
+}
+
+/** A phase stop held for the user: the words VS Code shows, and whether a user frame is there. */
+interface HeldStop {
+  description: string;
+  userFrame: boolean;
 }
 
 /** Spawns `dlv dap` for each session of our type and relays VS Code to it. */
@@ -134,7 +183,6 @@ export class GoDebugController implements vscode.Disposable {
   private session: vscode.DebugSession | undefined;
   private relay: DelveRelay | undefined;
   private reader: PhaseReader | undefined;
-  private breakpoints: vscode.Breakpoint[] = [];
   private waiters: Array<(s: Stopped) => void> = [];
   private stops: GoStop[] = [];
   /** The charts' queue depth, sampled at each stop and each reconcile's end. */
@@ -159,10 +207,10 @@ export class GoDebugController implements vscode.Disposable {
   private status: DebuggerState['status'] = 'idle';
   /** Phase and outcome breakpoints, as the panel sets them (every phase until it does). */
   private breakpointsShown: DebuggerState['breakpoints'] = { phases: [...PHASES], outcomes: [] };
-  /** A Step holds at the next phase whatever it is (and the session starts held at its first). */
-  private stepping = true;
+  /** A Step holds at the next phase whatever it is; the session's start at the user's Reconcile. */
+  private stepping: Stepping = 'reconcile';
   /** Passes the latest stop on to VS Code (its Call Stack and Variables). */
-  private showStop: (() => void) | undefined;
+  private showStop: ((held?: HeldStop) => void) | undefined;
   private message = 'No Go operator under the debugger.';
   private reconciler: string | null = null;
   private origin = Date.now();
@@ -209,10 +257,12 @@ export class GoDebugController implements vscode.Disposable {
 
   state(): DebuggerState {
     const target = this.faults.target(this.stops, this.status === 'held');
+    const id = reconcileIdOf(this.stops);
+    const trace = id ? this.observed?.traceOf(id) : undefined;
     const state = goDebuggerState({
       status: this.status,
       message: this.message,
-      reconciler: this.reconciler,
+      reconciler: this.controllerName(),
       origin: this.origin,
       stops: this.stops,
       held: this.status === 'held',
@@ -223,8 +273,21 @@ export class GoDebugController implements vscode.Disposable {
       ...(target ? { faultTarget: describeCall(target) } : {}),
       depth: this.depth,
       holds: this.holds,
+      ...(trace ? { reason: describeTrigger(trace.triggers[0]) } : {}),
     });
     return this.moduleDir ? { ...state, source: { backend: 'go', module: this.moduleDir } } : state;
+  }
+
+  /**
+   * The controller as controller-runtime names it (its logs, metrics and the Work Queue say the
+   * same): read at the stops, else from the manager's logs when it runs one controller, else the
+   * reconciler's Go type until the manager has said.
+   */
+  private controllerName(): string | null {
+    const read = this.stops.find((s) => s.phase.controller)?.phase.controller;
+    if (read) return read;
+    const logged = this.observed?.all().filter((c) => c.name) ?? [];
+    return logged.length === 1 ? logged[0].name : this.reconciler;
   }
 
   restore(snapshot: DebuggerSnapshot): void {
@@ -313,22 +376,10 @@ export class GoDebugController implements vscode.Disposable {
       },
       { moduleDir, symbols, reconcilers, audit: server.audit, user: GO_DEBUG_USER },
     );
-    this.breakpoints = [
-      ...this.reader.functionBreakpoints().map((n) => new vscode.FunctionBreakpoint(n)),
-      ...[...this.reader.lineBreakpoints()].flatMap(([file, lines]) =>
-        lines.map(
-          (l) =>
-            new vscode.SourceBreakpoint(
-              new vscode.Location(vscode.Uri.file(file), new vscode.Position(l - 1, 0)),
-            ),
-        ),
-      ),
-    ];
-    vscode.debug.addBreakpoints(this.breakpoints);
     this.stops = [];
     this.depth = [];
     this.holds = [];
-    this.stepping = true;
+    this.stepping = 'reconcile';
     this.origin = Date.now();
     this.setStatus('starting', `Building ${reconcilers[0].name} under Delve…`);
     const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(moduleDir));
@@ -343,6 +394,8 @@ export class GoDebugController implements vscode.Disposable {
       // Leader election off: a held process would lose its Lease.
       args: engine.managerFlags(metricsPort),
       env: { KUBECONFIG: kubeconfig },
+      // The Call Stack lists the program's goroutines, not the Go runtime's own.
+      hideSystemGoroutines: true,
       output: join(this.context.globalStorageUri.fsPath, 'go-debug-manager'),
     });
     if (!started) {
@@ -443,13 +496,36 @@ export class GoDebugController implements vscode.Disposable {
   }
 
   async stop(): Promise<void> {
-    if (this.session) await vscode.debug.stopDebugging(this.session);
+    const session = this.session;
+    if (session) {
+      const stopping = Date.now();
+      await vscode.debug.stopDebugging(session);
+      // Delve and the manager (their process groups) are gone before the log says it stopped.
+      await this.factory.ended(session);
+      this.log.info(
+        `the Go operator under Delve in ${this.moduleDir} stopped (${((Date.now() - stopping) / 1000).toFixed(1)} s)`,
+      );
+    }
     this.cleanup();
   }
 
   private attach(session: vscode.DebugSession, relay: DelveRelay, server: DelveServer): void {
     this.session = session;
     this.relay = relay;
+    // Stop Go Operator stops this one too.
+    void vscode.commands.executeCommand('setContext', 'reconcileStudio.goDebugRunning', true);
+    const reader = this.reader!;
+    relay.useView(
+      new EditorView(
+        { functions: reader.functionBreakpoints(), lines: reader.lineBreakpoints() },
+        this.moduleDir!,
+      ),
+      (problems) => {
+        const message = `Delve could not set the phase breakpoints: ${problems.join('; ')}`;
+        this.log.error(message);
+        void this.stop().then(() => this.setStatus('error', message));
+      },
+    );
     // The manager's zap logs (Delve leaves the program's output on its own stdout and stderr).
     server.onLine((line) => {
       const e = parseZapLine(line);
@@ -481,7 +557,13 @@ export class GoDebugController implements vscode.Disposable {
           return;
         }
         this.stepping = false;
-        this.showStop?.();
+        // The manager logged this reconcile's start before it stopped: its trace says why it
+        // was enqueued.
+        this.observed?.flush();
+        this.showStop?.({
+          description: `Held at ${phase.summary}`,
+          userFrame: this.reader!.userFrame,
+        });
         this.setStatus('held', `Held at ${phase.summary} (${why})`);
         DebuggerPanel.revealFor(this);
       },
@@ -534,8 +616,8 @@ export class GoDebugController implements vscode.Disposable {
     this.offAudit = undefined;
     if (this.findingsTimer) clearTimeout(this.findingsTimer);
     this.findingsTimer = undefined;
-    if (this.breakpoints.length) vscode.debug.removeBreakpoints(this.breakpoints);
-    this.breakpoints = [];
+    if (this.session)
+      void vscode.commands.executeCommand('setContext', 'reconcileStudio.goDebugRunning', false);
     this.session = undefined;
     this.relay = undefined;
     this.waiters = [];

@@ -73,10 +73,32 @@ export class LiveYamlProvider implements vscode.TextDocumentContentProvider, vsc
   }
 }
 
+/**
+ * The editable copy's document: untitled (nothing is written unless the user saves it, and then
+ * where they choose), named after the object — `webapp-default-shop.yaml` — so its tab says what
+ * it is. The name has no `/`: an untitled path would be a file VS Code saves to without asking.
+ */
+export function editUri(obj: KubeObject): vscode.Uri {
+  const ns = obj.metadata.namespace ? `${obj.metadata.namespace}-` : '';
+  return vscode.Uri.from({
+    scheme: 'untitled',
+    path: `${obj.kind.toLowerCase()}-${ns}${obj.metadata.name}.yaml`,
+  });
+}
+
 /** Opens an editable copy of the object's YAML; "Reconcile Studio: Apply YAML to Cluster" sends it back. */
 export async function editObject(obj: KubeObject): Promise<void> {
-  const doc = await vscode.workspace.openTextDocument({ language: 'yaml', content: toYaml(obj) });
-  await vscode.window.showTextDocument(doc);
+  const uri = editUri(obj);
+  const doc = await vscode.workspace.openTextDocument(uri);
+  // A copy already open keeps the user's edits; a new one gets the object as it is now.
+  if (doc.getText() === '') {
+    const edit = new vscode.WorkspaceEdit();
+    edit.insert(uri, new vscode.Position(0, 0), toYaml(obj));
+    await vscode.workspace.applyEdit(edit);
+  }
+  await vscode.window.showTextDocument(
+    doc.languageId === 'yaml' ? doc : await vscode.languages.setTextDocumentLanguage(doc, 'yaml'),
+  );
 }
 
 /** Applies every YAML document of the active editor; errors name the document's line. */

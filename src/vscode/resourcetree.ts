@@ -1,5 +1,6 @@
 /**
- * The Custom Resources view: a TreeDataProvider over ResourceTreeModel. Watch events go into the
+ * The Custom Resources view: a TreeDataProvider over ResourceTreeModel (objects, what they own,
+ * the Events about them). Watch events go into the
  * model at once; the view is told about the changed nodes after a short quiet period.
  */
 import * as vscode from 'vscode';
@@ -94,6 +95,21 @@ export class ResourceTreeProvider
           title: 'Open Live YAML',
           arguments: [node],
         };
+        return item;
+      }
+      case 'event': {
+        // As `kubectl describe` lists them: type, reason, count, message.
+        const e = node.event;
+        const item = new vscode.TreeItem(e.reason ?? 'Event', vscode.TreeItemCollapsibleState.None);
+        item.id = node.id;
+        const warning = e.type === 'Warning';
+        item.iconPath = new vscode.ThemeIcon(
+          warning ? 'warning' : 'info',
+          new vscode.ThemeColor(warning ? 'list.warningForeground' : 'descriptionForeground'),
+        );
+        item.description = `${(e.count ?? 1) > 1 ? `×${e.count} · ` : ''}${e.message ?? ''}`;
+        item.tooltip = `${e.type ?? 'Normal'} ${e.reason ?? ''}: ${e.message ?? ''}`;
+        item.contextValue = 'event';
         return item;
       }
     }

@@ -12,7 +12,12 @@ after(() => rmSync(tmp, { recursive: true, force: true }));
  * A child that reads its environment and asks the cluster for namespaces/default (what envtest's
  * Start() polls first), then writes what it saw to a file and exits with `code`.
  */
-function probe(out: string, code: number): string[] {
+function probe(
+  out: string,
+  code: number,
+  path = '/api/v1/namespaces/default',
+  own: string[] = [],
+): string[] {
   const script = `
     const fs = require('node:fs');
     const https = require('node:https');
@@ -21,7 +26,7 @@ function probe(out: string, code: number): string[] {
     const server = /server: (\\S+)/.exec(text)[1];
     const token = /token: (\\S+)/.exec(text)[1];
     const ca = Buffer.from(/certificate-authority-data: (\\S+)/.exec(text)[1], 'base64');
-    https.get(server + '/api/v1/namespaces/default', { ca, headers: { authorization: 'Bearer ' + token } }, (res) => {
+    https.get(server + ${JSON.stringify(path)}, { ca, headers: { authorization: 'Bearer ' + token } }, (res) => {
       let body = '';
       res.on('data', (d) => (body += d));
       res.on('end', () => {
@@ -36,7 +41,7 @@ function probe(out: string, code: number): string[] {
         process.exit(${code});
       });
     });`;
-  return ['--', process.execPath, '-e', script, 'an-argument'];
+  return [...own, '--', process.execPath, '-e', script, 'an-argument'];
 }
 
 describe('reconcile-studio test', () => {
@@ -68,6 +73,29 @@ describe('reconcile-studio test', () => {
     // Our own handler is installed while the command runs, so this reaches the command only.
     process.kill(process.pid, 'SIGTERM');
     assert.equal(await done, 7);
+  });
+
+  it("is envtest's control plane by default: the kubernetes Service, no default ServiceAccount", async () => {
+    const svc = join(tmp, 'svc.json');
+    assert.equal(await run(probe(svc, 0, '/api/v1/namespaces/default/services/kubernetes')), 0);
+    assert.equal(JSON.parse(readFileSync(svc, 'utf8')).status, 200);
+    const sa = join(tmp, 'sa.json');
+    assert.equal(await run(probe(sa, 0, '/api/v1/namespaces/default/serviceaccounts/default')), 0);
+    assert.equal(JSON.parse(readFileSync(sa, 'utf8')).status, 404);
+    const node = join(tmp, 'node.json');
+    assert.equal(await run(probe(node, 0, '/api/v1/nodes/reconcile-studio-node')), 0);
+    assert.equal(JSON.parse(readFileSync(node, 'utf8')).status, 404);
+  });
+
+  it('runs the built-in controllers and a node with --controllers', async () => {
+    const node = join(tmp, 'node-on.json');
+    const path = '/api/v1/nodes/reconcile-studio-node';
+    assert.equal(await run(probe(node, 0, path, ['--controllers'])), 0);
+    assert.equal(JSON.parse(readFileSync(node, 'utf8')).name, 'reconcile-studio-node');
+  });
+
+  it('refuses --controllers with --no-controllers', async () => {
+    assert.equal(await run(['--controllers', '--no-controllers', '--', 'true']), 2);
   });
 
   it('says so when the command does not exist', async () => {

@@ -89,6 +89,44 @@ test('controllers: false leaves the workload controllers out but keeps the integ
   cluster.close();
 });
 
+test("controllerManager: false is envtest's apiserver alone: no GC, namespaces stay Terminating", async () => {
+  const clock = new VirtualClock(0);
+  const cluster = createCluster({ clock, controllers: false, controllerManager: false });
+  cluster.create(deployment('web'));
+  const d = cluster.get(DEPLOY, { namespace: 'default', name: 'web' });
+  cluster.create({
+    ...CM,
+    metadata: {
+      name: 'owned',
+      namespace: 'default',
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: d.metadata.uid! },
+      ],
+    },
+  });
+  cluster.delete(DEPLOY, { namespace: 'default', name: 'web' });
+  cluster.create({ ...NS, metadata: { name: 'gone' } });
+  cluster.delete(NS, { name: 'gone' });
+  await flush(clock);
+  await clock.advance(60_000);
+  await flush(clock);
+  assert.ok(cluster.peek(CM, { namespace: 'default', name: 'owned' }), 'no garbage collector');
+  assert.equal(
+    (cluster.get(NS, { name: 'gone' }).status as { phase?: string } | undefined)?.phase,
+    'Terminating',
+  );
+  assert.equal(cluster.peek(SA, { namespace: 'default', name: 'default' }), undefined);
+  assert.equal(cluster.peek(NODE, { name: 'reconcile-studio-node' }), undefined);
+  // The apiserver's own: the kubernetes Service and the admission plugins.
+  assert.ok(
+    cluster.peek(
+      { apiVersion: 'v1', kind: 'Service' },
+      { namespace: 'default', name: 'kubernetes' },
+    ),
+  );
+  cluster.close();
+});
+
 test('withBuiltins wires a cluster built elsewhere, and close() stops its controllers', async () => {
   const clock = new VirtualClock(0);
   const cluster = withBuiltins(new Cluster({ clock }));

@@ -82,6 +82,11 @@ describe('Go debugger: the sample manager under Delve', async () => {
         assert.equal(created.metadata.ownerReferences?.[0]?.kind, 'WebApp');
         assert.deepEqual(result.next, { action: 'requeueAfter', delayMs: 5000 });
         assert.match(result.reconcileID!, /^[0-9a-f-]{36}$/);
+        // The first phase already has controller-runtime's reconcileID and controller name.
+        assert.equal(phases[0].reconcileID, result.reconcileID);
+        assert.equal(phases[0].controller, 'webapp');
+        // A server call's latency comes from the cluster's record of it.
+        assert.equal(typeof create.call!.latencyMs, 'number');
         // The manager's zap logs come out through Delve, where the panel's timeline and findings
         // read them: its V(5) "Reconciling" of this very reconcile is there.
         const logged = s

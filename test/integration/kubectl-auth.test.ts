@@ -2,12 +2,15 @@
  * kubectl's `auth` commands against `reconcile-studio serve`, which answers the review APIs as
  * kube-apiserver with a token file and `--authorization-mode=AlwaysAllow`: `auth can-i` (a
  * SelfSubjectAccessReview), `auth can-i --list` (a SelfSubjectRulesReview), `auth whoami` (a
- * SelfSubjectReview), and a TokenReview of the kubeconfig's own token.
+ * SelfSubjectReview), a TokenReview of the kubeconfig's own token, and `create token` (a
+ * TokenRequest) whose token kubectl then authenticates with; `certificate approve` and `deny`
+ * (a CertificateSigningRequest's approval subresource).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import YAML from 'yaml';
+import { csrRequest } from '../cluster/pkcs10';
 import { kubectl, ok, serve } from './serve';
 import type { Served } from './serve';
 
@@ -67,4 +70,53 @@ test("a TokenReview of the kubeconfig's own token authenticates as its user", as
     username: 'reconcile-studio',
     groups: ['system:authenticated'],
   });
+});
+
+test('kubectl create token issues a token kubectl authenticates with as the service account', async () => {
+  await ok(s.kubeconfig, ['create', 'serviceaccount', 'builder']);
+  const token = (await ok(s.kubeconfig, ['create', 'token', 'builder', '--duration=20m'])).trim();
+  const out = await ok(s.kubeconfig, ['--token', token, 'auth', 'whoami']);
+  assert.match(out, /^Username\s+system:serviceaccount:default:builder$/m);
+  assert.match(
+    out,
+    /^Groups\s+\[system:serviceaccounts system:serviceaccounts:default system:authenticated\]$/m,
+  );
+  // A token for another audience is not one the apiserver accepts.
+  const vault = (await ok(s.kubeconfig, ['create', 'token', 'builder', '--audience=vault'])).trim();
+  const refused = await kubectl(s.kubeconfig, ['--token', vault, 'auth', 'whoami']);
+  assert.notEqual(refused.code, 0);
+  assert.match(refused.stderr, /Unauthorized/);
+});
+
+test('kubectl certificate approve and deny set the condition through the approval subresource', async () => {
+  for (const name of ['to-approve', 'to-deny']) {
+    const csr = {
+      apiVersion: 'certificates.k8s.io/v1',
+      kind: 'CertificateSigningRequest',
+      metadata: { name },
+      spec: { signerName: 'example.com/signer', request: csrRequest(), usages: ['client auth'] },
+    };
+    await ok(
+      s.kubeconfig,
+      ['create', '--raw', '/apis/certificates.k8s.io/v1/certificatesigningrequests', '-f', '-'],
+      JSON.stringify(csr),
+    );
+  }
+  await ok(s.kubeconfig, ['certificate', 'approve', 'to-approve']);
+  await ok(s.kubeconfig, ['certificate', 'deny', 'to-deny']);
+  const conditions = async (name: string) =>
+    (
+      await ok(s.kubeconfig, [
+        'get',
+        'csr',
+        name,
+        '-o',
+        'jsonpath={.status.conditions[*].type}/{.status.conditions[*].reason}',
+      ])
+    ).trim();
+  assert.equal(await conditions('to-approve'), 'Approved/KubectlApprove');
+  assert.equal(await conditions('to-deny'), 'Denied/KubectlDeny');
+  // A decision is final: kubectl says so rather than overwrite it.
+  const again = await kubectl(s.kubeconfig, ['certificate', 'approve', 'to-deny']);
+  assert.notEqual(again.code, 0);
 });

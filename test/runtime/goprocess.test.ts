@@ -10,6 +10,7 @@ import {
   managerFlags,
 } from '../../src/runtime/goprocess';
 import type { ZapEntry } from '../../src/runtime/zaplog';
+import { groupAlive } from '../../src/util/processgroup';
 import { cleanup, tempDir } from './helpers';
 
 /** A stand-in for a manager binary: a Node script run as a custom command (removed after `t`). */
@@ -104,6 +105,23 @@ describe('Go manager process', () => {
     await started;
     const pgid = p.pid!;
     await p.stop();
-    assert.throws(() => process.kill(-pgid, 0), { code: 'ESRCH' });
+    assert.equal(groupAlive(pgid), false);
+  });
+
+  it('stop() kills a manager that does not end on SIGTERM (a reconcile that ignores its context)', async (t) => {
+    const { dir } = script(t, '');
+    // The whole group ignores SIGTERM, as a manager waiting out its GracefulShutdownTimeout.
+    const command = `trap '' TERM; (exec >/dev/null 2>&1; while :; do sleep 0.1; done) & echo started; wait`;
+    const p = new GoManagerProcess({ command, cwd: dir, kubeconfig: '/k', metricsPort: 1 });
+    cleanup(t, () => p.stop());
+    const started = new Promise<void>((r) => p.on('line', (l) => l.text === 'started' && r()));
+    await p.start();
+    await started;
+    const pgid = p.pid!;
+    const exit = p.wait();
+    await p.stop();
+    assert.equal((await exit)?.signal, 'SIGKILL');
+    assert.equal((await exit)?.stopped, true);
+    assert.equal(groupAlive(pgid), false);
   });
 });

@@ -251,6 +251,79 @@ describe('a Go manager observed through its logs, metrics and audit record', () 
   });
 });
 
+describe('why an observed reconcile was enqueued', () => {
+  it("is the informer's Create event of the object for a key reconciled the first time", () => {
+    const m = new ObservedManager('go-operator', 0);
+    rid++;
+    const t = log(m, 0, 'Reconciling')!;
+    assert.deepEqual(t.triggers[0].cause, {
+      handler: 'for',
+      event: 'create',
+      object: {
+        apiVersion: 'apps.example.com',
+        kind: 'WebApp',
+        namespace: 'default',
+        name: 'shop',
+      },
+    });
+  });
+
+  it("is another client's write of the object, or of an object it owns", () => {
+    const m = new ObservedManager('go-operator', 0);
+    rid++;
+    log(m, 0, 'Reconciling');
+    log(m, 2, 'Reconcile successful');
+    // kubectl edits the WebApp: its update event brings the key back.
+    m.onAudit(
+      audit(100, {
+        user: 'kubectl',
+        before: webapp('5'),
+        after: webapp('6'),
+        userAgent: 'kubectl',
+      }),
+    );
+    rid++;
+    const edited = log(m, 102, 'Reconciling')!;
+    log(m, 104, 'Reconcile successful');
+    assert.equal(edited.triggers[0].cause?.handler, 'for');
+    assert.equal(edited.triggers[0].cause?.event, 'update');
+    assert.equal(edited.triggers[0].selfTriggered, undefined);
+    // The deployment controller writes the status of the Deployment the WebApp owns.
+    const deployment = (rv: string) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: {
+        name: 'shop',
+        namespace: 'default',
+        resourceVersion: rv,
+        ownerReferences: [
+          { apiVersion: 'apps.example.com/v1', kind: 'WebApp', name: 'shop', uid: 'u1' },
+        ],
+      },
+    });
+    m.onAudit(
+      audit(3000, {
+        user: 'system:serviceaccount:kube-system:deployment-controller',
+        resource: 'deployments',
+        subresource: 'status',
+        apiVersion: 'apps/v1',
+        before: deployment('7'),
+        after: deployment('8'),
+      }),
+    );
+    // A write that changed nothing makes no event, and is not the cause.
+    m.onAudit(audit(3001, { user: 'kubectl', before: webapp('6'), after: webapp('6') }));
+    rid++;
+    const owned = log(m, 3003, 'Reconciling')!;
+    assert.deepEqual(owned.triggers[0].cause, {
+      handler: 'owns',
+      event: 'update',
+      object: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'shop' },
+    });
+    assert.equal(m.traceOf(`r${rid}`), owned);
+  });
+});
+
 describe('log entries wait for the audit events of the requests they follow', () => {
   it('attributes a write whose audit event arrives just after the end of its reconcile', async () => {
     const m = new ObservedManager('go-operator', 20);

@@ -13,6 +13,8 @@ import { ruleMeta } from '../rules';
 import { GoPackage, type GoFile, type ModuleFuncs, type TypeIndex } from './package';
 import { buildReconciler, MAX_PATH_FUNCS, reconcileRoots, type Reconciler } from './reconcilers';
 import type { GoRule, GoReport } from './rule';
+import { Summaries } from './summary';
+import { dirname } from 'node:path';
 import { blockingSleep } from './rules/blocking-sleep';
 import { forbiddenSwallowed } from './rules/forbidden-swallowed';
 import { missingOwnerRef } from './rules/missing-owner-ref';
@@ -76,6 +78,7 @@ export interface GoAnalyzeOptions {
 
 function analyzeReconciler(
   pkg: GoPackage,
+  summaries: Summaries,
   decl: Parameters<typeof buildReconciler>[1],
   request: string,
   rules: GoRule[],
@@ -89,7 +92,12 @@ function analyzeReconciler(
     if (rec.stoppedAt) options.log?.(limitMessage(rec, options.maxPathFuncs ?? MAX_PATH_FUNCS));
     const reports: RuleReport[] = [];
     for (const rule of rules) {
-      rule.check({ pkg, reconcilers: [rec], report: (r) => reports.push({ ...r, rule: rule.id }) });
+      rule.check({
+        pkg,
+        summaries,
+        reconcilers: [rec],
+        report: (r) => reports.push({ ...r, rule: rule.id }),
+      });
     }
     return { rec, deps, reports };
   } finally {
@@ -109,6 +117,8 @@ function limitMessage(rec: Reconciler, limit: number): string {
 export function analyzeGoPackage(files: GoFile[], options: GoAnalyzeOptions = {}): Finding[] {
   const pkg = new GoPackage(files, options.types);
   pkg.module = options.module ?? null;
+  const homePath = (files[0] && pkg.module?.importPathOf(dirname(files[0].path))) ?? '';
+  const summaries = new Summaries(pkg, homePath, pkg.module);
   const rules = options.rules ? GO_RULES.filter((r) => options.rules!.has(r.id)) : GO_RULES;
   const cache = options.rules ? undefined : options.cache;
   const byPath = new Map(files.map((f) => [f.path, f]));
@@ -116,7 +126,7 @@ export function analyzeGoPackage(files: GoFile[], options: GoAnalyzeOptions = {}
   const reports: RuleReport[] = [];
   for (const { decl, request } of reconcileRoots(pkg)) {
     let entry = cache?.entries.get(decl.node.id);
-    if (entry && pkg.answersLike(entry.deps)) {
+    if (entry && pkg.answersLike(entry.deps, (key) => summaries.answer(key))) {
       // Same nodes, same answers: point its functions at this analysis's files and reuse.
       for (const fn of entry.rec.funcs) {
         const file = byPath.get(fn.file.path);
@@ -126,7 +136,7 @@ export function analyzeGoPackage(files: GoFile[], options: GoAnalyzeOptions = {}
         }
       }
     } else {
-      entry = analyzeReconciler(pkg, decl, request, rules, options) ?? undefined;
+      entry = analyzeReconciler(pkg, summaries, decl, request, rules, options) ?? undefined;
     }
     if (!entry) continue;
     next.set(decl.node.id, entry);

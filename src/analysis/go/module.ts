@@ -5,8 +5,8 @@
  * through its open documents and parse cache) is the loader's business.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { GoPackage, type FuncDecl, type GoFile, type ModuleFuncs, type TypeIndex } from './package';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { GoPackage, type GoFile, type ModuleFuncs, type TypeIndex } from './package';
 
 /** Reads the Go files (not tests, not generated) of one directory; [] when there is none. */
 export type PackageLoader = (dir: string) => GoFile[];
@@ -33,22 +33,22 @@ export class GoModule implements ModuleFuncs {
 
   /** The module's package at this import path (null outside the module or without Go files). */
   package(importPath: string): GoPackage | null {
-    if (!importPath.startsWith(`${this.path}/`)) return null;
+    if (importPath !== this.path && !importPath.startsWith(`${this.path}/`)) return null;
     let pkg = this.packages.get(importPath);
     if (pkg === undefined) {
-      const files = this.load(
-        join(this.root, ...importPath.slice(this.path.length + 1).split('/')),
-      );
+      const rest = importPath.slice(this.path.length + 1);
+      const files = this.load(rest ? join(this.root, ...rest.split('/')) : this.root);
       pkg = files.length ? new GoPackage(files, this.types) : null;
+      if (pkg) pkg.module = this;
       this.packages.set(importPath, pkg);
     }
     return pkg;
   }
 
-  /** A package-level function of the module: `pkg.Func` where pkg's import path is `importPath`. */
-  func(importPath: string, name: string): { pkg: GoPackage; decl: FuncDecl } | null {
-    const pkg = this.package(importPath);
-    const decl = pkg?.functions.get(name);
-    return pkg && decl ? { pkg, decl } : null;
+  /** The import path of a folder of the module (null outside it). */
+  importPathOf(dir: string): string | null {
+    const rel = relative(this.root, dir);
+    if (rel.startsWith('..') || isAbsolute(rel)) return null;
+    return rel ? `${this.path}/${rel.split(sep).join('/')}` : this.path;
   }
 }

@@ -95,9 +95,12 @@ function readStruct(type: Node, text: string): StructInfo {
   return info;
 }
 
-/** What a package asks of the rest of its module: a function of another package, by import path. */
+/** What a package asks of the rest of its module: its packages, by import path. */
 export interface ModuleFuncs {
-  func(importPath: string, name: string): { pkg: GoPackage; decl: FuncDecl } | null;
+  readonly root: string;
+  readonly path: string;
+  package(importPath: string): GoPackage | null;
+  importPathOf(dir: string): string | null;
 }
 
 export class GoPackage {
@@ -136,21 +139,29 @@ export class GoPackage {
   /** the rest of the Go module, for calls into its other packages (module.ts's GoModule) */
   module: ModuleFuncs | null = null;
 
-  /** A function of another package of the module, by the import path its qualifier names. */
-  moduleFunc(importPath: string, name: string): { pkg: GoPackage; decl: FuncDecl } | null {
-    const hit = this.module?.func(importPath, name) ?? null;
-    this.recorder?.set(`x:${importPath} ${name}`, hit ? hit.decl.file.text : '');
-    return hit;
-  }
-
   /**
    * When set, every lookup below is written down with its answer, so a cached analysis of a
    * reconciler can later check that the package still answers the same way (see analyze.ts).
    */
   recorder: Map<string, string> | null = null;
 
-  method(receiverType: string, name: string): FuncDecl | undefined {
+  /**
+   * A method of a type of this package, or one promoted from a struct it embeds
+   * (`type DragonflyReconciler struct { Reconciler }` has Reconciler's methods).
+   */
+  promoted(receiverType: string, name: string, depth = 0): FuncDecl | undefined {
     const d = this.methods.get(`${receiverType}.${name}`);
+    if (d || depth > 3) return d;
+    for (const e of this.types.struct(receiverType)?.embedded ?? []) {
+      const bare = /^\*?(\w+)$/.exec(e)?.[1];
+      const found = bare ? this.promoted(bare, name, depth + 1) : undefined;
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  method(receiverType: string, name: string): FuncDecl | undefined {
+    const d = this.promoted(receiverType, name);
     this.recorder?.set(`m:${receiverType}.${name}`, d ? String(d.node.id) : '');
     return d;
   }
@@ -174,8 +185,11 @@ export class GoPackage {
     return yes;
   }
 
-  /** Does the package still give these answers? */
-  answersLike(recorded: Map<string, string>): boolean {
+  /**
+   * Does the package still give these answers? `summary` answers the `u:` keys: the summary of
+   * the function a call resolved to (summary.ts).
+   */
+  answersLike(recorded: Map<string, string>, summary: (key: string) => string): boolean {
     const saved = this.recorder;
     this.recorder = null;
     try {
@@ -185,11 +199,13 @@ export class GoPackage {
         let now: string;
         if (kind === 's') now = this.types.struct(name)?.text ?? '';
         else if (kind === 'c') now = this.types.isClusterScoped(name) ? 'y' : '';
-        else if (kind === 'x') {
-          const [path, fn] = name.split(' ');
-          now = this.module?.func(path, fn)?.decl.file.text ?? '';
-        } else {
-          const d = kind === 'f' ? this.functions.get(name) : this.methods.get(name);
+        else if (kind === 'u') now = summary(name);
+        else {
+          const dot = name.indexOf('.');
+          const d =
+            kind === 'f'
+              ? this.functions.get(name)
+              : this.promoted(name.slice(0, dot), name.slice(dot + 1));
           now = d ? String(d.node.id) : '';
         }
         if (now !== answer) return false;
@@ -244,6 +260,8 @@ export function resultsOf(fn: Node): string[] {
 interface ImportSpec {
   path: string;
   alias: string | null;
+  /** the name the file uses: the alias, or the default name */
+  name: string;
 }
 
 /** Keyed by the file's root node, which every copy of the tree makes anew. */
@@ -256,25 +274,38 @@ function importsOf(file: GoFile): ImportSpec[] {
     specs = [];
     for (const spec of descendants(file.root, 'import_spec')) {
       const path = field(spec, 'path')?.text.replace(/^["`]|["`]$/g, '');
-      if (path) specs.push({ path, alias: field(spec, 'name')?.text ?? null });
+      const alias = field(spec, 'name')?.text ?? null;
+      if (path) specs.push({ path, alias, name: alias ?? defaultImportName(path) });
     }
     importSpecs.set(file.root, specs);
   }
   return specs;
 }
 
+/**
+ * The name an unaliased import is known by, by Go's conventions: the last element, skipping a
+ * module's major-version suffix (`github.com/cenkalti/backoff/v4` → backoff), without a `go-` prefix or `-go` suffix
+ * (`.../retry-go` → retry). The package clause may say otherwise; then the file uses an alias.
+ */
+export function defaultImportName(path: string): string {
+  const parts = path.split('/');
+  let last = parts[parts.length - 1];
+  // A module's major version (github.com/owner/repo/v4), not an API version (k8s.io/api/apps/v1).
+  if (parts.length === 4 && parts[0] === 'github.com' && /^v\d+$/.test(last)) last = parts[2];
+  if (/^\w+$/.test(last)) return last;
+  return last.replace(/^go-|-go$/g, '').replace(/[^\w]/g, '');
+}
+
 /** The local name a file uses for an import path (`client` for .../pkg/client), or null. */
 export function importName(file: GoFile, path: string): string | null {
   const spec = importsOf(file).find((s) => s.path === path);
   if (!spec || spec.alias === '_' || spec.alias === '.') return null;
-  return spec.alias ?? path.slice(path.lastIndexOf('/') + 1);
+  return spec.name;
 }
 
 /** The import path a file's qualifier stands for (`appsv1` → `k8s.io/api/apps/v1`), or null. */
 export function importPathOf(file: GoFile, qualifier: string): string | null {
-  for (const { path, alias } of importsOf(file)) {
-    if ((alias ?? path.slice(path.lastIndexOf('/') + 1)) === qualifier) return path;
-  }
+  for (const { path, name } of importsOf(file)) if (name === qualifier) return path;
   return null;
 }
 

@@ -4,7 +4,8 @@
  * sleep in a CLI helper or a List in a webhook is never reported as a reconcile problem.
  */
 import type { GoFile, GoPackage, FuncDecl } from './package';
-import { paramsOf, receiverOf, resultsOf } from './package';
+import { varType } from './vartypes';
+import { importPathOf, paramsOf, receiverOf, resultsOf } from './package';
 import {
   argVar,
   callArgs,
@@ -353,13 +354,32 @@ function fetchedByHelper(pkg: GoPackage, root: PathFunc, request: string): Helpe
   return out;
 }
 
-/** Same-package targets only: `r.helper(...)` on the receiver's type, or `helper(...)`. */
-export function resolveCall(pkg: GoPackage, fn: PathFunc, call: Node): FuncDecl | undefined {
+/**
+ * Same-package targets only: `r.helper(...)` on the receiver's type, `helper(...)`, or a method
+ * of a type this package declares on a variable of that type (`dfi.patchStatus(...)` where
+ * `dfi, err := r.getInstance(...)` returns `*instance`). Other packages of the module are
+ * summarized instead (summary.ts).
+ */
+export function resolveCall(
+  pkg: GoPackage,
+  fn: PathFunc,
+  call: Node,
+  depth = 0,
+): FuncDecl | undefined {
   const c = callee(call);
   if (!c) return undefined;
   if (!c.operand) return pkg.func(c.name);
-  if (c.operand.type === 'identifier' && c.operand.text === fn.receiver && fn.decl.receiverType) {
+  if (c.operand.type !== 'identifier') return undefined;
+  if (c.operand.text === fn.receiver && fn.decl.receiverType) {
     return pkg.method(fn.decl.receiverType, c.name);
   }
-  return undefined;
+  // A package qualifier (`fmt.Errorf`) is no variable: skip the search for a declaration.
+  if (depth > 2 || importPathOf(fn.file, c.operand.text)) return undefined;
+  const t = varType(fn.node, c.operand.text, (inner) =>
+    inner.id === call.id ? null : (resolveCall(pkg, fn, inner, depth + 1)?.node ?? null),
+  );
+  let n: Node | null = t;
+  while (n && (n.type === 'pointer_type' || n.type === 'parenthesized_type'))
+    n = named(n)[0] ?? null;
+  return n?.type === 'type_identifier' ? pkg.method(n.text, c.name) : undefined;
 }

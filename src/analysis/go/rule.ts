@@ -5,6 +5,7 @@
 import type { Fix } from '../diagnostics';
 import type { GoFile, GoPackage } from './package';
 import type { Reconciler } from './reconcilers';
+import type { Summaries } from './summary';
 import type { Node } from './syntax';
 
 export interface GoReport {
@@ -23,6 +24,8 @@ export interface GoReport {
 export interface GoRuleContext {
   pkg: GoPackage;
   reconcilers: Reconciler[];
+  /** what calls into the package and the rest of the module do (summary.ts) */
+  summaries: Summaries;
   report(r: GoReport): void;
 }
 

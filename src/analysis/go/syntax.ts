@@ -108,6 +108,21 @@ export function inGoroutine(node: Node, stop: Node): boolean {
     if (n.type === 'go_statement') return true;
     n = n.parent;
   }
+  return scheduled(node, stop);
+}
+
+/** Callees that keep a function to run later, elsewhere: a cron job, a timer. */
+const SCHEDULERS = /^(AddFunc|AddFuncWithSeconds|AddJob|Schedule|AfterFunc)$/;
+
+/**
+ * Is this node inside a function literal handed to a scheduler (`crons.AddFunc(spec, func() {...})`,
+ * `time.AfterFunc`)? It runs later on another goroutine, not in this reconcile.
+ */
+export function scheduled(node: Node, stop: Node): boolean {
+  for (let n = node.parent; n && n.id !== stop.id; n = n.parent) {
+    if (n.type !== 'func_literal' || n.parent?.parent?.type !== 'call_expression') continue;
+    if (SCHEDULERS.test(callee(n.parent.parent)?.name ?? '')) return true;
+  }
   return false;
 }
 

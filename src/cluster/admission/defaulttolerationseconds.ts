@@ -14,6 +14,8 @@ const NOT_READY = 'node.kubernetes.io/not-ready';
 const UNREACHABLE = 'node.kubernetes.io/unreachable';
 
 export const defaultTolerationSeconds: MutatingAdmissionPlugin = (a) => {
+  // admission.NewHandler(admission.Create, admission.Update)
+  if (a.operation === 'DELETE') return;
   if (a.type.info.group !== '' || a.type.info.plural !== 'pods' || a.subresource) return;
   if (!isObject(a.object.spec)) a.object.spec = {};
   const spec = a.object.spec as Record<string, unknown>;

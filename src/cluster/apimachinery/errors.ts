@@ -261,6 +261,16 @@ export function newNotFoundPath(): StatusError {
   return status(404, 'NotFound', 'the server could not find the requested resource');
 }
 
+/** errors.NewMethodNotSupported's sibling for a path that is no resource (a non-resource route). */
+export function newMethodNotAllowedPath(): StatusError {
+  return status(
+    405,
+    'MethodNotAllowed',
+    'the server does not allow this method on the requested resource',
+    {},
+  );
+}
+
 /** A storage error no conversion recognizes: 500 with reason Unknown (""), as convertStorageErrorOrNot. */
 export function newUnknownStorageError(message: string): StatusError {
   return status(500, '', message);
@@ -268,6 +278,13 @@ export function newUnknownStorageError(message: string): StatusError {
 
 export function newInternal(message: string): StatusError {
   return status(500, 'InternalError', `Internal error occurred: ${message}`);
+}
+
+/** errors.NewInternalError(err) with the error as its one cause, as the apiserver writes it. */
+export function newInternalError(message: string): StatusError {
+  return status(500, 'InternalError', `Internal error occurred: ${message}`, {
+    causes: [{ message }],
+  });
 }
 
 /**

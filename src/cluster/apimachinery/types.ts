@@ -2,6 +2,7 @@
  * The shapes of Kubernetes API objects as the fake cluster stores and serves them. They mirror
  * k8s.io/apimachinery's metav1 types; fields the cluster does not interpret stay open records.
  */
+import type { UserInfo } from '../auth/user';
 
 export interface OwnerReference {
   apiVersion: string;
@@ -138,10 +139,15 @@ export interface WriteOptions {
   fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
   /** Receives the warnings of this write (unknown fields under Warn), as the apiserver's Warning headers. */
   warnings?: string[];
+  /** The requesting user, as the request context carries it (a CertificateSigningRequest's spec names it). */
+  user?: UserInfo;
 }
 
+/** The subresources written through the generic update: status, scale, a CSR's approval. */
+export type UpdateSubresource = 'status' | 'scale' | 'approval';
+
 export interface UpdateOptions extends WriteOptions {
-  subresource?: 'status' | 'scale';
+  subresource?: UpdateSubresource;
 }
 
 /** One servable resource, as discovery describes it. */

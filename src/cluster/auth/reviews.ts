@@ -15,6 +15,7 @@ import {
 } from './subjectaccessreview';
 import { selfSubjectReview, tokenReview, type AnsweredReview } from './tokenreview';
 import type { KubeObject } from '../apimachinery/types';
+import type { RequestAuthenticator, UserInfo } from './authentication';
 
 export interface ReviewRoute {
   t: ResourceType;
@@ -37,8 +38,8 @@ export function resolveReview(apiVersion: string, rest: string[]): ReviewRoute |
 
 /** Who is asking, and how the server authenticates others' tokens. */
 export interface ReviewContext {
-  user: string;
-  users: ReadonlyMap<string, string>;
+  user: UserInfo;
+  authenticator: RequestAuthenticator;
   now: string;
 }
 
@@ -56,7 +57,7 @@ export function answerReview(
   adoptRequestNamespace(review, t, namespace);
   switch (t.info.kind) {
     case 'TokenReview':
-      return tokenReview(review, ctx.users);
+      return tokenReview(review, ctx.authenticator);
     case 'SelfSubjectReview':
       return selfSubjectReview(review, ctx.user, ctx.now);
     case 'SubjectAccessReview':

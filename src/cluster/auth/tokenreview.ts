@@ -6,8 +6,8 @@
  */
 import {
   INVALID_BEARER_TOKEN,
-  authenticateBearer,
-  userInfoOf,
+  aggregateMessage,
+  type RequestAuthenticator,
   type UserInfo,
 } from './authentication';
 import { newBadRequest } from '../apimachinery/errors';
@@ -26,34 +26,38 @@ interface TokenReviewStatus {
 }
 
 /**
- * The review, its status filled in. Audiences: the fake has no `--api-audiences`, so a review
- * naming none authenticates with no audience context (and its status has no audiences), while
- * one naming audiences meets the audience-agnostic token authenticator's empty intersection and
- * is not authenticated, with no error (audagnostic.go).
+ * The review, its status filled in. The token is authenticated for the review's audiences, or
+ * the apiserver's when it names none. The authenticator the review runs is the generic server's
+ * union of its loopback token authenticator (AuthorizeClientBearerToken) and the request
+ * authenticator, so a token neither knows fails with the loopback's "invalid bearer token"
+ * followed by the request authenticator's own error (the same words, once, for an unknown token).
  */
-export function tokenReview(obj: KubeObject, users: ReadonlyMap<string, string>): AnsweredReview {
+export function tokenReview(obj: KubeObject, authn: RequestAuthenticator): AnsweredReview {
   const spec = isObject(obj.spec) ? obj.spec : {};
   const token = typeof spec.token === 'string' ? spec.token : '';
   if (token === '') throw newBadRequest('token is required for TokenReview in authentication');
-  const audiences = Array.isArray(spec.audiences) ? spec.audiences : [];
-  let status: TokenReviewStatus;
-  if (audiences.length > 0) status = { user: {} };
-  else {
-    const user = authenticateBearer(users, `Bearer ${token}`);
-    status =
-      user === undefined
-        ? { user: {}, error: INVALID_BEARER_TOKEN }
-        : { authenticated: true, user: userInfoOf(user) };
-  }
+  const given = Array.isArray(spec.audiences)
+    ? spec.audiences.filter((a): a is string => typeof a === 'string')
+    : [];
+  const audiences = given.length ? given : [...authn.apiAudiences];
+  const a = authn.authenticateToken(token, audiences.length ? audiences : undefined);
+  const status: TokenReviewStatus =
+    'user' in a
+      ? {
+          authenticated: true,
+          user: a.user,
+          ...(a.audiences.length ? { audiences: a.audiences } : {}),
+        }
+      : { user: {}, error: aggregateMessage([INVALID_BEARER_TOKEN, a.error]) };
   return { ...obj, metadata: { creationTimestamp: null, ...obj.metadata }, spec, status };
 }
 
 /** The requesting user's info, stamped with the time of the request. */
-export function selfSubjectReview(obj: KubeObject, user: string, now: string): AnsweredReview {
+export function selfSubjectReview(obj: KubeObject, user: UserInfo, now: string): AnsweredReview {
   return {
     kind: obj.kind,
     apiVersion: obj.apiVersion,
     metadata: { creationTimestamp: now },
-    status: { userInfo: userInfoOf(user) },
+    status: { userInfo: user },
   };
 }

@@ -1,13 +1,16 @@
 /**
  * A kwok-like pod lifecycle in place of a scheduler and kubelets: every new pod is bound to the
  * fake node at once and becomes Running and Ready after the configured delay (on the cluster's
- * clock), with the conditions and container statuses a real kubelet reports.
+ * clock), with the conditions and container statuses a real kubelet reports. A pod whose
+ * restartPolicy lets it finish (Never, OnFailure: a Job's) runs for its run time and then its
+ * containers exit (runtime.ts says how long and with which code).
  */
 import { createHash } from 'node:crypto';
 import { apiData } from '../api/apidata';
 import type { ControllerHost } from './controllerhost';
 import { clone } from '../apimachinery/clone';
 import { logfmtLine } from './containerlogs';
+import { runSpecOf, terminatedStatus } from './podruntime';
 import { StatusError } from '../apimachinery/errors';
 import { isObject } from '../apimachinery/patch';
 import type { TimerHandle } from '../../util/clock';
@@ -101,11 +104,17 @@ export interface KubeletOptions {
    * the pod stays Terminating until then. Default 0: at once, after the MODIFIED event.
    */
   podTerminationDelayMs?: number;
+  /**
+   * How long the containers of a pod that runs to completion (restartPolicy Never or OnFailure)
+   * run before they exit, unless the pod's annotation says otherwise (podruntime.ts). Default 5000 ms.
+   */
+  podRunTimeMs?: number;
 }
 
 export function startKubelet(cluster: ControllerHost, opts: KubeletOptions = {}): () => void {
   const podReadyDelayMs = opts.podReadyDelayMs ?? 2000;
   const podTerminationDelayMs = opts.podTerminationDelayMs ?? 0;
+  const podRunTimeMs = opts.podRunTimeMs ?? 5000;
   const timers = new Map<string, TimerHandle>();
   let ipSeq = 2;
 
@@ -188,6 +197,85 @@ export function startKubelet(cluster: ControllerHost, opts: KubeletOptions = {})
       log(p, c, 'Container started', { image: String(c.image) });
       log(p, c, 'Container is ready');
     }
+    scheduleExit(p);
+  }
+
+  /** A pod that runs to completion: its containers exit after the run time. */
+  function scheduleExit(p: KubeObject): void {
+    const run = runSpecOf(p, podRunTimeMs);
+    if (!run) return;
+    const ns = p.metadata.namespace!;
+    const name = p.metadata.name!;
+    const key = `${ns}/${name}`;
+    timers.set(
+      key,
+      cluster.clock.setTimeout(() => {
+        timers.delete(key);
+        const cur = cluster.peek(POD, { namespace: ns, name });
+        if (!cur || cur.metadata.uid !== p.metadata.uid || cur.metadata.deletionTimestamp) return;
+        exit(cur, run.exitCode);
+      }, run.runTimeMs),
+    );
+  }
+
+  /**
+   * The containers exit with `code`: the pod Succeeded or Failed, or, restartPolicy OnFailure and
+   * a failure, the kubelet restarts them (restartCount grows; the Job controller counts restarts
+   * against its backoffLimit) and they run again.
+   */
+  function exit(p: KubeObject, code: number): void {
+    const now = cluster.now();
+    for (const c of containers(p)) {
+      log(p, c, 'Container terminated', { exitCode: code, reason: code ? 'Error' : 'Completed' });
+      if (!(code && rec(p.spec).restartPolicy === 'OnFailure'))
+        cluster.containerLogs.end(containerId(p, c));
+    }
+    const status = rec(p.status);
+    const statuses = Array.isArray(status.containerStatuses)
+      ? (status.containerStatuses as Obj[])
+      : [];
+    if (code && rec(p.spec).restartPolicy === 'OnFailure') {
+      writeStatus(p, {
+        ...status,
+        containerStatuses: statuses.map((cs) => ({
+          ...cs,
+          restartCount: Number(cs.restartCount ?? 0) + 1,
+          lastState: terminatedStatus(cs, code, now),
+          state: { running: { startedAt: now } },
+        })),
+      });
+      const cur = cluster.peek(POD, { namespace: p.metadata.namespace, name: p.metadata.name! });
+      if (cur) scheduleExit(cur);
+      return;
+    }
+    const reason = code ? 'PodFailed' : 'PodCompleted';
+    const cond = (type: string, value: string, why?: string) => ({
+      type,
+      status: value,
+      lastProbeTime: null,
+      lastTransitionTime: now,
+      ...(why ? { reason: why } : {}),
+    });
+    const scheduled = (Array.isArray(status.conditions) ? (status.conditions as Obj[]) : []).find(
+      (c) => c.type === 'PodScheduled',
+    );
+    writeStatus(p, {
+      ...status,
+      phase: code ? 'Failed' : 'Succeeded',
+      conditions: [
+        cond('PodReadyToStartContainers', 'False'),
+        cond('Initialized', 'True', reason),
+        cond('Ready', 'False', reason),
+        cond('ContainersReady', 'False', reason),
+        scheduled ?? cond('PodScheduled', 'True'),
+      ],
+      containerStatuses: statuses.map((cs) => ({
+        ...cs,
+        ready: false,
+        started: false,
+        state: terminatedStatus(cs, code, now),
+      })),
+    });
   }
 
   function onPod(initial: KubeObject): void {

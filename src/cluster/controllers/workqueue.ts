@@ -12,7 +12,7 @@ import { microtask } from '../../util/microtask';
 export class WorkQueue {
   private readonly queued = new Set<string>();
   private scheduled = false;
-  private readonly timers = new Map<string, TimerHandle>();
+  private readonly timers = new Map<string, { handle: TimerHandle; due: number }>();
   private readonly failures = new Map<string, number>();
   private stopped = false;
   /** One callback for every run: a queue fed one key per write schedules a run per write. */
@@ -33,18 +33,22 @@ export class WorkQueue {
     }
   }
 
-  /** Adds after delayMs on the cluster clock; an earlier pending delay for the key wins. */
+  /**
+   * Adds after delayMs on the cluster clock; of two delays pending for a key the earlier wins, as
+   * client-go's delaying queue keeps the earliest ready time.
+   */
   addAfter(key: string, delayMs: number): void {
     if (this.stopped) return;
     if (delayMs <= 0) return this.add(key);
-    if (this.timers.has(key)) return;
-    this.timers.set(
-      key,
-      this.clock.setTimeout(() => {
-        this.timers.delete(key);
-        this.add(key);
-      }, delayMs),
-    );
+    const due = this.clock.now() + delayMs;
+    const pending = this.timers.get(key);
+    if (pending && pending.due <= due) return;
+    if (pending) this.clock.clearTimeout(pending.handle);
+    const handle = this.clock.setTimeout(() => {
+      this.timers.delete(key);
+      this.add(key);
+    }, delayMs);
+    this.timers.set(key, { handle, due });
   }
 
   /** Requeue after a failure: 5 ms doubling to 1000 s, like the default controller rate limiter. */
@@ -60,7 +64,7 @@ export class WorkQueue {
 
   stop(): void {
     this.stopped = true;
-    for (const h of this.timers.values()) this.clock.clearTimeout(h);
+    for (const t of this.timers.values()) this.clock.clearTimeout(t.handle);
     this.timers.clear();
     this.queued.clear();
   }

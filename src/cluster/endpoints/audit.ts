@@ -53,6 +53,20 @@ export interface AuditEvent {
   /** Writes: the stored object before the request and the object returned after it. */
   before?: KubeObject;
   after?: KubeObject;
+  /** Audit annotations admission added (webhooks' own, their mutations and failures open). */
+  annotations?: Record<string, string>;
+  /** The webhooks this request called (admission and conversion), in call order. */
+  webhookCalls?: WebhookCallRecord[];
+}
+
+/** One webhook call made for a request: which, whether it answered, and how long it took. */
+export interface WebhookCallRecord {
+  /** `mutating`, `validating` or `conversion`. */
+  kind: string;
+  /** The webhook's name (a conversion webhook's CRD). */
+  webhook: string;
+  ok: boolean;
+  ms: number;
 }
 
 export interface AuditFilter {
@@ -188,6 +202,8 @@ export class InFlight {
   private status: { reason?: string; message?: string } = {};
   private objects: { before?: KubeObject; after?: KubeObject } = {};
   private fault: string | undefined;
+  private annotations: Record<string, string> | undefined;
+  private webhookCalls: WebhookCallRecord[] | undefined;
   private done = false;
 
   constructor(
@@ -234,6 +250,12 @@ export class InFlight {
     this.objects = { ...(before ? { before } : {}), ...(after ? { after } : {}) };
   }
 
+  /** Admission's audit annotations and the webhooks called, once the request has run. */
+  admitted(annotations: Record<string, string>, calls: WebhookCallRecord[]): void {
+    if (Object.keys(annotations).length) this.annotations = { ...annotations };
+    if (calls.length) this.webhookCalls = [...calls];
+  }
+
   /** A watch stream opened: recorded as the ResponseStarted stage. */
   started(code: number): void {
     this.log.record(this.event('ResponseStarted', code));
@@ -259,6 +281,8 @@ export class InFlight {
       ...this.status,
       start: this.start,
       ...this.objects,
+      ...(this.annotations ? { annotations: this.annotations } : {}),
+      ...(this.webhookCalls ? { webhookCalls: this.webhookCalls } : {}),
     };
   }
 }

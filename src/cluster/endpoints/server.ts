@@ -9,7 +9,15 @@ import { createServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { AuditLog, verbOf, type InFlight } from './audit';
-import { authenticateBearer } from '../auth/authentication';
+import { RequestAuthenticator, type UserInfo } from '../auth/authentication';
+import { ServiceAccountTokens } from '../auth/serviceaccounttoken';
+import {
+  JWKS_PATH,
+  METADATA_MAX_AGE_SECONDS,
+  OPENID_CONFIG_PATH,
+  openIDConfiguration,
+  openIDKeyset,
+} from '../auth/oidcdiscovery';
 import { injectHttpFault, retryAfterOf, type FaultInjector } from '../faults';
 import type { Cluster } from '../cluster';
 import { generateServingCerts } from '../auth/certs';
@@ -20,6 +28,7 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions, serverVersion } f
 import {
   StatusError,
   newInternal,
+  newMethodNotAllowedPath,
   newMethodNotSupported,
   newNotFoundPath,
   newRequestEntityTooLarge,
@@ -31,7 +40,7 @@ import { validateWriteOptions } from '../apimachinery/optionsvalidation';
 import { openapiV2, openapiV3Index, serveOpenapiV3 } from './openapi';
 import { parseRequestTarget, resolveResource } from './requestinfo';
 import type { ResourceRoute } from './requestinfo';
-import { decodeObject } from './decode';
+import { adoptRequestNamespace, decodeObject } from './decode';
 import { createResource } from './handlers/create';
 import { deleteCollection, deleteResource } from './handlers/delete';
 import { getResource } from './handlers/get';
@@ -46,6 +55,7 @@ import { bindPod } from '../registry/podbinding';
 import { ensureKubernetesService } from '../controllers/kubernetesservice';
 import { answerReview, resolveReview } from '../auth/reviews';
 import { servePodLog } from '../registry/podlog';
+import { createToken } from '../registry/tokenrequest';
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 /** Unsent bytes a watch stream may add to its initial events before it is closed (watchstream.ts). */
@@ -92,6 +102,11 @@ export interface ServerHandle {
   kubeconfig(contextName?: string, user?: string): string;
   /** Gives `user` a bearer token of its own (a new random one, or `token`); returns it. */
   addUser(user: string, token?: string): string;
+  /**
+   * The issuer of service account tokens (`serviceaccounts/NAME/token`): the server's URL, its
+   * audiences the apiserver's, its key generated when the server started.
+   */
+  serviceAccountTokens: ServiceAccountTokens;
   close(): Promise<void>;
 }
 
@@ -110,6 +125,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     [token, DEFAULT_USER],
     ...Object.entries(opts.users ?? {}),
   ]);
+  // Until the server listens, its URL (the tokens' issuer) is unknown: no request comes before.
+  let authenticator = new RequestAuthenticator(users);
   // Writes' objects are sized by their cached JSON (a write's "before" and "after" are stored objects).
   const audit = opts.audit ?? new AuditLog({ sizeOf: (o) => cluster.jsonLength(o) });
   const sockets = new Set<Socket>();
@@ -145,7 +162,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const user = authenticateBearer(users, req.headers.authorization ?? '');
+    const user = authenticator.authenticateRequest(req.headers.authorization ?? '');
     if (user === undefined) {
       // WithAuditInit is outside authentication: an unauthenticated request has an audit ID too.
       res.setHeader('Audit-Id', randomUUID());
@@ -153,7 +170,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       return sendStatus(res, newUnauthorized());
     }
     const record = audit.begin({
-      user,
+      user: user.username,
       userAgent: req.headers['user-agent'] ?? '',
       method: req.method ?? 'GET',
       requestURI: req.url ?? '/',
@@ -168,6 +185,22 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     const { path, segments: segs, query: q } = parseRequestTarget(req.url ?? '/');
     const pretty = isPrettyPrint(q, req.headers['user-agent']);
 
+    // Service account issuer discovery: GET only, cacheable for an hour.
+    const discovery = path.replace(/\/+$/, '');
+    if (discovery === OPENID_CONFIG_PATH || discovery === JWKS_PATH) {
+      if (method !== 'GET') return sendStatus(res, newMethodNotAllowedPath());
+      const [body, type] =
+        discovery === JWKS_PATH
+          ? [openIDKeyset(tokens), 'application/jwk-set+json']
+          : [openIDConfiguration(tokens), 'application/json'];
+      res.writeHead(200, {
+        'Content-Type': type,
+        'Content-Length': Buffer.byteLength(body),
+        'Cache-Control': `public, max-age=${METADATA_MAX_AGE_SECONDS}`,
+      });
+      res.end(body);
+      return;
+    }
     if (method === 'GET' && segs.length <= 2 && !['api', 'apis'].includes(segs[0] ?? '')) {
       const p = path.replace(/\/+$/, '');
       if (p === '/version') return sendJson(res, 200, serverVersion());
@@ -177,6 +210,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       if (p === '') {
         return sendJson(res, 200, {
           paths: [
+            OPENID_CONFIG_PATH,
             '/api',
             '/api/v1',
             '/apis',
@@ -189,6 +223,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
             '/healthz',
             '/openapi/v2',
             '/openapi/v3',
+            JWKS_PATH,
             '/version',
           ],
         });
@@ -243,7 +278,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         review,
         method,
         () => decodeObject(body, req.headers['content-type']),
-        { user, users, now: cluster.now() },
+        { user, authenticator, now: cluster.now() },
       );
       return sendJson(res, 201, answer, pretty);
     }
@@ -278,7 +313,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     q: URLSearchParams,
     body: Buffer | undefined,
     pretty: boolean,
-    user: string,
+    user: UserInfo,
   ): Promise<void> {
     const { t, namespace, name, subresource } = route;
     const record = inFlight.get(res);
@@ -303,7 +338,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       namespace: namespace ?? '',
       name: name ?? '',
       userAgent: req.headers['user-agent'] ?? '',
-      user,
+      user: user.username,
       resourceVersion: q.get('resourceVersion') ?? '',
       // Admission sees a create's object, named in its body: a quota's refusal names it.
       ...(verb === 'create' && opts.faults?.size ? { objectName: bodyName(body, req) } : {}),
@@ -320,7 +355,29 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       body,
       record,
       pretty,
+      user,
     });
+    // Only the verbs a path's REST storage implements have routes; go-restful answers any other
+    // method with its own 405 (DELETE of pods/x/status must not delete the pod).
+    if (name !== undefined) {
+      const allowed = subresource === undefined ? OBJECT_METHODS : SUBRESOURCE_METHODS[subresource];
+      if (allowed && !allowed.includes(method)) throw newMethodNotAllowedPath();
+    }
+    // TokenREST: a service account's token, issued, not stored.
+    if (name !== undefined && subresource === 'token') {
+      if (namespace === undefined) throw newNotFoundPath();
+      if (method !== 'POST') throw newMethodNotSupported(t.gr, method.toLowerCase());
+      const request = decodeObject(body, req.headers['content-type']);
+      adoptRequestNamespace(request, t, namespace);
+      return send(
+        scope,
+        201,
+        createToken(cluster, { namespace, name }, request, {
+          tokens,
+          fieldManager: scope.fieldManager,
+        }),
+      );
+    }
     // The pod subresources served by their own REST handlers (podlog.ts, eviction.ts, podbinding.ts).
     if (
       name !== undefined &&
@@ -387,6 +444,9 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
   const hostPart = host.includes(':') ? `[${host}]` : host;
   address = `${hostPart}:${port}`;
   const url = `https://${hostPart}:${port}`;
+  // kube-apiserver's --service-account-issuer, and --api-audiences defaulting to it.
+  const tokens = new ServiceAccountTokens(url, [url], cluster, () => cluster.clock.now());
+  authenticator = new RequestAuthenticator(users, tokens);
   const tokenOf = (user: string) => [...users].find(([, u]) => u === user)?.[0];
   return {
     url,
@@ -404,6 +464,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         ...(contextName ? { contextName } : {}),
       });
     },
+    serviceAccountTokens: tokens,
     addUser: (user: string, given?: string) => {
       const t = given ?? randomBytes(24).toString('base64url');
       users.set(t, user);
@@ -417,6 +478,21 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       }),
   };
 }
+
+/** The methods an object's path has routes for (its collection takes POST). */
+const OBJECT_METHODS = ['GET', 'PUT', 'PATCH', 'DELETE'];
+
+/** The methods each subresource's REST storage serves (Getter, Updater and Patcher; Creater; ...). */
+const SUBRESOURCE_METHODS: Partial<Record<string, string[]>> = {
+  status: ['GET', 'PUT', 'PATCH'],
+  scale: ['GET', 'PUT', 'PATCH'],
+  approval: ['GET', 'PUT', 'PATCH'],
+  finalize: ['PUT'],
+  token: ['POST'],
+  eviction: ['POST'],
+  binding: ['POST'],
+  log: ['GET'],
+};
 
 /** The audit record of each request being served; sendStatus adds the error to it. */
 const inFlight = new WeakMap<ServerResponse, InFlight>();

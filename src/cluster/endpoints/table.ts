@@ -93,39 +93,115 @@ function podReady(o: KubeObject): string {
   return `${cs.filter((c) => c.ready).length}/${total}`;
 }
 
+/**
+ * printPod's STATUS (kubernetes pkg/printers/internalversion): the phase or the pod's reason, then
+ * the last container (walking backwards) that is waiting or terminated names it — `Completed`
+ * taken back to `Running`/`NotReady` while another container still runs, or to a failed
+ * container's reason — and `Terminating` once deleted unless the phase is terminal. Init
+ * containers are not modelled (the simulated kubelet runs none).
+ */
 function podStatus(o: KubeObject): string {
-  if (o.metadata.deletionTimestamp) return 'Terminating';
   const st = rec(o.status);
+  const phase = String(st.phase ?? '');
+  let reason = typeof st.reason === 'string' && st.reason ? st.reason : phase;
+  const conditions = Array.isArray(st.conditions) ? (st.conditions as Obj[]) : [];
+  if (conditions.some((c) => c.type === 'PodScheduled' && c.reason === 'SchedulingGated'))
+    reason = 'SchedulingGated';
   const cs = Array.isArray(st.containerStatuses) ? (st.containerStatuses as Obj[]) : [];
-  for (const c of cs) {
-    const w = rec(rec(c.state).waiting);
-    if (w.reason) return String(w.reason);
+  let hasRunning = false;
+  let errorReason = '';
+  for (let i = cs.length - 1; i >= 0; i--) {
+    const state = rec(cs[i].state);
+    const waiting = rec(state.waiting);
+    const terminated = isObject(state.terminated) ? state.terminated : undefined;
+    if (typeof waiting.reason === 'string' && waiting.reason) reason = waiting.reason;
+    else if (terminated) {
+      if (typeof terminated.reason === 'string' && terminated.reason) reason = terminated.reason;
+      else if (num(terminated.signal)) reason = `Signal:${num(terminated.signal)}`;
+      else reason = `ExitCode:${num(terminated.exitCode)}`;
+      if (num(terminated.exitCode)) errorReason = reason;
+    } else if (cs[i].ready === true && isObject(state.running)) hasRunning = true;
   }
-  return String(st.reason ?? st.phase ?? 'Unknown');
+  if (reason === 'Completed') {
+    const ready = conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+    if (hasRunning && ready) reason = 'Running';
+    else if (errorReason) reason = errorReason;
+    else if (hasRunning) reason = 'NotReady';
+  }
+  if (o.metadata.deletionTimestamp) {
+    if (st.reason === 'NodeLost') reason = 'Unknown';
+    else if (phase !== 'Succeeded' && phase !== 'Failed') reason = 'Terminating';
+  }
+  return reason;
 }
 
-/** The -o wide columns kubectl shows for every pod-template workload (Deployment, ReplicaSet). */
-const WORKLOAD_WIDE: Column[] = [
-  col(
-    'Containers',
-    (o) =>
-      containers(o)
-        .map((c) => c.name)
-        .join(','),
-    'string',
-    1,
-  ),
-  col(
-    'Images',
-    (o) =>
-      containers(o)
-        .map((c) => c.image)
-        .join(','),
-    'string',
-    1,
-  ),
-  col('Selector', (o) => selector(o), 'string', 1),
-];
+function hasCondition(o: KubeObject, type: string): boolean {
+  const conditions = rec(o.status).conditions;
+  const c = (Array.isArray(conditions) ? (conditions as Obj[]) : []).find((x) => x.type === type);
+  return c?.status === 'True';
+}
+
+/** printJob's STATUS. */
+function jobStatus(o: KubeObject): string {
+  if (hasCondition(o, 'Complete')) return 'Complete';
+  if (hasCondition(o, 'Failed')) return 'Failed';
+  if (o.metadata.deletionTimestamp) return 'Terminating';
+  if (hasCondition(o, 'Suspended')) return 'Suspended';
+  if (hasCondition(o, 'FailureTarget')) return 'FailureTarget';
+  if (hasCondition(o, 'SuccessCriteriaMet')) return 'SuccessCriteriaMet';
+  return 'Running';
+}
+
+/** printJob's COMPLETIONS. */
+function jobCompletions(o: KubeObject): string {
+  const spec = rec(o.spec);
+  const succeeded = num(rec(o.status).succeeded);
+  if (typeof spec.completions === 'number') return `${succeeded}/${spec.completions}`;
+  const parallelism = num(spec.parallelism);
+  return parallelism > 1 ? `${succeeded}/1 of ${parallelism}` : `${succeeded}/1`;
+}
+
+/** printJob's DURATION: start to completion, or to now while it runs. */
+function jobDuration(o: KubeObject, now: number): string {
+  const st = rec(o.status);
+  if (typeof st.startTime !== 'string') return '';
+  const end = typeof st.completionTime === 'string' ? Date.parse(st.completionTime) : now;
+  return humanDuration(end - Date.parse(st.startTime));
+}
+
+/**
+ * The -o wide columns kubectl shows for a pod-template workload: its containers' names and
+ * images, and its selector; `specOf` finds the spec holding `template` and `selector`.
+ */
+function wideOf(specOf: (o: KubeObject) => Obj = (o) => rec(o.spec)): Column[] {
+  const containers = (o: KubeObject): Obj[] => {
+    const c = rec(rec(specOf(o).template).spec).containers;
+    return Array.isArray(c) ? (c as Obj[]) : [];
+  };
+  return [
+    col(
+      'Containers',
+      (o) =>
+        containers(o)
+          .map((c) => c.name)
+          .join(','),
+      'string',
+      1,
+    ),
+    col(
+      'Images',
+      (o) =>
+        containers(o)
+          .map((c) => c.image)
+          .join(','),
+      'string',
+      1,
+    ),
+    col('Selector', (o) => selector(specOf(o)), 'string', 1),
+  ];
+}
+
+const WORKLOAD_WIDE: Column[] = wideOf();
 
 const BUILTIN_COLUMNS: Record<string, Column[]> = {
   '/Pod': [
@@ -143,6 +219,62 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
     AGE,
     col('IP', (o) => rec(o.status).podIP ?? '<none>', 'string', 1),
     col('Node', (o) => rec(o.spec).nodeName ?? '<none>', 'string', 1),
+  ],
+  'batch/Job': [
+    NAME,
+    col('Status', jobStatus),
+    col('Completions', jobCompletions),
+    col('Duration', jobDuration),
+    AGE,
+    ...WORKLOAD_WIDE,
+  ],
+  'batch/CronJob': [
+    NAME,
+    col('Schedule', (o) => rec(o.spec).schedule ?? ''),
+    col('Timezone', (o) => rec(o.spec).timeZone ?? '<none>'),
+    col(
+      'Suspend',
+      (o) => {
+        const v = rec(o.spec).suspend;
+        return typeof v === 'boolean' ? (v ? 'True' : 'False') : '<unset>';
+      },
+      'boolean',
+    ),
+    col(
+      'Active',
+      (o) => (Array.isArray(rec(o.status).active) ? (rec(o.status).active as unknown[]).length : 0),
+      'integer',
+    ),
+    col('Last Schedule', (o, now) => {
+      const t = rec(o.status).lastScheduleTime;
+      return typeof t === 'string' ? age(t, now) : '<none>';
+    }),
+    AGE,
+    ...wideOf((o) => rec(rec(rec(o.spec).jobTemplate).spec)),
+  ],
+  'apps/StatefulSet': [
+    NAME,
+    col('Ready', (o) => `${num(rec(o.status).readyReplicas)}/${num(rec(o.spec).replicas)}`),
+    AGE,
+    ...WORKLOAD_WIDE.slice(0, 2),
+  ],
+  'apps/DaemonSet': [
+    NAME,
+    col('Desired', (o) => num(rec(o.status).desiredNumberScheduled), 'integer'),
+    col('Current', (o) => num(rec(o.status).currentNumberScheduled), 'integer'),
+    col('Ready', (o) => num(rec(o.status).numberReady), 'integer'),
+    col('Up-to-date', (o) => num(rec(o.status).updatedNumberScheduled), 'integer'),
+    col('Available', (o) => num(rec(o.status).numberAvailable), 'integer'),
+    col(
+      'Node Selector',
+      (o) =>
+        Object.entries(rec(rec(rec(rec(o.spec).template).spec).nodeSelector))
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([k, v]) => `${k}=${String(v)}`)
+          .join(',') || '<none>',
+    ),
+    AGE,
+    ...WORKLOAD_WIDE,
   ],
   'apps/Deployment': [
     NAME,
@@ -264,16 +396,27 @@ function quotaCells(o: KubeObject, limits: boolean): string {
     .join(', ');
 }
 
-function containers(o: KubeObject): Obj[] {
-  const c = rec(rec(rec(o.spec).template).spec).containers;
-  return Array.isArray(c) ? (c as Obj[]) : [];
-}
-
-function selector(o: KubeObject): string {
-  const ml = rec(rec(rec(o.spec).selector).matchLabels);
-  return Object.entries(ml)
-    .map(([k, v]) => `${k}=${String(v)}`)
-    .join(',');
+/**
+ * metav1.FormatLabelSelector of a spec's selector: its requirements (matchLabels and
+ * matchExpressions alike) sorted by key, as labels.Selector prints them; `<none>` when empty.
+ */
+function selector(spec: Obj): string {
+  const sel = rec(spec.selector);
+  const reqs: Array<[string, string]> = Object.entries(rec(sel.matchLabels)).map(([k, v]) => [
+    k,
+    `${k}=${String(v)}`,
+  ]);
+  for (const e of Array.isArray(sel.matchExpressions) ? (sel.matchExpressions as Obj[]) : []) {
+    const key = String(e.key);
+    const values = (Array.isArray(e.values) ? (e.values as string[]) : []).slice().sort();
+    const op = String(e.operator ?? '');
+    if (op === 'In' || op === 'NotIn')
+      reqs.push([key, `${key} ${op === 'In' ? 'in' : 'notin'} (${values.join(',')})`]);
+    else if (op === 'Exists') reqs.push([key, key]);
+    else if (op === 'DoesNotExist') reqs.push([key, `!${key}`]);
+  }
+  reqs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return reqs.map(([, r]) => r).join(',') || '<none>';
 }
 
 function printerColumn(c: PrinterColumn): Column {

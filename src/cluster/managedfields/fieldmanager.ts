@@ -210,7 +210,25 @@ function assign(
       ...(subresource ? { subresource } : {}),
     });
   }
-  return out;
+  return sortEntries(out);
+}
+
+/**
+ * sortEncodedManagedFields: the apiserver stores the entries ordered by operation (Apply before
+ * Update), then time to the second, then manager, apiVersion and subresource — so two writers in
+ * the same second are listed by name, not by who wrote first.
+ */
+export function sortEntries(entries: ManagedFieldsEntry[]): ManagedFieldsEntry[] {
+  const seconds = (e: ManagedFieldsEntry) => (e.time ? Math.floor(Date.parse(e.time) / 1000) : 0);
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return entries.sort(
+    (p, q) =>
+      cmp(p.operation ?? '', q.operation ?? '') ||
+      seconds(p) - seconds(q) ||
+      cmp(p.manager ?? '', q.manager ?? '') ||
+      cmp(p.apiVersion ?? '', q.apiVersion ?? '') ||
+      cmp(p.subresource ?? '', q.subresource ?? ''),
+  );
 }
 
 /** Records an Update (create, update, patch) by `manager` in obj.metadata.managedFields. */
@@ -226,6 +244,11 @@ export function recordManagedFields(
   apiVersion: string,
   time: string,
   subresource: string | undefined,
+  /**
+   * The fields the write's strategy resets (its GetResetFields), which the field manager's
+   * updater ignores (structuredmerge's IgnoreFilter): a write never owns what it cannot change.
+   */
+  ignored: readonly (readonly string[])[] = [],
 ): void {
   if (manager === undefined) {
     if (!(old?.metadata.managedFields ?? obj.metadata.managedFields)?.length) {
@@ -241,7 +264,8 @@ export function recordManagedFields(
     : fieldSet(obj as Obj);
   // The maps and structs the write adds are owned themselves too (their `.`).
   if (changed.size) addedNodes(obj, old, SEP, (field) => outsideWrite(field, subresource), changed);
-  if (!changed.size) {
+  const owned = withoutIgnored(changed, ignored);
+  if (!owned.size) {
     obj.metadata.managedFields = entries.length ? entries : undefined;
     if (!entries.length) delete obj.metadata.managedFields;
     return;
@@ -253,7 +277,7 @@ export function recordManagedFields(
     apiVersion,
     time,
     subresource,
-    changed,
+    owned,
     false,
   );
 }
@@ -317,9 +341,12 @@ export function applyPatch(
   time: string,
   force: boolean,
   subresource: string | undefined,
+  /** The fields the strategy resets: applied, but owned by no one (as in recordManagedFields). */
+  ignored: readonly (readonly string[])[] = [],
 ): void {
   const entries = next.metadata.managedFields ?? [];
   const appliedSet = fieldSet(applied as Obj, subresource ?? (live ? '' : undefined));
+  const owned = withoutIgnored(appliedSet, ignored);
   if (live) {
     // Managers are identified by name, operation and subresource, as structured-merge-diff does:
     // "kubectl" updating through /scale is another manager than "kubectl" applying.
@@ -328,7 +355,7 @@ export function applyPatch(
       if (sameEntry(e, manager, 'Apply', subresource)) continue;
       const who = `"${e.manager ?? ''}"${e.subresource ? ` with subresource "${e.subresource}"` : ''}`;
       for (const p of entrySet(e)) {
-        if (!appliedSet.has(p)) continue;
+        if (!owned.has(p)) continue;
         const segs = p.split(SEP);
         if (deepEqual(valueAt(live, segs), valueAt(applied, segs))) continue;
         const c = conflicts.get(who) ?? {
@@ -360,9 +387,16 @@ export function applyPatch(
     apiVersion,
     time,
     subresource,
-    appliedSet,
+    owned,
     true,
   );
+}
+
+/** `set` less the entries at or under the `ignored` paths (structuredmerge's IgnoreFilter). */
+function withoutIgnored(set: Set<string>, ignored: readonly (readonly string[])[]): Set<string> {
+  if (!ignored.length) return set;
+  const prefixes = ignored.map((p) => p.map((f) => `f:${f}`).join(SEP));
+  return new Set([...set].filter((e) => !prefixes.some((p) => e === p || e.startsWith(p + SEP))));
 }
 
 function stripMeta(applied: KubeObject, subresource?: string): Obj {

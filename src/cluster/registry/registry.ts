@@ -121,6 +121,10 @@ const FIELD_LABELS: Partial<Record<string, FieldLabels>> = {
 const GENERIC_SUBRESOURCES = new Set(['status', 'scale']);
 const HANDLED_SUBRESOURCES: Partial<Record<string, string[]>> = {
   'v1/pods': ['binding', 'eviction', 'log'],
+  // TokenREST (tokenrequest.ts).
+  'v1/serviceaccounts': ['token'],
+  // ApprovalREST: the generic update under the CSR's approval strategy (certificatesigningrequest.ts).
+  'certificates.k8s.io/v1/certificatesigningrequests': ['approval'],
 };
 
 /**

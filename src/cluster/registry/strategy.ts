@@ -16,6 +16,15 @@ import { parseQuantity } from '../apimachinery/quantity';
 import { validateService } from './serviceallocation';
 import { validateConfigMap, validateSecret } from './configvalidation';
 import { prepareDisruptionBudgetForCreate, validateDisruptionBudget } from './poddisruptionbudget';
+import {
+  defaultCronJob,
+  defaultJob,
+  prepareJobForCreate,
+  validateCronJob,
+  validateJobTemplate,
+} from './job';
+import { prepareCsrForCreate, prepareCsrForUpdate, validateCsr } from './certificatesigningrequest';
+import type { UserInfo } from '../auth/user';
 
 type Obj = Record<string, unknown>;
 
@@ -23,11 +32,19 @@ export interface Strategy {
   nameRule: NameRule;
   hasGeneration: boolean;
   allowUnconditionalUpdate: boolean;
-  /** Resets what a create may not set (status behind a status subresource, ...). */
-  prepareForCreate?(obj: KubeObject): void;
+  /**
+   * Resets what a create may not set (status behind a status subresource, ...); `user`: who asks,
+   * when the request has a user (the HTTP layer's).
+   */
+  prepareForCreate?(obj: KubeObject, user?: UserInfo): void;
+  /**
+   * The update strategy of `subresource` ('' for the main resource), where a kind's differs from
+   * putting back its reset fields: what it keeps of `old`; `now` for the times it stamps.
+   */
+  prepareForUpdate?(next: KubeObject, old: KubeObject, subresource: string, now: string): void;
   /** Defaults (and, for custom resources, prunes) in place; returns the paths of unknown fields dropped. */
   defaults?(obj: KubeObject): string[] | void;
-  validate?(obj: KubeObject, old?: KubeObject): FieldError[];
+  validate?(obj: KubeObject, old?: KubeObject, subresource?: string): FieldError[];
 }
 
 function rec(v: unknown): Obj {
@@ -284,6 +301,37 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     defaults: (obj) => defaultWorkload(obj, false),
     validate: (obj, old) => validateSelectorAndTemplate(obj, 'ReplicaSet', old),
   },
+  'batch/Job': {
+    hasGeneration: true,
+    prepareForCreate: prepareJobForCreate,
+    defaults(obj) {
+      defaultJob(obj);
+      defaultPodSpec(ensure(ensure(rec(obj.spec), 'template'), 'spec'));
+    },
+    validate: (obj) => [
+      ...validatePodSpec(rec(rec(rec(obj.spec).template).spec), 'spec.template.spec'),
+      ...validateJobTemplate(rec(obj.spec), 'spec'),
+    ],
+  },
+  'batch/CronJob': {
+    hasGeneration: true,
+    prepareForCreate(obj) {
+      obj.status = {};
+    },
+    defaults(obj) {
+      defaultCronJob(obj);
+      const jobSpec = ensure(ensure(rec(obj.spec), 'jobTemplate'), 'spec');
+      defaultPodSpec(ensure(ensure(jobSpec, 'template'), 'spec'));
+    },
+    validate(obj, old) {
+      const jobSpec = rec(rec(rec(obj.spec).jobTemplate).spec);
+      return [
+        ...validateCronJob(obj, old),
+        ...validatePodSpec(rec(rec(jobSpec.template).spec), 'spec.jobTemplate.spec.template.spec'),
+        ...validateJobTemplate(jobSpec, 'spec.jobTemplate.spec'),
+      ];
+    },
+  },
   '/ResourceQuota': {
     prepareForCreate(obj) {
       delete obj.status;
@@ -303,6 +351,11 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
       }
       return errs;
     },
+  },
+  'certificates.k8s.io/CertificateSigningRequest': {
+    prepareForCreate: prepareCsrForCreate,
+    prepareForUpdate: prepareCsrForUpdate,
+    validate: validateCsr,
   },
   'apiextensions.k8s.io/CustomResourceDefinition': {
     hasGeneration: true,

@@ -24,6 +24,8 @@ export interface GoCall {
   userAgent?: string;
   /** The injected fault (cluster/faults.ts) that failed or delayed it, by name. */
   fault?: string;
+  /** How long the API server took to answer (its audit record's start to end); cache reads have none. */
+  latencyMs?: number;
 }
 
 export interface GoResult {
@@ -39,13 +41,23 @@ export interface GoPhase {
   /** "read Deployment default/blog (cache) → 404 NotFound" */
   summary: string;
   request?: { namespace: string; name: string };
-  /** controller-runtime's per-reconcile UUID (a local of reconcileHandler). */
+  /** controller-runtime's per-reconcile UUID (a local of reconcileHandler: dequeue and result). */
   reconcileID?: string;
+  /** controller-runtime's name of the controller (its `Name`, as its logs and metrics say it). */
+  controller?: string;
   call?: GoCall;
   result?: GoResult;
   next?: NextAction;
   /** The user's source line for this stop (the innermost frame in the user's module). */
   location?: { file: string; line: number };
+}
+
+/**
+ * The controller's name from reconcileHandler's receiver as Delve prints it,
+ * `*controller.Controller[reconcile.Request] {Name: "webapp", MaxConcurrentReconciles: 1, …`.
+ */
+export function controllerNameOf(value: string): string {
+  return /^\*?[^{]*\{Name: "([^"]*)"/.exec(value)?.[1] ?? '';
 }
 
 /** `{NamespacedName: {Namespace: "default", Name: "blog"}}` (or a bare NamespacedName) → parts. */

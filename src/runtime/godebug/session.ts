@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Emitter } from '../events';
 import { managerFlags } from '../goprocess';
 import { DapClient, startDelve, type DapMessage, type DelveServer } from './dap';
+import { EditorView } from './editorview';
 import { delveGoProblem, explainDelveRefusal } from './goversion';
 import type { GoPhase } from './phases';
 import { PhaseReader, type PhaseReaderOptions, type Stopped } from './stops';
@@ -94,25 +95,17 @@ export class GoDebugSession extends Emitter<GoDebugEvents> {
       // Leader election off: a held process would lose its Lease.
       args: managerFlags(o.metricsPort),
       stopOnEntry: false,
+      hideSystemGoroutines: true,
     });
     await initialized;
-    const fns = await this.dap.request<{
-      breakpoints: Array<{ verified: boolean; message?: string }>;
-    }>('setFunctionBreakpoints', {
-      breakpoints: this.reader.functionBreakpoints().map((name) => ({ name })),
-    });
-    const names = this.reader.functionBreakpoints();
-    const bad = fns.breakpoints
-      .map((b, i) => (b.verified ? '' : `${names[i]}: ${b.message ?? 'not verified'}`))
-      .filter(Boolean);
+    // The same requests the editor's relay sends before VS Code configures its session.
+    const view = new EditorView(
+      { functions: this.reader.functionBreakpoints(), lines: this.reader.lineBreakpoints() },
+      o.moduleDir,
+    );
+    const bad = await view.setInternal((command, args) => this.dap!.request(command, args));
     if (bad.length > 0)
       throw new Error(`Delve could not set the phase breakpoints: ${bad.join('; ')}`);
-    for (const [path, lines] of this.reader.lineBreakpoints()) {
-      await this.dap.request('setBreakpoints', {
-        source: { path },
-        breakpoints: lines.map((line) => ({ line })),
-      });
-    }
     await this.dap.request('configurationDone');
   }
 

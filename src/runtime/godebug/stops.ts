@@ -8,6 +8,7 @@
 import { isAbsolute, relative } from 'node:path';
 import type { AuditEvent, AuditFilter } from '../../cluster/endpoints/audit';
 import {
+  controllerNameOf,
   kindOfType,
   objectMetaOf,
   parseNamespacedName,
@@ -63,6 +64,8 @@ export class PhaseReader {
   /** The goroutine held at the last phase (DAP thread id). */
   threadId = 0;
   held: GoPhase | undefined;
+  /** Whether the stack at the last phase has a frame in the user's module (dequeue's has not). */
+  userFrame = false;
 
   constructor(
     private readonly channel: DapChannel,
@@ -106,6 +109,7 @@ export class PhaseReader {
     const method = this.byFrame.get(shortFunction(top.name))?.method ?? '';
     const vars = await this.locals(top.id);
     const user = frames.find((f) => f.source?.path && this.inModule(f.source.path));
+    this.userFrame = user !== undefined;
     // Dequeue and result run in controller-runtime alone: their line is the Reconcile method's.
     const decl = this.opts.reconcilers[0];
     const location = user
@@ -123,8 +127,14 @@ export class PhaseReader {
     vars: Map<string, Variable>,
   ): Promise<Omit<GoPhase, 'summary'>> {
     const v = (name: string) => vars.get(name)?.value ?? '';
+    // In reconcileHandler (dequeue, result) the reconcile's UUID and the controller are locals.
+    const handler = () => ({
+      ...(v('reconcileID') ? { reconcileID: unquote(v('reconcileID')) } : {}),
+      ...(controllerNameOf(v('c')) ? { controller: controllerNameOf(v('c')) } : {}),
+    });
     switch (role) {
       case 'dequeue':
+        return { phase: role, request: parseNamespacedName(v('req')), ...handler() };
       case 'reconcile':
         return { phase: role, request: parseNamespacedName(v('req')) };
       case 'result': {
@@ -133,7 +143,7 @@ export class PhaseReader {
         return {
           phase: 'result',
           request,
-          reconcileID: unquote(v('reconcileID')),
+          ...handler(),
           result,
           next: queueDecision(result),
         };
@@ -209,6 +219,7 @@ export class PhaseReader {
     call.after = ev.after;
     call.resource = ev.resource;
     call.userAgent = ev.userAgent;
+    if (ev.end !== undefined) call.latencyMs = ev.end - ev.start;
     if (ev.fault !== undefined) call.fault = ev.fault;
   }
 

@@ -57,12 +57,6 @@ interface Decl {
 const CLIENT = `${CONTROLLER_RUNTIME}/pkg/client`;
 const DECLS: Decl[] = [
   {
-    file: 'pkg/internal/controller/controller.go',
-    receiver: 'Controller',
-    methods: ['reconcileHandler'],
-    role: 'dequeue',
-  },
-  {
     file: 'pkg/client/typed_client.go',
     receiver: 'typedClient',
     methods: ['Get', 'List'],
@@ -95,7 +89,6 @@ const DECLS: Decl[] = [
 ];
 
 const PKG_OF_FILE: Record<string, string> = {
-  'pkg/internal/controller/controller.go': `${CONTROLLER_RUNTIME}/pkg/internal/controller`,
   'pkg/client/typed_client.go': CLIENT,
   'pkg/client/unstructured_client.go': CLIENT,
   'pkg/client/client.go': CLIENT,
@@ -138,7 +131,7 @@ function minorOf(version: string): [number, number] | undefined {
 /**
  * Resolves every phase's breakpoint in controller-runtime's source at `dir`: functions by
  * their declaration, lines by the statement after the one that produces what the phase shows
- * (the cache lookup's `exists`, Reconcile's `result, err`).
+ * (the reconcile's `reconcileID`, the cache lookup's `exists`, Reconcile's `result, err`).
  */
 export function resolvePhaseSymbols(version: string, dir: string): PhaseSymbols {
   const v = minorOf(version);
@@ -183,6 +176,15 @@ export function resolvePhaseSymbols(version: string, dir: string): PhaseSymbols 
     if (line < 0) missing.push(`${stmt.source} in (*${receiver}).${method} of ${file}`);
     else lines.push({ file: join(dir, file), line, role });
   };
+  // The dequeue stop is where reconcileHandler has just made the reconcile's UUID, so the very
+  // first phase already carries the reconcileID the manager logs and the result shows.
+  after(
+    'pkg/internal/controller/controller.go',
+    'Controller',
+    'reconcileHandler',
+    /reconcileID := uuid\.NewUUID\(\)/,
+    'dequeue',
+  );
   after(
     'pkg/internal/controller/controller.go',
     'Controller',

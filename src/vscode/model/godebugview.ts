@@ -34,8 +34,16 @@ export interface GoStop {
   at: number;
 }
 
-/** The stops of one reconcile, from its dequeue on. */
-export function goReconcileView(controller: string, stops: GoStop[], held: boolean): ReconcileView {
+/**
+ * The stops of one reconcile, from its dequeue on. `reason` says why it was enqueued (the
+ * manager's record: `describeTrigger` of its trace), when known.
+ */
+export function goReconcileView(
+  controller: string,
+  stops: GoStop[],
+  held: boolean,
+  reason?: string,
+): ReconcileView {
   const first = stops[0];
   const request = stops.find((s) => s.phase.request)?.phase.request ?? { namespace: '', name: '' };
   const calls: ApiCallView[] = [];
@@ -44,7 +52,7 @@ export function goReconcileView(controller: string, stops: GoStop[], held: boole
     if (!p.call) continue;
     // Delve's stops name the kind; the views' resource column shows what the call was about.
     const c = { ...p.call, resource: p.call.kind, code: p.call.code ?? 0 };
-    calls.push(apiCallView(c, p.phase, 0, p.call.fault));
+    calls.push(apiCallView(c, p.phase, p.call.latencyMs ?? 0, p.call.fault));
     if (p.phase === 'write' || p.phase === 'status')
       writes.push(
         writeView(
@@ -57,10 +65,11 @@ export function goReconcileView(controller: string, stops: GoStop[], held: boole
   const last = stops[stops.length - 1];
   const ended = stops.find((s) => s.phase.result);
   return {
-    id: ended?.phase.reconcileID || `${request.namespace}/${request.name}@${first?.at ?? 0}`,
+    // controller-runtime's own UUID, read at the dequeue stop (reconcileHandler has just made it).
+    id: reconcileIdOf(stops),
     controller,
     request,
-    reason: 'dequeued by the controller',
+    reason: reason ?? 'enqueued',
     start: first?.at ?? 0,
     end: ended?.at ?? null,
     phases: stops.map((s) => ({ phase: s.phase.phase, at: s.at, detail: s.phase.summary })),
@@ -77,6 +86,16 @@ export function goReconcileView(controller: string, stops: GoStop[], held: boole
     // controller-runtime only: their line is the Reconcile method's).
     location: [...stops].reverse().find((s) => s.phase.location)?.phase.location,
   };
+}
+
+/** The reconcileID of a reconcile's stops: the first stop in reconcileHandler that read it. */
+export function reconcileIdOf(stops: GoStop[]): string {
+  return stops.find((s) => s.phase.reconcileID)?.phase.reconcileID ?? '';
+}
+
+/** controller-runtime's name of the stepped controller, as its stops read it. */
+export function controllerOf(stops: GoStop[]): string | undefined {
+  return stops.find((s) => s.phase.controller)?.phase.controller;
 }
 
 function resultView(p: GoPhase): ResultView {
@@ -121,9 +140,16 @@ export function goDebuggerState(opts: {
   depth: Array<[number, number]>;
   /** When the process was stopped in Delve ([from, to] wall ms), left out of the latencies. */
   holds: Array<[number, number]>;
+  /** Why the stepped reconcile was enqueued, in words (from the manager's record). */
+  reason?: string;
 }): DebuggerState {
   const stepped = opts.stops.length
-    ? goReconcileView(opts.reconciler ?? 'go', opts.stops, opts.held)
+    ? goReconcileView(
+        controllerOf(opts.stops) ?? opts.reconciler ?? 'go',
+        opts.stops,
+        opts.held,
+        opts.reason,
+      )
     : null;
   const picked = opts.traces.find((t) => t.reconcileID === opts.inspected);
   const current =

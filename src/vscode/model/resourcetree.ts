@@ -1,7 +1,8 @@
 /**
- * The Custom Resources tree as data: CRD kind → namespace → object → owned objects. Fed by watch
- * events; each event returns the ids of the nodes it changed, so the view refreshes only those.
- * Nodes are cached by id and updated in place, so the tree keeps selection and expansion.
+ * The Custom Resources tree as data: CRD kind → namespace → object → owned objects and the
+ * Events about it (core/v1 Events by `involvedObject.uid`, as `kubectl describe` finds them). Fed
+ * by watch events; each event returns the ids of the nodes it changed, so the view refreshes only
+ * those. Nodes are cached by id and updated in place, so the tree keeps selection and expansion.
  */
 import type { KubeObject, WatchEvent } from '../../cluster/apimachinery/types';
 import { objectStatus, type ObjectStatus } from './objectstatus';
@@ -32,12 +33,28 @@ export interface ObjectNode {
   id: string;
   object: KubeObject;
   status: ObjectStatus;
-  /** Owned objects (by ownerReference), shown as children. */
+  /** Owned objects (by ownerReference) and Events about it, shown as children. */
   childCount: number;
   /** Whether this object is a custom resource (vs an owned built-in such as a Deployment). */
   custom: boolean;
 }
-export type ResourceNode = KindNode | NamespaceNode | ObjectNode;
+/** An Event about an object (its reason, message, type and count). */
+export interface EventNode {
+  type: 'event';
+  id: string;
+  event: KubeObject & {
+    reason?: string;
+    message?: string;
+    type?: string;
+    count?: number;
+    lastTimestamp?: string;
+    eventTime?: string;
+  };
+}
+export type ResourceNode = KindNode | NamespaceNode | ObjectNode | EventNode;
+
+/** Events shown per object: the newest, as `kubectl describe` lists the recent ones. */
+export const EVENTS_SHOWN = 20;
 
 const kindKey = (group: string, kind: string) => `${group}/${kind}`;
 const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
@@ -49,6 +66,8 @@ export class ResourceTreeModel {
   /** kindKey → namespace → uids */
   private readonly byKind = new Map<string, Map<string, Set<string>>>();
   private readonly ownedBy = new Map<string, Set<string>>();
+  /** Object uid → uids of the Events about it. */
+  private readonly eventsOf = new Map<string, Set<string>>();
   private readonly nodes = new Map<string, ResourceNode>();
 
   setKinds(kinds: CustomResourceKind[]): string[] {
@@ -77,6 +96,7 @@ export class ResourceTreeModel {
     if (!uid || ev.type === 'BOOKMARK' || ev.type === 'ERROR') return [];
     const changed: string[] = [];
     const previous = this.objects.get(uid);
+    if (isEvent(obj)) return this.applyEvent(ev.type, obj, uid, previous);
     if (ev.type === 'DELETED') {
       if (!previous) return [];
       this.objects.delete(uid);
@@ -98,11 +118,57 @@ export class ResourceTreeModel {
     return [...new Set(changed)];
   }
 
+  /** An Event: kept under the object it is about, whose node is refreshed. */
+  private applyEvent(
+    type: WatchEvent['type'],
+    event: KubeObject,
+    uid: string,
+    previous: KubeObject | undefined,
+  ): string[] {
+    const about = involvedUid(event);
+    const before = previous && involvedUid(previous);
+    if (before && before !== about) this.eventsOf.get(before)?.delete(uid);
+    if (type === 'DELETED') {
+      this.objects.delete(uid);
+      this.nodes.delete(`e:${uid}`);
+      if (about) this.eventsOf.get(about)?.delete(uid);
+    } else {
+      this.objects.set(uid, event);
+      const node = this.nodes.get(`e:${uid}`);
+      if (node?.type === 'event') node.event = event;
+      if (about) {
+        let set = this.eventsOf.get(about);
+        if (!set) this.eventsOf.set(about, (set = new Set()));
+        set.add(uid);
+      }
+    }
+    const changed = [`e:${uid}`];
+    for (const u of [about, before]) if (u) this.touchChildren(u, changed);
+    return [...new Set(changed)];
+  }
+
+  /**
+   * An object's children changed: its cached node's count follows at once (a node drawn before
+   * its first child arrived must turn expandable when the view refreshes it).
+   */
+  private touchChildren(uid: string, changed: string[]): void {
+    const node = this.nodes.get(`o:${uid}`);
+    if (node?.type === 'object') node.childCount = this.childCountOf(uid);
+    changed.push(`o:${uid}`);
+  }
+
+  private childCountOf(uid: string): number {
+    return (
+      (this.ownedBy.get(uid)?.size ?? 0) + Math.min(this.eventsOf.get(uid)?.size ?? 0, EVENTS_SHOWN)
+    );
+  }
+
   private index(obj: KubeObject, uid: string, structural: string[]): void {
     for (const owner of owners(obj)) {
       let set = this.ownedBy.get(owner);
       if (!set) this.ownedBy.set(owner, (set = new Set()));
       set.add(uid);
+      this.touchChildren(owner, structural);
     }
     const key = kindKey(groupOf(obj.apiVersion), obj.kind);
     if (!this.kinds.has(key)) return;
@@ -121,7 +187,7 @@ export class ResourceTreeModel {
   private unindex(obj: KubeObject, uid: string, structural: string[]): void {
     for (const owner of owners(obj)) {
       this.ownedBy.get(owner)?.delete(uid);
-      structural.push(`o:${owner}`);
+      this.touchChildren(owner, structural);
     }
     const key = kindKey(groupOf(obj.apiVersion), obj.kind);
     const byNs = this.byKind.get(key);
@@ -171,7 +237,26 @@ export class ResourceTreeModel {
         this.byKind.get(kindKey(node.kind.group, node.kind.kind))?.get(node.namespace),
       );
     }
-    return this.objectNodes(this.ownedBy.get(node.object.metadata.uid!));
+    if (node.type === 'event') return [];
+    const uid = node.object.metadata.uid!;
+    return [...this.objectNodes(this.ownedBy.get(uid)), ...this.eventNodes(this.eventsOf.get(uid))];
+  }
+
+  /** The newest EVENTS_SHOWN Events, oldest first (as `kubectl describe` lists them). */
+  private eventNodes(uids: Set<string> | undefined): EventNode[] {
+    if (!uids) return [];
+    const events: EventNode['event'][] = [];
+    for (const uid of uids) {
+      const e = this.objects.get(uid);
+      if (e) events.push(e);
+    }
+    return events
+      .sort((a, b) => cmp(eventTime(a), eventTime(b)))
+      .slice(-EVENTS_SHOWN)
+      .map((event) => {
+        const id = `e:${event.metadata.uid}`;
+        return this.node<EventNode>(id, { type: 'event', id, event }, { event });
+      });
   }
 
   /** The cached node for an id, if it has been shown. */
@@ -190,7 +275,7 @@ export class ResourceTreeModel {
       const obj = this.objects.get(uid);
       if (!obj) continue;
       const id = `o:${uid}`;
-      const childCount = this.ownedBy.get(uid)?.size ?? 0;
+      const childCount = this.childCountOf(uid);
       const fresh = (): ObjectNode => ({
         type: 'object',
         id,
@@ -218,6 +303,21 @@ export class ResourceTreeModel {
     this.nodes.set(id, fresh);
     return fresh;
   }
+}
+
+function isEvent(obj: KubeObject): boolean {
+  return obj.kind === 'Event' && (obj.apiVersion === 'v1' || obj.apiVersion === 'events.k8s.io/v1');
+}
+
+/** The uid of the object an Event is about: core/v1's involvedObject, events.k8s.io's regarding. */
+function involvedUid(e: KubeObject): string | undefined {
+  const x = e as { involvedObject?: { uid?: string }; regarding?: { uid?: string } };
+  return x.involvedObject?.uid || x.regarding?.uid || undefined;
+}
+
+/** When an Event last happened: lastTimestamp (core/v1), else eventTime, else its creation. */
+function eventTime(e: EventNode['event']): string {
+  return e.lastTimestamp ?? e.eventTime ?? e.metadata.creationTimestamp ?? '';
 }
 
 function owners(obj: KubeObject): string[] {

@@ -18,6 +18,8 @@ export const OWNED_KINDS: TypeRef[] = [
   { apiVersion: 'v1', kind: 'Pod' },
   { apiVersion: 'v1', kind: 'Service' },
   { apiVersion: 'v1', kind: 'ConfigMap' },
+  // Events are not owned, but shown under the object they are about.
+  { apiVersion: 'v1', kind: 'Event' },
 ];
 
 export interface ResourceSource {

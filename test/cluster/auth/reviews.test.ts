@@ -31,12 +31,14 @@ describe('TokenReview', () => {
     spec,
   });
 
-  it('authenticates a known token as its user, in system:authenticated, with no audiences', async () => {
+  it("authenticates a known token as its user, in system:authenticated, for the apiserver's audiences", async () => {
     const r = await post(`${AUTHN}/tokenreviews`, review({ token: 'manager-token' }));
     assert.equal(r.status, 201);
     assert.deepEqual(r.body.status, {
       authenticated: true,
       user: { username: 'system:serviceaccount:sys:manager', groups: ['system:authenticated'] },
+      // --api-audiences default to the service account issuer: the server's URL.
+      audiences: [s.server.url],
     });
     assert.deepEqual(r.body.spec, { token: 'manager-token' });
   });
@@ -58,12 +60,20 @@ describe('TokenReview', () => {
     assert.deepEqual(r.body.status, { user: {}, error: 'invalid bearer token' });
   });
 
-  it('authenticates no one for a review naming audiences (the token authenticator knows none)', async () => {
+  it("does not authenticate a token file user for audiences other than the apiserver's", async () => {
     const r = await post(
       `${AUTHN}/tokenreviews`,
       review({ token: 'manager-token', audiences: ['https://kubernetes.default.svc'] }),
     );
-    assert.deepEqual(r.body.status, { user: {} });
+    assert.deepEqual(r.body.status, { user: {}, error: 'invalid bearer token' });
+  });
+
+  it("authenticates a token file user for a review naming the apiserver's audience among others", async () => {
+    const r = await post(
+      `${AUTHN}/tokenreviews`,
+      review({ token: 'manager-token', audiences: ['other', s.server.url] }),
+    );
+    assert.deepEqual((r.body.status as { audiences: string[] }).audiences, [s.server.url]);
   });
 
   it('refuses a review without a token with the 400 of the apiserver', async () => {

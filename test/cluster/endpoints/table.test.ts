@@ -71,3 +71,103 @@ test('core/v1 and events.k8s.io/v1 Events convert both ways', () => {
   assert.equal(back.message, 'hi');
   assert.equal(back.count, 2);
 });
+
+/** The cells of one object's row, as the built-in kind's table prints it (the wide ones after). */
+function cellsOf(apiVersion: string, obj: Record<string, unknown>, now: number): unknown[] {
+  const { cluster } = newCluster({ controllers: false });
+  const t = cluster.registry.forKind({ apiVersion, kind: obj.kind as string })!;
+  const table = toTable(t, [{ apiVersion, ...obj } as never], now, {}) as {
+    rows: Array<{ cells: unknown[] }>;
+  };
+  cluster.close();
+  return table.rows[0].cells;
+}
+
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+const meta = (name: string) => ({
+  name,
+  namespace: 'default',
+  creationTimestamp: '2026-01-01T00:00:00Z',
+});
+
+test("a Job's row is printJob's: status from its conditions, completions, duration", () => {
+  const job = {
+    kind: 'Job',
+    metadata: meta('j'),
+    spec: { completions: 3, parallelism: 2 },
+    status: {
+      succeeded: 3,
+      startTime: '2026-01-01T00:00:00Z',
+      completionTime: '2026-01-01T00:00:42Z',
+      conditions: [
+        { type: 'SuccessCriteriaMet', status: 'True' },
+        { type: 'Complete', status: 'True' },
+      ],
+    },
+  };
+  assert.deepEqual(cellsOf('batch/v1', job, T0 + 60_000), [
+    'j',
+    'Complete',
+    '3/3',
+    '42s',
+    '60s',
+    '',
+    '',
+    '<none>',
+  ]);
+  const running = {
+    kind: 'Job',
+    metadata: meta('r'),
+    spec: { parallelism: 4 },
+    status: { startTime: '2026-01-01T00:00:00Z' },
+  };
+  assert.deepEqual(cellsOf('batch/v1', running, T0 + 5_000).slice(0, 5), [
+    'r',
+    'Running',
+    '0/1 of 4',
+    '5s',
+    '5s',
+  ]);
+});
+
+test("a CronJob's row is printCronJob's", () => {
+  const cj = {
+    kind: 'CronJob',
+    metadata: meta('c'),
+    spec: { schedule: '*/1 * * * *' },
+    status: { active: [{ name: 'c-1' }], lastScheduleTime: '2026-01-01T00:01:00Z' },
+  };
+  assert.deepEqual(cellsOf('batch/v1', cj, T0 + 90_000).slice(0, 7), [
+    'c',
+    '*/1 * * * *',
+    '<none>',
+    '<unset>',
+    1,
+    '30s',
+    '90s',
+  ]);
+});
+
+test("a pod's STATUS is printPod's: Completed, a failed container's reason, Terminating", () => {
+  const terminated = (exitCode: number, reason: string) => ({
+    kind: 'Pod',
+    metadata: meta('p'),
+    spec: { containers: [{ name: 'a' }] },
+    status: {
+      phase: exitCode ? 'Failed' : 'Succeeded',
+      containerStatuses: [
+        { name: 'a', ready: false, restartCount: 0, state: { terminated: { exitCode, reason } } },
+      ],
+    },
+  });
+  assert.equal(cellsOf('v1', terminated(0, 'Completed'), T0)[2], 'Completed');
+  assert.equal(cellsOf('v1', terminated(1, 'Error'), T0)[2], 'Error');
+  assert.equal(cellsOf('v1', terminated(137, ''), T0)[2], 'ExitCode:137');
+  const deleting = {
+    kind: 'Pod',
+    metadata: { ...meta('d'), deletionTimestamp: '2026-01-01T00:00:00Z' },
+    spec: { containers: [] },
+    status: { phase: 'Running' },
+  };
+  assert.equal(cellsOf('v1', deleting, T0)[2], 'Terminating');
+});

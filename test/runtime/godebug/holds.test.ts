@@ -33,6 +33,13 @@ const failed: GoPhase = {
 const none: GoBreakpoints = { phases: [], outcomes: [] };
 
 describe('Go debugger: which stops hold', () => {
+  it("the session's start runs past dequeue to the user's Reconcile, whatever the breakpoints", () => {
+    const all: GoBreakpoints = { phases: ['dequeue', 'reconcile', 'read'], outcomes: [] };
+    const [, reconcile] = phases;
+    assert.equal(holdReason(dequeue, all, 'reconcile'), undefined);
+    assert.equal(holdReason(reconcile, none, 'reconcile'), 'step');
+  });
+
   it('a Step holds at the next phase, breakpoints or not', () => {
     assert.equal(holdReason(dequeue, none, true), 'step');
     assert.equal(holdReason(readNotFound, none, true), 'step');

@@ -4,7 +4,6 @@ import { PhaseReader, type DapChannel } from '../../../src/runtime/godebug/stops
 
 const MODULE = '/src/webapp';
 const CR = '/gomod/sigs.k8s.io/controller-runtime@v0.24.1';
-const controller = 'sigs.k8s.io/controller-runtime/pkg/internal/controller';
 const cache = 'sigs.k8s.io/controller-runtime/pkg/cache/internal';
 
 /** Delve's answers for one stop: its frames and the top frame's locals. */
@@ -33,11 +32,9 @@ function reader(ch: DapChannel): PhaseReader {
     symbols: {
       version: 'v0.24.1',
       dir: CR,
-      functions: [
-        { name: `${controller}.(*Controller).reconcileHandler`, role: 'dequeue', method: '' },
-        { name: `${cache}.(*CacheReader).Get`, role: 'cacheGet', method: 'Get' },
-      ],
-      lines: [],
+      functions: [{ name: `${cache}.(*CacheReader).Get`, role: 'cacheGet', method: 'Get' }],
+      // The dequeue stop: the statement after `reconcileID := uuid.NewUUID()`.
+      lines: [{ file: `${CR}/pkg/internal/controller/controller.go`, line: 471, role: 'dequeue' }],
     },
     reconcilers: [
       {
@@ -99,7 +96,7 @@ describe("Go debugger: a phase's source line", () => {
           {
             name: 'controller.(*Controller[go.shape.struct]).reconcileHandler',
             path: `${CR}/pkg/internal/controller/controller.go`,
-            line: 300,
+            line: 471,
           },
           {
             name: 'controller.(*Controller[go.shape.struct]).processNextWorkItem',
@@ -110,12 +107,39 @@ describe("Go debugger: a phase's source line", () => {
         [{ name: 'req', value: '{NamespacedName: {Namespace: "default", Name: "blog"}}' }],
       ),
     );
-    const p = await r.phaseAt({ reason: 'function breakpoint', threadId: 1 });
+    const p = await r.phaseAt({ reason: 'breakpoint', threadId: 1 });
     assert.equal(p.phase, 'dequeue');
     assert.deepEqual(p.location, {
       file: `${MODULE}/internal/controller/webapp_controller.go`,
       line: 52,
     });
+    assert.equal(r.userFrame, false);
+  });
+
+  it("already carries controller-runtime's reconcileID and the controller's name at dequeue", async () => {
+    const r = reader(
+      channel(
+        [
+          {
+            name: 'controller.(*Controller[go.shape.struct]).reconcileHandler',
+            path: `${CR}/pkg/internal/controller/controller.go`,
+            line: 471,
+          },
+        ],
+        [
+          {
+            name: 'c',
+            value:
+              '*controller.Controller[reconcile.Request] {Name: "webapp", MaxConcurrentReconciles: 1, Do: reconcile.TypedReconciler[reconcile.Request](*controller.WebAppReconciler) *{Client: client.Client(*client.client) ...}...',
+          },
+          { name: 'req', value: '{NamespacedName: {Namespace: "default", Name: "blog"}}' },
+          { name: 'reconcileID', value: '"e67b0884-81c5-4796-b233-48ba0b021858"' },
+        ],
+      ),
+    );
+    const p = await r.phaseAt({ reason: 'breakpoint', threadId: 1 });
+    assert.equal(p.reconcileID, 'e67b0884-81c5-4796-b233-48ba0b021858');
+    assert.equal(p.controller, 'webapp');
   });
 });
 

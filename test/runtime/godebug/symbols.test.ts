@@ -18,6 +18,10 @@ function source(t: TestContext, files: Record<string, string>): string {
 const CONTROLLER = `package controller
 
 func (c *Controller[request]) reconcileHandler(ctx context.Context, req request, priority int) {
+	log := c.LogConstructor(&req)
+	reconcileID := uuid.NewUUID()
+
+	log = log.WithValues("reconcileID", reconcileID)
 	log.V(5).Info("Reconciling")
 	result, err := c.Reconcile(ctx, req)
 
@@ -65,13 +69,13 @@ describe('phase breakpoints from the controller-runtime source', () => {
       readFileSync(cache.file, 'utf8').split('\n')[cache.line - 1].trim(),
       'if err != nil {',
     );
-    assert.ok(
-      s.functions.some(
-        (f) =>
-          f.name ===
-          'sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller).reconcileHandler',
-      ),
+    // Dequeue is where reconcileHandler has made the reconcile's UUID, not the function's entry.
+    const dequeue = s.lines.find((l) => l.role === 'dequeue')!;
+    assert.equal(
+      readFileSync(dequeue.file, 'utf8').split('\n')[dequeue.line - 1].trim(),
+      'log = log.WithValues("reconcileID", reconcileID)',
     );
+    assert.ok(!s.functions.some((f) => f.name.endsWith('reconcileHandler')));
     assert.ok(
       s.functions.some(
         (f) =>

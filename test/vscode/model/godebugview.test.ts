@@ -26,6 +26,43 @@ describe('Reconcile Debugger view of a Go reconcile', () => {
     assert.equal(v.result, null);
   });
 
+  it("names the reconcile by controller-runtime's reconcileID and controller from its dequeue on", () => {
+    const id = 'e67b0884-81c5-4796-b233-48ba0b021858';
+    const [dequeue, reconcile, read, create] = phases;
+    const stops = [
+      { ...dequeue, reconcileID: id, controller: 'webapp' },
+      reconcile,
+      read,
+      { ...create, call: { ...create.call!, latencyMs: 3.5 } },
+    ].map((phase, at) => ({ phase, at }));
+    const state = goDebuggerState({
+      status: 'held',
+      message: '',
+      reconciler: 'WebAppReconciler',
+      origin: 0,
+      stops: stops.slice(0, 2),
+      held: true,
+      traces: [],
+      breakpoints: { phases: [], outcomes: [] },
+      findings: [],
+      depth: [],
+      holds: [],
+      reason: 'create of WebApp default/blog',
+    });
+    assert.equal(state.current?.id, id);
+    assert.equal(state.current?.controller, 'webapp');
+    assert.equal(state.current?.reason, 'create of WebApp default/blog');
+    // A server call's latency is its audit record's; a cache read has none.
+    const v = goReconcileView('webapp', stops, true);
+    assert.deepEqual(
+      v.calls.map((c) => [c.source, c.latencyMs]),
+      [
+        ['cache', 0],
+        ['server', 3.5],
+      ],
+    );
+  });
+
   it('shows the Result and the queue decision once Reconcile returned', () => {
     const result: GoPhase = {
       phase: 'result',

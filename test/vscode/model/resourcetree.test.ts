@@ -77,6 +77,74 @@ describe('ResourceTreeModel', () => {
     assert.equal(child!.custom, false);
   });
 
+  it('a custom resource drawn before its first owned object and Event turns expandable with them', () => {
+    const m = new ResourceTreeModel();
+    m.setKinds([WEBAPP]);
+    const app = webapp('shop');
+    m.apply({ type: 'ADDED', object: app });
+    // The view draws the WebApp (no children yet) before the operator creates its Deployment.
+    const [drawn] = m.children(m.children(m.roots()[0])[0]) as ObjectNode[];
+    assert.equal(drawn!.childCount, 0);
+    const owner = {
+      apiVersion: app.apiVersion,
+      kind: 'WebApp',
+      name: 'shop',
+      uid: app.metadata.uid!,
+    };
+    const deploy: KubeObject = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'shop', namespace: 'default', uid: 'd1', ownerReferences: [owner] },
+    };
+    const changed = m.apply({ type: 'ADDED', object: deploy });
+    // The refreshed node is the one the view holds, and now says it has a child.
+    assert.ok(changed.includes(drawn!.id));
+    assert.equal((m.nodeById(drawn!.id) as ObjectNode).childCount, 1);
+    const event = (uid: string, reason: string, at: string, extra: object = {}): KubeObject =>
+      ({
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: `shop.${uid}`, namespace: 'default', uid },
+        involvedObject: {
+          apiVersion: app.apiVersion,
+          kind: 'WebApp',
+          name: 'shop',
+          uid: app.metadata.uid,
+        },
+        reason,
+        message: `${reason} happened`,
+        type: 'Normal',
+        count: 1,
+        lastTimestamp: at,
+        ...extra,
+      }) as unknown as KubeObject;
+    m.apply({ type: 'ADDED', object: event('e2', 'Scaled', '2026-12-01T00:00:02Z') });
+    assert.ok(
+      m
+        .apply({
+          type: 'ADDED',
+          object: event('e1', 'FailedCreate', '2026-12-01T00:00:01Z', { type: 'Warning' }),
+        })
+        .includes(drawn!.id),
+    );
+    assert.equal((m.nodeById(drawn!.id) as ObjectNode).childCount, 3);
+    const children = m.children(drawn);
+    assert.deepEqual(
+      children.map((c) =>
+        c.type === 'event'
+          ? `event ${c.event.reason}`
+          : c.type === 'object'
+            ? c.object.kind
+            : c.type,
+      ),
+      ['Deployment', 'event FailedCreate', 'event Scaled'],
+    );
+    // An Event that goes away leaves the list.
+    m.apply({ type: 'DELETED', object: event('e1', 'FailedCreate', '2026-12-01T00:00:01Z') });
+    assert.equal(m.children(drawn).length, 2);
+    assert.equal((m.nodeById(drawn!.id) as ObjectNode).childCount, 2);
+  });
+
   it('an update refreshes only that object and its owners, and keeps the node identity', () => {
     const m = new ResourceTreeModel();
     m.setKinds([WEBAPP]);

@@ -7,6 +7,8 @@ import { fix, replaceNode } from '../../fixes';
 import type { Fix } from '../../diagnostics';
 import type { GoRule } from '../rule';
 import { returnsResultAndError, type PathFunc } from '../reconcilers';
+import { callName, siteName, worthReporting } from '../summary';
+import { formatDuration, blockingWait, inLoops, type Wait } from '../waits';
 import {
   ancestor,
   callArgs,
@@ -14,23 +16,16 @@ import {
   field,
   inFuncLiteral,
   inGoroutine,
-  qualifiedCallee,
   type Node,
 } from '../syntax';
 
-const WAITS = new Set([
-  'time.Sleep',
-  'wait.Poll',
-  'wait.PollImmediate',
-  'wait.PollInfinite',
-  'wait.PollImmediateInfinite',
-  'wait.PollUntil',
-  'wait.PollUntilContextTimeout',
-  'wait.PollUntilContextCancel',
-  'wait.PollImmediateUntil',
-  'wait.ExponentialBackoff',
-  'wait.ExponentialBackoffWithContext',
-]);
+/** `for up to 1m0s`, or for the whole wait when it is unbounded or unknown. */
+function howLong(w: Wait): string {
+  return w.ms === null ? 'for the whole wait' : `for up to ${formatDuration(w.ms)}`;
+}
+
+const ADVICE =
+  'Other objects queue behind it and the wait is lost on restart; return a Result with RequeueAfter instead.';
 
 export const blockingSleep: GoRule = {
   id: 'blocking-sleep',
@@ -38,23 +33,29 @@ export const blockingSleep: GoRule = {
     for (const rec of ctx.reconcilers) {
       for (const fn of rec.funcs) {
         for (const call of fn.calls) {
-          const q = qualifiedCallee(call);
-          if (!q) continue;
-          const name = q.join('.');
-          let what: string | null = null;
-          if (WAITS.has(name)) what = name;
-          else if (
-            name === 'time.After' &&
-            call.parent?.type === 'unary_expression' &&
-            call.parent.text.startsWith('<-')
-          )
-            what = '<-time.After';
-          if (!what || inGoroutine(call, fn.body)) continue;
+          if (inGoroutine(call, fn.body)) continue;
+          const scope = { body: fn.body, files: ctx.pkg.files };
+          const found = blockingWait(fn.file, call, scope);
+          if (found) {
+            if (!worthReporting(found)) continue;
+            const wait = inLoops(found, call, fn.body, scope);
+            ctx.report({
+              file: fn.file,
+              node: wait.what === '<-time.After' ? call.parent! : call,
+              message: `${wait.what} holds this reconcile worker ${howLong(wait)}. Bound: ${wait.why}. ${ADVICE}`,
+              fixes: () => (wait.what === 'time.Sleep' ? fixesFor(fn, call) : []),
+            });
+            continue;
+          }
+          // A wait/poll/retry wrapper of another package of the module (this package's own
+          // helpers are on the path: their waits are reported where they are).
+          const hit = ctx.summaries.ofCall(fn, call);
+          const block = hit?.summary.block;
+          if (!hit || !block || hit.ref.path === ctx.summaries.homePath) continue;
           ctx.report({
             file: fn.file,
-            node: what === '<-time.After' ? call.parent! : call,
-            message: `${what} holds this reconcile worker for the whole wait. The wait is lost on restart; return a Result with RequeueAfter instead.`,
-            fixes: () => (what === 'time.Sleep' ? fixesFor(fn, call) : []),
+            node: call,
+            message: `${callName(call)} holds this reconcile worker ${howLong(block.wait)}. It calls ${block.wait.what} at ${siteName(fn.file.path, block.site)} (bound: ${block.wait.why}). ${ADVICE}`,
           });
         }
       }

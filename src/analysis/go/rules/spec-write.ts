@@ -13,6 +13,7 @@ import type { GoRule } from '../rule';
 import { reaches } from '../flow';
 import { paramsOf } from '../package';
 import type { CallEdge, PathFunc, Reconciler } from '../reconcilers';
+import { callName, siteName } from '../summary';
 import {
   argVar,
   callArgs,
@@ -219,6 +220,9 @@ class SpecFlow {
   }
 }
 
+const WHY =
+  "Spec is the user's desired state and each write triggers another reconcile (an endless loop if it differs each time); keep derived values in status.";
+
 export const specWrite: GoRule = {
   id: 'spec-write',
   check(ctx) {
@@ -254,8 +258,30 @@ export const specWrite: GoRule = {
           ctx.report({
             file: fn.file,
             node: a,
-            message: `Reconcile changes ${hit.text} and the ${w.what} that follows writes it back. Spec is the user's desired state and each write triggers another reconcile (an endless loop if it differs each time); keep derived values in status.`,
+            message: `Reconcile changes ${hit.text} and the ${w.what} that follows writes it back. ${WHY}`,
           });
+        }
+        // Calls into the module that change a spec: `obj.SetDefaults()` on the API type,
+        // `defaults.Apply(obj)` (this package's helpers are on the path and seen above).
+        for (const call of fn.calls) {
+          const hit = ctx.summaries.ofCall(fn, call);
+          if (!hit || hit.summary.spec.size === 0 || hit.ref.path === ctx.summaries.homePath)
+            continue;
+          for (const [i, change] of hit.summary.spec) {
+            const op = callee(call)?.operand;
+            const v =
+              i === -1 ? (op?.type === 'identifier' ? op.text : null) : argVar(callArgs(call)[i]);
+            if (!v || !fn.reconciled.has(v)) continue;
+            const w = flow.writtenAfter(fn, v, call);
+            if (!w) continue;
+            const field = change.target.replace(/^\w+/, v);
+            ctx.report({
+              file: fn.file,
+              node: call,
+              message: `${callName(call)} changes ${field} and the ${w.what} that follows writes it back. It does so at ${siteName(fn.file.path, change.site)}. ${WHY}`,
+            });
+            break;
+          }
         }
       }
     }

@@ -9,8 +9,9 @@ import {
 import { newMethodNotSupported } from '../../apimachinery/errors';
 import { sendWritten } from './response';
 import { writeOptions, type RequestScope } from './scope';
+import { admittedWrite, reviewOptions } from './admitted';
 
-export function createResource(s: RequestScope): void | Promise<void> {
+export async function createResource(s: RequestScope): Promise<void> {
   const { t, namespace } = s;
   if (t.info.namespaced && namespace === undefined) throw newMethodNotSupported(t.gr, 'create');
   const obj = decodeObject(s.body, s.req.headers['content-type']);
@@ -19,7 +20,9 @@ export function createResource(s: RequestScope): void | Promise<void> {
   adoptRequestNamespace(obj, t, namespace);
   // Only the etcd store refuses it: a dry run's storage answers the object as it was sent.
   if (!s.dryRun) checkResourceVersionUnset(obj);
-  const out = s.cluster.createAs(t, obj, writeOptions(s));
+  const out = await admittedWrite(s, reviewOptions(s, 'CreateOptions'), (fresh) =>
+    s.cluster.createAs(t, fresh(obj), writeOptions(s)),
+  );
   s.record?.objectsOf(undefined, out);
   return sendWritten(s, 201, out);
 }

@@ -6,9 +6,10 @@ import { decodePatch } from '../decode';
 import { newUnsupportedMediaType } from '../../apimachinery/errors';
 import { queryBool } from '../../apimachinery/listoptions';
 import { validateWriteOptions } from '../../apimachinery/optionsvalidation';
-import type { PatchType } from '../../apimachinery/types';
+import type { PatchType, UpdateSubresource } from '../../apimachinery/types';
 import { sendWritten } from './response';
 import { objectKey, writeOptions, type RequestScope } from './scope';
+import { admittedWrite, reviewOptions } from './admitted';
 
 const PATCH_TYPES: Record<string, PatchType> = {
   'application/json-patch+json': 'json',
@@ -17,7 +18,7 @@ const PATCH_TYPES: Record<string, PatchType> = {
   'application/apply-patch+yaml': 'apply',
 };
 
-export function patchResource(s: RequestScope, name: string): void | Promise<void> {
+export async function patchResource(s: RequestScope, name: string): Promise<void> {
   const { cluster, q, subresource } = s;
   const key = objectKey(s, name);
   const before = cluster.peek(s.type, key);
@@ -27,13 +28,17 @@ export function patchResource(s: RequestScope, name: string): void | Promise<voi
   validateWriteOptions('PATCH', q, patchType);
   const patch = decodePatch(s.body, patchType);
   const existed = before !== undefined;
-  const out = cluster.patchAs(s.t, key, patch, patchType, {
-    ...writeOptions(s),
-    // Apply names no default manager: the apiserver refuses an apply without one.
-    fieldManager: q.get('fieldManager') ?? (patchType === 'apply' ? '' : s.fieldManager),
-    force: queryBool(q, 'force') === true,
-    ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
-  });
+  const force = queryBool(q, 'force') === true;
+  const options = reviewOptions(s, 'PatchOptions', force ? { force } : {});
+  const out = await admittedWrite(s, options, (fresh) =>
+    cluster.patchAs(s.t, key, fresh(patch), patchType, {
+      ...writeOptions(s),
+      // Apply names no default manager: the apiserver refuses an apply without one.
+      fieldManager: q.get('fieldManager') ?? (patchType === 'apply' ? '' : s.fieldManager),
+      force,
+      ...(subresource ? { subresource: subresource as UpdateSubresource } : {}),
+    }),
+  );
   s.record?.objectsOf(before, out);
   return sendWritten(s, !existed && !s.dryRun ? 201 : 200, out);
 }

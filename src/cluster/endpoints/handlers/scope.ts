@@ -10,6 +10,7 @@ import type { Cluster, HandOver } from '../../cluster';
 import type { ResourceType } from '../../registry/registry';
 import type { ObjectKey, TypeRef, WriteOptions } from '../../apimachinery/types';
 import { negotiatedProtobuf, prefersProtobuf } from '../negotiation';
+import type { UserInfo } from '../../auth/user';
 
 export interface RequestScope {
   cluster: Cluster;
@@ -39,6 +40,8 @@ export interface RequestScope {
   protobuf: boolean;
   /** Admission and validation warnings, sent as `Warning: 299` headers. */
   warnings: string[];
+  /** Who is asking (a CertificateSigningRequest records it); undefined in-process. */
+  user?: UserInfo;
 }
 
 /** Builds the scope of a routed resource request from its query and headers. */
@@ -55,6 +58,7 @@ export function requestScope(
     | 'body'
     | 'record'
     | 'pretty'
+    | 'user'
   >,
 ): RequestScope {
   const { q, req, t } = base;
@@ -90,6 +94,7 @@ export function writeOptions(s: RequestScope): WriteOptions & HandOver {
     warnings: s.warnings,
     owned: true,
     returnStored: true,
+    ...(s.user ? { user: s.user } : {}),
     ...(s.fieldValidation ? { fieldValidation: s.fieldValidation } : {}),
   };
 }

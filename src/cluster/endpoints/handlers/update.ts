@@ -6,8 +6,10 @@ import { adoptRequestNamespace, checkKind, decodeObject, decodeTyped } from '../
 import { newBadRequest } from '../../apimachinery/errors';
 import { send, sendWritten } from './response';
 import { objectKey, writeOptions, type RequestScope } from './scope';
+import { admittedWrite, reviewOptions } from './admitted';
+import type { UpdateSubresource } from '../../apimachinery/types';
 
-export function updateResource(s: RequestScope, name: string): void | Promise<void> {
+export async function updateResource(s: RequestScope, name: string): Promise<void> {
   const { cluster, t, type, subresource } = s;
   const key = objectKey(s, name);
   // The stored object is never mutated in place, so holding it is holding the "before".
@@ -26,15 +28,16 @@ export function updateResource(s: RequestScope, name: string): void | Promise<vo
   adoptRequestNamespace(obj, t, s.namespace);
   if (subresource === 'finalize') {
     const finalizers = (obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
-    const cur = cluster.get(type, key);
-    for (const f of (cur.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [])
-      if (!finalizers.includes(f)) cluster.finalizeNamespace(name, f);
-    return send(s, 200, cluster.get(type, key));
+    const out = cluster.setNamespaceFinalizers(name, finalizers, obj.metadata.resourceVersion);
+    s.record?.objectsOf(before, out);
+    return send(s, 200, out);
   }
-  const out = cluster.updateAs(t, obj, {
-    ...writeOptions(s),
-    ...(subresource ? { subresource: subresource as 'status' | 'scale' } : {}),
-  });
+  const out = await admittedWrite(s, reviewOptions(s, 'UpdateOptions'), (fresh) =>
+    cluster.updateAs(t, fresh(obj), {
+      ...writeOptions(s),
+      ...(subresource ? { subresource: subresource as UpdateSubresource } : {}),
+    }),
+  );
   s.record?.objectsOf(before, out);
   return sendWritten(s, 200, out);
 }

@@ -49,6 +49,7 @@ async function serveHandler(cluster: Cluster, audit: AuditLog, handler: Handler)
         body: chunks.length ? Buffer.concat(chunks) : undefined,
         record,
         pretty: false,
+        user: { username: 'tester', groups: ['system:authenticated'] },
       });
       Promise.resolve()
         .then(() => handler(scope))

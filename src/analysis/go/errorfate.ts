@@ -1,0 +1,176 @@
+/**
+ * What becomes of the error of a call (a status write, or a helper that returns one): returned,
+ * dropped (`_ =`, a bare call, `defer`), left unchecked, checked and swallowed by a `return nil`,
+ * or only logged. And whether dropping it is harmless: every path on returns a non-nil error, so
+ * controller-runtime requeues and the next pass does the write again.
+ */
+import type { PathFunc } from './reconcilers';
+import {
+  ancestor,
+  callee,
+  contains,
+  descendants,
+  enclosingStatement,
+  field,
+  mentions,
+  named,
+  statements,
+  type Node,
+} from './syntax';
+import { certainlyNonNil } from './errors';
+import { terminates } from './flow';
+
+export type Verdict =
+  | { kind: 'dropped'; stmt: Node }
+  /** `defer <call>`: dropped, and run on the success paths too (never pardoned) */
+  | { kind: 'deferred'; stmt: Node }
+  | { kind: 'unchecked'; stmt: Node; err: string }
+  /** checked, but the branch for a failure ends in a return that hands back nil (`nil`: that expression) */
+  | { kind: 'swallowed'; nil: Node; err: string }
+  /** checked, the failure only logged, and the path goes on (`check`: the `if`) */
+  | { kind: 'logged'; check: Node; err: string; within: Within };
+
+/** Where a logged-and-dropped write runs: in the function's own flow, a defer, or a goroutine. */
+export type Within = 'flow' | 'defer' | 'goroutine';
+
+/** Zero values: a final `return false, nil` says "nothing to do", not "try again". */
+const ZERO = /^(false|0|""|nil|(\w+\.)?Result\{\})$/;
+
+/**
+ * `if err != nil { ...; return false, nil }` after the status write: the failure is seen and
+ * then dropped. The branch may handle some errors on the way (`if IsConflict(err) { return true,
+ * nil }`); what counts is where it ends: a return that gives nil for the error and zero values
+ * for the rest, with `err` handed to nothing but predicates and logs.
+ */
+export function swallowed(fn: PathFunc, stmt: Node, err: string): Verdict | null {
+  let check: Node | null = null;
+  if (stmt.parent?.type === 'if_statement' && field(stmt.parent, 'initializer')?.id === stmt.id) {
+    check = stmt.parent;
+  } else if (stmt.parent?.type === 'statement_list') {
+    const siblings = statements(stmt.parent.parent);
+    check = siblings[siblings.findIndex((x) => x.id === stmt.id) + 1] ?? null;
+  }
+  if (check?.type !== 'if_statement') return null;
+  if (field(check, 'condition')?.text.replace(/\s+/g, ' ') !== `${err} != nil`) return null;
+  // The error must go nowhere but into predicates (IsConflict) and logs.
+  for (const id of descendants(field(check, 'consequence'), 'identifier')) {
+    if (id.text !== err) continue;
+    const call = ancestor(id, ['call_expression'], check);
+    const name = call ? (callee(call)?.name ?? '') : '';
+    if (!/^Is[A-Z]|^(Error|Info|Errorf|Infof|Warn|Warning|Warnf|Printf|Println|V)$/.test(name))
+      return null;
+  }
+  const branch = statements(field(check, 'consequence'));
+  const last = branch[branch.length - 1];
+  if (last?.type !== 'return_statement') {
+    // Only logged, and the path goes on past the `if`: unless some return in the branch decides.
+    if (descendants(field(check, 'consequence'), 'return_statement').length > 0) return null;
+    if (branch.some(terminates)) return null;
+    return { kind: 'logged', check, err, within: within(check, fn.body) };
+  }
+  if (fn.results[fn.results.length - 1] !== 'error') return null;
+  const exprs = named(named(last)[0]);
+  if (exprs.length !== fn.results.length || exprs[exprs.length - 1].text !== 'nil') return null;
+  if (!exprs.slice(0, -1).every((e) => ZERO.test(e.text.replace(/\s+/g, '')))) return null;
+  return { kind: 'swallowed', nil: exprs[exprs.length - 1], err };
+}
+
+/** Is `node` inside a function literal run by `defer` or `go` (below `body`)? */
+export function within(node: Node, body: Node): Within {
+  const lit = ancestor(node, ['func_literal'], body);
+  if (lit?.parent?.type !== 'call_expression') return 'flow';
+  const stmt = lit.parent.parent?.type;
+  return stmt === 'defer_statement' ? 'defer' : stmt === 'go_statement' ? 'goroutine' : 'flow';
+}
+
+/**
+ * A dropped status error is harmless when every path from the write on returns a non-nil error:
+ * controller-runtime requeues, and the next pass writes the status again. Walks the statements
+ * after the write outwards (past the `if` it is in, and so on) to the first `return` that ends the
+ * path, collecting the returns met on the way; every one must hand back an error known non-nil.
+ * A loop or a function literal on the way makes the answer unknown: no pardon.
+ */
+export function pardoned(fn: PathFunc, call: Node, v: Verdict): boolean {
+  if (v.kind === 'swallowed' || v.kind === 'deferred') return false;
+  if (fn.results[fn.results.length - 1] !== 'error') return false;
+  const from = v.kind === 'logged' ? v.check : enclosingStatement(call);
+  const returns: Node[] = [];
+  for (let x = from; x && x.id !== fn.body.id; x = x.parent) {
+    const p: Node | null = x.parent;
+    if (!p || p.type === 'for_statement' || p.type === 'func_literal') return false;
+    if (p.type !== 'statement_list' && p.type !== 'block') continue;
+    const after = p.children.slice(p.children.indexOf(x) + 1).filter((s) => s.isNamed);
+    for (const s of after) {
+      if (s.type === 'return_statement') return returnsError(fn, [...returns, s]);
+      if (s.type === 'defer_statement' || s.type === 'go_statement') continue;
+      returns.push(
+        ...descendants(s, 'return_statement').filter((r) => !ancestor(r, ['func_literal'], s)),
+      );
+      if (terminates(s)) return returnsError(fn, returns);
+    }
+  }
+  return false;
+}
+
+/** Does every one of these returns hand back an error that cannot be nil? */
+export function returnsError(fn: PathFunc, returns: Node[]): boolean {
+  return (
+    returns.length > 0 &&
+    returns.every((r) => {
+      const exprs = named(named(r)[0]);
+      return (
+        exprs.length === fn.results.length && certainlyNonNil(exprs[exprs.length - 1], fn.body)
+      );
+    })
+  );
+}
+
+/** How the call's error is lost, or null when it reaches an `if`, a return, or an argument. */
+export function discarded(fn: PathFunc, call: Node): Verdict | null {
+  const parent = call.parent;
+  if (!parent) return null;
+  if (parent.type === 'expression_statement') return { kind: 'dropped', stmt: parent };
+  // `defer r.Status().Update(ctx, obj)`: a deferred call's results go nowhere, on every path.
+  if (parent.type === 'defer_statement') return { kind: 'deferred', stmt: parent };
+  if (parent.type !== 'expression_list') return null;
+  const stmt = parent.parent;
+  if (!stmt || (stmt.type !== 'assignment_statement' && stmt.type !== 'short_var_declaration')) {
+    return null;
+  }
+  const left = named(field(stmt, 'left'));
+  if (left.length !== 1 || left[0].type !== 'identifier') return null;
+  const name = left[0].text;
+  // An `if err := ...; err != nil` initializer is checked: is the failure then dropped?
+  if (stmt.parent?.type !== 'statement_list') return swallowed(fn, stmt, name);
+  if (name === '_') return { kind: 'dropped', stmt };
+  if (!readBeforeOverwrite(fn, stmt, name)) return { kind: 'unchecked', stmt, err: name };
+  return swallowed(fn, stmt, name);
+}
+
+/**
+ * Is `name` read after `stmt` before being overwritten? Looks at the first later mention in source
+ * order; inside a loop any mention in the loop counts as a read (the next iteration may check it).
+ */
+export function readBeforeOverwrite(fn: PathFunc, stmt: Node, name: string): boolean {
+  const loop = ancestor(stmt, ['for_statement', 'func_literal'], fn.body);
+  if (loop && descendants(loop, 'identifier').some((i) => i.text === name && !contains(stmt, i))) {
+    return true;
+  }
+  const later = descendants(fn.body, 'identifier')
+    .filter((i) => i.text === name && i.startIndex >= stmt.endIndex)
+    .sort((a, b) => a.startIndex - b.startIndex);
+  const first = later[0];
+  if (!first) return false;
+  const list = first.parent;
+  const assign = list?.parent;
+  if (
+    list?.type === 'expression_list' &&
+    assign &&
+    (assign.type === 'assignment_statement' || assign.type === 'short_var_declaration') &&
+    field(assign, 'left')?.id === list.id
+  ) {
+    const right = field(assign, 'right');
+    return !!right && mentions(right, name);
+  }
+  return true;
+}

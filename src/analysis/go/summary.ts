@@ -1,0 +1,513 @@
+/**
+ * Function summaries across the whole Go module: what calling a function does, as far as the
+ * rules care. Does it write status (how many times on one pass, and of which parameter), does it
+ * return that write's error or drop it, how long may it block, which parameter's spec does it
+ * change. A call in a reconcile path is resolved into any package of the module (go.mod's module
+ * path: `common.UpdateStatus(...)`, `obj.SetDefaults()` on an API type, `r.Status.Set(...)` on a
+ * field whose type another package declares), and the callee's summary is built from its body
+ * and its own callees' summaries.
+ *
+ * Summaries are computed once and kept per function declaration node. Unchanged declarations
+ * keep their nodes across edits (tree.ts), so after a keystroke only the edited functions, and
+ * those whose callees' summaries changed, are summarized again: a cached summary is reused when
+ * every call it depends on still resolves to the same declaration with the same summary.
+ */
+import { relative, dirname, sep } from 'node:path';
+import { discarded, pardoned } from './errorfate';
+import { StatusPasses, type WriteEvent } from './passes';
+import {
+  importPathOf,
+  paramsOf,
+  receiverOf,
+  type FuncDecl,
+  type GoFile,
+  type GoPackage,
+} from './package';
+import { makePathFunc, type PathFunc } from './reconcilers';
+import {
+  ancestor,
+  argVar,
+  callArgs,
+  callee,
+  contains,
+  descendants,
+  field,
+  inGoroutine,
+  named,
+  unparen,
+  type Node,
+} from './syntax';
+import { varType } from './vartypes';
+import { blockingWait, inLoops, WAIT_REPORTED_FROM_MS, type Wait } from './waits';
+
+/** A place in some file of the module. */
+export interface Site {
+  file: GoFile;
+  node: Node;
+}
+
+export interface FuncSummary {
+  /** most status writes of one object on one path through the function (0, 1, 2+) */
+  perPass: number;
+  /** a status write made by the function (its own or a callee's), when it makes one */
+  write: Site | null;
+  /** which parameter the status write writes: its index, -1 the receiver, null unknown */
+  writeParam: number | null;
+  /** the write happens on every pass that gets past the function's error checks */
+  always: boolean;
+  /** the second status write of one pass, when there is one */
+  twice: Site | null;
+  /** a status write whose error the function (or a callee) drops or only logs */
+  drop: { how: string; site: Site } | null;
+  /** the function returns the error of a status write it makes */
+  returnsStatusError: boolean;
+  /** a blocking call reached, with its longest wait (null when none worth reporting) */
+  block: { wait: Wait; site: Site } | null;
+  /** parameter index (-1 the receiver) → the spec field it changes, and where */
+  spec: Map<number, { target: string; site: Site }>;
+}
+
+const EMPTY: FuncSummary = {
+  perPass: 0,
+  write: null,
+  writeParam: null,
+  always: false,
+  twice: null,
+  drop: null,
+  returnsStatusError: false,
+  block: null,
+  spec: new Map(),
+};
+
+/** A function of the module named by import path, receiver type (or null) and name. */
+export interface FuncRef {
+  path: string;
+  recv: string | null;
+  name: string;
+}
+
+/** What the summaries ask of the module: its path and its packages by import path. */
+export interface ModuleLike {
+  readonly root: string;
+  readonly path: string;
+  package(importPath: string): GoPackage | null;
+}
+
+interface Entry {
+  summary: FuncSummary;
+  /** the file the summary was read from: any edit to it makes a new GoFile (lines moved) */
+  file: GoFile;
+  /** each call's target when summarized, and the callee summary used (null: in a cycle) */
+  deps: { ref: FuncRef; node: Node | null; summary: FuncSummary | null }[];
+}
+
+/** Kept as long as the declaration's node lives: an edited declaration gets a new node. */
+const cache = new WeakMap<Node, Entry>();
+
+/** Figures for the bench and the tests: summaries computed vs reused. */
+export const summaryStats = { computed: 0, reused: 0 };
+
+export class Summaries {
+  /** declarations whose cached entry this analysis already checked */
+  private readonly checked = new Set<Node>();
+  private readonly computing = new Set<Node>();
+
+  constructor(
+    /** the package being analyzed (its files as the editor has them) */
+    readonly home: GoPackage,
+    /** its import path ('' outside a module) */
+    readonly homePath: string,
+    readonly module: ModuleLike | null,
+  ) {}
+
+  private pkgAt(path: string): GoPackage | null {
+    if (path === this.homePath) return this.home;
+    return this.module?.package(path) ?? null;
+  }
+
+  /** Is this import path a package of the module? */
+  inModule(path: string | null): path is string {
+    const m = this.module?.path;
+    return !!path && !!m && (path === m || path.startsWith(`${m}/`));
+  }
+
+  decl(ref: FuncRef): { pkg: GoPackage; decl: FuncDecl } | null {
+    const pkg = this.pkgAt(ref.path);
+    if (!pkg) return null;
+    const decl = ref.recv ? pkg.promoted(ref.recv, ref.name) : pkg.functions.get(ref.name);
+    return decl ? { pkg, decl } : null;
+  }
+
+  /**
+   * The function a call in `decl` (of the package at `path`) reaches: a function or method of
+   * the same package, a function of another package of the module, or a method of a type the
+   * module declares (on a variable, a parameter or a receiver's field of that type).
+   */
+  resolve(pkg: GoPackage, path: string, decl: FuncDecl, call: Node): FuncRef | null {
+    const c = callee(call);
+    if (!c) return null;
+    const file = decl.file;
+    if (!c.operand) return pkg.functions.has(c.name) ? { path, recv: null, name: c.name } : null;
+    const recv = decl.receiverType ? receiverOf(decl.node) : null;
+    if (c.operand.type === 'identifier') {
+      const x = c.operand.text;
+      if (recv && x === recv.name) return { path, recv: recv.type, name: c.name };
+      const imported = importPathOf(file, x);
+      if (imported)
+        return this.inModule(imported) ? { path: imported, recv: null, name: c.name } : null;
+      const type = varType(decl.node, x, (inner) =>
+        inner.id === call.id ? null : this.targetNode(pkg, path, decl, inner),
+      );
+      if (type) return this.typeRef(file, path, type, c.name);
+      return null;
+    }
+    // `r.Status.Set(...)`: a method of the receiver field's type.
+    if (c.operand.type === 'selector_expression' && recv) {
+      const op = unparen(field(c.operand, 'operand'));
+      if (op?.type !== 'identifier' || op.text !== recv.name) return null;
+      const ft = pkg.types.struct(recv.type)?.fields.get(field(c.operand, 'field')?.text ?? '');
+      const m = ft && /^\*?(?:(\w+)\.)?(\w+)$/.exec(ft);
+      if (!m) return null;
+      const p = m[1] ? importPathOf(file, m[1]) : path;
+      return this.inModule(p) || p === path ? { path: p, recv: m[2], name: c.name } : null;
+    }
+    return null;
+  }
+
+  /** The declaration a call reaches, for a variable's type taken from a call's result. */
+  private targetNode(pkg: GoPackage, path: string, decl: FuncDecl, call: Node): Node | null {
+    if (this.depth > 3) return null;
+    this.depth++;
+    try {
+      const ref = this.resolve(pkg, path, decl, call);
+      return (ref && this.decl(ref)?.decl.node) ?? null;
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private depth = 0;
+
+  private typeRef(file: GoFile, path: string, type: Node, name: string): FuncRef | null {
+    let t: Node | null = type;
+    while (t && (t.type === 'pointer_type' || t.type === 'parenthesized_type'))
+      t = named(t)[0] ?? null;
+    if (!t) return null;
+    if (t.type === 'qualified_type') {
+      const p = importPathOf(file, field(t, 'package')?.text ?? '');
+      const n = field(t, 'name')?.text;
+      return this.inModule(p) && n ? { path: p, recv: n, name } : null;
+    }
+    if (t.type === 'type_identifier') return { path, recv: t.text, name };
+    return null;
+  }
+
+  /** The summary of the function a call in a path function reaches, or null (not in module). */
+  ofCall(fn: PathFunc, call: Node): { ref: FuncRef; summary: FuncSummary } | null {
+    const ref = this.resolve(this.home, this.homePath, fn.decl, call);
+    if (!ref) return null;
+    const target = this.decl(ref);
+    const summary = target ? this.summary(target.pkg, ref.path, target.decl) : null;
+    this.home.recorder?.set(`u:${refKey(ref)}`, summary ? fingerprint(summary) : '');
+    return summary ? { ref, summary } : null;
+  }
+
+  /** The summary of `decl`, from the cache when its dependencies still answer the same. */
+  summary(pkg: GoPackage, path: string, decl: FuncDecl): FuncSummary {
+    const node = decl.node;
+    if (this.computing.has(node)) return EMPTY;
+    const cached = cache.get(node);
+    if (
+      cached &&
+      cached.file === decl.file &&
+      (this.checked.has(node) || this.stillValid(cached))
+    ) {
+      this.checked.add(node);
+      summaryStats.reused++;
+      return cached.summary;
+    }
+    this.computing.add(node);
+    try {
+      const entry = this.compute(pkg, path, decl);
+      cache.set(node, entry);
+      this.checked.add(node);
+      summaryStats.computed++;
+      return entry.summary;
+    } finally {
+      this.computing.delete(node);
+    }
+  }
+
+  private stillValid(entry: Entry): boolean {
+    for (const dep of entry.deps) {
+      const target = this.decl(dep.ref);
+      if ((target?.decl.node ?? null) !== dep.node) return false;
+      if (!target || dep.summary === null) continue;
+      if (this.summary(target.pkg, dep.ref.path, target.decl) !== dep.summary) return false;
+    }
+    return true;
+  }
+
+  /** `fingerprint` of the summary a recorded call now reaches (for analyze.ts's cache check). */
+  answer(key: string): string {
+    const [path, rest] = key.split(' ');
+    const dot = rest.lastIndexOf('.');
+    const ref = { path, recv: rest.slice(0, dot) || null, name: rest.slice(dot + 1) };
+    const target = this.decl(ref);
+    return target ? fingerprint(this.summary(target.pkg, path, target.decl)) : '';
+  }
+
+  private compute(pkg: GoPackage, path: string, decl: FuncDecl): Entry {
+    const deps: Entry['deps'] = [];
+    const fn = makePathFunc(pkg, decl, false);
+    if (!fn) return { summary: EMPTY, deps, file: decl.file };
+    const params = paramsOf(decl.node);
+    const indexOf = (name: string | null): number | null => {
+      if (name === null) return null;
+      if (name === fn.receiver) return -1;
+      const i = params.findIndex((p) => p.name === name);
+      return i >= 0 ? i : null;
+    };
+    const out: FuncSummary = { ...EMPTY, spec: new Map() };
+    const events: WriteEvent[] = [];
+
+    // This function's own status writes: what becomes of each one's error.
+    for (const cc of fn.clientCalls) {
+      if (cc.method === 'Get' && !cc.status) {
+        events.push({ call: cc.call, key: argVar(cc.args[2]) ?? '', n: 0, refresh: true });
+        continue;
+      }
+      if (!cc.status || cc.method === 'Create') continue;
+      const key = argVar(cc.args[1]) ?? cc.args[1]?.text ?? '';
+      events.push({ call: cc.call, key, n: 1, refresh: false });
+      out.write ??= { file: fn.file, node: cc.call };
+      out.writeParam ??= indexOf(rootVar(cc.args[1]));
+      out.always ||= unconditional(fn.body, cc.call);
+      this.errorFate(fn, cc.call, out);
+    }
+
+    // Assignments to a parameter's (or the receiver's) spec: its own first, then its callees'.
+    for (const a of descendants(fn.body, [
+      'assignment_statement',
+      'inc_statement',
+      'dec_statement',
+    ])) {
+      const targets =
+        a.type === 'assignment_statement' ? named(field(a, 'left')) : named(a).slice(0, 1);
+      for (const t of targets) {
+        const m = /^(\w+)\.Spec\b/.exec(t.text);
+        const i = m ? indexOf(m[1]) : null;
+        if (i === null || out.spec.has(i)) continue;
+        if (i >= 0 && params[i].type.type !== 'pointer_type') continue;
+        if (i === -1 && field(receiverParam(decl.node), 'type')?.type !== 'pointer_type') continue;
+        out.spec.set(i, { target: t.text, site: { file: fn.file, node: a } });
+      }
+    }
+    for (const call of fn.calls) {
+      const ref = this.resolve(pkg, path, decl, call);
+      if (!ref) continue;
+      const target = this.decl(ref);
+      const cycle = !!target && this.computing.has(target.decl.node);
+      const s = target ? this.summary(target.pkg, ref.path, target.decl) : EMPTY;
+      deps.push({ ref, node: target?.decl.node ?? null, summary: cycle || !target ? null : s });
+      if (!target || s === EMPTY) continue;
+      const args = callArgs(call);
+      const argOf = (i: number | null): string | null =>
+        i === null ? null : i === -1 ? receiverArg(call) : argVar(args[i]);
+      if (s.perPass > 0 && s.write) {
+        const v = argOf(s.writeParam);
+        events.push({ call, key: v ?? `?${call.id}`, n: s.perPass, refresh: false });
+        out.write ??= s.write;
+        out.writeParam ??= indexOf(v);
+        out.always ||= s.always && unconditional(fn.body, call);
+      }
+      if (s.drop && !out.drop && !inGoroutine(call, fn.body)) out.drop = s.drop;
+      if (s.returnsStatusError) this.errorFate(fn, call, out);
+      if (s.block && !out.block && !inGoroutine(call, fn.body)) out.block = s.block;
+      for (const [i, change] of s.spec) {
+        const at = indexOf(argOf(i));
+        if (at !== null && !out.spec.has(at)) out.spec.set(at, change);
+      }
+    }
+
+    // Status writes along one path: a helper that writes twice in one pass.
+    if (events.some((e) => !e.refresh)) {
+      new StatusPasses(events, (w, before) => {
+        const total = before + w.n;
+        if (total > out.perPass) out.perPass = total;
+        if (total >= 2 && !out.twice) out.twice = { file: fn.file, node: w.call };
+      }).block(statementsOf(fn.body), new Map());
+      out.perPass = Math.max(out.perPass, 1);
+    }
+
+    // Blocking calls of its own, outside goroutines: the longest reported wait.
+    for (const call of fn.calls) {
+      const scope = { body: fn.body, files: pkg.files };
+      const found = blockingWait(fn.file, call, scope);
+      if (!found || !worthReporting(found) || inGoroutine(call, fn.body)) continue;
+      const wait = inLoops(found, call, fn.body, scope);
+      const site = { file: fn.file, node: call };
+      if (!out.block || longer(wait, out.block.wait)) out.block = { wait, site };
+    }
+
+    return { summary: out, deps, file: decl.file };
+  }
+
+  /** Records what `fn` does with the error of `call` (a status write, or a helper returning one). */
+  private errorFate(fn: PathFunc, call: Node, out: FuncSummary): void {
+    const v = discarded(fn, call);
+    if (v === null) {
+      if (returnsIt(fn, call)) out.returnsStatusError = true;
+      return;
+    }
+    if (out.drop || v.kind === 'swallowed' || pardoned(fn, call, v)) return;
+    if (ancestor(call, ['go_statement'], fn.body)) return;
+    out.drop = {
+      how: v.kind === 'logged' ? 'only logged' : 'discarded',
+      site: { file: fn.file, node: call },
+    };
+  }
+}
+
+/**
+ * Does `fn` hand back the error of `call` as its own, as a status helper does? The call must be
+ * returned (`return c.Status().Update(...)`, also from a closure handed to RetryOnConflict), and
+ * `fn` must be about status: named for it, or with nothing else to return (its other returns
+ * give nil). A function that does other work and returns its errors too (ensureVersion) is not
+ * one: dropping its error is a choice about that work, not a dropped status write.
+ */
+function returnsIt(fn: PathFunc, call: Node): boolean {
+  if (fn.results[fn.results.length - 1] !== 'error') return false;
+  const ret = ancestor(call, ['return_statement'], fn.body);
+  if (!ret) return false;
+  if (/status/i.test(fn.decl.name)) return true;
+  return descendants(fn.body, 'return_statement').every((r) => {
+    if (ancestor(r, ['func_literal'], fn.body)) return true;
+    const exprs = named(named(r)[0]);
+    const last = exprs[exprs.length - 1];
+    return !last || last.text === 'nil' || contains(last, call) || contains(r, call);
+  });
+}
+
+/** Reported waits: time and wait.* always, retry libraries from a second on or when unknown. */
+export function worthReporting(w: Wait): boolean {
+  if (w.lib === 'time' || w.lib === 'wait') return true;
+  if (w.ms === null) return w.lib !== 'client-go-retry';
+  return w.ms >= WAIT_REPORTED_FROM_MS;
+}
+
+function longer(a: Wait, b: Wait): boolean {
+  if (b.ms === null) return false;
+  return a.ms === null || a.ms > b.ms;
+}
+
+function statementsOf(body: Node): Node[] {
+  return named(body)
+    .flatMap((c) => (c.type === 'statement_list' ? named(c) : [c]))
+    .filter((s) => s.type !== 'comment');
+}
+
+function receiverParam(method: Node): Node | null {
+  return named(field(method, 'receiver')).find((n) => n.type === 'parameter_declaration') ?? null;
+}
+
+/** The variable an argument is rooted at: `&x` and `x.f.g` → x (`dfi.df` is the receiver's). */
+function rootVar(arg: Node | undefined): string | null {
+  let n = unparen(arg ?? null);
+  if (n?.type === 'unary_expression') n = unparen(field(n, 'operand'));
+  while (n?.type === 'selector_expression') n = unparen(field(n, 'operand'));
+  return n?.type === 'identifier' ? n.text : null;
+}
+
+/** Nodes a call may sit in and still run whenever its statement does. */
+const STRAIGHT = new Set([
+  'expression_statement',
+  'return_statement',
+  'assignment_statement',
+  'short_var_declaration',
+  'expression_list',
+  'argument_list',
+  'call_expression',
+  'parenthesized_expression',
+  'unary_expression',
+]);
+
+/**
+ * Does `call` run on every pass through `body` that gets past its error checks? It must sit in
+ * a top-level statement (or an `if`'s initializer: `if err := write(); err != nil`), and the
+ * statements before it may return only under a condition on an error (`if err != nil`).
+ */
+function unconditional(body: Node, call: Node): boolean {
+  let x: Node = call;
+  for (let p = x.parent; p && p.id !== body.id; x = p, p = p.parent) {
+    if (p.type === 'statement_list' && p.parent?.id === body.id) break;
+    if (p.type === 'if_statement' && field(p, 'initializer')?.id === x.id) continue;
+    if (!STRAIGHT.has(p.type)) return false;
+  }
+  const top = statementsOf(body);
+  const at = top.findIndex((t) => t.id === x.id);
+  if (at < 0) return false;
+  return top.slice(0, at).every((t) =>
+    descendants(t, 'return_statement').every((r) => {
+      if (ancestor(r, ['func_literal'], t)) return true;
+      const guard = ancestor(r, ['if_statement'], t);
+      return !!guard && /\berr\w*\s*!=\s*nil/i.test(field(guard, 'condition')?.text ?? '');
+    }),
+  );
+}
+
+/** `obj.M(...)` → `obj`: the variable a method is called on. */
+function receiverArg(call: Node): string | null {
+  const op = callee(call)?.operand ?? null;
+  return op?.type === 'identifier' ? op.text : null;
+}
+
+function refKey(ref: FuncRef): string {
+  return `${ref.path} ${ref.recv ?? ''}.${ref.name}`;
+}
+
+const fingerprints = new WeakMap<FuncSummary, string>();
+
+/**
+ * What a cached reconciler analysis compares: the summary as the rules read it, with lines.
+ * Kept per summary: a summary is made anew whenever its file changes, so its lines stay true.
+ */
+export function fingerprint(s: FuncSummary): string {
+  let f = fingerprints.get(s);
+  if (f === undefined) {
+    f = computeFingerprint(s);
+    fingerprints.set(s, f);
+  }
+  return f;
+}
+
+function computeFingerprint(s: FuncSummary): string {
+  const at = (x: Site | null): string =>
+    x
+      ? `${x.file.path}:${x.file.lines.range(x.node.startIndex, x.node.startIndex).start.line}`
+      : '';
+  return [
+    s.perPass,
+    at(s.write),
+    s.writeParam,
+    s.always,
+    at(s.twice),
+    s.drop ? `${s.drop.how}@${at(s.drop.site)}` : '',
+    s.returnsStatusError,
+    s.block
+      ? `${s.block.wait.what}:${s.block.wait.ms}:${s.block.wait.why}@${at(s.block.site)}`
+      : '',
+    [...s.spec].map(([i, c]) => `${i}=${c.target}@${at(c.site)}`).join(','),
+  ].join('|');
+}
+
+/** `file:line` of a site as seen from the folder of `from`. */
+export function siteName(from: string, site: Site): string {
+  const line = site.file.lines.range(site.node.startIndex, site.node.startIndex).start.line + 1;
+  return `${relative(dirname(from), site.file.path).split(sep).join('/') || site.file.path}:${line}`;
+}
+
+/** How a call names its target, for messages: `common.UpdateStatus`, `obj.SetDefaults`. */
+export function callName(call: Node): string {
+  return field(call, 'function')?.text.replace(/\s+/g, '') ?? 'the call';
+}

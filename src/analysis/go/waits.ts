@@ -1,0 +1,370 @@
+/**
+ * How long a call may hold the goroutine that makes it: time.Sleep, the wait.Poll* family, and
+ * the retry libraries operators use (client-go's util/retry, github.com/avast/retry-go,
+ * github.com/cenkalti/backoff). The longest wait is computed from the call's arguments where they
+ * are constants (`5 * time.Second`, a package `const`, a wait.Backoff literal) and from each
+ * library's documented defaults, so the finding can name it.
+ */
+import type { GoFile } from './package';
+import { importPathOf } from './package';
+import { callArgs, descendants, field, named, qualifiedCallee, unparen, type Node } from './syntax';
+
+/** A blocking call and the longest it may wait: null ms means "unbounded or unknown". */
+export interface Wait {
+  /** `wait.PollUntilContextTimeout`, `retry.Do` ... as written */
+  what: string;
+  ms: number | null;
+  /** why that bound, e.g. "its timeout" or "10 attempts from 100ms, doubling" */
+  why: string;
+  /** whose call: time and wait.* hold the worker by design; retries only when they back off long */
+  lib: 'time' | 'wait' | 'client-go-retry' | 'retry-go' | 'backoff';
+}
+
+/** Retries this short are what client-go's RetryOnConflict is for: not reported. */
+export const WAIT_REPORTED_FROM_MS = 1000;
+
+const UNITS: Record<string, number> = {
+  Nanosecond: 1e-6,
+  Microsecond: 1e-3,
+  Millisecond: 1,
+  Second: 1000,
+  Minute: 60_000,
+  Hour: 3_600_000,
+};
+
+const WAIT_PKG = 'k8s.io/apimachinery/pkg/util/wait';
+const RETRY_PKG = 'k8s.io/client-go/util/retry';
+const RETRY_GO = /^github\.com\/avast\/retry-go(\/v\d+)?$/;
+const BACKOFF = /^github\.com\/cenkalti\/backoff(\/v\d+)?$/;
+
+/** Where constants are looked up: the function's body, then the package's files. */
+export interface Scope {
+  body: Node | null;
+  files: GoFile[];
+}
+
+/**
+ * A constant expression's value: durations in milliseconds, plain numbers as they are. Knows
+ * literals, `time.<Unit>`, `* / + -`, conversions (`time.Duration(n)`), and identifiers bound
+ * once to a constant in the function or a package-level `const`/`var`. Null when unknown.
+ */
+export function evalConst(expr: Node | null, scope: Scope, depth = 0): number | null {
+  const e = unparen(expr);
+  if (!e || depth > 8) return null;
+  switch (e.type) {
+    case 'literal_element':
+      return evalConst(named(e)[0] ?? null, scope, depth + 1);
+    case 'int_literal':
+    case 'float_literal': {
+      const n = Number(e.text.replace(/_/g, ''));
+      return Number.isFinite(n) ? n : null;
+    }
+    case 'selector_expression': {
+      const op = field(e, 'operand')?.text;
+      const name = field(e, 'field')?.text ?? '';
+      if (op === 'time' && name in UNITS) return UNITS[name];
+      return null;
+    }
+    case 'binary_expression': {
+      const a = evalConst(field(e, 'left'), scope, depth + 1);
+      const b = evalConst(field(e, 'right'), scope, depth + 1);
+      if (a === null || b === null) return null;
+      switch (e.childForFieldName('operator')?.type) {
+        case '*':
+          return a * b;
+        case '/':
+          return b === 0 ? null : a / b;
+        case '+':
+          return a + b;
+        case '-':
+          return a - b;
+        default:
+          return null;
+      }
+    }
+    case 'call_expression': {
+      // time.Duration(n) and friends: a conversion keeps the value.
+      const f = field(e, 'function')?.text ?? '';
+      const args = callArgs(e);
+      if (args.length === 1 && /^(time\.Duration|u?int(8|16|32|64)?|float64)$/.test(f))
+        return evalConst(args[0], scope, depth + 1);
+      return null;
+    }
+    case 'identifier':
+      return evalConst(binding(e.text, scope), scope, depth + 1);
+    default:
+      return null;
+  }
+}
+
+/** The value an identifier is bound to, when bound exactly once (locally or in the package). */
+function binding(name: string, scope: Scope): Node | null {
+  const found: Node[] = [];
+  for (const d of descendants(scope.body, ['short_var_declaration', 'assignment_statement'])) {
+    const i = named(field(d, 'left')).findIndex((l) => l.text === name);
+    if (i >= 0) found.push(named(field(d, 'right'))[i] ?? d);
+  }
+  for (const root of [scope.body, ...scope.files.map((f) => f.root)]) {
+    for (const spec of descendants(root, ['const_spec', 'var_spec'])) {
+      const names = named(spec).filter((n) => n.type === 'identifier');
+      const i = names.findIndex((n) => n.text === name);
+      const values = named(field(spec, 'value'));
+      if (i >= 0 && values[i]) found.push(values[i]);
+    }
+    if (found.length) break;
+  }
+  return found.length === 1 ? found[0] : null;
+}
+
+/** Go's time.Duration.String(): 1m0s, 52.1s, 300ms. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms * 1000) / 1000}ms`;
+  let s = Math.round(ms) / 1000;
+  const h = Math.floor(s / 3600);
+  s -= h * 3600;
+  const m = Math.floor(s / 60);
+  s -= m * 60;
+  const sec = `${Math.round(s * 1000) / 1000}s`;
+  if (h) return `${h}h${m}m${sec}`;
+  if (m) return `${m}m${sec}`;
+  return sec;
+}
+
+/** The blocking call `call` makes in `file`, with its longest wait; null when it is not one. */
+export function blockingWait(file: GoFile, call: Node, scope: Scope): Wait | null {
+  const q = qualifiedCallee(call);
+  if (!q) return null;
+  const [qual, name] = q;
+  const what = `${qual}.${name}`;
+  const path = qual === 'time' ? 'time' : importPathOf(file, qual);
+  const args = callArgs(call);
+  const arg = (i: number): number | null => evalConst(args[i] ?? null, scope);
+  let w: Omit<Wait, 'lib'> | null = null;
+  let lib: Wait['lib'] = 'time';
+  if (path === 'time') {
+    if (name === 'Sleep') w = known(what, arg(0), 'its argument');
+    else if (
+      name === 'After' &&
+      call.parent?.type === 'unary_expression' &&
+      call.parent.text.startsWith('<-')
+    )
+      w = known('<-time.After', arg(0), 'its argument');
+  } else if (path === WAIT_PKG) {
+    lib = 'wait';
+    w = pollWait(what, name, args, scope);
+  } else if (path === RETRY_PKG && (name === 'RetryOnConflict' || name === 'OnError')) {
+    lib = 'client-go-retry';
+    w = backoffWait(what, args[0] ?? null, scope);
+  } else if (path && RETRY_GO.test(path) && (name === 'Do' || name === 'DoWithData')) {
+    lib = 'retry-go';
+    w = retryGoWait(what, args.slice(1), scope);
+  } else if (path && BACKOFF.test(path) && /^Retry(Notify)?(WithData)?$/.test(name)) {
+    lib = 'backoff';
+    w = cenkaltiWait(what, args, scope);
+  }
+  return w && { ...w, lib };
+}
+
+function known(what: string, ms: number | null, why: string): Omit<Wait, 'lib'> {
+  return { what, ms, why: ms === null ? 'a wait not known here' : why };
+}
+
+/** wait.Poll* and wait.ExponentialBackoff*: the timeout argument, or unbounded. */
+function pollWait(
+  what: string,
+  name: string,
+  args: Node[],
+  scope: Scope,
+): Omit<Wait, 'lib'> | null {
+  const timeoutAt: Record<string, number> = {
+    Poll: 1,
+    PollImmediate: 1,
+    PollWithContext: 2,
+    PollImmediateWithContext: 2,
+    PollUntilContextTimeout: 2,
+  };
+  if (name in timeoutAt)
+    return known(what, evalConst(args[timeoutAt[name]] ?? null, scope), 'its timeout');
+  if (/^Poll(Immediate)?(Infinite|Until)/.test(name) || name === 'PollUntilContextCancel')
+    return { what, ms: null, why: 'until its condition holds or its context ends' };
+  if (name === 'ExponentialBackoff') return backoffWait(what, args[0] ?? null, scope);
+  if (name === 'ExponentialBackoffWithContext') return backoffWait(what, args[1] ?? null, scope);
+  return null;
+}
+
+/** The fields of a `wait.Backoff{...}` literal (or of the variable bound to one). */
+function literalFields(expr: Node | null, scope: Scope): Map<string, Node> | null {
+  let e = unparen(expr);
+  if (e?.type === 'unary_expression') e = unparen(field(e, 'operand'));
+  if (e?.type === 'identifier') e = unparen(binding(e.text, scope));
+  if (e?.type !== 'composite_literal') return null;
+  const out = new Map<string, Node>();
+  for (const kv of descendants(field(e, 'body'), 'keyed_element')) {
+    const [k, v] = named(kv);
+    if (k && v) out.set(k.text, v);
+  }
+  return out;
+}
+
+/**
+ * client-go's wait.Backoff as ExponentialBackoff runs it: Steps attempts, sleeping Step() between
+ * them (Duration, times Factor each time, at most Cap, where reaching Cap ends the steps), each
+ * sleep stretched by up to Jitter. retry.DefaultRetry and DefaultBackoff are its own values.
+ */
+function backoffWait(what: string, expr: Node | null, scope: Scope): Omit<Wait, 'lib'> {
+  const text = unparen(expr)?.text ?? '';
+  let b: { steps: number; d: number; factor: number; jitter: number; cap: number } | null = null;
+  if (/(^|\.)DefaultRetry$/.test(text)) b = { steps: 5, d: 10, factor: 1, jitter: 0.1, cap: 0 };
+  else if (/(^|\.)DefaultBackoff$/.test(text))
+    b = { steps: 4, d: 10, factor: 5, jitter: 0.1, cap: 0 };
+  else {
+    const f = literalFields(expr, scope);
+    const v = (k: string, dflt: number): number | null =>
+      f?.has(k) ? evalConst(f.get(k)!, scope) : dflt;
+    const steps = v('Steps', 0);
+    const d = v('Duration', 0);
+    const factor = v('Factor', 0);
+    const jitter = v('Jitter', 0);
+    const cap = v('Cap', 0);
+    if (f && steps !== null && d !== null && factor !== null && jitter !== null && cap !== null)
+      b = { steps, d, factor, jitter, cap };
+  }
+  if (!b) return { what, ms: null, why: 'a backoff not known here' };
+  let total = 0;
+  let { steps, d } = b;
+  while (steps > 1) {
+    steps--;
+    const sleep = d;
+    if (b.factor !== 0) {
+      d *= b.factor;
+      if (b.cap > 0 && d > b.cap) {
+        d = b.cap;
+        steps = 0;
+      }
+    }
+    total += sleep * (1 + b.jitter);
+  }
+  return { what, ms: total, why: `${b.steps} steps from ${formatDuration(b.d)}` };
+}
+
+/**
+ * retry-go: Attempts (default 10; 0 retries for ever), sleeping between them Delay (default
+ * 100ms) doubled each time (BackOffDelay) or fixed (FixedDelay), plus up to MaxJitter (100ms),
+ * each sleep at most MaxDelay when set.
+ */
+function retryGoWait(what: string, opts: Node[], scope: Scope): Omit<Wait, 'lib'> {
+  let attempts: number | null = 10;
+  let delay: number | null = 100;
+  let jitter: number | null = 100;
+  let maxDelay: number | null = 0;
+  let fixed = false;
+  for (const o of opts) {
+    const q = o.type === 'call_expression' ? qualifiedCallee(o) : null;
+    if (!q) return { what, ms: null, why: 'options not known here' };
+    const v = evalConst(callArgs(o)[0] ?? null, scope);
+    if (q[1] === 'Attempts') attempts = v;
+    else if (q[1] === 'Delay') delay = v;
+    else if (q[1] === 'MaxJitter') jitter = v;
+    else if (q[1] === 'MaxDelay') maxDelay = v;
+    else if (q[1] === 'DelayType') {
+      const t = callArgs(o)[0]?.text ?? '';
+      if (/\.FixedDelay$/.test(t)) {
+        fixed = true;
+        jitter = 0;
+      } else if (!/\.BackOffDelay$/.test(t))
+        return { what, ms: null, why: 'a delay not known here' };
+      else jitter = 0;
+    }
+  }
+  if (attempts === 0) return { what, ms: null, why: 'Attempts(0) retries until it succeeds' };
+  if (attempts === null || delay === null || jitter === null || maxDelay === null)
+    return { what, ms: null, why: 'options not known here' };
+  let total = 0;
+  for (let n = 0; n < attempts - 1; n++) {
+    let d = (fixed ? delay : delay * 2 ** n) + jitter;
+    if (maxDelay > 0) d = Math.min(d, maxDelay);
+    total += d;
+  }
+  return {
+    what,
+    ms: total,
+    why: `${attempts} attempts from ${formatDuration(delay)}${fixed ? '' : ', doubling'}`,
+  };
+}
+
+/**
+ * cenkalti/backoff: Retry(op, b) runs until b says stop. NewExponentialBackOff stops after its
+ * MaxElapsedTime (15m by default), a constant backoff never; WithMaxRetries(b, n) bounds either.
+ */
+function cenkaltiWait(what: string, args: Node[], scope: Scope): Omit<Wait, 'lib'> {
+  const policy = args.find((a) => /backoff\.(New|With)\w+/.test(a.text)) ?? args[1] ?? null;
+  const text = unparen(policy)?.text ?? '';
+  const retries = /WithMaxRetries\(|WithMaxTries\(/.exec(text);
+  if (retries) {
+    const call = descendants(policy, 'call_expression').find((c) =>
+      /WithMax(Retries|Tries)$/.test(field(c, 'function')?.text ?? ''),
+    );
+    const n = call ? evalConst(callArgs(call)[callArgs(call).length - 1] ?? null, scope) : null;
+    const constant = /NewConstantBackOff\(/.exec(text);
+    const each = constant
+      ? evalConst(
+          callArgs(
+            descendants(policy, 'call_expression').find((c) =>
+              /NewConstantBackOff$/.test(field(c, 'function')?.text ?? ''),
+            )!,
+          )[0] ?? null,
+          scope,
+        )
+      : null;
+    if (n !== null && each !== null)
+      return { what, ms: n * each, why: `${n} retries of ${formatDuration(each)}` };
+    if (n !== null && !constant) {
+      // Exponential defaults: 500ms, ×1.5, ±50%, each at most 60s.
+      let total = 0;
+      for (let i = 0, d = 500; i < n; i++, d = Math.min(d * 1.5, 60_000)) total += d * 1.5;
+      return { what, ms: total, why: `${n} retries from 500ms` };
+    }
+    return { what, ms: null, why: 'a backoff not known here' };
+  }
+  if (/NewConstantBackOff\(/.test(text))
+    return { what, ms: null, why: 'a constant backoff retries until it succeeds' };
+  if (/NewExponentialBackOff\(\)/.test(text))
+    return { what, ms: 15 * 60_000, why: 'its default MaxElapsedTime' };
+  return { what, ms: null, why: 'a backoff not known here' };
+}
+
+/**
+ * The wait of a call made inside loops: times the loops' counts where they are constant
+ * (`for range 6`, `for i := 0; i < 6; i++`), unknown otherwise (a loop over items, `for {}`).
+ */
+export function inLoops(w: Wait, call: Node, body: Node, scope: Scope): Wait {
+  let times = 1;
+  for (let n = call.parent; n && n.id !== body.id; n = n.parent) {
+    if (n.type === 'func_literal') break;
+    if (n.type !== 'for_statement') continue;
+    const count = loopCount(n, scope);
+    if (count === null) return { ...w, ms: null, why: `${w.why}, in a loop` };
+    times *= count;
+  }
+  if (times === 1 || w.ms === null) return w;
+  return { ...w, ms: w.ms * times, why: `${w.why}, ${times} times in a loop` };
+}
+
+function loopCount(loop: Node, scope: Scope): number | null {
+  const range = named(loop).find((c) => c.type === 'range_clause');
+  if (range) {
+    const v = evalConst(field(range, 'right'), scope);
+    return v !== null && Number.isInteger(v) ? v : null;
+  }
+  const clause = named(loop).find((c) => c.type === 'for_clause');
+  const cond = field(clause, 'condition');
+  if (cond?.type !== 'binary_expression') return null;
+  const op = cond.childForFieldName('operator')?.type;
+  const limit = evalConst(field(cond, 'right'), scope);
+  const init = named(field(clause, 'initializer'));
+  const start = init.length ? evalConst(named(field(init[0], 'right'))[0] ?? null, scope) : null;
+  if (limit === null || start === null) return null;
+  if (op === '<') return Math.max(0, limit - start);
+  if (op === '<=') return Math.max(0, limit - start + 1);
+  return null;
+}

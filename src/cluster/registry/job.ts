@@ -1,0 +1,175 @@
+/**
+ * batch/v1 Job's and CronJob's registry strategies, as pkg/registry/batch: a Job's create gets a
+ * generated selector (the controller-uid label, unique to this Job) and its template the job-name
+ * and controller-uid labels, so the Job controller finds exactly its own pods; defaults as
+ * SetDefaults_Job / SetDefaults_CronJob; the template's restartPolicy validated as
+ * ValidateJobSpec does (a Job's pods run to completion: OnFailure or Never), a CronJob's schedule
+ * and timeZone as validateCronJobSpec does (the cron parser's own messages).
+ */
+import type { FieldError } from '../apimachinery/errors';
+import { fieldInvalid, fieldNotSupported, fieldRequired } from '../apimachinery/errors';
+import { isObject } from '../apimachinery/patch';
+import type { KubeObject } from '../apimachinery/types';
+import { isKnownTimeZone, parseCronSchedule } from '../../util/cron';
+
+type Obj = Record<string, unknown>;
+
+export const CONTROLLER_UID_LABEL = 'batch.kubernetes.io/controller-uid';
+export const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
+const LEGACY_CONTROLLER_UID_LABEL = 'controller-uid';
+const LEGACY_JOB_NAME_LABEL = 'job-name';
+
+function rec(v: unknown): Obj {
+  return isObject(v) ? v : {};
+}
+
+function ensure(o: Obj, k: string): Obj {
+  if (!isObject(o[k])) o[k] = {};
+  return o[k] as Obj;
+}
+
+function setDefault(o: Obj, k: string, v: unknown): void {
+  if (o[k] === undefined || o[k] === null) o[k] = v;
+}
+
+/**
+ * jobStrategy.PrepareForCreate: status starts empty and, unless spec.manualSelector, the selector
+ * is generated (generateSelector). A Job without labels takes its template's (SetDefaults_Job),
+ * the generated ones included: a 1.36 apiserver answers so (SetDefaults_Job shares the template's
+ * label map, which generateSelector then fills).
+ */
+export function prepareJobForCreate(obj: KubeObject): void {
+  const spec = ensure(obj as Obj, 'spec');
+  const tmplMd = ensure(ensure(spec, 'template'), 'metadata');
+  obj.status = {};
+  if (spec.manualSelector !== true) generateSelector(obj, spec, tmplMd);
+  if (isObject(tmplMd.labels) && !Object.keys(obj.metadata.labels ?? {}).length)
+    obj.metadata.labels = { ...(tmplMd.labels as Record<string, string>) };
+}
+
+function generateSelector(obj: KubeObject, spec: Obj, tmplMd: Obj): void {
+  const labels = ensure(tmplMd, 'labels') as Record<string, string>;
+  const name = obj.metadata.name ?? '';
+  const uid = obj.metadata.uid ?? '';
+  // Labels the user set are kept; a conflict is validation's to refuse.
+  for (const k of [LEGACY_JOB_NAME_LABEL, JOB_NAME_LABEL]) labels[k] ??= name;
+  for (const k of [LEGACY_CONTROLLER_UID_LABEL, CONTROLLER_UID_LABEL]) labels[k] ??= uid;
+  const matchLabels = ensure(ensure(spec, 'selector'), 'matchLabels') as Record<string, string>;
+  matchLabels[CONTROLLER_UID_LABEL] ??= uid;
+}
+
+/** SetDefaults_Job (JobPodReplacementPolicy is on in 1.36); the template's pod spec is defaulted by the caller. */
+export function defaultJob(obj: KubeObject): void {
+  const spec = ensure(obj as Obj, 'spec');
+  if (spec.completions == null && spec.parallelism == null) {
+    spec.completions = 1;
+    spec.parallelism = 1;
+  }
+  setDefault(spec, 'parallelism', 1);
+  setDefault(spec, 'backoffLimit', spec.backoffLimitPerIndex != null ? 2147483647 : 6);
+  setDefault(spec, 'completionMode', 'NonIndexed');
+  setDefault(spec, 'suspend', false);
+  setDefault(
+    spec,
+    'podReplacementPolicy',
+    spec.podFailurePolicy ? 'Failed' : 'TerminatingOrFailed',
+  );
+  setDefault(spec, 'manualSelector', false);
+}
+
+/** The part of ValidateJobSpec a Job's pods depend on: a restartPolicy that lets them finish. */
+export function validateJobTemplate(spec: Obj, path: string): FieldError[] {
+  const policy = rec(rec(spec.template).spec).restartPolicy;
+  const field = `${path}.template.spec.restartPolicy`;
+  if (policy === 'Always' || policy === undefined || policy === '')
+    return [fieldRequired(field, 'valid values: "OnFailure", "Never"')];
+  if (policy !== 'OnFailure' && policy !== 'Never')
+    return [fieldNotSupported(field, policy, ['OnFailure', 'Never'])];
+  if (spec.podFailurePolicy && policy !== 'Never')
+    return [
+      fieldInvalid(field, policy, 'only "Never" is supported when podFailurePolicy is specified'),
+    ];
+  return [];
+}
+
+/** SetDefaults_CronJob. */
+export function defaultCronJob(obj: KubeObject): void {
+  const spec = ensure(obj as Obj, 'spec');
+  setDefault(spec, 'concurrencyPolicy', 'Allow');
+  setDefault(spec, 'suspend', false);
+  setDefault(spec, 'successfulJobsHistoryLimit', 3);
+  setDefault(spec, 'failedJobsHistoryLimit', 1);
+  // ObjectMeta is a struct, not a pointer, in JobTemplateSpec and PodTemplateSpec: an absent one
+  // comes back as {}.
+  const jobTemplate = ensure(spec, 'jobTemplate');
+  ensure(jobTemplate, 'metadata');
+  ensure(ensure(ensure(jobTemplate, 'spec'), 'template'), 'metadata');
+}
+
+/** validateCronJobSpec's schedule, startingDeadlineSeconds and timeZone checks. */
+export function validateCronJob(obj: KubeObject, old?: KubeObject): FieldError[] {
+  const spec = rec(obj.spec);
+  const oldSpec = old ? rec(old.spec) : undefined;
+  const errs: FieldError[] = [];
+  const schedule = typeof spec.schedule === 'string' ? spec.schedule : '';
+  const tz = spec.timeZone;
+  if (!schedule) errs.push(fieldRequired('spec.schedule'));
+  else {
+    try {
+      parseCronSchedule(schedule);
+    } catch (err) {
+      errs.push(fieldInvalid('spec.schedule', schedule, (err as Error).message));
+    }
+    const allowTz = typeof oldSpec?.schedule === 'string' && oldSpec.schedule.includes('TZ');
+    if (allowTz && schedule.includes('TZ') && tz != null)
+      errs.push(
+        fieldInvalid(
+          'spec.schedule',
+          schedule,
+          'cannot use both timeZone field and TZ or CRON_TZ in schedule',
+        ),
+      );
+    else if (!allowTz && schedule.includes('TZ'))
+      errs.push(
+        fieldInvalid(
+          'spec.schedule',
+          schedule,
+          'cannot use TZ or CRON_TZ in schedule, use timeZone field instead',
+        ),
+      );
+  }
+  if (typeof spec.startingDeadlineSeconds === 'number' && spec.startingDeadlineSeconds < 0)
+    errs.push(
+      fieldInvalid(
+        'spec.startingDeadlineSeconds',
+        spec.startingDeadlineSeconds,
+        'must be greater than or equal to 0',
+      ),
+    );
+  if (tz != null && (!oldSpec || oldSpec.timeZone !== tz)) errs.push(...validateTimeZone(tz));
+  return errs;
+}
+
+/** validateTimeZone. */
+function validateTimeZone(tz: unknown): FieldError[] {
+  const f = 'spec.timeZone';
+  if (tz === '') return [fieldInvalid(f, tz, 'timeZone must be nil or non-empty string')];
+  const name = String(tz);
+  for (const part of name.split('/'))
+    if (
+      part === '.' ||
+      part === '..' ||
+      part.startsWith('-') ||
+      !/^[A-Za-z.\-_0-9+]{1,14}$/.test(part)
+    )
+      return [fieldInvalid(f, tz, `unknown time zone ${name}`)];
+  if (name.toLowerCase() === 'local')
+    return [
+      fieldInvalid(
+        f,
+        tz,
+        'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones',
+      ),
+    ];
+  return isKnownTimeZone(name) ? [] : [fieldInvalid(f, tz, `unknown time zone ${name}`)];
+}
