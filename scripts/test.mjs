@@ -28,6 +28,7 @@ const SUITES = {
     'test/cli',
     'test/vscode',
     'test/util',
+    'test/proxy',
     'test/differential',
     'test/webviews',
     'syntaxes/test',

@@ -8,6 +8,7 @@ import { registerCommands } from './vscode/commands';
 import { DebuggerPanel } from './vscode/debuggerpanel';
 import { GoDebugController } from './vscode/godebug';
 import { GoOperatorCodeLensProvider, GoOperatorSession } from './vscode/gooperator';
+import { ClusterTargetPicker } from './vscode/clustertarget';
 import { LiveYamlProvider, SCHEME } from './vscode/liveyaml';
 import { createLogger } from './vscode/output';
 import { QueueTreeProvider } from './vscode/queuetree';
@@ -35,8 +36,9 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   const liveYaml = new LiveYamlProvider(clusters);
   const reconciles = new ReconcileSession(log, clusters, queue);
-  const goOperator = new GoOperatorSession(context, log, clusters, queue);
-  const goDebug = new GoDebugController(context, log, clusters);
+  const target = new ClusterTargetPicker(context, log);
+  const goOperator = new GoOperatorSession(context, log, clusters, queue, target);
+  const goDebug = new GoDebugController(context, log, clusters, target);
   const statusBar = new ClusterStatusBar();
   const updateStatus = () =>
     statusBar.update({
@@ -56,6 +58,7 @@ export function activate(context: vscode.ExtensionContext): void {
     reconciles,
     goOperator,
     goDebug,
+    target,
     statusBar,
     vscode.window.createTreeView('reconcileStudio.customResources', {
       treeDataProvider: resources,
@@ -82,7 +85,7 @@ export function activate(context: vscode.ExtensionContext): void {
     reconciles.onDidChangeQueue(updateStatus),
     resources.onDidChangeTreeData(updateStatus),
   );
-  registerCommands({ context, log, clusters, reconciles, goOperator, goDebug });
+  registerCommands({ context, log, clusters, reconciles, goOperator, goDebug, target });
   watchTrust(context, log);
   // The language client library is large: load it after activation returns.
   import('./vscode/languageclient')

@@ -12,5 +12,7 @@ export declare function startControlPlane(options: {
   dir: string;
   controllers?: boolean;
   readyTimeoutMs?: number;
+  /** More kube-apiserver flags (e.g. --audit-log-path and --audit-policy-file). */
+  apiserverArgs?: string[];
 }): Promise<ControlPlane>;
 export declare function servingCertificate(dir: string): string;

@@ -93,13 +93,15 @@ function kubeconfigText(server, token) {
  * Starts etcd, kube-apiserver and (unless `controllers` is false) kube-controller-manager from the
  * binaries in `binDir`, with their state and logs in `dir`. Resolves once the apiserver's /readyz
  * answers 200 and the controller-manager has made the default namespace's service account (its
- * controllers are then running). Answers { server, token, kubeconfig, pids, stop() }.
+ * controllers are then running). `apiserverArgs` are more kube-apiserver flags (an audit log, say).
+ * Answers { server, token, kubeconfig, pids, stop() }.
  */
 export async function startControlPlane({
   binDir,
   dir,
   controllers = true,
   readyTimeoutMs = 120_000,
+  apiserverArgs = [],
 }) {
   mkdirSync(join(dir, 'etcd'), { recursive: true });
   mkdirSync(join(dir, 'certs'), { recursive: true });
@@ -147,6 +149,7 @@ export async function startControlPlane({
         `--service-account-key-file=${join(dir, 'sa.pub')}`,
         `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
         '--disable-admission-plugins=ServiceAccount',
+        ...apiserverArgs,
       ]),
     );
     const kubeconfig = join(dir, 'kubeconfig');

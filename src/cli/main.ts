@@ -1,5 +1,5 @@
 /**
- * `reconcile-studio serve | simulate | test | lint`: a thin shell over the three cores. Each subcommand
+ * `reconcile-studio serve | proxy | simulate | test | lint`: a thin shell over the three cores. Each subcommand
  * lives in its own module and is loaded only when asked for, so `lint` never pays for the cluster.
  */
 import { VERSION } from '../util/version';
@@ -10,6 +10,11 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
   serve: {
     summary: 'serve the fake cluster over HTTPS and write a kubeconfig for it',
     load: async () => (await import('./serve')).run,
+  },
+  proxy: {
+    summary:
+      'record what a client does on a real cluster: a recording proxy to a kubeconfig context',
+    load: async () => (await import('./proxy')).run,
   },
   simulate: {
     summary: 'run a reconciler against a fresh fake cluster on the virtual clock',

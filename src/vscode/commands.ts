@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { KubeObject } from '../cluster/apimachinery/types';
 import type { ClusterSession } from './clustersession';
 import { DebuggerPanel } from './debuggerpanel';
+import type { ClusterTargetPicker } from './clustertarget';
 import type { GoDebugController } from './godebug';
 import { goOperatorModules, pickModule, type GoOperatorSession } from './gooperator';
 import { applyYaml, editObject, liveUri } from './liveyaml';
@@ -27,6 +28,7 @@ export interface CommandDeps {
   reconciles: ReconcileSession;
   goOperator: GoOperatorSession;
   goDebug: GoDebugController;
+  target: ClusterTargetPicker;
 }
 
 export function registerCommands({
@@ -36,6 +38,7 @@ export function registerCommands({
   reconciles,
   goOperator,
   goDebug,
+  target,
 }: CommandDeps): void {
   const register = (id: string, fn: (...args: never[]) => unknown) =>
     context.subscriptions.push(
@@ -113,6 +116,7 @@ export function registerCommands({
     await goOperator.stop();
     await goDebug.stop();
   });
+  register('reconcileStudio.pickTarget', () => target.pick());
   register('reconcileStudio.loadManifests', () => clusters.loadWorkspaceManifests());
   register('reconcileStudio.connectContext', async () => {
     // @kubernetes/client-node is heavy to load: only when the user asks for a real cluster.

@@ -10,6 +10,7 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { FaultInjector } from '../cluster/faults';
+import type { ClusterTargetPicker, OperatorEndpoint } from './clustertarget';
 import { writeKubeconfigFile } from '../cluster/auth/kubeconfig';
 import {
   PHASES,
@@ -217,12 +218,15 @@ export class GoDebugController implements vscode.Disposable {
   private moduleDir: string | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private injector: FaultInjector | undefined;
+  /** The session runs against a kubeconfig context through the recording proxy. */
+  private onRealCluster = false;
   private readonly faults = new GoDebugFaults(() => this.injector);
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly log: Logger,
     private readonly clusters: ClusterSession,
+    private readonly target: ClusterTargetPicker,
   ) {
     this.factory.onRelay = (session, relay, server) => this.attach(session, relay, server);
     this.factory.onRun = (command, fromEditor) => {
@@ -306,7 +310,10 @@ export class GoDebugController implements vscode.Disposable {
     if (fresh) await vscode.commands.executeCommand('workbench.action.lockEditorGroup');
   }
 
-  /** Starts the manager of the module holding `uri` under Delve, against the embedded cluster. */
+  /**
+   * Starts the manager of the module holding `uri` under Delve, against the target of the status
+   * bar: the embedded cluster, or a kubeconfig context through the recording proxy.
+   */
   async start(uri?: vscode.Uri): Promise<void> {
     if (!vscode.workspace.isTrusted) throw new Error('Trust the workspace to debug its operator.');
     const moduleDir = await pickModule(uri);
@@ -333,12 +340,24 @@ export class GoDebugController implements vscode.Disposable {
     const symbols = engine.resolvePhaseSymbols(cr.version, cr.dir);
     const reconcilers = await engine.findReconcileSymbols(moduleDir);
     if (reconcilers.length === 0) throw new Error(`No Reconcile method found in ${moduleDir}.`);
-    await this.clusters.startEmbedded();
-    const server = this.clusters.server;
+    const target = this.target.current;
+    if (!(await this.target.confirmWrites(target))) return;
+    this.onRealCluster = target.kind === 'context';
+    let server: OperatorEndpoint | undefined;
+    let proxyFaults: FaultInjector | undefined;
+    if (target.kind === 'context') {
+      const proxy = await this.target.proxy(target);
+      server = proxy;
+      proxyFaults = proxy.faults;
+    } else {
+      await this.clusters.startEmbedded();
+      server = this.clusters.server;
+    }
     if (!server) throw new Error('Debug Go Operator needs the fake cluster served over HTTPS.');
     server.addUser(GO_DEBUG_USER);
     // The served cluster's fault injector (the faults file's): "Fail the next call with…" adds to it.
-    this.injector = await this.clusters.faults?.load();
+    // Through the proxy, its own injector: the proxy answers the injected call.
+    this.injector = proxyFaults ?? (await this.clusters.faults?.load());
     const kubeconfig = join(this.context.globalStorageUri.fsPath, 'go-debug.kubeconfig');
     writeKubeconfigFile(kubeconfig, server.kubeconfig('reconcile-studio', GO_DEBUG_USER));
     this.moduleDir = moduleDir;
@@ -460,7 +479,8 @@ export class GoDebugController implements vscode.Disposable {
       }, wait);
       return;
     }
-    const cluster = this.clusters.cluster;
+    // Findings read the embedded cluster's Events: none yet on a real target.
+    const cluster = this.onRealCluster ? undefined : this.clusters.cluster;
     if (!this.observed || !cluster) return;
     this.findingsAt = performance.now();
     const shown = engine.shownFindings(engine.observedFindings(this.observed, cluster));
@@ -561,6 +581,8 @@ export class GoDebugController implements vscode.Disposable {
   }
 
   private freeze(): void {
+    // A real cluster's clock cannot be frozen (nor should the embedded one's be, then).
+    if (this.onRealCluster) return;
     const clock = this.clusters.cluster?.clock;
     // The editor's cluster runs on a paced virtual clock (util/pacer): frozen, it stands still.
     if (clock instanceof VirtualClock) this.thaw ??= clock.freeze();

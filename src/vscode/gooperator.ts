@@ -1,6 +1,7 @@
 /**
  * "Run Go Operator": the workspace's controller-runtime manager run against the embedded fake
- * cluster, with a kubeconfig (and so a user) of its own. Its output goes to an output channel,
+ * cluster — or a context of the user's kubeconfig through the recording proxy, as the status-bar
+ * target says (clustertarget.ts) — with a kubeconfig (and so a user) of its own. Its output goes to an output channel,
  * build errors to Problems, its controllers to the Work Queue view (from its logs, /metrics and
  * the cluster's audit record of its requests), findings to the Work Queue too. Saving a .go file
  * of its module restarts it. The process management lives in src/runtime (goprocess.ts and
@@ -17,6 +18,7 @@ import type { ObservedManager } from '../runtime/observedcontroller';
 import type { observedFindings as observedFindingsFn } from '../runtime/observedfindings';
 import { formatZapEntry } from '../runtime/zaplog';
 import type { ClusterSession } from './clustersession';
+import type { ClusterTargetPicker, OperatorEndpoint } from './clustertarget';
 import { goOperatorLensOffsets } from './model/golenses';
 import { plural } from './model/timeformat';
 import { describeEvidence } from './model/findingevidence';
@@ -36,7 +38,8 @@ interface Running {
   moduleDir: string;
   process: GoManagerProcess;
   observed: ObservedManager;
-  cluster: Cluster;
+  /** The embedded cluster; none on a real target (findings from its Events are then not read). */
+  cluster: Cluster | undefined;
   observedFindings: typeof observedFindingsFn;
   findings: Finding[];
   findingsAt: number;
@@ -59,6 +62,7 @@ export class GoOperatorSession implements vscode.Disposable {
     private readonly log: Logger,
     private readonly clusters: ClusterSession,
     private readonly queueTree: QueueTreeProvider,
+    private readonly target: ClusterTargetPicker,
   ) {
     this.saves = vscode.workspace.onDidSaveTextDocument((doc) => this.onSave(doc));
   }
@@ -81,9 +85,15 @@ export class GoOperatorSession implements vscode.Disposable {
       void vscode.window.showErrorMessage(`Reconcile Studio: ${problem}`);
       return;
     }
+    const target = this.target.current;
+    if (!(await this.target.confirmWrites(target))) return;
     await this.stop();
-    const cluster = await this.clusters.startEmbedded();
-    const server = this.clusters.server;
+    let cluster: Cluster | undefined;
+    let server: OperatorEndpoint | undefined;
+    if (target.kind === 'embedded') {
+      cluster = await this.clusters.startEmbedded();
+      server = this.clusters.server;
+    } else server = await this.target.proxy(target);
     if (!server) {
       throw new Error(
         'Run Go Operator needs the fake cluster served over HTTPS: turn on reconcileStudio.cluster.serve and restart the cluster.',
@@ -164,7 +174,9 @@ export class GoOperatorSession implements vscode.Disposable {
     this.output.show(true);
     await proc.start();
     await vscode.commands.executeCommand('setContext', 'reconcileStudio.goOperatorRunning', true);
-    this.log.info(`Go operator started: ${command} in ${moduleDir}`);
+    this.log.info(
+      `Go operator started: ${command} in ${moduleDir}, against ${target.kind === 'embedded' ? 'the embedded cluster' : `${target.context} (through the recording proxy)`}`,
+    );
   }
 
   private async poll(r: Running): Promise<void> {
@@ -196,7 +208,7 @@ export class GoOperatorSession implements vscode.Disposable {
 
   /** Findings from what the cluster saw the process do: its calls, the Events on what it owns. */
   private refreshFindings(r: Running): void {
-    if (performance.now() - r.findingsAt < FINDINGS_MS) return;
+    if (!r.cluster || performance.now() - r.findingsAt < FINDINGS_MS) return;
     r.findingsAt = performance.now();
     r.findings = r.observedFindings(r.observed, r.cluster);
     for (const f of r.findings) {

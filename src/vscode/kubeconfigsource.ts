@@ -151,3 +151,7 @@ export class KubeconfigSource implements ResourceSource {
     return group ? `/apis/${group}/${version}/${resource}` : `/api/${version}/${resource}`;
   }
 }
+
+// The recording proxy needs client-node too: it travels in this bundle, which carries it.
+export { defaultKubeconfig, listContexts, loadUpstream } from '../proxy/upstream';
+export { startProxy } from '../proxy/server';

@@ -131,3 +131,26 @@ export function encodeProtobufWatchEvent(type: string, obj: Json): Uint8Array {
   frame.set(event, 4);
   return frame;
 }
+
+/**
+ * One metav1.WatchEvent of a protobuf watch stream, its length prefix already taken off (the
+ * inverse of encodeProtobufWatchEvent): the type and the object decoded from its envelope.
+ */
+export function decodeProtobufWatchEvent(event: Uint8Array): { type: string; object: Json } {
+  const r = new BinaryReader(event);
+  let type = '';
+  let raw: Uint8Array = new Uint8Array();
+  while (r.pos < r.len) {
+    const [no, wire] = r.tag();
+    if (no === 1 && wire === WireType.LengthDelimited) type = r.string();
+    else if (no === 2 && wire === WireType.LengthDelimited) {
+      const ext = new BinaryReader(r.bytes());
+      while (ext.pos < ext.len) {
+        const [eno, ewire] = ext.tag();
+        if (eno === 1 && ewire === WireType.LengthDelimited) raw = ext.bytes();
+        else ext.skip(ewire);
+      }
+    } else r.skip(wire);
+  }
+  return { type, object: decodeProtobufObject(raw) };
+}

@@ -192,8 +192,12 @@ export class AuditLog {
 /** One request being served. */
 export class InFlight {
   private readonly start: number;
-  /** The request's audit ID, which the response names in its `Audit-Id` header. */
-  readonly auditID = randomUUID();
+  /**
+   * The request's audit ID, which the response names in its `Audit-Id` header. The recording
+   * proxy (src/proxy) replaces it with the one the real apiserver answered with, so that an event
+   * names the same request in both logs.
+   */
+  auditID: string = randomUUID();
   private target: AuditTarget;
   private status: { reason?: string; message?: string } = {};
   private objects: { before?: KubeObject; after?: KubeObject } = {};
@@ -220,7 +224,12 @@ export class InFlight {
 
   /** The request was routed to a resource. */
   resolve(t: Omit<AuditTarget, 'verb'>, watch: boolean): void {
-    this.target = { ...t, verb: verbOf(this.req.method, t.name !== '', watch) };
+    this.routed({ ...t, verb: verbOf(this.req.method, t.name !== '', watch) });
+  }
+
+  /** The request's target with its verb, as a RequestInfo read from its path gives them. */
+  routed(t: AuditTarget): void {
+    this.target = t;
   }
 
   /** The error Status the response carries. */

@@ -6,6 +6,8 @@
  * apiserver's storage key functions enforce with a 400.
  */
 import { newBadRequest } from '../apimachinery/errors';
+import { parseFieldSelector } from '../apimachinery/selector';
+import { queryBool } from './decode';
 import type { Registry, ResourceType } from '../registry/registry';
 
 export interface RequestTarget {
@@ -115,4 +117,100 @@ export function resolveResource(
     ...(subresource ? { subresource } : {}),
     ...(watch ? { watch: true as const } : {}),
   };
+}
+
+/**
+ * k8s.io/apiserver's RequestInfo, for a cluster this process does not serve: what
+ * RequestInfoFactory.NewRequestInfo reads from the method and the path alone, knowing nothing of
+ * the resources served there (the recording proxy, src/proxy, records a real cluster's requests
+ * with it). `verb` is the apiserver's verb: a non-resource request's is its method in lower case.
+ */
+export interface RequestInfo {
+  isResourceRequest: boolean;
+  verb: string;
+  apiGroup: string;
+  apiVersion: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+}
+
+const API_PREFIXES = new Set(['api', 'apis']);
+const GROUPLESS_PREFIXES = new Set(['api']);
+const SPECIAL_VERBS = new Set(['proxy', 'watch']);
+const SPECIAL_VERBS_NO_SUBRESOURCES = new Set(['proxy']);
+const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
+const METHOD_VERBS: Record<string, string> = {
+  POST: 'create',
+  GET: 'get',
+  HEAD: 'get',
+  PUT: 'update',
+  PATCH: 'patch',
+  DELETE: 'delete',
+};
+
+/** NewRequestInfo of k8s.io/apiserver/pkg/endpoints/request/requestinfo.go, step for step. */
+export function requestInfoOf(method: string, rawTarget: string): RequestInfo {
+  const { segments, query } = parseRequestTarget(rawTarget);
+  const info: RequestInfo = {
+    isResourceRequest: false,
+    verb: method.toLowerCase(),
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+  };
+  let parts = segments;
+  if (parts.length < 3 || !API_PREFIXES.has(parts[0])) return info;
+  const prefix = parts[0];
+  parts = parts.slice(1);
+  if (!GROUPLESS_PREFIXES.has(prefix)) {
+    // The prefix is consumed: "do we have four parts?"
+    if (parts.length < 3) return info;
+    info.apiGroup = parts[0];
+    parts = parts.slice(1);
+  }
+  info.isResourceRequest = true;
+  info.apiVersion = parts[0];
+  parts = parts.slice(1);
+  if (SPECIAL_VERBS.has(parts[0])) {
+    // Upstream answers an error here ("unable to determine kind and namespace"); the request is
+    // then served as a non-resource one, which is what the audit log shows.
+    if (parts.length < 2) return { ...info, isResourceRequest: false };
+    info.verb = parts[0];
+    parts = parts.slice(1);
+  } else info.verb = METHOD_VERBS[method] ?? '';
+  if (parts[0] === 'namespaces') {
+    if (parts.length > 1) {
+      info.namespace = parts[1];
+      // Another step after the namespace name that is not a namespace subresource is a resource.
+      if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2])) parts = parts.slice(2);
+    }
+  }
+  if (parts.length >= 3 && !SPECIAL_VERBS_NO_SUBRESOURCES.has(info.verb))
+    info.subresource = parts[2];
+  if (parts.length >= 2) info.name = parts[1];
+  if (parts.length >= 1) info.resource = parts[0];
+  if (info.name === '' && info.verb === 'get') {
+    info.verb = queryBool(query, 'watch') === true ? 'watch' : 'list';
+    // A list or watch of one object by field selector names it, as the audit log shows.
+    const named = exactNameOf(query.get('fieldSelector'));
+    if (named !== undefined && isValidPathSegmentName(named).length === 0) info.name = named;
+  }
+  if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection';
+  return info;
+}
+
+/** The name a field selector requires exactly (fields.Selector.RequiresExactMatch("metadata.name")). */
+function exactNameOf(selector: string | null): string | undefined {
+  try {
+    const reqs = parseFieldSelector(selector ?? '');
+    return reqs.find((r) => r.field === 'metadata.name' && r.op === '=')?.value;
+  } catch {
+    // A selector that does not parse: the parameter codec's error leaves the name unset.
+    return undefined;
+  }
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Registry } from '../../../src/cluster/registry/registry';
 import {
   isValidPathSegmentName,
+  requestInfoOf,
   parseRequestTarget,
   resolveResource,
 } from '../../../src/cluster/endpoints/requestinfo';
@@ -65,4 +66,60 @@ test('resolveResource refuses invalid names with the storage key functions messa
     undefined,
   );
   assert.equal(resolveResource(reg, 'v1', ['namespaces', 'a', 'status'])?.subresource, 'status');
+});
+
+test('requestInfoOf reads verb, group, namespace, resource, name and subresource from the path alone', () => {
+  const info = (method: string, target: string) => {
+    const i = requestInfoOf(method, target);
+    return [
+      i.isResourceRequest,
+      i.verb,
+      i.apiGroup,
+      i.apiVersion,
+      i.namespace,
+      i.resource,
+      i.name,
+      i.subresource,
+    ].join(' ');
+  };
+  // Cases of upstream's requestinfo_test.go, and the verbs the audit log shows for them.
+  assert.equal(info('GET', '/api/v1/namespaces'), 'true list  v1  namespaces  ');
+  assert.equal(info('GET', '/api/v1/namespaces/other'), 'true get  v1 other namespaces other ');
+  assert.equal(info('GET', '/api/v1/namespaces/other/pods'), 'true list  v1 other pods  ');
+  assert.equal(info('GET', '/api/v1/namespaces/other/pods/foo'), 'true get  v1 other pods foo ');
+  assert.equal(
+    info('PUT', '/api/v1/namespaces/other/finalize'),
+    'true update  v1 other namespaces other finalize',
+  );
+  assert.equal(
+    info('PUT', '/apis/apps/v1/namespaces/ns/deployments/d/status'),
+    'true update apps v1 ns deployments d status',
+  );
+  assert.equal(info('GET', '/api/v1/pods?watch=true'), 'true watch  v1  pods  ');
+  assert.equal(info('GET', '/api/v1/pods?watch=false'), 'true list  v1  pods  ');
+  assert.equal(info('GET', '/api/v1/watch/namespaces/other/pods'), 'true watch  v1 other pods  ');
+  assert.equal(
+    info('GET', '/api/v1/namespaces/other/pods?watch=1&fieldSelector=metadata.name%3Dfoo'),
+    'true watch  v1 other pods foo ',
+  );
+  assert.equal(
+    info('DELETE', '/api/v1/namespaces/other/pods'),
+    'true deletecollection  v1 other pods  ',
+  );
+  assert.equal(
+    info('DELETE', '/api/v1/namespaces/other/pods/foo'),
+    'true delete  v1 other pods foo ',
+  );
+  assert.equal(
+    info('POST', '/apis/example.com/v1/namespaces/ns/widgets'),
+    'true create example.com v1 ns widgets  ',
+  );
+  assert.equal(
+    info('GET', '/api/v1/proxy/namespaces/ns/services/s/extra'),
+    'true proxy  v1 ns services s ',
+  );
+  // Fewer than four parts under /apis, and anything outside /api and /apis: not a resource.
+  assert.equal(info('GET', '/apis/apps/v1'), 'false get      ');
+  assert.equal(info('GET', '/version'), 'false get      ');
+  assert.equal(info('POST', '/healthz'), 'false post      ');
 });
