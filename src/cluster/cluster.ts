@@ -505,12 +505,16 @@ export class Cluster {
 
   /**
    * An object as version `apiVersion` of its resource sees it, for admission webhooks called as
-   * an equivalent version: the apiVersion (core Events converted), as a CRD's None conversion.
-   * A copy made without jsonOf: the object may be one a write is still changing.
+   * an equivalent version: core Events converted; a custom resource through its CRD's conversion
+   * webhook in a served request (a call the session makes, as a write's), else by None (the
+   * apiVersion). A copy made without jsonOf: the object may be one a write is still changing.
    */
   convertTo(obj: KubeObject, apiVersion: string): KubeObject {
     const c = clone(obj);
     if (obj.kind === 'Event' && obj.apiVersion !== apiVersion) return convertEvent(c, apiVersion);
+    const t = obj.kind ? this.registry.forKind({ apiVersion, kind: obj.kind }) : undefined;
+    if (t?.crd && this.session && obj.apiVersion !== apiVersion && convertsByWebhook(t.conversion))
+      return this.crConverter.write(this.session, t, c, apiVersion);
     c.apiVersion = apiVersion;
     return c;
   }

@@ -245,6 +245,62 @@ describe('CRD conversion webhooks over the served API', () => {
     );
   });
 
+  it('sends a mutating webhook registered for v1 a v2 create converted to v1, and converts its patch back', async () => {
+    // matchPolicy Equivalent (the default): kube-apiserver converts the object to the webhook's
+    // version through the conversion webhook, and the patched object back (kubebuilder's
+    // multiversion tutorial has a defaulting webhook per version).
+    hook.handle('/admit', (r) => {
+      const req = r as unknown as { uid: string; object: KubeObject };
+      admitted.push(req.object);
+      const patch = [{ op: 'replace', path: '/spec/host', value: 'defaulted.example' }];
+      return {
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        response: {
+          uid: req.uid,
+          allowed: true,
+          patchType: 'JSONPatch',
+          patch: Buffer.from(JSON.stringify(patch)).toString('base64'),
+        },
+      };
+    });
+    const admitted: KubeObject[] = [];
+    const mwc = {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: { name: 'widget-defaults' },
+      webhooks: [
+        {
+          name: 'default.widgets.stable.example.com',
+          admissionReviewVersions: ['v1'],
+          sideEffects: 'None',
+          clientConfig: { url: `${hook.url}/admit`, caBundle: hook.caBundle },
+          rules: [
+            {
+              apiGroups: ['stable.example.com'],
+              apiVersions: ['v1'],
+              operations: ['CREATE'],
+              resources: ['widgets'],
+            },
+          ],
+        },
+      ],
+    } as unknown as KubeObject;
+    cluster.create(mwc);
+    try {
+      const res = await call('POST', V2, widget('w-eq', 'v2', 'given.example'));
+      assert.equal(res.code, 201);
+      assert.equal(admitted.length, 1);
+      assert.equal(admitted[0].apiVersion, 'stable.example.com/v1');
+      assert.deepEqual(admitted[0].spec, { host: 'given.example' });
+      assert.equal(res.body.apiVersion, 'stable.example.com/v2');
+      assert.deepEqual(res.body.spec, { hostname: 'defaulted.example' });
+      assert.deepEqual(stored('w-eq')!.spec, { host: 'defaulted.example' });
+    } finally {
+      cluster.delete(mwc, { name: 'widget-defaults' });
+    }
+  });
+
   it('lists at either version, converting each object stored at the other', async () => {
     await call('POST', V1, widget('a', 'v1', 'a.example'));
     await call('POST', V1, widget('b', 'v1', 'b.example'));

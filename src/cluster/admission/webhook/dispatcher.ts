@@ -212,7 +212,7 @@ export function mutatingWebhookAdmission(
         let changed = false;
         let err: unknown;
         try {
-          changed = callMutating(h, inv, a, session, round, i, review, services);
+          changed = callMutating(h, inv, a, session, round, i, review, services, host);
         } catch (e) {
           err = e;
         }
@@ -246,6 +246,7 @@ function callMutating(
   index: number,
   review: (inv: Invocation) => ReviewInput,
   services: ServiceMap,
+  host: WebhookHost,
 ): boolean {
   const refused = dryRunRefusal(h, a);
   if (refused) throw refused;
@@ -296,16 +297,18 @@ function callMutating(
       patchType: 'JSONPatch',
     });
   annotate(changed);
-  if (changed) writeBack(a, patched);
+  if (changed) writeBack(a, patched, host);
   return changed;
 }
 
 /**
  * The patched object becomes the request's object, in place (the write holds it, and holds its
  * metadata object too: the write goes on to set resourceVersion and managedFields there), at the
- * request's version; what BeforeCreate sets after mutating admission on a create is kept.
+ * request's version — converted back, when the webhook was called at an equivalent version, as
+ * the dispatcher's versioned attributes convert it; what BeforeCreate sets after mutating
+ * admission on a create is kept.
  */
-function writeBack(a: AdmissionAttributes, patched: KubeObject): void {
+function writeBack(a: AdmissionAttributes, patched: KubeObject, host: WebhookHost): void {
   const target = a.object as Record<string, unknown>;
   const md = a.object.metadata as Record<string, unknown>;
   const kept =
@@ -317,7 +320,11 @@ function writeBack(a: AdmissionAttributes, patched: KubeObject): void {
           name: md.name,
         }
       : undefined;
-  const next = clone(patched) as unknown as Record<string, unknown>;
+  const back =
+    patched.apiVersion !== undefined && patched.apiVersion !== a.type.apiVersion
+      ? host.convertTo(patched, a.type.apiVersion)
+      : patched;
+  const next = clone(back) as unknown as Record<string, unknown>;
   for (const k of Object.keys(target)) delete target[k];
   for (const k of Object.keys(md)) delete md[k];
   if (isObject(next.metadata)) Object.assign(md, next.metadata);
