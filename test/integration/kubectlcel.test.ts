@@ -27,7 +27,7 @@ test('kubectl apply of a WebApp breaking the XValidation rule prints the rule me
   assert.notEqual(r.code, 0);
   assert.match(
     r.stderr,
-    /The WebApp "shop" is invalid: spec\.image: Invalid value: "string": image must not have leading or trailing whitespace/,
+    /The WebApp "shop" is invalid: spec\.image: Invalid value: " nginx:1\.27": image must not have leading or trailing whitespace/,
   );
   await ok(s.kubeconfig, ['apply', '-f', '-'], webApp('nginx:1.27'));
 });
