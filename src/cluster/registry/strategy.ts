@@ -278,7 +278,14 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
         for (const p of spec.ports) {
           if (!isObject(p)) continue;
           setDefault(p, 'protocol', 'TCP');
-          setDefault(p, 'targetPort', p.port);
+          // SetDefaults_Service: a zero targetPort (0 or "", as protobuf sends an unset one) is the port.
+          if (
+            p.targetPort === undefined ||
+            p.targetPort === null ||
+            p.targetPort === 0 ||
+            p.targetPort === ''
+          )
+            p.targetPort = p.port;
         }
       }
     },

@@ -119,6 +119,26 @@ describe('Service node ports', () => {
 });
 
 describe('service ports', () => {
+  it('a zero targetPort (what protobuf sends for an unset one) defaults to the port', async () => {
+    for (const [name, targetPort] of [
+      ['tp-zero', 0],
+      ['tp-empty', ''],
+    ] as const) {
+      const r = await s.call('POST', SVCS, {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name },
+        spec: { ports: [{ port: 8080, targetPort }] },
+      });
+      assert.equal(r.status, 201, r.body);
+      assert.equal(
+        (JSON.parse(r.body) as { spec: { ports: Array<{ targetPort: unknown }> } }).spec.ports[0]
+          .targetPort,
+        8080,
+      );
+    }
+  });
+
   it('a port or targetPort outside 1-65535 is a 422 worded as validateServicePort words it', async () => {
     const a = await s.call('POST', SVCS, {
       apiVersion: 'v1',
