@@ -8,29 +8,14 @@
 // its API group through the package's `const GroupName`.
 //
 // Run through scripts/generate.mjs.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import {
   downloadModule,
-  kubernetesModuleVersion,
   kubernetesRelease,
-  stagingModuleVersion,
+  registryModules,
+  strategyFiles,
 } from './kubernetes.mjs';
-
-function modules(release) {
-  return [
-    ['k8s.io/kubernetes', kubernetesModuleVersion(release)],
-    ['k8s.io/apiextensions-apiserver', stagingModuleVersion(release)],
-    ['k8s.io/kube-aggregator', stagingModuleVersion(release)],
-  ];
-}
-
-function strategyFiles(dir) {
-  return readdirSync(dir, { recursive: true })
-    .map(String)
-    .filter((f) => /(^|\/)strategy\.go$/.test(f) && !f.includes('testapigroup'))
-    .map((f) => join(dir, f));
-}
 
 /** The import path of each package alias of a Go file (its last element when unnamed). */
 export function importsOf(text) {
@@ -64,7 +49,7 @@ export function generationKinds(text) {
 
 export function generate(release = kubernetesRelease()) {
   const dirs = new Map(
-    modules(release).map(([path, version]) => [path, downloadModule(path, version).Dir]),
+    registryModules(release).map(([path, version]) => [path, downloadModule(path, version).Dir]),
   );
   /** An import path's folder, in one of the modules read. */
   const folderOf = (importPath) => {

@@ -13,30 +13,14 @@
 // the build by name rather than being skipped.
 //
 // Run through scripts/generate.mjs.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import {
   downloadModule,
-  kubernetesModuleVersion,
   kubernetesRelease,
-  stagingModuleVersion,
+  registryModules,
+  strategyFiles,
 } from './kubernetes.mjs';
-
-/** The modules whose pkg/registry holds built-in strategies. */
-function registries(release) {
-  return [
-    ['k8s.io/kubernetes', kubernetesModuleVersion(release)],
-    ['k8s.io/apiextensions-apiserver', stagingModuleVersion(release)],
-    ['k8s.io/kube-aggregator', stagingModuleVersion(release)],
-  ];
-}
-
-function strategyFiles(dir) {
-  return readdirSync(dir, { recursive: true })
-    .map(String)
-    .filter((f) => /(^|\/)strategy\.go$/.test(f) && !f.includes('testapigroup'))
-    .map((f) => join(dir, f));
-}
 
 /** The body of the function whose header ends at `from`: up to the `}` that closes it at column 0. */
 function bodyAfter(text, from) {
@@ -126,7 +110,7 @@ export function featureDefaults(text, release) {
 export function generate(release = kubernetesRelease()) {
   /** "group/Kind" → { subresource ("" for the main resource) → { apiVersion → paths } } */
   const out = {};
-  const modules = registries(release).map(([path, version]) => [
+  const modules = registryModules(release).map(([path, version]) => [
     path,
     version,
     downloadModule(path, version).Dir,

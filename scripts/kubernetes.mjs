@@ -4,7 +4,7 @@
 // package.json's "kubernetesRelease".
 // Only Node built-ins here: the build and the bootstrap import it before node_modules exists.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -43,4 +43,21 @@ export function downloadModule(path, version) {
   const info = JSON.parse(out);
   if (info.Error) throw new Error(`go mod download ${path}@${version}: ${info.Error}`);
   return info;
+}
+
+/** The modules (path, version) whose pkg/registry holds the release's built-in strategies. */
+export function registryModules(release = kubernetesRelease()) {
+  return [
+    ['k8s.io/kubernetes', kubernetesModuleVersion(release)],
+    ['k8s.io/apiextensions-apiserver', stagingModuleVersion(release)],
+    ['k8s.io/kube-aggregator', stagingModuleVersion(release)],
+  ];
+}
+
+/** Every strategy.go below a module's pkg/registry (apimachinery's test group left out). */
+export function strategyFiles(dir) {
+  return readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((f) => /(^|\/)strategy\.go$/.test(f) && !f.includes('testapigroup'))
+    .map((f) => join(dir, f));
 }
