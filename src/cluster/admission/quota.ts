@@ -9,12 +9,13 @@ import { clone } from '../apimachinery/clone';
 import type { ControllerHost } from '../controllers/controllerhost';
 import { isEmpty, storedResources, typeRefOf } from '../controllers/controllerhost';
 import { StatusError, newForbidden, type GroupResource } from '../apimachinery/errors';
-import { deepEqual, isObject } from '../apimachinery/patch';
+import { deepEqual } from '../apimachinery/patch';
 import { formatQuantity, parseQuantity, parseQuantityFull } from '../apimachinery/quantity';
 import type { QuantityFormat } from '../apimachinery/quantity';
 import type { ResourceType } from '../registry/registry';
 import type { KubeObject } from '../apimachinery/types';
 import { WorkQueue } from '../controllers/workqueue';
+import { rec } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
 type Usage = Map<string, number>;
@@ -40,10 +41,6 @@ const LEGACY_COUNT: Record<string, string> = {
   replicationcontrollers: 'replicationcontrollers',
   persistentvolumeclaims: 'persistentvolumeclaims',
 };
-
-function rec(v: unknown): Obj {
-  return isObject(v) ? v : {};
-}
 
 function countName(t: ResourceType): string {
   return t.info.group ? `count/${t.info.plural}.${t.info.group}` : `count/${t.info.plural}`;

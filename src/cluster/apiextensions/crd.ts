@@ -6,7 +6,6 @@
 import type { FieldError } from '../apimachinery/errors';
 import { fieldInvalid, fieldRequired, fieldNotSupported } from '../apimachinery/errors';
 import { validateSchemaRules } from './crdvalidationrules';
-import { isObject } from '../apimachinery/patch';
 import type { PrinterColumn, ResourceType } from '../registry/registry';
 import { compileSchema } from './schema';
 import type { JSONSchemaProps } from './schema';
@@ -17,14 +16,11 @@ import {
   defaultConversion,
   validateConversion,
 } from './conversionvalidation';
+import { rec } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
 
 export const CRD_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
-
-function rec(v: unknown): Obj {
-  return isObject(v) ? v : {};
-}
 
 interface CrdVersion {
   name: string;

@@ -11,7 +11,7 @@ import type { ControllerHost } from './controllerhost';
 import { clone } from '../apimachinery/clone';
 import { controllerOf } from '../apimachinery/controllerref';
 import { StatusError } from '../apimachinery/errors';
-import { deepEqual, isObject } from '../apimachinery/patch';
+import { deepEqual } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
 import { isKnownTimeZone, parseCronSchedule } from '../../util/cron';
 import type { CronSchedule } from '../../util/cron';
@@ -25,15 +25,11 @@ import {
 import { JOB } from './job';
 import { conditionsOf, finishedType } from './jobutil';
 import { WorkQueue } from './workqueue';
+import { rec } from '../apimachinery/unstructured';
 
-type Obj = Record<string, unknown>;
 const CRONJOB = { apiVersion: 'batch/v1', kind: 'CronJob' };
 const SOURCE = 'cronjob-controller';
 const MANAGER = { fieldManager: 'kube-controller-manager' };
-
-function rec(v: unknown): Obj {
-  return isObject(v) ? v : {};
-}
 
 interface ActiveRef {
   kind: string;

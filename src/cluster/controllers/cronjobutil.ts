@@ -8,16 +8,11 @@ import { isObject } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
 import type { CronSchedule } from '../../util/cron';
 import { formatRfc3339InZone } from '../../util/cron';
-
-type Obj = Record<string, unknown>;
+import { rec } from '../apimachinery/unstructured';
 
 export const SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
 /** nextScheduleDelta: a requeue lands 100 ms after the scheduled time, against clock skew. */
 export const NEXT_SCHEDULE_DELTA_MS = 100;
-
-function rec(v: unknown): Obj {
-  return isObject(v) ? v : {};
-}
 
 /** The missed-schedule count that makes the controller warn (TooManyMissedTimes). */
 const MANY_MISSED = 100;

@@ -22,6 +22,7 @@ import { podTemplateHash } from './deploymentutil';
 import { isPodReady } from './replicaset';
 import { isAvailable, revisionPatch, sortRevisions } from './statefulsetutil';
 import { WorkQueue } from './workqueue';
+import { rec } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
 const DS = { apiVersion: 'apps/v1', kind: 'DaemonSet' };
@@ -33,10 +34,6 @@ const MANAGER = { fieldManager: 'kube-controller-manager' };
 const HASH_LABEL = 'controller-revision-hash';
 const GENERATION_LABEL = 'pod-template-generation';
 const GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
-
-function rec(v: unknown): Obj {
-  return isObject(v) ? v : {};
-}
 
 /** AddOrUpdateDaemonPodTolerations: what a daemon pod tolerates on every node. */
 function daemonTolerations(spec: Obj): Obj[] {

@@ -27,15 +27,12 @@ import { StatusError } from '../apimachinery/errors';
 import { deepEqual, isObject } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
 import { WorkQueue } from './workqueue';
+import { rec } from '../apimachinery/unstructured';
 
 const DEPLOY = { apiVersion: 'apps/v1', kind: 'Deployment' };
 const RS = { apiVersion: 'apps/v1', kind: 'ReplicaSet' };
 const SOURCE = 'deployment-controller';
 const MANAGER = { fieldManager: 'kube-controller-manager' };
-
-function rec(v: unknown): Record<string, unknown> {
-  return isObject(v) ? v : {};
-}
 
 /**
  * getReplicaSetsForDeployment: the ReplicaSets this Deployment controls. (Adopting orphans that

@@ -10,14 +10,11 @@ import { scaledValueFromIntOrPercent } from '../apimachinery/intstr';
 import { deepEqual, isObject } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
 import { fnv1a32 } from '../../util/fnv';
+import { rec } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
 const HASH_LABEL = 'pod-template-hash';
 export const REVISION = 'deployment.kubernetes.io/revision';
-
-function rec(v: unknown): Obj {
-  return isObject(v) ? v : {};
-}
 
 function num(v: unknown): number {
   return typeof v === 'number' ? v : 0;

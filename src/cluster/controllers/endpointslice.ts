@@ -13,10 +13,11 @@ import type { ControllerHost } from './controllerhost';
 import { clone } from '../apimachinery/clone';
 import { controllerOf, newControllerRef } from '../apimachinery/controllerref';
 import { StatusError } from '../apimachinery/errors';
-import { deepEqual, isObject } from '../apimachinery/patch';
+import { deepEqual } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
 import { isPodReady } from './replicaset';
 import { WorkQueue } from './workqueue';
+import { rec } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
 const SERVICE = { apiVersion: 'v1', kind: 'Service' };
@@ -29,10 +30,6 @@ const MANAGED_BY = 'endpointslice.kubernetes.io/managed-by';
 const HEADLESS = 'service.kubernetes.io/headless';
 const TRIGGER = 'endpoints.kubernetes.io/last-change-trigger-time';
 const MANAGER = { fieldManager: 'kube-controller-manager' };
-
-function rec(v: unknown): Obj {
-  return isObject(v) ? v : {};
-}
 
 /** ShouldPodBeInEndpoints (terminating pods included): it has an IP and has not finished. */
 function inEndpoints(pod: KubeObject): boolean {

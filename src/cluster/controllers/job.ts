@@ -15,7 +15,7 @@ import type { ControllerHost } from './controllerhost';
 import { clone } from '../apimachinery/clone';
 import { controllerOf } from '../apimachinery/controllerref';
 import { StatusError } from '../apimachinery/errors';
-import { deepEqual, isObject } from '../apimachinery/patch';
+import { deepEqual } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
 import type { BackoffRecord, JobCondition } from './jobutil';
 import {
@@ -42,6 +42,7 @@ import {
 } from './jobutil';
 import { isPodReady } from './replicaset';
 import { WorkQueue } from './workqueue';
+import { rec } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
 export const JOB = { apiVersion: 'batch/v1', kind: 'Job' };
@@ -49,10 +50,6 @@ const POD = { apiVersion: 'v1', kind: 'Pod' };
 const SOURCE = 'job-controller';
 const MANAGER = { fieldManager: 'kube-controller-manager' };
 const JOB_CONTROLLER_NAME = 'kubernetes.io/job-controller';
-
-function rec(v: unknown): Obj {
-  return isObject(v) ? v : {};
-}
 
 function num(v: unknown): number {
   return typeof v === 'number' ? v : 0;

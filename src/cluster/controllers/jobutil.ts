@@ -6,9 +6,9 @@
  */
 import { clone } from '../apimachinery/clone';
 import { newControllerRef } from '../apimachinery/controllerref';
-import { isObject } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
 import { isPodReady } from './replicaset';
+import { rec } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
 
@@ -26,10 +26,6 @@ export interface JobCondition {
   lastTransitionTime: string;
   reason?: string;
   message?: string;
-}
-
-function rec(v: unknown): Obj {
-  return isObject(v) ? v : {};
 }
 
 function phaseOf(p: KubeObject): unknown {

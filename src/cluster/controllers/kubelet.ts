@@ -13,17 +13,13 @@ import { logfmtLine } from './containerlogs';
 import { runSpecOf, terminatedStatus } from './podruntime';
 import { targetNode } from './daemonset';
 import { StatusError } from '../apimachinery/errors';
-import { isObject } from '../apimachinery/patch';
 import type { TimerHandle } from '../../util/clock';
 import type { KubeObject } from '../apimachinery/types';
+import { rec } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
 export const NODE_NAME = 'reconcile-studio-node';
 const POD = { apiVersion: 'v1', kind: 'Pod' };
-
-function rec(v: unknown): Obj {
-  return isObject(v) ? v : {};
-}
 
 /** A container's runtime ID, unique to this pod (by uid) and container, as containerd's are. */
 function containerId(p: KubeObject, c: Obj): string {

@@ -13,11 +13,10 @@
 import type { ControllerHost } from './controllerhost';
 import { clone } from '../apimachinery/clone';
 import { StatusError } from '../apimachinery/errors';
-import { isObject } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
 import { WorkQueue } from './workqueue';
+import { rec } from '../apimachinery/unstructured';
 
-type Obj = Record<string, unknown>;
 const PVC = { apiVersion: 'v1', kind: 'PersistentVolumeClaim' };
 const PV = { apiVersion: 'v1', kind: 'PersistentVolume' };
 const SC = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass' };
@@ -33,10 +32,6 @@ const ANN_BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';
 const ANN_BOUND_BY_CONTROLLER = 'pv.kubernetes.io/bound-by-controller';
 const ANN_PROVISIONED_BY = 'pv.kubernetes.io/provisioned-by';
 export const IS_DEFAULT_CLASS = 'storageclass.kubernetes.io/is-default-class';
-
-function rec(v: unknown): Obj {
-  return isObject(v) ? v : {};
-}
 
 /** The cluster's default StorageClass, registered where a node runs (as kind installs one). */
 export function standardStorageClass(): KubeObject {

@@ -8,18 +8,15 @@ import type { ControllerHost } from './controllerhost';
 import { clone } from '../apimachinery/clone';
 import { controllerOf, newControllerRef } from '../apimachinery/controllerref';
 import { StatusError } from '../apimachinery/errors';
-import { deepEqual, isObject } from '../apimachinery/patch';
+import { deepEqual } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
 import { WorkQueue } from './workqueue';
+import { rec } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
 const RS = { apiVersion: 'apps/v1', kind: 'ReplicaSet' };
 const POD = { apiVersion: 'v1', kind: 'Pod' };
 const SOURCE = 'replicaset-controller';
-
-function rec(v: unknown): Obj {
-  return isObject(v) ? v : {};
-}
 
 export function isPodReady(p: KubeObject): boolean {
   const conds = rec(p.status).conditions;

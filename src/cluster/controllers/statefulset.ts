@@ -13,7 +13,6 @@ import type { ControllerHost } from './controllerhost';
 import { clone } from '../apimachinery/clone';
 import { controllerOf } from '../apimachinery/controllerref';
 import { StatusError } from '../apimachinery/errors';
-import { isObject } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
 import type { SetStatus } from './statefulsetutil';
 import {
@@ -53,6 +52,7 @@ import {
   updateStrategyType,
 } from './statefulsetutil';
 import { WorkQueue } from './workqueue';
+import { rec } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
 export const STATEFULSET = { apiVersion: 'apps/v1', kind: 'StatefulSet' };
@@ -539,8 +539,4 @@ function runForAll(pods: KubeObject[], monotonic: boolean, fn: (i: number) => bo
     }
   if (failed) throw failed;
   return false;
-}
-
-function rec(v: unknown): Obj {
-  return isObject(v) ? v : {};
 }

@@ -12,16 +12,13 @@ import type { KubeObject, OwnerReference } from '../apimachinery/types';
 import { fnv132 } from '../../util/fnv';
 import { goMarshal } from '../../util/gojson';
 import { isPodReady } from './replicaset';
+import { rec } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
 export const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
 export const POD_INDEX_LABEL = 'apps.kubernetes.io/pod-index';
 export const REVISION_LABEL = 'controller-revision-hash';
 export const HISTORY_HASH_LABEL = 'controller.kubernetes.io/hash';
-
-function rec(v: unknown): Obj {
-  return isObject(v) ? v : {};
-}
 
 function num(v: unknown): number {
   return typeof v === 'number' ? v : 0;

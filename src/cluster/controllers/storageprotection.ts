@@ -10,16 +10,12 @@ import { isObject } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
 import { PVC_PROTECTION, PV_PROTECTION } from '../admission/storageprotection';
 import { WorkQueue } from './workqueue';
+import { rec } from '../apimachinery/unstructured';
 
-type Obj = Record<string, unknown>;
 const PVC = { apiVersion: 'v1', kind: 'PersistentVolumeClaim' };
 const PV = { apiVersion: 'v1', kind: 'PersistentVolume' };
 const POD = { apiVersion: 'v1', kind: 'Pod' };
 const MANAGER = { fieldManager: 'kube-controller-manager' };
-
-function rec(v: unknown): Obj {
-  return isObject(v) ? v : {};
-}
 
 /** podUsesPVCForDeletion: a scheduled pod with a volume from the claim. */
 function podUses(pod: KubeObject, claim: string): boolean {

@@ -6,6 +6,7 @@ import { evalJsonPath } from '../apimachinery/jsonpath';
 import { isObject } from '../apimachinery/patch';
 import type { PrinterColumn, ResourceType } from '../registry/registry';
 import type { KubeObject } from '../apimachinery/types';
+import { rec } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
 
@@ -18,9 +19,6 @@ interface Column {
   cell: (o: KubeObject, now: number) => unknown;
 }
 
-function rec(v: unknown): Obj {
-  return isObject(v) ? v : {};
-}
 function num(v: unknown): number {
   return typeof v === 'number' ? v : 0;
 }

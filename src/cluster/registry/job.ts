@@ -11,6 +11,7 @@ import { fieldInvalid, fieldNotSupported, fieldRequired } from '../apimachinery/
 import { isObject } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
 import { isKnownTimeZone, parseCronSchedule } from '../../util/cron';
+import { rec, ensure, setDefault } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
 
@@ -18,19 +19,6 @@ export const CONTROLLER_UID_LABEL = 'batch.kubernetes.io/controller-uid';
 export const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
 const LEGACY_CONTROLLER_UID_LABEL = 'controller-uid';
 const LEGACY_JOB_NAME_LABEL = 'job-name';
-
-function rec(v: unknown): Obj {
-  return isObject(v) ? v : {};
-}
-
-function ensure(o: Obj, k: string): Obj {
-  if (!isObject(o[k])) o[k] = {};
-  return o[k] as Obj;
-}
-
-function setDefault(o: Obj, k: string, v: unknown): void {
-  if (o[k] === undefined || o[k] === null) o[k] = v;
-}
 
 /**
  * jobStrategy.PrepareForCreate: status starts empty and, unless spec.manualSelector, the selector

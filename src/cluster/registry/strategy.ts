@@ -26,6 +26,7 @@ import {
 } from './job';
 import { prepareCsrForCreate, prepareCsrForUpdate, validateCsr } from './certificatesigningrequest';
 import type { UserInfo } from '../auth/user';
+import { rec, ensure, setDefault } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
 
@@ -51,19 +52,6 @@ export interface Strategy {
   /** Defaults (and, for custom resources, prunes) in place; returns the paths of unknown fields dropped. */
   defaults?(obj: KubeObject): string[] | void;
   validate?(obj: KubeObject, old?: KubeObject, subresource?: string): FieldError[];
-}
-
-function rec(v: unknown): Obj {
-  return isObject(v) ? v : {};
-}
-
-function ensure(o: Obj, k: string): Obj {
-  if (!isObject(o[k])) o[k] = {};
-  return o[k] as Obj;
-}
-
-function setDefault(o: Obj, k: string, v: unknown): void {
-  if (o[k] === undefined || o[k] === null) o[k] = v;
 }
 
 export function defaultPodSpec(spec: Obj): void {

@@ -1,0 +1,23 @@
+/**
+ * Reading and defaulting plain JSON objects, as apimachinery's unstructured helpers do for the
+ * controllers and strategies that work on stored objects without a typed view of them.
+ */
+import { isObject } from './patch';
+
+type Obj = Record<string, unknown>;
+
+/** The value as an object to read from: itself when it is one, else an empty object. */
+export function rec(v: unknown): Obj {
+  return isObject(v) ? v : {};
+}
+
+/** `o[k]` as an object, created empty when it is missing or not one. */
+export function ensure(o: Obj, k: string): Obj {
+  if (!isObject(o[k])) o[k] = {};
+  return o[k] as Obj;
+}
+
+/** Sets `o[k]` to `v` unless it has a value (undefined and null have none), as SetDefaults_* do. */
+export function setDefault(o: Obj, k: string, v: unknown): void {
+  if (o[k] === undefined || o[k] === null) o[k] = v;
+}
