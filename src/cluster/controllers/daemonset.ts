@@ -23,6 +23,7 @@ import { isPodReady } from './replicaset';
 import { isAvailable, revisionPatch, sortRevisions } from './statefulsetutil';
 import { WorkQueue } from './workqueue';
 import { rec } from '../apimachinery/unstructured';
+import { createPod as createOwnedPod } from './podcontrol';
 
 type Obj = Record<string, unknown>;
 const DS = { apiVersion: 'apps/v1', kind: 'DaemonSet' };
@@ -251,28 +252,7 @@ export function startDaemonSetController(cluster: ControllerHost): () => void {
   }
 
   function createPod(ds: KubeObject, node: string, hash: string): boolean {
-    try {
-      const pod = cluster.create(newPod(ds, node, hash), MANAGER);
-      cluster.recordEvent(
-        ds,
-        'Normal',
-        'SuccessfulCreate',
-        `Created pod: ${pod.metadata.name}`,
-        SOURCE,
-      );
-      return true;
-    } catch (err) {
-      if (!(err instanceof StatusError)) throw err;
-      if (!err.message.includes('because it is being terminated'))
-        cluster.recordEvent(
-          ds,
-          'Warning',
-          'FailedCreate',
-          `Error creating: ${err.message}`,
-          SOURCE,
-        );
-      return false;
-    }
+    return !(createOwnedPod(cluster, ds, newPod(ds, node, hash), SOURCE) instanceof StatusError);
   }
 
   function deletePod(ds: KubeObject, pod: KubeObject): void {

@@ -43,6 +43,7 @@ import {
 import { isPodReady } from './replicaset';
 import { WorkQueue } from './workqueue';
 import { rec } from '../apimachinery/unstructured';
+import { createPod as createOwnedPod } from './podcontrol';
 
 type Obj = Record<string, unknown>;
 export const JOB = { apiVersion: 'batch/v1', kind: 'Job' };
@@ -273,29 +274,7 @@ export function startJobController(cluster: ControllerHost): () => void {
   }
 
   function createPod(job: KubeObject): boolean {
-    try {
-      const pod = cluster.create(podFromJob(job), MANAGER);
-      cluster.recordEvent(
-        job,
-        'Normal',
-        'SuccessfulCreate',
-        `Created pod: ${pod.metadata.name}`,
-        SOURCE,
-      );
-      return true;
-    } catch (err) {
-      if (!(err instanceof StatusError)) throw err;
-      // A terminating namespace refuses every create: nothing to report.
-      if (!err.message.includes('because it is being terminated'))
-        cluster.recordEvent(
-          job,
-          'Warning',
-          'FailedCreate',
-          `Error creating: ${err.message}`,
-          SOURCE,
-        );
-      return false;
-    }
+    return !(createOwnedPod(cluster, job, podFromJob(job), SOURCE) instanceof StatusError);
   }
 
   /**

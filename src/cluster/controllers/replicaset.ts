@@ -12,6 +12,7 @@ import { deepEqual } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
 import { WorkQueue } from './workqueue';
 import { rec } from '../apimachinery/unstructured';
+import { createPod as createOwnedPod } from './podcontrol';
 
 type Obj = Record<string, unknown>;
 const RS = { apiVersion: 'apps/v1', kind: 'ReplicaSet' };
@@ -144,21 +145,8 @@ export function startReplicaSetController(cluster: ControllerHost): () => void {
   }
 
   function createPod(rs: KubeObject): string | undefined {
-    try {
-      const pod = cluster.create(podFromTemplate(rs), { fieldManager: 'kube-controller-manager' });
-      cluster.recordEvent(
-        rs,
-        'Normal',
-        'SuccessfulCreate',
-        `Created pod: ${pod.metadata.name}`,
-        SOURCE,
-      );
-      return undefined;
-    } catch (err) {
-      if (!(err instanceof StatusError)) throw err;
-      cluster.recordEvent(rs, 'Warning', 'FailedCreate', `Error creating: ${err.message}`, SOURCE);
-      return err.message;
-    }
+    const out = createOwnedPod(cluster, rs, podFromTemplate(rs), SOURCE);
+    return out instanceof StatusError ? out.message : undefined;
   }
 
   function deletePod(rs: KubeObject, p: KubeObject): void {
