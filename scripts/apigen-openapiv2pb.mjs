@@ -6,9 +6,9 @@
 // the bytes are those its kube-apiserver makes.
 // Only Node built-ins here: the build runs it before node_modules exists.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { go } from './apigen/generate.mjs';
+import { buildGoTool } from './gotool.mjs';
 import { downloadModule, kubernetesModuleVersion, kubernetesRelease, root } from './kubernetes.mjs';
 
 /** The modules the program imports. */
@@ -33,25 +33,12 @@ function pinnedVersions(release) {
 
 /** Builds (or reuses) the program for a release and answers the binary's path. */
 export function buildOpenapiv2pb(release = kubernetesRelease()) {
-  const dir = join(root, '.cache', 'openapiv2pb', release);
-  const binary = join(dir, process.platform === 'win32' ? 'openapiv2pb.exe' : 'openapiv2pb');
-  const copied = join(dir, 'main.go');
-  if (
-    existsSync(binary) &&
-    existsSync(copied) &&
-    readFileSync(copied, 'utf8') === readFileSync(openapiv2pbSource, 'utf8')
-  )
-    return binary;
-  mkdirSync(dir, { recursive: true });
   const requires = pinnedVersions(release).map(([m, v]) => `\t${m} ${v}\n`);
-  writeFileSync(
-    join(dir, 'go.mod'),
+  return buildGoTool(
+    'openapiv2pb',
     `module reconcilestudio/openapiv2pb\n\ngo 1.24\n\nrequire (\n${requires.join('')})\n`,
+    { release },
   );
-  copyFileSync(openapiv2pbSource, copied);
-  go(['mod', 'tidy'], dir);
-  go(['build', '-o', binary, '.'], dir);
-  return binary;
 }
 
 /** The protobuf of a v2 document given as JSON text (kube-openapi's ToProtoBinary). */

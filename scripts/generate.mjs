@@ -16,13 +16,19 @@ const GENERATORS = [
   { script: 'scripts/apigen-resetfields.mjs', output: 'generated/resetfields.json' },
   { script: 'scripts/apigen-namerules.mjs', output: 'generated/namerules.json' },
   { script: 'scripts/apigen-generation.mjs', output: 'generated/generation.json' },
+  { script: 'scripts/apigen-defaults.mjs', output: 'generated/defaults.json' },
+  { script: 'scripts/apigen-printcolumns.mjs', output: 'generated/printcolumns.json' },
 ];
 
-/** The release and the generators' own code (they share helpers, so all of it counts). */
+/** The release and the generators' own code, Go programs included (they share helpers, so all of it counts). */
 function stampOf(release) {
   const hash = createHash('sha256');
   for (const f of readdirSync(join(root, 'scripts')).sort()) {
-    if (/^(apigen.*|kubernetes)\.mjs$/.test(f)) hash.update(readFileSync(join(root, 'scripts', f)));
+    if (/^(apigen.*|kubernetes|gotool)\.mjs$/.test(f))
+      hash.update(readFileSync(join(root, 'scripts', f)));
+  }
+  for (const tool of readdirSync(join(root, 'tools')).sort()) {
+    hash.update(readFileSync(join(root, 'tools', tool, 'main.go')));
   }
   return `${release} ${hash.digest('hex').slice(0, 16)}`;
 }

@@ -61,3 +61,26 @@ export function strategyFiles(dir) {
     .filter((f) => /(^|\/)strategy\.go$/.test(f) && !f.includes('testapigroup'))
     .map((f) => join(dir, f));
 }
+
+/**
+ * A go.mod requiring k8s.io/kubernetes at the release, with the staging modules it replaces by
+ * ./staging paths pointed at their published versions of the same release (what its own go.mod
+ * does inside its repository, which a module consumer cannot inherit).
+ */
+export function kubernetesGoMod(moduleName, release = kubernetesRelease()) {
+  const info = downloadModule('k8s.io/kubernetes', kubernetesModuleVersion(release));
+  const upstream = readFileSync(info.GoMod, 'utf8');
+  const staged = [...upstream.matchAll(/^\s*(k8s\.io\/[a-z0-9-]+)\s*=>\s*\.\/staging/gm)].map(
+    (m) => m[1],
+  );
+  return [
+    `module ${moduleName}`,
+    '',
+    'go 1.26.0',
+    '',
+    `require k8s.io/kubernetes ${kubernetesModuleVersion(release)}`,
+    '',
+    ...staged.map((m) => `replace ${m} => ${m} ${stagingModuleVersion(release)}`),
+    '',
+  ].join('\n');
+}

@@ -1,6 +1,5 @@
 export const generatedDir: string;
 export const typesFile: string;
-export function apigenPaths(release?: string): { dir: string; binary: string };
 export function buildApigen(release?: string): string;
 export function generateApiTypes(release?: string): unknown;
 export function ensureApiTypes(): boolean;

@@ -4,15 +4,9 @@
 // generates once, and again only when package.json's "kubernetesRelease" changes.
 // Only Node built-ins here: the build imports it before node_modules exists.
 import { execFileSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildGoTool } from '../gotool.mjs';
 import { kubernetesRelease, root, stagingModuleVersion } from '../kubernetes.mjs';
 
 /** The staging modules whose types the API serves. */
@@ -28,50 +22,14 @@ export const generatedDir = join(root, 'generated', 'api');
 export const typesFile = join(generatedDir, 'types.json');
 const stampFile = join(generatedDir, 'release');
 
-/** The scratch module and the built program of a release. */
-export function apigenPaths(release = kubernetesRelease()) {
-  const dir = join(root, '.cache', 'apigen', release);
-  return { dir, binary: join(dir, process.platform === 'win32' ? 'apigen.exe' : 'apigen') };
-}
-
-export function go(args, cwd) {
-  try {
-    execFileSync('go', ['version'], { stdio: 'ignore' });
-  } catch {
-    throw new Error(
-      'generating the Kubernetes API (generated/api) needs Go on the PATH: it reads the types of the pinned release with `go mod download`',
-    );
-  }
-  return execFileSync('go', args, {
-    cwd,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    maxBuffer: 256 << 20,
-    // Two cores are shared: never more than two compiles at once.
-    env: { ...process.env, GOFLAGS: `${process.env.GOFLAGS ?? ''} -p=2`.trim(), GOWORK: 'off' },
-  });
-}
-
 /** Builds (or reuses) the generator for a release and answers the binary's path. */
 export function buildApigen(release = kubernetesRelease()) {
-  const { dir, binary } = apigenPaths(release);
-  const source = join(root, 'tools', 'apigen', 'main.go');
-  const copied = join(dir, 'main.go');
-  const fresh =
-    existsSync(binary) &&
-    existsSync(copied) &&
-    readFileSync(copied, 'utf8') === readFileSync(source, 'utf8');
-  if (fresh) return binary;
-  mkdirSync(dir, { recursive: true });
   const version = stagingModuleVersion(release);
-  writeFileSync(
-    join(dir, 'go.mod'),
+  return buildGoTool(
+    'apigen',
     `module reconcilestudio/apigen\n\ngo 1.24\n\nrequire (\n${MODULES.map((m) => `\t${m} ${version}\n`).join('')})\n`,
+    { release },
   );
-  copyFileSync(source, copied);
-  go(['mod', 'tidy'], dir);
-  go(['build', '-o', binary, '.'], dir);
-  return binary;
 }
 
 /** Runs the generator and writes generated/api/types.json (compact) and its release stamp. */

@@ -4,21 +4,27 @@
 // folder per release, so they are built once and rebuilt only when package.json's
 // "kubernetesRelease" changes. Usage: node scripts/realapi/build.mjs  (prints the folder).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureSystemPackages, goVersion } from '../bootstrap.mjs';
-import {
-  downloadModule,
-  kubernetesModuleVersion,
-  kubernetesRelease,
-  stagingModuleVersion,
-} from '../kubernetes.mjs';
+import { kubernetesGoMod, kubernetesModuleVersion, kubernetesRelease } from '../kubernetes.mjs';
 
-export const BINARIES = ['kube-apiserver', 'kube-controller-manager'];
-/** What the reference cluster needs from Debian: etcd for the apiserver's storage, openssl for its keys. */
-export const REALAPI_PACKAGES = ['etcd-server', 'openssl'];
+/**
+ * Each binary of the reference control plane and the Go package it is built from. etcd is the
+ * version k8s.io/kubernetes itself requires (go.etcd.io/etcd/server/v3 in its build list), not a
+ * distribution's older one: kube-apiserver 1.36 streams lists (sendInitialEvents) only on an etcd
+ * that supports RequestWatchProgress.
+ */
+export const BINARY_PACKAGES = {
+  'kube-apiserver': 'k8s.io/kubernetes/cmd/kube-apiserver',
+  'kube-controller-manager': 'k8s.io/kubernetes/cmd/kube-controller-manager',
+  etcd: 'go.etcd.io/etcd/server/v3',
+};
+export const BINARIES = Object.keys(BINARY_PACKAGES);
+/** What the reference cluster needs from Debian: openssl for its keys. */
+export const REALAPI_PACKAGES = ['openssl'];
 
 /** The cache folder of one release's binaries. */
 export function realapiDir(release = kubernetesRelease()) {
@@ -26,34 +32,9 @@ export function realapiDir(release = kubernetesRelease()) {
   return join(cache, 'reconcile-studio', 'realapi', kubernetesModuleVersion(release));
 }
 
-/** True when both binaries of the release are already built. */
+/** True when every binary of the release is already built. */
 export function isBuilt(dir = realapiDir()) {
   return BINARIES.every((b) => existsSync(join(dir, b)));
-}
-
-/**
- * A go.mod requiring k8s.io/kubernetes at the release, with the staging modules it replaces by
- * ./staging paths pointed at their published versions of the same release (what its own go.mod
- * does inside its repository, which a module consumer cannot inherit).
- */
-function writeModule(modDir, release) {
-  const info = downloadModule('k8s.io/kubernetes', kubernetesModuleVersion(release));
-  const upstream = readFileSync(info.GoMod, 'utf8');
-  const staged = [...upstream.matchAll(/^\s*(k8s\.io\/[a-z0-9-]+)\s*=>\s*\.\/staging/gm)].map(
-    (m) => m[1],
-  );
-  const lines = [
-    'module reconcile-studio/realapi',
-    '',
-    'go 1.26.0',
-    '',
-    `require k8s.io/kubernetes ${kubernetesModuleVersion(release)}`,
-    '',
-    ...staged.map((m) => `replace ${m} => ${m} ${stagingModuleVersion(release)}`),
-    '',
-  ];
-  mkdirSync(modDir, { recursive: true });
-  writeFileSync(join(modDir, 'go.mod'), lines.join('\n'));
 }
 
 /** Builds what is missing (at most 2 parallel compile jobs: the machines have 2 cores) and answers the folder. */
@@ -64,7 +45,8 @@ export function buildRealapi(release = kubernetesRelease()) {
   // k8s.io/kubernetes' go.mod names the Go it needs; an older one fails there with Go's own message.
   if (!goVersion()) throw new Error('building the reference kube-apiserver needs Go on PATH');
   const modDir = join(dir, 'mod');
-  writeModule(modDir, release);
+  mkdirSync(modDir, { recursive: true });
+  writeFileSync(join(modDir, 'go.mod'), kubernetesGoMod('reconcile-studio/realapi', release));
   for (const bin of BINARIES) {
     const out = join(dir, bin);
     if (existsSync(out)) continue;
@@ -72,7 +54,7 @@ export function buildRealapi(release = kubernetesRelease()) {
       `[realapi] building ${bin} ${kubernetesModuleVersion(release)} (the first time takes ~15 min)`,
     );
     // Built to a temporary name and renamed: an interrupted build never leaves a binary that looks done.
-    execFileSync('go', ['build', '-p', '2', '-o', `${out}.tmp`, `k8s.io/kubernetes/cmd/${bin}`], {
+    execFileSync('go', ['build', '-p', '2', '-o', `${out}.tmp`, BINARY_PACKAGES[bin]], {
       cwd: modDir,
       stdio: 'inherit',
       env: { ...process.env, GOFLAGS: '-mod=mod' },

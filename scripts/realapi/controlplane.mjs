@@ -1,4 +1,5 @@
-// The reference control plane on loopback: etcd (Debian's etcd-server), kube-apiserver configured as
+// The reference control plane on loopback: etcd (the version the release requires, built beside
+// it), kube-apiserver configured as
 // controller-runtime's envtest configures it (a token file with a system:masters user, RBAC,
 // service-account keys, the ServiceAccount admission plugin off), and kube-controller-manager with
 // every controller (--controllers=*) and leader election off. No kubelet and no scheduler: pods
@@ -118,7 +119,7 @@ export async function startControlPlane({
   try {
     const etcdUrl = `http://127.0.0.1:${etcdClient}`;
     children.push(
-      startProcess(dir, 'etcd', 'etcd', [
+      startProcess(dir, 'etcd', join(binDir, 'etcd'), [
         `--data-dir=${join(dir, 'etcd')}`,
         `--listen-client-urls=${etcdUrl}`,
         `--advertise-client-urls=${etcdUrl}`,

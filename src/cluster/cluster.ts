@@ -88,6 +88,7 @@ import {
 import type { Change, ChangeListener } from './storage/store';
 import { Store, objectKey } from './storage/store';
 import { RESOURCE_VERSION_TOO_HIGH_RETRY_SECONDS } from './storage/watchcache';
+import { goZero } from './api/goshape';
 import { strategyFor, validateObjectMeta } from './registry/strategy';
 import { convertEvent } from './controllers/events';
 import { EventRecorder } from './controllers/events';
@@ -863,11 +864,12 @@ export class Cluster {
     else delete md.generation;
     checkUnknownFields(t, st.defaults?.(obj), opts);
     // The create handler records the writer's fields on the decoded, defaulted object, before
-    // mutating admission and the strategy's PrepareForCreate (what they set, nobody manages).
+    // mutating admission and the strategy's PrepareForCreate (what they set, nobody manages),
+    // compared with the kind's zero value: a struct the type always holds, left empty, is no one's.
     if (!opts.applied)
       recordManagedFields(
         obj,
-        undefined,
+        t.crd ? undefined : (goZero(t.apiVersion, t.info.kind) as KubeObject | undefined),
         opts.fieldManager,
         'Update',
         t.apiVersion,

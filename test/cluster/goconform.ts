@@ -22,9 +22,9 @@ export function goAvailable(): boolean {
   }
 }
 
-export function goConform(objects: readonly unknown[]): GoAnswer[] {
-  const binary = buildApigen();
-  const out = execFileSync(binary, ['conform'], {
+/** Runs one of the project's Go programs: one JSON object a line in, one a line out. */
+export function goJsonLines<T>(binary: string, command: string, objects: readonly unknown[]): T[] {
+  const out = execFileSync(binary, [command], {
     input: objects.map((o) => JSON.stringify(o)).join('\n') + '\n',
     maxBuffer: 512 << 20,
     encoding: 'utf8',
@@ -32,12 +32,17 @@ export function goConform(objects: readonly unknown[]): GoAnswer[] {
   return out
     .trim()
     .split('\n')
-    .map((line) => {
-      const a = JSON.parse(line) as {
-        proto?: string;
-        json?: Record<string, unknown>;
-        error?: string;
-      };
-      return { ...a, proto: a.proto === undefined ? undefined : Buffer.from(a.proto, 'base64') };
-    });
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as T);
+}
+
+export function goConform(objects: readonly unknown[]): GoAnswer[] {
+  return goJsonLines<{ proto?: string; json?: Record<string, unknown>; error?: string }>(
+    buildApigen(),
+    'conform',
+    objects,
+  ).map((a) => ({
+    ...a,
+    proto: a.proto === undefined ? undefined : Buffer.from(a.proto, 'base64'),
+  }));
 }

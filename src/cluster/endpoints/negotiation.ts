@@ -49,12 +49,15 @@ const OUTPUT_TYPES = [
   'application/vnd.kubernetes.protobuf',
 ];
 
+/** The serializations an object response can take. */
+export type OutputType = 'json' | 'yaml' | 'protobuf';
+
 /**
- * Whether the response to this Accept is protobuf: the first acceptable clause (by quality) that
- * the apiserver serves names `application/vnd.kubernetes.protobuf` itself (a wildcard gets JSON,
- * the first of the serializers), as NegotiateOutputMediaType decides.
+ * What the response to this Accept is: the first acceptable clause (by quality) that the
+ * apiserver serves decides (a wildcard gets JSON, the first of the serializers), as
+ * NegotiateOutputMediaType decides.
  */
-export function prefersProtobuf(accept: string | undefined): boolean {
+export function negotiatedOutput(accept: string | undefined): OutputType {
   for (const c of acceptClauses(accept ?? '')) {
     if (c.q <= 0) continue;
     const match = OUTPUT_TYPES.find(
@@ -62,10 +65,20 @@ export function prefersProtobuf(accept: string | undefined): boolean {
         (c.type === '*' || t.startsWith(`${c.type}/`)) &&
         (c.subtype === '*' || t.endsWith(`/${c.subtype}`)),
     );
-    if (match) return match === 'application/vnd.kubernetes.protobuf';
+    if (match === 'application/vnd.kubernetes.protobuf') return 'protobuf';
+    if (match === 'application/yaml') return 'yaml';
+    if (match) return 'json';
   }
-  return false;
+  return 'json';
 }
+
+/** Whether the response to this Accept is protobuf (see negotiatedOutput). */
+export function prefersProtobuf(accept: string | undefined): boolean {
+  return negotiatedOutput(accept) === 'protobuf';
+}
+
+/** Responses whose request negotiated YAML: their errors are YAML Status too. */
+export const negotiatedYaml = new WeakSet<ServerResponse>();
 
 /**
  * Responses whose request negotiated protobuf (requestScope marks them): an error they end in is

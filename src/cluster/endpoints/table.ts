@@ -7,6 +7,33 @@ import { isObject } from '../apimachinery/patch';
 import type { PrinterColumn, ResourceType } from '../registry/registry';
 import type { KubeObject } from '../apimachinery/types';
 import { rec } from '../apimachinery/unstructured';
+import { readFileSync } from 'node:fs';
+import { generatedFile } from '../api/apidata';
+
+/**
+ * generated/printcolumns.json: each built-in kind's columns as the release's printers.go declares
+ * them (scripts/apigen-printcolumns.mjs). Their names, types, formats, priorities and
+ * descriptions are those; the cells are the code below.
+ */
+interface ColumnDefinition {
+  name: string;
+  type: string;
+  format: string;
+  priority: number;
+  description: string;
+}
+
+let printColumns: Record<string, ColumnDefinition[]> | undefined;
+
+/** The release's column definitions of a built-in `group/Kind`, when printers.go has a handler. */
+export function releaseColumns(groupKind: string): ColumnDefinition[] | undefined {
+  printColumns ??= (
+    JSON.parse(readFileSync(generatedFile('printcolumns.json'), 'utf8')) as {
+      kinds: Record<string, ColumnDefinition[]>;
+    }
+  ).kinds;
+  return printColumns[groupKind];
+}
 
 type Obj = Record<string, unknown>;
 
@@ -67,14 +94,24 @@ const NAME: Column = {
   priority: 0,
   cell: (o) => o.metadata.name ?? '',
 };
+const CREATION_TIMESTAMP =
+  'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata';
 const AGE: Column = {
   name: 'Age',
   type: 'string',
   format: '',
-  description:
-    'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  description: CREATION_TIMESTAMP,
   priority: 0,
   cell: (o, now) => age(o.metadata.creationTimestamp, now),
+};
+/** The default table convertor's second column (kinds printers.go has no handler for). */
+const CREATED_AT: Column = {
+  name: 'Created At',
+  type: 'date',
+  format: '',
+  description: CREATION_TIMESTAMP,
+  priority: 0,
+  cell: (o) => o.metadata.creationTimestamp ?? null,
 };
 
 function col(name: string, cell: Column['cell'], type = 'string', priority = 0): Column {
@@ -340,11 +377,7 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
     col('Data', (o) => Object.keys(rec(o.data)).length, 'integer'),
     AGE,
   ],
-  '/ServiceAccount': [
-    NAME,
-    col('Secrets', (o) => (Array.isArray(o.secrets) ? o.secrets.length : 0), 'integer'),
-    AGE,
-  ],
+  '/ServiceAccount': [NAME, AGE],
   '/Service': [
     NAME,
     col('Type', (o) => rec(o.spec).type ?? ''),
@@ -370,19 +403,26 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
       (o) =>
         `${String(rec(o.involvedObject).kind ?? '').toLowerCase()}/${String(rec(o.involvedObject).name ?? '')}`,
     ),
+    col('Subobject', (o) => rec(o.involvedObject).fieldPath ?? '', 'string', 1),
+    col('Source', eventSource, 'string', 1),
     col('Message', (o) => o.message ?? ''),
   ],
   '/ResourceQuota': [
     NAME,
-    AGE,
     col('Request', (o) => quotaCells(o, false)),
     col('Limit', (o) => quotaCells(o, true)),
-  ],
-  'apiextensions.k8s.io/CustomResourceDefinition': [
-    NAME,
-    col('Created At', (o) => o.metadata.creationTimestamp ?? '', 'date'),
+    AGE,
   ],
 };
+
+/** formatEventSource: the source's component and host, or the reporting controller and instance. */
+function eventSource(o: KubeObject): string {
+  const source = rec(o.source);
+  const component = String(source.component || o.reportingController || '');
+  const instance = String(source.host || o.reportingInstance || '');
+  if (!component) return '';
+  return instance ? `${component}, ${instance}` : component;
+}
 
 function quotaCells(o: KubeObject, limits: boolean): string {
   const hard = rec(rec(o.status).hard);
@@ -422,7 +462,9 @@ function printerColumn(c: PrinterColumn): Column {
     name: c.name,
     type: c.type,
     format: c.format ?? '',
-    description: c.description ?? '',
+    // apiextensions-apiserver's tableconvertor: a column without a description describes its path.
+    description:
+      c.description || `Custom resource definition column (in JSONPath format): ${c.jsonPath}`,
     priority: c.priority ?? 0,
     cell: (o, now) => {
       const vals = evalJsonPath(o, c.jsonPath);
@@ -441,7 +483,18 @@ export function columnsFor(t: ResourceType): Column[] {
     if (!cols.length) return [NAME, AGE];
     return [NAME, ...cols.map(printerColumn)];
   }
-  return BUILTIN_COLUMNS[`${t.info.group}/${t.info.kind}`] ?? [NAME, AGE];
+  const key = `${t.info.group}/${t.info.kind}`;
+  const cells = BUILTIN_COLUMNS[key];
+  if (!cells) return releaseColumns(key) ? [NAME, AGE] : [NAME, CREATED_AT];
+  const defined = new Map((releaseColumns(key) ?? []).map((d) => [d.name, d]));
+  return cells.map((c) => ({ ...c, ...defined.get(c.name) }));
+}
+
+/** The kinds whose cells are code, with the names of their columns (for the tests). */
+export function codedColumnNames(): Record<string, string[]> {
+  return Object.fromEntries(
+    Object.entries(BUILTIN_COLUMNS).map(([k, cols]) => [k, cols.map((c) => c.name)]),
+  );
 }
 
 export function toTable(

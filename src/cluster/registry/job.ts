@@ -11,7 +11,7 @@ import { fieldInvalid, fieldNotSupported, fieldRequired } from '../apimachinery/
 import { isObject } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
 import { isKnownTimeZone, parseCronSchedule } from '../../util/cron';
-import { rec, ensure, setDefault } from '../apimachinery/unstructured';
+import { rec, ensure } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
 
@@ -31,7 +31,12 @@ export function prepareJobForCreate(obj: KubeObject): void {
   const tmplMd = ensure(ensure(spec, 'template'), 'metadata');
   obj.status = {};
   if (spec.manualSelector !== true) generateSelector(obj, spec, tmplMd);
-  if (isObject(tmplMd.labels) && !Object.keys(obj.metadata.labels ?? {}).length)
+  // Defaulting gave the Job its template's label map itself, or (when the template had none
+  // then) the apiserver's next decode does: either way the Job's labels are the template's.
+  if (
+    isObject(tmplMd.labels) &&
+    (obj.metadata.labels === tmplMd.labels || !Object.keys(obj.metadata.labels ?? {}).length)
+  )
     obj.metadata.labels = { ...(tmplMd.labels as Record<string, string>) };
 }
 
@@ -44,25 +49,6 @@ function generateSelector(obj: KubeObject, spec: Obj, tmplMd: Obj): void {
   for (const k of [LEGACY_CONTROLLER_UID_LABEL, CONTROLLER_UID_LABEL]) labels[k] ??= uid;
   const matchLabels = ensure(ensure(spec, 'selector'), 'matchLabels') as Record<string, string>;
   matchLabels[CONTROLLER_UID_LABEL] ??= uid;
-}
-
-/** SetDefaults_Job (JobPodReplacementPolicy is on in 1.36); the template's pod spec is defaulted by the caller. */
-export function defaultJob(obj: KubeObject): void {
-  const spec = ensure(obj as Obj, 'spec');
-  if (spec.completions == null && spec.parallelism == null) {
-    spec.completions = 1;
-    spec.parallelism = 1;
-  }
-  setDefault(spec, 'parallelism', 1);
-  setDefault(spec, 'backoffLimit', spec.backoffLimitPerIndex != null ? 2147483647 : 6);
-  setDefault(spec, 'completionMode', 'NonIndexed');
-  setDefault(spec, 'suspend', false);
-  setDefault(
-    spec,
-    'podReplacementPolicy',
-    spec.podFailurePolicy ? 'Failed' : 'TerminatingOrFailed',
-  );
-  setDefault(spec, 'manualSelector', false);
 }
 
 /** The part of ValidateJobSpec a Job's pods depend on: a restartPolicy that lets them finish. */
@@ -80,16 +66,12 @@ export function validateJobTemplate(spec: Obj, path: string): FieldError[] {
   return [];
 }
 
-/** SetDefaults_CronJob. */
-export function defaultCronJob(obj: KubeObject): void {
-  const spec = ensure(obj as Obj, 'spec');
-  setDefault(spec, 'concurrencyPolicy', 'Allow');
-  setDefault(spec, 'suspend', false);
-  setDefault(spec, 'successfulJobsHistoryLimit', 3);
-  setDefault(spec, 'failedJobsHistoryLimit', 1);
-  // ObjectMeta is a struct, not a pointer, in JobTemplateSpec and PodTemplateSpec: an absent one
-  // comes back as {}.
-  const jobTemplate = ensure(spec, 'jobTemplate');
+/**
+ * A CronJob's job template and its pod template hold ObjectMeta by value, not by pointer: an
+ * absent one comes back as {}.
+ */
+export function cronJobTemplateMetadata(obj: KubeObject): void {
+  const jobTemplate = ensure(ensure(obj as Obj, 'spec'), 'jobTemplate');
   ensure(jobTemplate, 'metadata');
   ensure(ensure(ensure(jobTemplate, 'spec'), 'template'), 'metadata');
 }

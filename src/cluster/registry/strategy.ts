@@ -18,8 +18,7 @@ import { validateService } from './serviceallocation';
 import { validateConfigMap, validateSecret } from './configvalidation';
 import { prepareDisruptionBudgetForCreate, validateDisruptionBudget } from './poddisruptionbudget';
 import {
-  defaultCronJob,
-  defaultJob,
+  cronJobTemplateMetadata,
   prepareJobForCreate,
   validateCronJob,
   validateJobTemplate,
@@ -27,6 +26,8 @@ import {
 import { prepareCsrForCreate, prepareCsrForUpdate, validateCsr } from './certificatesigningrequest';
 import type { UserInfo } from '../auth/user';
 import { rec, ensure, setDefault } from '../apimachinery/unstructured';
+import { applyDefaults } from '../api/defaulting';
+import { goShape } from '../api/goshape';
 
 type Obj = Record<string, unknown>;
 
@@ -52,33 +53,6 @@ export interface Strategy {
   /** Defaults (and, for custom resources, prunes) in place; returns the paths of unknown fields dropped. */
   defaults?(obj: KubeObject): string[] | void;
   validate?(obj: KubeObject, old?: KubeObject, subresource?: string): FieldError[];
-}
-
-export function defaultPodSpec(spec: Obj): void {
-  setDefault(spec, 'restartPolicy', 'Always');
-  setDefault(spec, 'terminationGracePeriodSeconds', 30);
-  setDefault(spec, 'dnsPolicy', 'ClusterFirst');
-  setDefault(spec, 'securityContext', {});
-  setDefault(spec, 'schedulerName', 'default-scheduler');
-  for (const list of ['containers', 'initContainers']) {
-    const cs = spec[list];
-    if (!Array.isArray(cs)) continue;
-    for (const c of cs) {
-      if (!isObject(c)) continue;
-      const image = typeof c.image === 'string' ? c.image : '';
-      const tagged = /:[^/]+$/.test(image) || image.includes('@');
-      setDefault(
-        c,
-        'imagePullPolicy',
-        !tagged || image.endsWith(':latest') ? 'Always' : 'IfNotPresent',
-      );
-      setDefault(c, 'terminationMessagePath', '/dev/termination-log');
-      setDefault(c, 'terminationMessagePolicy', 'File');
-      setDefault(c, 'resources', {});
-      if (Array.isArray(c.ports))
-        for (const p of c.ports) if (isObject(p)) setDefault(p, 'protocol', 'TCP');
-    }
-  }
 }
 
 function validatePodSpec(spec: Obj, path: string): FieldError[] {
@@ -162,73 +136,6 @@ function validateSelectorAndTemplate(
   return errs;
 }
 
-function defaultWorkload(obj: KubeObject, deployment: boolean): void {
-  const spec = ensure(obj as Obj, 'spec');
-  setDefault(spec, 'replicas', 1);
-  if (deployment) {
-    const strategy = ensure(spec, 'strategy');
-    setDefault(strategy, 'type', 'RollingUpdate');
-    if (strategy.type === 'RollingUpdate') {
-      const ru = ensure(strategy, 'rollingUpdate');
-      setDefault(ru, 'maxUnavailable', '25%');
-      setDefault(ru, 'maxSurge', '25%');
-    }
-    setDefault(spec, 'revisionHistoryLimit', 10);
-    setDefault(spec, 'progressDeadlineSeconds', 600);
-  }
-  const tmpl = ensure(spec, 'template');
-  ensure(tmpl, 'metadata');
-  defaultPodSpec(ensure(tmpl, 'spec'));
-}
-
-/** SetDefaults_PersistentVolumeClaim(Spec): a claim (or a claim template) is Filesystem and Pending. */
-function defaultClaim(claim: Obj): void {
-  // A claim template is a whole PersistentVolumeClaim, its type fields included.
-  setDefault(claim, 'apiVersion', 'v1');
-  setDefault(claim, 'kind', 'PersistentVolumeClaim');
-  setDefault(ensure(claim, 'spec'), 'volumeMode', 'Filesystem');
-  setDefault(ensure(claim, 'status'), 'phase', 'Pending');
-}
-
-/** SetDefaults_StatefulSet, and the defaults of its pod and claim templates. */
-function defaultStatefulSet(obj: KubeObject): void {
-  const spec = ensure(obj as Obj, 'spec');
-  setDefault(spec, 'podManagementPolicy', 'OrderedReady');
-  const strategy = ensure(spec, 'updateStrategy');
-  if (!strategy.type) {
-    strategy.type = 'RollingUpdate';
-    ensure(strategy, 'rollingUpdate');
-  }
-  if (strategy.type === 'RollingUpdate' && isObject(strategy.rollingUpdate))
-    setDefault(strategy.rollingUpdate, 'partition', 0);
-  const policy = ensure(spec, 'persistentVolumeClaimRetentionPolicy');
-  setDefault(policy, 'whenDeleted', 'Retain');
-  setDefault(policy, 'whenScaled', 'Retain');
-  setDefault(spec, 'replicas', 1);
-  setDefault(spec, 'revisionHistoryLimit', 10);
-  if (Array.isArray(spec.volumeClaimTemplates))
-    for (const t of spec.volumeClaimTemplates) if (isObject(t)) defaultClaim(t);
-  const tmpl = ensure(spec, 'template');
-  ensure(tmpl, 'metadata');
-  defaultPodSpec(ensure(tmpl, 'spec'));
-}
-
-/** SetDefaults_DaemonSet, and the defaults of its pod template. */
-function defaultDaemonSet(obj: KubeObject): void {
-  const spec = ensure(obj as Obj, 'spec');
-  const strategy = ensure(spec, 'updateStrategy');
-  setDefault(strategy, 'type', 'RollingUpdate');
-  if (strategy.type === 'RollingUpdate') {
-    const ru = ensure(strategy, 'rollingUpdate');
-    setDefault(ru, 'maxUnavailable', 1);
-    setDefault(ru, 'maxSurge', 0);
-  }
-  setDefault(spec, 'revisionHistoryLimit', 10);
-  const tmpl = ensure(spec, 'template');
-  ensure(tmpl, 'metadata');
-  defaultPodSpec(ensure(tmpl, 'spec'));
-}
-
 let serviceIp = 10;
 
 const STRATEGIES: Record<string, Partial<Strategy>> = {
@@ -236,10 +143,6 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     prepareForCreate(obj) {
       obj.spec = { finalizers: ['kubernetes'] };
       obj.status = { phase: 'Active' };
-    },
-    defaults(obj) {
-      const md = obj.metadata;
-      md.labels = { ...(md.labels ?? {}), 'kubernetes.io/metadata.name': md.name ?? '' };
     },
   },
   '/Service': {
@@ -257,26 +160,6 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
       setDefault(spec, 'ipFamilyPolicy', 'SingleStack');
     },
     validate: (obj, old) => validateService(obj, old),
-    defaults(obj) {
-      const spec = ensure(obj as Obj, 'spec');
-      setDefault(spec, 'type', 'ClusterIP');
-      setDefault(spec, 'sessionAffinity', 'None');
-      setDefault(spec, 'internalTrafficPolicy', 'Cluster');
-      if (Array.isArray(spec.ports)) {
-        for (const p of spec.ports) {
-          if (!isObject(p)) continue;
-          setDefault(p, 'protocol', 'TCP');
-          // SetDefaults_Service: a zero targetPort (0 or "", as protobuf sends an unset one) is the port.
-          if (
-            p.targetPort === undefined ||
-            p.targetPort === null ||
-            p.targetPort === 0 ||
-            p.targetPort === ''
-          )
-            p.targetPort = p.port;
-        }
-      }
-    },
   },
   'policy/PodDisruptionBudget': {
     prepareForCreate: prepareDisruptionBudgetForCreate,
@@ -289,7 +172,6 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     validate: (obj, old) => validateSecret(obj, old),
     defaults(obj) {
       const o = obj as Obj;
-      setDefault(o, 'type', 'Opaque');
       // stringData is write-only: merged into data, base64-encoded, never stored.
       if (isObject(o.stringData)) {
         const data = ensure(o, 'data');
@@ -304,10 +186,9 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
       obj.status = { phase: 'Pending', qosClass: qosClass(rec(obj.spec)) };
     },
     defaults(obj) {
+      // What the ServiceAccount and Priority admission plugins set, run with the defaulting.
       const spec = ensure(obj as Obj, 'spec');
-      defaultPodSpec(spec);
       setDefault(spec, 'serviceAccountName', 'default');
-      setDefault(spec, 'enableServiceLinks', true);
       setDefault(spec, 'priority', 0);
     },
     validate(obj, old) {
@@ -340,14 +221,12 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     prepareForCreate(obj) {
       obj.status = {};
     },
-    defaults: (obj) => defaultWorkload(obj, true),
     validate: (obj, old) => validateSelectorAndTemplate(obj, 'Deployment', old),
   },
   'apps/ReplicaSet': {
     prepareForCreate(obj) {
       obj.status = { replicas: 0 };
     },
-    defaults: (obj) => defaultWorkload(obj, false),
     validate: (obj, old) => validateSelectorAndTemplate(obj, 'ReplicaSet', old),
   },
   'apps/StatefulSet': {
@@ -356,7 +235,6 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
       // An empty StatefulSetStatus: replicas and availableReplicas are not omitempty.
       obj.status = { replicas: 0, availableReplicas: 0 };
     },
-    defaults: defaultStatefulSet,
     validate: (obj, old) => validateSelectorAndTemplate(obj, 'StatefulSet', old),
   },
   'apps/DaemonSet': {
@@ -374,6 +252,16 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
         'deprecated.daemonset.template.generation': '1',
       };
     },
+    defaults(obj) {
+      // Spec.TemplateGeneration travels as this annotation in apps/v1: the conversion to the
+      // internal type and back writes it ("0" before PrepareForCreate sets 1), so the field
+      // manager sees it on every write and the writer owns it.
+      obj.metadata.annotations = {
+        ...(obj.metadata.annotations ?? {}),
+        'deprecated.daemonset.template.generation':
+          obj.metadata.annotations?.['deprecated.daemonset.template.generation'] ?? '0',
+      };
+    },
     finishUpdate(obj, old) {
       // Spec.TemplateGeneration (this annotation in apps/v1) is the server's: kept, and bumped
       // when the pod template changes.
@@ -386,7 +274,6 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
       else annotations[key] = next;
       obj.metadata.annotations = annotations;
     },
-    defaults: defaultDaemonSet,
     validate: (obj, old) => validateSelectorAndTemplate(obj, 'DaemonSet', old),
   },
   'discovery.k8s.io/EndpointSlice': {
@@ -402,15 +289,10 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     prepareForCreate(obj) {
       obj.status = { phase: 'Pending' };
     },
-    defaults: (obj) => defaultClaim(obj as Obj),
   },
   'batch/Job': {
     hasGeneration: true,
     prepareForCreate: prepareJobForCreate,
-    defaults(obj) {
-      defaultJob(obj);
-      defaultPodSpec(ensure(ensure(rec(obj.spec), 'template'), 'spec'));
-    },
     validate: (obj) => [
       ...validatePodSpec(rec(rec(rec(obj.spec).template).spec), 'spec.template.spec'),
       ...validateJobTemplate(rec(obj.spec), 'spec'),
@@ -421,11 +303,7 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     prepareForCreate(obj) {
       obj.status = {};
     },
-    defaults(obj) {
-      defaultCronJob(obj);
-      const jobSpec = ensure(ensure(rec(obj.spec), 'jobTemplate'), 'spec');
-      defaultPodSpec(ensure(ensure(jobSpec, 'template'), 'spec'));
-    },
+    defaults: cronJobTemplateMetadata,
     validate(obj, old) {
       const jobSpec = rec(rec(rec(obj.spec).jobTemplate).spec);
       return [
@@ -519,11 +397,22 @@ export function strategyFor(t: ResourceType): Strategy {
     };
   }
   const key = `${t.info.group}/${t.info.kind}`;
+  const own = STRATEGIES[key] ?? {};
   return {
     ...GENERIC,
     nameRule: nameRuleOf(t.info.group, t.info.kind),
     hasGeneration: hasGeneration(t.info.group, t.info.kind),
-    ...(STRATEGIES[key] ?? {}),
+    ...own,
+    // Decoded into the Go type, defaulted by the scheme's defaulters of the request's version
+    // (generated), then what the kind adds.
+    // The object is in its stored version by now (an events.k8s.io Event is a core one).
+    defaults(obj) {
+      const apiVersion = String(obj.apiVersion ?? t.apiVersion);
+      const kind = String(obj.kind ?? t.info.kind);
+      goShape(obj as Obj, apiVersion, kind);
+      applyDefaults(obj as Obj, apiVersion, kind);
+      return own.defaults?.(obj);
+    },
   };
 }
 

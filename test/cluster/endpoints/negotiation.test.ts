@@ -65,3 +65,42 @@ test('an Accept no route produces is a 406 naming the route’s representations'
     await s.close();
   }
 });
+
+test('application/yaml answers objects, lists and errors in YAML, as kube-apiserver 1.36.3 writes them', async () => {
+  const s = await served();
+  try {
+    s.cluster.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'cm1', namespace: 'default' },
+      data: { dot: '.', multi: 'a\nb', n: 'n', ts: '2024-01-02', yes: 'on' },
+    });
+    const one = await s.get('/api/v1/namespaces/default/configmaps/cm1', {
+      accept: 'application/yaml',
+    });
+    assert.equal(one.status, 200);
+    assert.equal(one.headers['content-type'], 'application/yaml');
+    // The data as a real kube-apiserver 1.36.3 wrote it for the same ConfigMap.
+    assert.ok(
+      one.body.startsWith(
+        'apiVersion: v1\ndata:\n  dot: .\n  multi: |-\n    a\n    b\n  "n": "n"\n  ts: "2024-01-02"\n  "yes": "on"\nkind: ConfigMap\nmetadata:\n  creationTimestamp: "',
+      ),
+      one.body,
+    );
+    const list = await s.get('/api/v1/namespaces/default/configmaps', {
+      accept: 'application/yaml',
+    });
+    assert.match(list.body, /^apiVersion: v1\nitems:\n- data:\n {4}dot: \.\n/);
+    const missing = await s.get('/api/v1/namespaces/default/configmaps/nope', {
+      accept: 'application/yaml',
+    });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.headers['content-type'], 'application/yaml');
+    assert.equal(
+      missing.body,
+      'apiVersion: v1\ncode: 404\ndetails:\n  kind: configmaps\n  name: nope\nkind: Status\nmessage: configmaps "nope" not found\nmetadata: {}\nreason: NotFound\nstatus: Failure\n',
+    );
+  } finally {
+    await s.close();
+  }
+});

@@ -1,7 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { evalJsonPath } from '../../../src/cluster/apimachinery/jsonpath';
-import { humanDuration, toTable } from '../../../src/cluster/endpoints/table';
+import {
+  codedColumnNames,
+  humanDuration,
+  releaseColumns,
+  toTable,
+} from '../../../src/cluster/endpoints/table';
 import { formatQuantity, parseQuantity } from '../../../src/cluster/apimachinery/quantity';
 import { convertEvent } from '../../../src/cluster/controllers/events';
 import { newCluster, widget, widgetCrd } from '../helpers';
@@ -170,4 +175,13 @@ test("a pod's STATUS is printPod's: Completed, a failed container's reason, Term
     status: { phase: 'Running' },
   };
   assert.equal(cellsOf('v1', deleting, T0)[2], 'Terminating');
+});
+
+test('the columns whose cells are code are the release’s columns of the kind, by name and in order', () => {
+  for (const [kind, names] of Object.entries(codedColumnNames())) {
+    const release = releaseColumns(kind)?.map((c) => c.name);
+    assert.ok(release, `printers.go has no columns for ${kind}`);
+    // The code may stop early (the -o wide columns it leaves out come last), never differ.
+    assert.deepEqual(names, release.slice(0, names.length), kind);
+  }
 });

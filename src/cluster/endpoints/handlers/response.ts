@@ -3,7 +3,8 @@
  * when asked), admission warnings as `Warning` headers, and only once the change is durable.
  */
 import type { ServerResponse } from 'node:http';
-import { negotiatedProtobuf } from '../negotiation';
+import { negotiatedProtobuf, negotiatedYaml } from '../negotiation';
+import { toYaml } from '../../apimachinery/yaml';
 import { PROTOBUF, encodeProtobufObject, hasProtobuf } from '../../api/protobuf';
 import type { KubeObject } from '../../apimachinery/types';
 import type { RequestScope } from './scope';
@@ -50,11 +51,22 @@ function setWarnings(s: RequestScope): void {
     );
 }
 
-/** A Status (or any object) as the request negotiated: protobuf when it did, else JSON. */
+/** A Status (or any object) as the request negotiated: protobuf or YAML when it did, else JSON. */
 export function sendNegotiated(res: ServerResponse, code: number, obj: unknown): void {
   if (negotiatedProtobuf.has(res) && hasProtobuf(obj))
     return writeProtobuf(res, code, encodeProtobufObject(obj as Record<string, unknown>));
+  if (negotiatedYaml.has(res)) return writeYaml(res, code, obj);
   sendJson(res, code, obj);
+}
+
+function writeYaml(res: ServerResponse, code: number, obj: unknown): void {
+  const text = toYaml(obj);
+  res.writeHead(code, {
+    'Content-Type': 'application/yaml',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-cache, private',
+  });
+  res.end(text);
 }
 
 function writeProtobuf(res: ServerResponse, code: number, body: Uint8Array): void {
@@ -72,6 +84,7 @@ export function send(s: RequestScope, code: number, obj: unknown): void | Promis
     setWarnings(s);
     if (s.protobuf && hasProtobuf(obj))
       return writeProtobuf(s.res, code, encodeProtobufObject(obj as Record<string, unknown>));
+    if (s.yaml) return writeYaml(s.res, code, obj);
     sendJson(s.res, code, obj, s.pretty);
   });
 }
@@ -80,10 +93,11 @@ export function send(s: RequestScope, code: number, obj: unknown): void | Promis
 export function sendRaw(s: RequestScope, code: number, text: string): void | Promise<void> {
   return whenDurable(s, () => {
     setWarnings(s);
-    if (s.pretty || s.protobuf) {
+    if (s.pretty || s.protobuf || s.yaml) {
       const obj: unknown = JSON.parse(text);
       if (s.protobuf && hasProtobuf(obj))
         return writeProtobuf(s.res, code, encodeProtobufObject(obj as Record<string, unknown>));
+      if (s.yaml) return writeYaml(s.res, code, obj);
       return sendJson(s.res, code, obj, s.pretty);
     }
     writeJson(s.res, code, text);

@@ -9,7 +9,7 @@ import type { InFlight } from '../audit';
 import type { Cluster, HandOver } from '../../cluster';
 import type { ResourceType } from '../../registry/registry';
 import type { ObjectKey, TypeRef, WriteOptions } from '../../apimachinery/types';
-import { negotiatedProtobuf, prefersProtobuf } from '../negotiation';
+import { negotiatedOutput, negotiatedProtobuf, negotiatedYaml } from '../negotiation';
 import type { UserInfo } from '../../auth/user';
 
 export interface RequestScope {
@@ -38,6 +38,8 @@ export interface RequestScope {
    * resources, Tables and PartialObjectMetadata are JSON, as kube-apiserver serves them).
    */
   protobuf: boolean;
+  /** Answered in YAML: the Accept prefers application/yaml (objects, lists and errors). */
+  yaml: boolean;
   /** Admission and validation warnings, sent as `Warning: 299` headers. */
   warnings: string[];
   /** Who is asking (a CertificateSigningRequest records it); undefined in-process. */
@@ -63,12 +65,12 @@ export function requestScope(
 ): RequestScope {
   const { q, req, t } = base;
   const fv = q.get('fieldValidation');
-  const protobuf =
-    !t.crd &&
-    !wantsTable(req.headers.accept) &&
-    !wantsPartialMetadata(req.headers.accept) &&
-    prefersProtobuf(req.headers.accept);
+  const output = negotiatedOutput(req.headers.accept);
+  const plain = !wantsTable(req.headers.accept) && !wantsPartialMetadata(req.headers.accept);
+  const protobuf = !t.crd && plain && output === 'protobuf';
+  const yaml = plain && output === 'yaml';
   if (protobuf) negotiatedProtobuf.add(base.res);
+  if (yaml) negotiatedYaml.add(base.res);
   return {
     ...base,
     type: { apiVersion: t.apiVersion, kind: t.info.kind },
@@ -78,6 +80,7 @@ export function requestScope(
     table: wantsTable(req.headers.accept),
     metaOnly: wantsPartialMetadata(req.headers.accept),
     protobuf,
+    yaml,
     warnings: [],
   };
 }

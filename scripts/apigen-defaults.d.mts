@@ -1,0 +1,2 @@
+export function buildDefaulting(release?: string): string;
+export function generate(release: string): unknown;

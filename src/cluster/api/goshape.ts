@@ -1,0 +1,49 @@
+/**
+ * An object in the shape kube-apiserver's decoder gives it: json.Unmarshal into the kind's Go type
+ * and json.Marshal back (govalue.ts). A struct held by value is always there and always encoded
+ * (`omitempty` never omits a struct: a container's `resources: {}`, a Deployment's
+ * `strategy: {}`), a field without omitempty is written at its zero value (an Event's
+ * `reportingComponent: ""`), and the fields come in the type's order. Defaulting runs on this
+ * shape, as the scheme's defaulters run on the decoded Go value.
+ */
+import { kindShape } from './apigraph';
+import { fromJson, toJson } from './govalue';
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Makes `target` hold exactly what `source` holds, keeping `target` itself. */
+function replaceIn(target: Obj, source: Obj): void {
+  for (const k of Object.keys(target)) if (!(k in source)) delete target[k];
+  Object.assign(target, source);
+}
+
+/**
+ * Reshapes a built-in object of `apiVersion` `kind` in place; a kind without a Go type is left.
+ * The object and its top-level objects (metadata, spec, status) stay the same objects, as callers
+ * hold them.
+ */
+export function goShape(obj: Obj, apiVersion: string, kind: string): void {
+  const shape = kindShape(apiVersion, kind);
+  if (!shape) return;
+  const shaped = toJson(shape, fromJson(shape, obj)) as Obj;
+  for (const [k, v] of Object.entries(shaped)) {
+    const was = obj[k];
+    if (isObj(was) && isObj(v)) {
+      replaceIn(was, v);
+      shaped[k] = was;
+    }
+  }
+  replaceIn(obj, shaped);
+}
+
+/** The zero value of a built-in kind as JSON (what a create's field manager compares with). */
+export function goZero(apiVersion: string, kind: string): Obj | undefined {
+  const obj: Obj = { apiVersion, kind, metadata: {} };
+  if (!kindShape(apiVersion, kind)) return undefined;
+  goShape(obj, apiVersion, kind);
+  return obj;
+}
