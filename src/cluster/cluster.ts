@@ -634,8 +634,10 @@ export class Cluster {
     ]);
     for (const f of fields) {
       if (!known.has(f.field)) {
+        // A kind that registers field label conversions (pods, secrets…) answers with its
+        // conversion func's error; the others with the default one's.
         throw newBadRequest(
-          t.crd
+          t.crd || !t.fieldLabels
             ? `"${f.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`
             : `field label not supported: ${f.field}`,
         );
@@ -878,7 +880,7 @@ export class Cluster {
         this.fieldsOf(t),
         this.ignoredFields(t, undefined),
       );
-    st.prepareForCreate?.(obj, opts.user);
+    st.prepareForCreate?.(obj, opts.user, this.now());
     if (isCoreService(t))
       allocateNodePorts(
         obj,
@@ -1432,7 +1434,16 @@ export class Cluster {
     const next = clone(old);
     const md = next.metadata;
     const finalizers = [...(md.finalizers ?? [])];
-    const policy = opts.propagationPolicy;
+    // shouldOrphanDependents: a delete naming no policy keeps a finalizer's choice, else takes
+    // the kind's default (orphan for v1 ReplicationControllers and batch/v1 Jobs).
+    const policy =
+      opts.propagationPolicy ??
+      (strategyFor(t).orphansByDefault &&
+      opts.orphanDependents !== false &&
+      !finalizers.includes('orphan') &&
+      !finalizers.includes('foregroundDeletion')
+        ? 'Orphan'
+        : undefined);
     // The GC's finalizers express the propagation policy (orphan wins over foreground, as in the apiserver).
     if (policy === 'Orphan' && !finalizers.includes('orphan')) {
       finalizers.push('orphan');

@@ -10,7 +10,8 @@ import type { Difference } from './compare';
 export interface AllowEntry {
   /** A glob, or several: the scenarios the entry covers. */
   scenario: string | string[];
-  path: string;
+  /** A glob, or several: the answer's paths the entry covers. */
+  path: string | string[];
   reason: string;
 }
 
@@ -23,7 +24,7 @@ function glob(pattern: string): RegExp {
 }
 
 export class Allowlist {
-  private readonly entries: { entry: AllowEntry; scenarios: RegExp[]; path: RegExp }[];
+  private readonly entries: { entry: AllowEntry; scenarios: RegExp[]; paths: RegExp[] }[];
 
   constructor(file: string) {
     const doc = parse(readFileSync(file, 'utf8')) as { entries?: AllowEntry[] } | null;
@@ -33,7 +34,8 @@ export class Allowlist {
           `${file}: the entry for ${String(entry.scenario)} ${entry.path} has no reason`,
         );
       const scenarios = Array.isArray(entry.scenario) ? entry.scenario : [entry.scenario];
-      return { entry, scenarios: scenarios.map(glob), path: glob(entry.path) };
+      const paths = Array.isArray(entry.path) ? entry.path : [entry.path];
+      return { entry, scenarios: scenarios.map(glob), paths: paths.map(glob) };
     });
   }
 
@@ -44,7 +46,7 @@ export class Allowlist {
   /** The entry that allows this difference, if any. */
   allows(scenario: string, d: Difference): AllowEntry | undefined {
     return this.entries.find(
-      (e) => e.scenarios.some((s) => s.test(scenario)) && e.path.test(d.path),
+      (e) => e.scenarios.some((s) => s.test(scenario)) && e.paths.some((p) => p.test(d.path)),
     )?.entry;
   }
 }

@@ -69,6 +69,11 @@ interface MatrixKind {
   mutate?: Record<string, unknown>;
   /** Templates this kind is not run through, each with why in the file's comments. */
   skip?: string[];
+  /**
+   * What a controller writes after the kind's create (a dotted path, and the value it reaches):
+   * every template waits for it after creating the object, so no step races that write.
+   */
+  settled?: { until: string; equals?: unknown };
 }
 
 interface MatrixFile {
@@ -117,7 +122,17 @@ function expandMatrix(file: string, m: MatrixFile): Scenario[] {
       out.push({
         name: `${kind.name}/${t.name}`,
         file,
-        steps: t.steps.map((s) => expandShorthand(instantiate(s, kind) as Record<string, unknown>)),
+        steps: t.steps.flatMap((s) => {
+          const step = expandShorthand(instantiate(s, kind) as Record<string, unknown>);
+          const creates = s.POST === '{{collection}}' && s.body === '$manifest';
+          if (!creates || !kind.settled) return [step];
+          const wait = expandShorthand({
+            WAIT: instantiate('{{object}}', kind),
+            ...kind.settled,
+            compare: false,
+          });
+          return [step, wait];
+        }),
       });
     }
   }

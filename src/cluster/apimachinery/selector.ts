@@ -46,8 +46,14 @@ function tokenize(s: string): string[] {
   return out;
 }
 
+/** An error inside one requirement (Parser.parseRequirement), as parse() wraps it. */
 function parseError(msg: string): never {
   throw newBadRequest(`unable to parse requirement: ${msg}`);
+}
+
+/** An error between requirements (Parser.parse), which it answers unwrapped. */
+function selectorError(msg: string): never {
+  throw newBadRequest(msg);
 }
 
 /** Parses a label selector; throws a 400 StatusError on bad syntax. An empty selector matches everything. */
@@ -79,6 +85,9 @@ export function parseLabelSelector(input: string | undefined): LabelSelector {
     }
   };
   while (i < t.length) {
+    const head = t[i];
+    if (head !== '!' && (',()=<>'.includes(head[0]) || head === '==' || head === '!='))
+      selectorError(`found '${head}', expected: !, identifier, or 'end of string'`);
     if (t[i] === '!') {
       i++;
       const key = word();
@@ -98,7 +107,7 @@ export function parseLabelSelector(input: string | undefined): LabelSelector {
         reqs.push({ key, op: op === '!=' ? '!=' : '=', values: [v] });
       } else if (op === 'in' || op === 'notin') {
         i++;
-        if (t[i] !== '(') parseError(`found '${t[i] ?? ''}', expected: '('`);
+        if (t[i] !== '(') parseError(`found '${t[i] ?? ''}' expected: '('`);
         i++;
         const values: string[] = [];
         while (t[i] !== ')') {
@@ -124,9 +133,14 @@ export function parseLabelSelector(input: string | undefined): LabelSelector {
       }
     }
     if (i < t.length) {
-      if (t[i] !== ',') parseError(`found '${t[i]}', expected: ',' or 'end of string'`);
+      if (t[i] !== ',') selectorError(`found '${t[i]}', expected: ',' or 'end of string'`);
       i++;
-      if (i >= t.length) parseError(`found '', expected: identifier`);
+      const next = t[i];
+      if (
+        next === undefined ||
+        (next !== '!' && (',()=<>'.includes(next[0]) || next === '==' || next === '!='))
+      )
+        selectorError(`found '${next ?? ''}', expected: identifier after ','`);
     }
   }
   return reqs;

@@ -77,7 +77,22 @@ function typeOf(s: Schema | undefined, d: Definitions): FieldType {
   return build(s, d);
 }
 
+/**
+ * kube-openapi's schemaconv hard-codes two definitions: a RawExtension is untyped and atomic
+ * (`__untyped_atomic_`: a ControllerRevision's `data` is owned whole), a Quantity a scalar.
+ */
+const HARD_CODED: Record<string, FieldType> = {
+  'io.k8s.apimachinery.pkg.runtime.RawExtension': {
+    k: 'map',
+    atomic: true,
+    field: () => DEDUCED,
+  },
+  'io.k8s.apimachinery.pkg.api.resource.Quantity': SCALAR,
+};
+
 function named(name: string, d: Definitions): FieldType {
+  const hard = HARD_CODED[name];
+  if (hard) return hard;
   let t = d.types.get(name);
   if (t) return t;
   const s = d.defs[name];

@@ -37,9 +37,9 @@ export interface Strategy {
   allowUnconditionalUpdate: boolean;
   /**
    * Resets what a create may not set (status behind a status subresource, ...); `user`: who asks,
-   * when the request has a user (the HTTP layer's).
+   * when the request has a user (the HTTP layer's); `now` for the times it stamps.
    */
-  prepareForCreate?(obj: KubeObject, user?: UserInfo): void;
+  prepareForCreate?(obj: KubeObject, user: UserInfo | undefined, now: string): void;
   /**
    * The update strategy of `subresource` ('' for the main resource), where a kind's differs from
    * putting back its reset fields: what it keeps of `old`; `now` for the times it stamps.
@@ -50,6 +50,12 @@ export interface Strategy {
    * DaemonSet's template generation, bumped when its template changes.
    */
   finishUpdate?(obj: KubeObject, old: KubeObject): void;
+  /**
+   * DefaultGarbageCollectionPolicy: OrphanDependents for the kinds whose served version keeps the
+   * old default (core/v1 ReplicationControllers, batch/v1 Jobs): a delete that names no policy
+   * orphans their dependents.
+   */
+  orphansByDefault?: boolean;
   /** Defaults (and, for custom resources, prunes) in place; returns the paths of unknown fields dropped. */
   defaults?(obj: KubeObject): string[] | void;
   validate?(obj: KubeObject, old?: KubeObject, subresource?: string): FieldError[];
@@ -281,8 +287,10 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     hasGeneration: true,
   },
   '/PersistentVolume': {
-    prepareForCreate(obj) {
-      obj.status = { phase: 'Pending' };
+    // persistentvolumeStrategy.PrepareForCreate: Pending, since now (the phase transition time
+    // is GA in 1.36).
+    prepareForCreate(obj, _user, now) {
+      obj.status = { phase: 'Pending', lastPhaseTransitionTime: now };
     },
   },
   '/PersistentVolumeClaim': {
@@ -290,8 +298,12 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
       obj.status = { phase: 'Pending' };
     },
   },
+  '/ReplicationController': {
+    orphansByDefault: true,
+  },
   'batch/Job': {
     hasGeneration: true,
+    orphansByDefault: true,
     prepareForCreate: prepareJobForCreate,
     validate: (obj) => [
       ...validatePodSpec(rec(rec(rec(obj.spec).template).spec), 'spec.template.spec'),

@@ -105,3 +105,53 @@ test('a dependent with another live owner only loses the reference to the delete
   );
   cluster.close();
 });
+
+test('a v1 ReplicationController deleted without a policy orphans its dependents (its default), unless told otherwise', async () => {
+  const { cluster, clock } = newCluster();
+  const RC = { apiVersion: 'v1', kind: 'ReplicationController' };
+  const rc = (name: string) =>
+    cluster.create({
+      ...RC,
+      metadata: { name, namespace: 'default' },
+      spec: {
+        replicas: 0,
+        selector: { app: name },
+        template: {
+          metadata: { labels: { app: name } },
+          spec: { containers: [{ name: 'c', image: 'x' }] },
+        },
+      },
+    });
+  const kidOf = (o: KubeObject, name: string) =>
+    cluster.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name,
+        namespace: 'default',
+        ownerReferences: [
+          {
+            apiVersion: 'v1',
+            kind: 'ReplicationController',
+            name: o.metadata.name!,
+            uid: o.metadata.uid!,
+          },
+        ],
+      },
+    });
+  kidOf(rc('a'), 'kid-a');
+  kidOf(rc('b'), 'kid-b');
+  // rcStrategy.DefaultGarbageCollectionPolicy: OrphanDependents, as the orphan finalizer.
+  const a = cluster.delete(RC, { namespace: 'default', name: 'a' });
+  assert.deepEqual(a.metadata.finalizers, ['orphan']);
+  assert.ok(a.metadata.deletionTimestamp);
+  cluster.delete(RC, { namespace: 'default', name: 'b' }, { orphanDependents: false });
+  await flush(clock);
+  assert.throws(() => cluster.get(RC, { namespace: 'default', name: 'a' }), isNotFound);
+  assert.equal(
+    cluster.get(CM, { namespace: 'default', name: 'kid-a' }).metadata.ownerReferences,
+    undefined,
+  );
+  assert.throws(() => cluster.get(CM, { namespace: 'default', name: 'kid-b' }), isNotFound);
+  cluster.close();
+});
