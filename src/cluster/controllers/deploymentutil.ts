@@ -189,6 +189,20 @@ export function oldReplicaSetsScaleDown(
  * progressing or complete, Unknown while paused without one), and ReplicaFailure copied from the
  * new ReplicaSet. A condition keeps its times while it does not change.
  */
+/**
+ * GetTerminatingReplicaCountForReplicaSets: the ReplicaSets' terminating pods, unless one the
+ * controller has synced does not report them (then none is reported).
+ */
+function terminatingReplicas(rss: KubeObject[]): Obj {
+  let sum = 0;
+  for (const rs of rss) {
+    const st = rec(rs.status);
+    if (typeof st.terminatingReplicas === 'number') sum += st.terminatingReplicas;
+    else if (num(st.observedGeneration) !== 0) return {};
+  }
+  return { terminatingReplicas: sum };
+}
+
 export function calculateStatus(
   d: KubeObject,
   rss: KubeObject[],
@@ -266,6 +280,7 @@ export function calculateStatus(
     readyReplicas: ready,
     availableReplicas: available,
     unavailableReplicas: Math.max(0, desired - available),
+    ...terminatingReplicas(rss),
     conditions,
   };
   for (const k of [

@@ -66,6 +66,7 @@ export function calculateStatus(
   pods: KubeObject[],
   failure: string | undefined,
   now: string,
+  terminating = 0,
 ): Obj {
   const labels = rec(rec(rec(rs.spec).template).metadata).labels as
     Record<string, string> | undefined;
@@ -92,6 +93,8 @@ export function calculateStatus(
     readyReplicas: ready,
     availableReplicas: ready,
     observedGeneration: rs.metadata.generation,
+    // DeploymentReplicaSetTerminatingReplicas (beta, on in 1.36): the owned pods being deleted.
+    terminatingReplicas: terminating,
     ...(conditions.length ? { conditions } : {}),
   };
   for (const k of ['readyReplicas', 'availableReplicas', 'fullyLabeledReplicas'])
@@ -100,16 +103,26 @@ export function calculateStatus(
 }
 
 /**
- * The pods a ReplicaSet controls and that are not being deleted. (claimPods also adopts orphans
- * matching the selector and releases pods that stop matching; not modelled: only this controller
- * creates pods with a ReplicaSet's owner reference.)
+ * The pods a ReplicaSet controls, those not being deleted and those being deleted. (claimPods also
+ * adopts orphans matching the selector and releases pods that stop matching; not modelled: only
+ * this controller creates pods with a ReplicaSet's owner reference.)
  */
-export function activePodsOf(cluster: ControllerHost, rs: KubeObject): KubeObject[] {
-  const out: KubeObject[] = [];
+export function podsOf(
+  cluster: ControllerHost,
+  rs: KubeObject,
+): { active: KubeObject[]; terminating: KubeObject[] } {
+  const active: KubeObject[] = [];
+  const terminating: KubeObject[] = [];
   for (const p of cluster.scan(POD, rs.metadata.namespace)) {
-    if (controllerOf(p)?.uid === rs.metadata.uid && !p.metadata.deletionTimestamp) out.push(p);
+    if (controllerOf(p)?.uid !== rs.metadata.uid) continue;
+    (p.metadata.deletionTimestamp ? terminating : active).push(p);
   }
-  return out;
+  return { active, terminating };
+}
+
+/** The pods a ReplicaSet controls and that are not being deleted. */
+export function activePodsOf(cluster: ControllerHost, rs: KubeObject): KubeObject[] {
+  return podsOf(cluster, rs).active;
 }
 
 export function startReplicaSetController(cluster: ControllerHost): () => void {
@@ -168,7 +181,8 @@ export function startReplicaSetController(cluster: ControllerHost): () => void {
   function updateStatus(rs: KubeObject, failure: string | undefined): void {
     const current = cluster.peek(RS, { namespace: rs.metadata.namespace, name: rs.metadata.name! });
     if (!current) return;
-    const status = calculateStatus(current, activePodsOf(cluster, current), failure, cluster.now());
+    const { active, terminating } = podsOf(cluster, current);
+    const status = calculateStatus(current, active, failure, cluster.now(), terminating.length);
     if (deepEqual(status, current.status)) return;
     const next = clone(current);
     next.status = status;

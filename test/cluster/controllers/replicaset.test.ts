@@ -73,18 +73,23 @@ test('pods to delete: not-ready ones first, then the newest', () => {
   assert.deepEqual(getPodsToDelete(pods, 0), []);
 });
 
-test('status counts the pods, ready ones as available, fully labelled ones', () => {
+test('status counts the pods, ready ones as available, fully labelled ones, terminating ones', () => {
   const pods = [pod('a', 't', true), pod('b', 't', false), pod('c', 't', true, { app: 'other' })];
-  const status = calculateStatus(replicaSet(), pods, undefined, 'now');
+  const status = calculateStatus(replicaSet(), pods, undefined, 'now', 1);
   assert.deepEqual(status, {
     replicas: 3,
     fullyLabeledReplicas: 2,
     readyReplicas: 2,
     availableReplicas: 2,
     observedGeneration: 2,
+    terminatingReplicas: 1,
   });
   const none = calculateStatus(replicaSet(), [], undefined, 'now');
-  assert.deepEqual(none, { replicas: 0, observedGeneration: 2 }, 'zero counts are omitted');
+  assert.deepEqual(
+    none,
+    { replicas: 0, observedGeneration: 2, terminatingReplicas: 0 },
+    'zero counts are omitted, but terminatingReplicas is a pointer: 0 is written',
+  );
 });
 
 test('a create failure sets ReplicaFailure once and keeps it until creates succeed', () => {
