@@ -7,6 +7,9 @@
 // apiextensions-apiserver and kube-aggregator modules), resolving the asserted type's package to
 // its API group through the package's `const GroupName`.
 //
+// Which of them an update bumps (not PriorityClass), and which on an annotation change too
+// (Deployment), are read from the same files.
+//
 // Run through scripts/generate.mjs.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -60,10 +63,19 @@ export function generate(release = kubernetesRelease()) {
     return undefined;
   };
   const kinds = new Set();
+  const noUpdateBump = new Set();
+  const annotationsBump = new Set();
   for (const [path, dir] of dirs) {
     for (const file of strategyFiles(join(dir, 'pkg', 'registry'))) {
       const text = readFileSync(file, 'utf8');
       const imports = importsOf(text);
+      // Whether its updates bump the generation, and on what: every strategy but
+      // PriorityClass's compares its spec (`Generation = old.Generation + 1`, or `Generation++` in
+      // a helper); Deployment's its annotations too.
+      const bumps = [...text.matchAll(/\.Generation(?: = \w+\.Generation \+ 1|\+\+)/g)];
+      const onAnnotations = bumps.some((b) =>
+        /\.Annotations, \w+\.Annotations\)/.test(text.slice(Math.max(0, b.index - 300), b.index)),
+      );
       for (const [alias, kind] of generationKinds(text)) {
         const where = `${path}/${relative(dir, file)}`;
         const pkg = imports.get(alias);
@@ -74,8 +86,15 @@ export function generate(release = kubernetesRelease()) {
         const group = /const GroupName = "([^"]*)"/.exec(readFileSync(register, 'utf8'))?.[1];
         if (group === undefined) throw new Error(`${where}: ${register} declares no GroupName`);
         kinds.add(`${group}/${kind}`);
+        if (!bumps.length) noUpdateBump.add(`${group}/${kind}`);
+        if (onAnnotations) annotationsBump.add(`${group}/${kind}`);
       }
     }
   }
-  return { release, kinds: [...kinds].sort() };
+  return {
+    release,
+    kinds: [...kinds].sort(),
+    noUpdateBump: [...noUpdateBump].sort(),
+    annotationsBump: [...annotationsBump].sort(),
+  };
 }

@@ -89,6 +89,7 @@ import type { Change, ChangeListener } from './storage/store';
 import { Store, objectKey } from './storage/store';
 import { RESOURCE_VERSION_TOO_HIGH_RETRY_SECONDS } from './storage/watchcache';
 import { goZero } from './api/goshape';
+import { generationBumpsOn } from './api/generation';
 import { strategyFor, validateObjectMeta } from './registry/strategy';
 import { convertEvent } from './controllers/events';
 import { EventRecorder } from './controllers/events';
@@ -1134,8 +1135,13 @@ export class Cluster {
       ...(st.validate?.(next, old, opts.subresource ?? '') ?? []),
     ];
     if (errs.length) throw newInvalid(qualifiedKind, name, errs);
-    if (st.hasGeneration && opts.subresource !== 'status' && specChanged(t, old, next)) {
-      next.metadata.generation = (old.metadata.generation ?? 0) + 1;
+    if (st.hasGeneration && opts.subresource !== 'status') {
+      const on = t.crd ? 'spec' : generationBumpsOn(t.info.group, t.info.kind);
+      const annotationsChanged =
+        on === 'annotations' &&
+        !deepEqual(old.metadata.annotations ?? {}, next.metadata.annotations ?? {});
+      if (on !== 'never' && (specChanged(t, old, next) || annotationsChanged))
+        next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     }
     if (!opts.subresource) st.finishUpdate?.(next, old);
     if (t.info.group === 'apiextensions.k8s.io' && opts.subresource !== 'status') {

@@ -1,14 +1,27 @@
 /**
  * Which built-in kinds have a metadata.generation: those whose strategy's PrepareForCreate sets it
- * to 1 (Pods, Deployments, NetworkPolicies, PriorityClasses…; not ConfigMaps or Namespaces).
- * Generated from the strategies of the pinned release (scripts/apigen-generation.mjs). Custom
- * resources always have one, as the CR strategy sets it.
+ * to 1 (Pods, Deployments, NetworkPolicies, PriorityClasses…; not ConfigMaps or Namespaces), and
+ * what their updates bump it on. Generated from the strategies of the pinned release
+ * (scripts/apigen-generation.mjs). Custom resources always have one, bumped on any change but
+ * metadata, as the CR strategy does.
  */
 import generated from '../../../generated/generation.json';
 
 const KINDS = new Set<string>(generated.kinds);
+const NO_UPDATE_BUMP = new Set<string>(generated.noUpdateBump);
+const ANNOTATIONS_BUMP = new Set<string>(generated.annotationsBump);
 
 /** Whether objects of the built-in `group`/`kind` carry a generation. */
 export function hasGeneration(group: string, kind: string): boolean {
   return KINDS.has(`${group}/${kind}`);
+}
+
+/**
+ * What an update of the built-in `group`/`kind` bumps its generation on: a change of anything
+ * but metadata ('spec'), that or of the annotations (a Deployment's), or nothing (a
+ * PriorityClass's strategy never bumps it).
+ */
+export function generationBumpsOn(group: string, kind: string): 'spec' | 'annotations' | 'never' {
+  const key = `${group}/${kind}`;
+  return NO_UPDATE_BUMP.has(key) ? 'never' : ANNOTATIONS_BUMP.has(key) ? 'annotations' : 'spec';
 }

@@ -145,7 +145,11 @@ export function startDeploymentController(cluster: ControllerHost): () => void {
     );
   }
 
-  /** The Deployment carries its new ReplicaSet's revision annotation. */
+  /**
+   * The Deployment carries its new ReplicaSet's revision annotation, written through the status
+   * subresource as the controller's UpdateStatus does (its strategy keeps the annotations): a
+   * main-resource write would bump the generation, which annotation changes do for Deployments.
+   */
   function syncRevision(key: string, newRs: KubeObject): void {
     const [ns, name] = key.split('/');
     const rev = newRs.metadata.annotations?.[REVISION];
@@ -154,7 +158,7 @@ export function startDeploymentController(cluster: ControllerHost): () => void {
     const next = clone(d);
     next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [REVISION]: rev };
     try {
-      cluster.update(next, MANAGER);
+      cluster.update(next, { subresource: 'status', ...MANAGER });
     } catch (err) {
       if (!(err instanceof StatusError && (err.code === 409 || err.code === 404))) throw err;
       q.addRateLimited(key);
