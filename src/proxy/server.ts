@@ -216,9 +216,14 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
     const target = req.url ?? '/';
     const userAgent = req.headers['user-agent'] ?? '';
     const record = audit.begin({ user, userAgent, method, requestURI: target });
+    // The call's audit ID is the cluster's too: the proxy sends it as Audit-ID, which
+    // kube-apiserver adopts (a client's own Audit-ID is passed on and kept).
+    const clientAuditID = req.headers['audit-id'];
+    if (typeof clientAuditID === 'string' && clientAuditID) record.auditID = clientAuditID;
     res.on('close', () => {
-      // An answer still being decoded for the record completes it once that is done.
-      if (!decoding.has(res)) record.complete(res.statusCode);
+      // An answer still being decoded for the record completes it once that is done. A client
+      // that went away before the cluster answered leaves code 0: no answer reached it.
+      if (!decoding.has(res)) record.complete(res.headersSent ? res.statusCode : 0);
     });
     let info: RequestInfo;
     try {
@@ -298,7 +303,10 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
     const method = req.method ?? 'GET';
     let up: Awaited<ReturnType<Upstream['request']>>;
     try {
-      up = await upstream.request(method, req.url ?? '/', forwardedHeaders(req.headers, body));
+      up = await upstream.request(method, req.url ?? '/', {
+        ...forwardedHeaders(req.headers, body),
+        'audit-id': record.auditID,
+      });
     } catch (err) {
       // Credentials that cannot be had (an exec plugin that fails): the client sees why.
       return sendStatus(res, record, credentialsError(err));
