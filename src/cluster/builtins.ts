@@ -14,6 +14,7 @@ import { storageObjectInUseProtection } from './admission/storageprotection';
 import type { KubeletOptions } from './controllers/kubelet';
 import { NODE_NAME, fakeNode } from './controllers/kubelet';
 import { ensureKubernetesService } from './controllers/kubernetesservice';
+import { ensureApfConfiguration, startApfConfigConsumer } from './controllers/apf';
 import { DEFAULT_CLASS, standardStorageClass } from './controllers/persistentvolume';
 import { namespaceLifecycle } from './controllers/namespace';
 import { quotaAdmission } from './admission/quota';
@@ -58,8 +59,11 @@ export function withBuiltins(cluster: Cluster, opts: BuiltinsOptions = {}): Clus
   cluster.addAdmission(namespaceLifecycle(cluster));
   cluster.addAdmission(validatingWebhookAdmission(cluster, services));
   cluster.addAdmission(quotaAdmission(cluster));
-  // kube-apiserver's own bootstrap controller keeps the `kubernetes` Service, controllers or not.
+  // kube-apiserver's own bootstrap controller keeps the `kubernetes` Service, controllers or not,
+  // and its priority-and-fairness configuration is made and watched inside it too.
   ensureKubernetesService(cluster);
+  ensureApfConfiguration(cluster);
+  cluster.onClose(startApfConfigConsumer(cluster));
   // The node registers itself, as a kubelet does: only where one runs (envtest has no node).
   const nodeRuns = opts.controllers !== false && opts.controllerManager !== false;
   if (nodeRuns && !cluster.peek({ apiVersion: 'v1', kind: 'Node' }, { name: NODE_NAME }))

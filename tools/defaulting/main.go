@@ -11,6 +11,9 @@
 //	defaulting probes     the two probes of every served kind with defaults, as JSON lines
 //	defaulting default    JSON objects in (one a line), each defaulted by the scheme, out
 //	defaulting roundtrip  the same, decoded and encoded without defaulting
+//	defaulting apfbootstrap  the API Priority and Fairness configuration kube-apiserver creates
+//	                      at start (k8s.io/apiserver's flowcontrol bootstrap: the mandatory and
+//	                      suggested PriorityLevelConfigurations, then FlowSchemas), one JSON line each
 //
 // `rules` is what the fake cluster's defaulting is generated from; `default` is the judge its
 // tests compare that defaulting with.
@@ -29,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
+	flowcontrolbootstrap "k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 	apiregistrationinstall "k8s.io/kube-aggregator/pkg/apis/apiregistration/install"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	_ "k8s.io/kubernetes/pkg/apis/admission/install"
@@ -519,6 +523,29 @@ func defaultObjects(roundtrip bool) error {
 	return in.Err()
 }
 
+// apfBootstrap writes the priority levels, then the flow schemas, kube-apiserver's
+// priority-and-fairness config producer ensures at start, in the order it creates them.
+func apfBootstrap() error {
+	w := bufio.NewWriter(os.Stdout)
+	defer w.Flush()
+	enc := json.NewEncoder(w)
+	for _, pl := range append(flowcontrolbootstrap.MandatoryPriorityLevelConfigurations, flowcontrolbootstrap.SuggestedPriorityLevelConfigurations...) {
+		o := pl.DeepCopy()
+		o.APIVersion, o.Kind = "flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfiguration"
+		if err := enc.Encode(o); err != nil {
+			return err
+		}
+	}
+	for _, fs := range append(flowcontrolbootstrap.MandatoryFlowSchemas, flowcontrolbootstrap.SuggestedFlowSchemas...) {
+		o := fs.DeepCopy()
+		o.APIVersion, o.Kind = "flowcontrol.apiserver.k8s.io/v1", "FlowSchema"
+		if err := enc.Encode(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func main() {
 	var err error
 	switch cmd := strings.Join(os.Args[1:], " "); cmd {
@@ -530,8 +557,10 @@ func main() {
 		err = defaultObjects(false)
 	case "roundtrip":
 		err = defaultObjects(true)
+	case "apfbootstrap":
+		err = apfBootstrap()
 	default:
-		err = fmt.Errorf("usage: defaulting rules | probes | default | roundtrip (not %q)", cmd)
+		err = fmt.Errorf("usage: defaulting rules | probes | default | roundtrip | apfbootstrap (not %q)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -38,7 +38,19 @@ export function resetFields(
   old: Record<string, unknown>,
   paths: readonly FieldPath[],
 ): void {
-  for (const path of paths) resetField(next, old, path);
+  for (const path of paths) {
+    if (path.length === 1 && path[0] === 'metadata') {
+      // A strategy that puts the whole ObjectMeta back keeps the write's managedFields ("must be
+      // preserved since it's been modified to track changed fields in the status update").
+      const managed = asObject(next.metadata)?.managedFields;
+      resetField(next, old, path);
+      const md = asObject(next.metadata);
+      if (md && managed !== undefined) md.managedFields = managed;
+      else if (md) delete md.managedFields;
+      continue;
+    }
+    resetField(next, old, path);
+  }
 }
 
 function resetField(next: Record<string, unknown>, old: Record<string, unknown>, path: FieldPath) {
