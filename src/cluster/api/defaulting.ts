@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { clone } from '../apimachinery/clone';
+import { isObject } from '../apimachinery/patch';
 import { generatedFile } from './apidata';
 
 /** generated/defaults.json: each served `group/version/Kind`'s rules ([path, value, zero?]). */
@@ -80,16 +81,12 @@ function parseStep(segment: string): Step {
   return { name: segment, make: false };
 }
 
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Unset as Go sees it; `zero`: the zero value counts (an empty list or map among them). */
 function unset(v: unknown, zero: boolean): boolean {
   if (v === undefined || v === null) return true;
   if (!zero) return false;
   if (Array.isArray(v)) return v.length === 0;
-  if (isObj(v)) return Object.keys(v).length === 0;
+  if (isObject(v)) return Object.keys(v).length === 0;
   return v === '' || v === 0 || v === false;
 }
 
@@ -100,9 +97,9 @@ function descend(v: Obj, step: Step, make = true): Obj[] {
     if (!step.make || !make) return [];
     child = v[step.name] = {};
   }
-  if (step.each === 'list') return Array.isArray(child) ? child.filter(isObj) : [];
-  if (step.each === 'map') return isObj(child) ? Object.values(child).filter(isObj) : [];
-  return isObj(child) ? [child] : [];
+  if (step.each === 'list') return Array.isArray(child) ? child.filter(isObject) : [];
+  if (step.each === 'map') return isObject(child) ? Object.values(child).filter(isObject) : [];
+  return isObject(child) ? [child] : [];
 }
 
 function apply(v: Obj, node: Node): void {
@@ -203,13 +200,13 @@ const POD_SPEC_PATHS: Record<string, string[][]> = {
 
 function at(obj: Obj, path: string[]): Obj | undefined {
   let v: unknown = obj;
-  for (const p of path) v = isObj(v) ? v[p] : undefined;
-  return isObj(v) ? v : undefined;
+  for (const p of path) v = isObject(v) ? v[p] : undefined;
+  return isObject(v) ? v : undefined;
 }
 
 function containersOf(spec: Obj): Obj[] {
   return ['initContainers', 'containers', 'ephemeralContainers'].flatMap((l) =>
-    Array.isArray(spec[l]) ? (spec[l] as unknown[]).filter(isObj) : [],
+    Array.isArray(spec[l]) ? (spec[l] as unknown[]).filter(isObject) : [],
   );
 }
 
@@ -257,17 +254,17 @@ function defaultImagePullPolicy(c: Obj): void {
  */
 function defaultPodFromOtherFields(spec: Obj): void {
   for (const l of ['containers', 'initContainers']) {
-    const cs = Array.isArray(spec[l]) ? (spec[l] as unknown[]).filter(isObj) : [];
+    const cs = Array.isArray(spec[l]) ? (spec[l] as unknown[]).filter(isObject) : [];
     for (const c of cs) {
-      if (isObj(c.resources) && isObj(c.resources.limits)) {
-        const requests = isObj(c.resources.requests) ? c.resources.requests : {};
+      if (isObject(c.resources) && isObject(c.resources.limits)) {
+        const requests = isObject(c.resources.requests) ? c.resources.requests : {};
         for (const [r, q] of Object.entries(c.resources.limits))
           if (requests[r] === undefined) requests[r] = q;
         c.resources.requests = requests;
       }
       if (spec.hostNetwork === true && Array.isArray(c.ports))
         for (const p of c.ports)
-          if (isObj(p) && unset(p.hostPort, true)) p.hostPort = p.containerPort ?? 0;
+          if (isObject(p) && unset(p.hostPort, true)) p.hostPort = p.containerPort ?? 0;
     }
   }
 }
@@ -276,7 +273,7 @@ function defaultPodFromOtherFields(spec: Obj): void {
 function defaultImageVolumes(spec: Obj): void {
   if (!Array.isArray(spec.volumes)) return;
   for (const v of spec.volumes) {
-    if (!isObj(v) || !isObj(v.image) || !unset(v.image.pullPolicy, true)) continue;
+    if (!isObject(v) || !isObject(v.image) || !unset(v.image.pullPolicy, true)) continue;
     const ref = typeof v.image.reference === 'string' ? v.image.reference : '';
     v.image.pullPolicy = imageTag(ref) === 'latest' ? 'Always' : 'IfNotPresent';
   }
@@ -307,9 +304,12 @@ function podSpecConditional(kind: string): Conditional {
 const namespaceNameLabel: Conditional = {
   replaces: [],
   after(obj) {
-    const md = isObj(obj.metadata) ? obj.metadata : undefined;
+    const md = isObject(obj.metadata) ? obj.metadata : undefined;
     if (!md || typeof md.name !== 'string' || !md.name) return;
-    md.labels = { ...(isObj(md.labels) ? md.labels : {}), 'kubernetes.io/metadata.name': md.name };
+    md.labels = {
+      ...(isObject(md.labels) ? md.labels : {}),
+      'kubernetes.io/metadata.name': md.name,
+    };
   },
 };
 
@@ -342,7 +342,7 @@ const serviceFromOtherFields: Conditional = {
     // A zero targetPort (0 or "", as protobuf sends an unset one) is the port.
     if (Array.isArray(spec.ports))
       for (const p of spec.ports)
-        if (isObj(p) && unset(p.targetPort, true)) p.targetPort = p.port ?? 0;
+        if (isObject(p) && unset(p.targetPort, true)) p.targetPort = p.port ?? 0;
     const type = spec.type;
     const externally =
       type === 'LoadBalancer' ||
@@ -361,13 +361,13 @@ const serviceFromOtherFields: Conditional = {
       const ingress = at(obj, ['status', 'loadBalancer'])?.ingress;
       if (Array.isArray(ingress))
         for (const i of ingress)
-          if (isObj(i) && typeof i.ip === 'string' && i.ip && unset(i.ipMode, false))
+          if (isObject(i) && typeof i.ip === 'string' && i.ip && unset(i.ipMode, false))
             i.ipMode = 'VIP';
     }
     if (spec.sessionAffinity === 'None') delete spec.sessionAffinityConfig;
     if (spec.sessionAffinity === 'ClientIP') {
-      const cfg = isObj(spec.sessionAffinityConfig) ? spec.sessionAffinityConfig : undefined;
-      const ip = cfg && isObj(cfg.clientIP) ? cfg.clientIP : undefined;
+      const cfg = isObject(spec.sessionAffinityConfig) ? spec.sessionAffinityConfig : undefined;
+      const ip = cfg && isObject(cfg.clientIP) ? cfg.clientIP : undefined;
       if (!ip || ip.timeoutSeconds === undefined || ip.timeoutSeconds === null)
         spec.sessionAffinityConfig = { clientIP: { timeoutSeconds: 10800 } };
     }
@@ -388,7 +388,7 @@ function rollingUpdate(strategyField: string, onlyWhenTypeDefaulted: boolean): C
       const strategy = at(obj, ['spec', strategyField]);
       if (!strategy || strategy.type !== 'RollingUpdate') return;
       const defaults = (generatedValue(gvk, path) ?? {}) as Obj;
-      if (!isObj(strategy.rollingUpdate)) {
+      if (!isObject(strategy.rollingUpdate)) {
         if (onlyWhenTypeDefaulted && !typeWasUnset) return;
         strategy.rollingUpdate = {};
       }
@@ -415,12 +415,15 @@ const jobFromOtherFields: Conditional = {
     if (unset(spec.backoffLimit, false))
       spec.backoffLimit = unset(spec.backoffLimitPerIndex, false) ? 6 : 2147483647;
     if (unset(spec.podReplacementPolicy, false))
-      spec.podReplacementPolicy = isObj(spec.podFailurePolicy) ? 'Failed' : 'TerminatingOrFailed';
+      spec.podReplacementPolicy = isObject(spec.podFailurePolicy)
+        ? 'Failed'
+        : 'TerminatingOrFailed';
     // The same map, not a copy, as Go assigns it: the selector labels the strategy then adds to
     // the template are the Job's too (prepareJobForCreate separates them).
     const labels = at(obj, ['spec', 'template', 'metadata'])?.labels;
-    const md = isObj(obj.metadata) ? obj.metadata : (obj.metadata = {});
-    if (isObj(labels) && !(isObj(md.labels) && Object.keys(md.labels).length)) md.labels = labels;
+    const md = isObject(obj.metadata) ? obj.metadata : (obj.metadata = {});
+    if (isObject(labels) && !(isObject(md.labels) && Object.keys(md.labels).length))
+      md.labels = labels;
   },
 };
 
@@ -435,14 +438,14 @@ const crdFromOtherFields: Conditional = {
     const kind = names && typeof names.kind === 'string' ? names.kind : '';
     if (names && unset(names.singular, true)) names.singular = kind.toLowerCase();
     if (names && unset(names.listKind, true) && kind) names.listKind = `${kind}List`;
-    const status = isObj(obj.status) ? obj.status : (obj.status = {});
+    const status = isObject(obj.status) ? obj.status : (obj.status = {});
     const stored = status.storedVersions;
     if (Array.isArray(stored) && stored.length) return;
     const versions = at(obj, ['spec'])?.versions;
     const storage = Array.isArray(versions)
-      ? versions.find((v) => isObj(v) && v.storage === true)
+      ? versions.find((v) => isObject(v) && v.storage === true)
       : undefined;
-    if (isObj(storage)) status.storedVersions = [storage.name ?? ''];
+    if (isObject(storage)) status.storedVersions = [storage.name ?? ''];
   },
 };
 
@@ -456,12 +459,12 @@ const limitRangeDefaults: Conditional = {
     const limits = at(obj, ['spec'])?.limits;
     if (!Array.isArray(limits)) return;
     for (const item of limits) {
-      if (!isObj(item) || item.type !== 'Container') continue;
-      const def = isObj(item.default) ? item.default : {};
-      const req = isObj(item.defaultRequest) ? item.defaultRequest : {};
-      for (const [r, q] of Object.entries(isObj(item.max) ? item.max : {})) def[r] ??= q;
+      if (!isObject(item) || item.type !== 'Container') continue;
+      const def = isObject(item.default) ? item.default : {};
+      const req = isObject(item.defaultRequest) ? item.defaultRequest : {};
+      for (const [r, q] of Object.entries(isObject(item.max) ? item.max : {})) def[r] ??= q;
       for (const [r, q] of Object.entries(def)) req[r] ??= q;
-      for (const [r, q] of Object.entries(isObj(item.min) ? item.min : {})) req[r] ??= q;
+      for (const [r, q] of Object.entries(isObject(item.min) ? item.min : {})) req[r] ??= q;
       // Empty maps are left out of JSON (omitempty), as Go's encoder leaves them.
       if (Object.keys(def).length) item.default = def;
       if (Object.keys(req).length) item.defaultRequest = req;

@@ -7,13 +7,10 @@
  * shape, as the scheme's defaulters run on the decoded Go value.
  */
 import { kindShape } from './apigraph';
+import { isObject } from '../apimachinery/patch';
 import { fromJson, toJson } from './govalue';
 
 type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Makes `target` hold exactly what `source` holds, keeping `target` itself. */
 function replaceIn(target: Obj, source: Obj): void {
@@ -32,7 +29,7 @@ export function goShape(obj: Obj, apiVersion: string, kind: string): void {
   const shaped = toJson(shape, fromJson(shape, obj)) as Obj;
   for (const [k, v] of Object.entries(shaped)) {
     const was = obj[k];
-    if (isObj(was) && isObj(v)) {
+    if (isObject(was) && isObject(v)) {
       replaceIn(was, v);
       shaped[k] = was;
     }
