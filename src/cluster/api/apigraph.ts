@@ -249,12 +249,21 @@ const byKind = new Map<string, string>(
   graph.kinds.map((k) => [`${k.g ? `${k.g}/` : ''}${k.v}/${k.k}`, k.t]),
 );
 
+/** Structs found by kindStruct, by apiVersion then kind: asked once per object coded. */
+const structsByKind = new Map<string, Map<string, StructInfo | undefined>>();
+
 /** The struct an `apiVersion` + `kind` decodes into, if the API serves it. */
 export function kindStruct(apiVersion: string, kind: string): StructInfo | undefined {
+  let kinds = structsByKind.get(apiVersion);
+  if (!kinds) structsByKind.set(apiVersion, (kinds = new Map()));
+  if (kinds.has(kind)) return kinds.get(kind);
   const id = byKind.get(`${apiVersion}/${kind}`);
-  if (!id) return undefined;
-  const s = namedShape(id);
-  return s.k === 'struct' ? s.t : undefined;
+  const s = id === undefined ? undefined : namedShape(id);
+  const t = s?.k === 'struct' ? s.t : undefined;
+  // Only served versions are kept: a client's made-up apiVersions do not grow the map.
+  if (id !== undefined) kinds.set(kind, t);
+  else if (kinds.size === 0) structsByKind.delete(apiVersion);
+  return t;
 }
 
 /** The shape of the Go type an `apiVersion` + `kind` decodes into, if the API serves it. */

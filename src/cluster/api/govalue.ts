@@ -9,6 +9,7 @@
  * a Time is `{ s: seconds, n: nanos }`; a Quantity is its string.
  */
 import type { FieldInfo, Shape, StructInfo } from './apigraph';
+import { FunctionSource, compiledPer, literal } from './jsgen';
 
 export type GoValue = unknown;
 export type GoStructValue = GoValue[];
@@ -24,6 +25,19 @@ type Json = Record<string, unknown>;
 
 const utf8 = new TextDecoder();
 const utf8Encoder = new TextEncoder();
+
+/**
+ * A map's keys in Go's order for JSON and protobuf (sorted): as they are when already sorted,
+ * which a map read from the wire is (gogo writes its entries sorted), else sorted.
+ */
+export function sortedKeys(m: Map<string, unknown>): Iterable<string> {
+  let prev: string | undefined;
+  for (const k of m.keys()) {
+    if (prev !== undefined && k < prev) return [...m.keys()].sort();
+    prev = k;
+  }
+  return m.keys();
+}
 
 /** A field of a struct, by its Go name (the special types' fields). */
 export function field(t: StructInfo, goName: string): number {
@@ -172,6 +186,15 @@ function converterOf(shape: Shape): Converter {
   return c;
 }
 
+/**
+ * fromJson for one shape, its converter looked up on first call rather than per value (the
+ * lookup would cost as much as the conversion of a small value).
+ */
+function lazyFromJson(shape: Shape): Converter {
+  let c: Converter | undefined;
+  return (j) => (j === null || j === undefined ? undefined : (c ??= converterOf(shape))(j));
+}
+
 function compileConverter(shape: Shape): Converter {
   switch (shape.k) {
     case 'scalar':
@@ -197,22 +220,26 @@ function compileConverter(shape: Shape): Converter {
     case 'any':
       return (j) => j;
     case 'ptr': {
-      const elem = shape.elem;
-      return (j) => ({ p: fromJson(elem, j) }) satisfies GoPointer;
+      const elem = lazyFromJson(shape.elem);
+      return (j) => ({ p: elem(j) }) satisfies GoPointer;
     }
     case 'slice': {
-      const elem = shape.elem;
+      const elem = lazyFromJson(shape.elem);
       return (j) => {
         expect(Array.isArray(j), shape, j);
-        return (j as unknown[]).map((x) => fromJson(elem, x));
+        const list = j as unknown[];
+        const out: GoValue[] = new Array(list.length);
+        for (let i = 0; i < list.length; i++) out[i] = elem(list[i]);
+        return out;
       };
     }
     case 'map': {
-      const elem = shape.elem;
+      const elem = lazyFromJson(shape.elem);
       return (j) => {
         expect(typeof j === 'object' && !Array.isArray(j), shape, j);
         const m = new Map<string, GoValue>();
-        for (const [k, v] of Object.entries(j as Json)) m.set(k, fromJson(elem, v));
+        const o = j as Json;
+        for (const k in o) m.set(k, elem(o[k]));
         return m;
       };
     }
@@ -224,130 +251,176 @@ function compileConverter(shape: Shape): Converter {
       };
     }
     case 'special':
-      return (j) => specialFromJson(shape, j);
+      return specialConverter(shape);
   }
 }
 
-/** Sets one field (found by its JSON name) of a struct value from its JSON. */
-type Setter = (vals: GoStructValue, j: unknown) => void;
+/** json.Unmarshal of a JSON object into a new value of a struct. */
+type StructReader = (obj: Json) => GoStructValue;
 
-/** How a struct reads a JSON object: a setter per JSON name, and its inlined structs' values. */
-interface JsonReadPlan {
-  setters: Map<string, Setter>;
-  /** The inlined structs, whose values exist even when none of their fields is in the JSON. */
-  inline: Array<{ index: number; ptr: boolean }>;
+const structReaderOf = compiledPer(compileStructReader);
+
+/** Where a JSON name lands: the variable holding the (possibly inlined) struct, and the index. */
+interface JsonTarget {
+  holder: string;
+  field: FieldInfo;
 }
 
-const readPlans = new WeakMap<StructInfo, JsonReadPlan>();
-
-function readPlanOf(t: StructInfo): JsonReadPlan {
-  let plan = readPlans.get(t);
-  if (plan) return plan;
-  plan = { setters: new Map(), inline: [] };
-  readPlans.set(t, plan);
-  for (const f of t.fields) {
-    if (f.inline || f.json === '-') continue;
-    const i = f.index;
-    const shape = f.shape;
-    // encoding/json: a field of the outer struct wins over an inlined one of the same name.
-    plan.setters.set(f.json, (vals, j) => {
-      if (j !== null) vals[i] = converterOf(shape)(j);
-    });
-  }
+/**
+ * Declares the values of `t`'s inlined structs (they exist even when none of their fields is in
+ * the JSON) and gathers every JSON name `t` reads: its own fields first, then each inlined
+ * struct's not already taken (encoding/json: the outer struct's field wins).
+ */
+function declareInlines(
+  src: FunctionSource,
+  t: StructInfo,
+  holder: string,
+  targets: Map<string, JsonTarget>,
+): void {
+  for (const f of t.fields)
+    if (!f.inline && f.json !== '-' && !targets.has(f.json))
+      targets.set(f.json, { holder, field: f });
   for (const f of t.fields) {
     const ptr = f.shape.k === 'ptr';
     const inner = ptr ? (f.shape as { elem: Shape }).elem : f.shape;
     if (!f.inline || inner.k !== 'struct') continue;
-    const i = f.index;
-    plan.inline.push({ index: i, ptr });
-    for (const [name, set] of readPlanOf(inner.t).setters) {
-      if (plan.setters.has(name)) continue;
-      plan.setters.set(name, (vals, j) => {
-        const v = vals[i];
-        set((ptr ? (v as GoPointer).p : v) as GoStructValue, j);
-      });
-    }
+    const name = `${holder}_${f.index}`;
+    src.line(`const ${name} = []; ${holder}[${f.index}] = ${ptr ? `{ p: ${name} }` : name};`);
+    declareInlines(src, inner.t, name, targets);
   }
-  return plan;
+}
+
+/** Converts `j` (a JSON value, not null) to a value of `shape` into `target`, as statements. */
+function convertInto(src: FunctionSource, shape: Shape, target: string): string {
+  const fail = src.ref((j: unknown) => expect(false, shape, j));
+  if (shape.k === 'scalar') {
+    const type = shape.s === 'string' ? 'string' : shape.s === 'bool' ? 'boolean' : 'number';
+    const zero = JSON.stringify(zeroScalar(shape));
+    return `if (typeof j !== '${type}') ${fail}(j); ${target} = j === ${zero} ? undefined : j;`;
+  }
+  if (shape.k === 'struct')
+    return `if (typeof j !== 'object' || Array.isArray(j)) ${fail}(j); ${target} = ${src.ref(structReaderOf(shape.t))}.fn(j);`;
+  return `${target} = ${src.ref(converterOf(shape))}(j);`;
+}
+
+/**
+ * The reader of a struct: the JSON object's keys in their order (the first wrong type is the
+ * error, as json.Unmarshal reports it), each to its field; unknown keys and nulls are skipped.
+ */
+function compileStructReader(t: StructInfo): StructReader {
+  const src = new FunctionSource();
+  src.line('const vals = [];');
+  const targets = new Map<string, JsonTarget>();
+  declareInlines(src, t, 'vals', targets);
+  src.line('for (const k in obj) {');
+  src.line('  const j = obj[k];');
+  src.line('  if (j === undefined || j === null) continue;');
+  src.line('  switch (k) {');
+  for (const [name, { holder, field: f }] of targets)
+    src.line(
+      `    case ${literal(name)}: ${convertInto(src, f.shape, `${holder}[${f.index}]`)} break;`,
+    );
+  src.line('  }');
+  src.line('}');
+  src.line('return vals;');
+  return src.compile<StructReader>(['obj']);
 }
 
 /** The fields of `t` from a JSON object; inlined structs read the same object. */
 export function structFromJson(t: StructInfo, obj: Json): GoStructValue {
-  const plan = readPlanOf(t);
-  const vals: GoStructValue = [];
-  for (const { index, ptr } of plan.inline) {
-    const v = structFromJson(inlineStruct(t, index), {});
-    vals[index] = ptr ? { p: v } : v;
-  }
-  for (const k in obj) {
-    const set = plan.setters.get(k);
-    if (set === undefined) continue;
-    const j = obj[k];
-    if (j !== undefined) set(vals, j);
-  }
-  return vals;
-}
-
-function inlineStruct(t: StructInfo, index: number): StructInfo {
-  const shape = t.fields[index].shape;
-  return ((shape.k === 'ptr' ? shape.elem : shape) as { t: StructInfo }).t;
+  return structReaderOf(t).fn(obj);
 }
 
 function rawOf(j: unknown): Uint8Array {
   return utf8Encoder.encode(JSON.stringify(j));
 }
 
-function specialFromJson(shape: Extract<Shape, { k: 'special' }>, j: unknown): GoValue {
+/**
+ * JSONSchemaPropsOrArray's and OrStringArray's fields: the list form (JSONSchemas, or Property
+ * for the string array), taken for a JSON array, and the schema, for anything else.
+ */
+function eitherOrFields(shape: Extract<Shape, { k: 'special' }>): [number, number] {
+  const list = shape.s === 'schemaorarray' ? 'JSONSchemas' : 'Property';
+  return [field(shape.t, list), field(shape.t, 'Schema')];
+}
+
+/** The converter of a special type, its fields' indices found once. */
+function specialConverter(shape: Extract<Shape, { k: 'special' }>): Converter {
   const t = shape.t;
-  const vals: GoStructValue = [];
+  const at = (goName: string) => field(t, goName);
+  const sub = (goName: string) => lazyFromJson(t.fields[at(goName)].shape);
   switch (shape.s) {
     case 'time':
     case 'microtime': {
-      expect(typeof j === 'string', shape, j);
-      const gt = parseGoTime(j as string);
-      // MicroTime keeps microseconds (its UnmarshalJSON parses RFC3339Micro); Time whole seconds.
-      return { s: gt.s, n: shape.s === 'microtime' ? Math.floor(gt.n / 1000) * 1000 : gt.n };
+      const micro = shape.s === 'microtime';
+      return (j) => {
+        expect(typeof j === 'string', shape, j);
+        const gt = parseGoTime(j as string);
+        // MicroTime keeps microseconds (its UnmarshalJSON parses RFC3339Micro); Time whole seconds.
+        return { s: gt.s, n: micro ? Math.floor(gt.n / 1000) * 1000 : gt.n };
+      };
     }
     case 'quantity':
-      expect(typeof j === 'string' || typeof j === 'number', shape, j);
-      return String(j);
-    case 'duration':
-      expect(typeof j === 'string', shape, j);
-      vals[field(t, 'Duration')] = parseGoDuration(j as string);
-      return vals;
-    case 'intorstring':
-      if (typeof j === 'string') {
-        vals[field(t, 'Type')] = 1;
-        vals[field(t, 'StrVal')] = j || undefined;
-      } else {
-        expect(typeof j === 'number', shape, j);
-        vals[field(t, 'IntVal')] = j || undefined;
-      }
-      return vals;
+      return (j) => {
+        expect(typeof j === 'string' || typeof j === 'number', shape, j);
+        return String(j);
+      };
+    case 'duration': {
+      const duration = at('Duration');
+      return (j) => {
+        expect(typeof j === 'string', shape, j);
+        const vals: GoStructValue = [];
+        vals[duration] = parseGoDuration(j as string);
+        return vals;
+      };
+    }
+    case 'intorstring': {
+      const [type, strVal, intVal] = [at('Type'), at('StrVal'), at('IntVal')];
+      return (j) => {
+        const vals: GoStructValue = [];
+        if (typeof j === 'string') {
+          vals[type] = 1;
+          vals[strVal] = j || undefined;
+        } else {
+          expect(typeof j === 'number', shape, j);
+          vals[intVal] = j || undefined;
+        }
+        return vals;
+      };
+    }
     case 'rawextension':
     case 'rawjson':
-    case 'fieldsv1':
-      vals[field(t, 'Raw')] = rawOf(j);
-      return vals;
+    case 'fieldsv1': {
+      const raw = at('Raw');
+      return (j) => {
+        const vals: GoStructValue = [];
+        vals[raw] = rawOf(j);
+        return vals;
+      };
+    }
     case 'schemaorbool': {
-      const schema = t.fields[field(t, 'Schema')].shape;
-      if (typeof j === 'boolean') vals[field(t, 'Allows')] = j || undefined;
-      else {
-        vals[field(t, 'Allows')] = true;
-        vals[field(t, 'Schema')] = fromJson(schema, j);
-      }
-      return vals;
+      const [allows, schemaAt, schema] = [at('Allows'), at('Schema'), sub('Schema')];
+      return (j) => {
+        const vals: GoStructValue = [];
+        if (typeof j === 'boolean') vals[allows] = j || undefined;
+        else {
+          vals[allows] = true;
+          vals[schemaAt] = schema(j);
+        }
+        return vals;
+      };
     }
     case 'schemaorarray':
-      if (Array.isArray(j))
-        vals[field(t, 'JSONSchemas')] = fromJson(t.fields[field(t, 'JSONSchemas')].shape, j);
-      else vals[field(t, 'Schema')] = fromJson(t.fields[field(t, 'Schema')].shape, j);
-      return vals;
-    case 'schemaorstringarray':
-      if (Array.isArray(j))
-        vals[field(t, 'Property')] = fromJson(t.fields[field(t, 'Property')].shape, j);
-      else vals[field(t, 'Schema')] = fromJson(t.fields[field(t, 'Schema')].shape, j);
-      return vals;
+    case 'schemaorstringarray': {
+      const [listAt, schemaAt] = eitherOrFields(shape);
+      const [list, schema] = [sub(t.fields[listAt].goName), sub('Schema')];
+      return (j) => {
+        const vals: GoStructValue = [];
+        if (Array.isArray(j)) vals[listAt] = list(j);
+        else vals[schemaAt] = schema(j);
+        return vals;
+      };
+    }
   }
 }
 
@@ -386,6 +459,12 @@ function encoderOf(shape: Shape): Encoder {
   return e;
 }
 
+/** toJson for one shape, its encoder looked up on first call rather than per value. */
+function lazyToJson(shape: Shape): Encoder {
+  let e: Encoder | undefined;
+  return (v) => (e ??= encoderOf(shape))(v);
+}
+
 function compileEncoder(shape: Shape): Encoder {
   switch (shape.k) {
     case 'scalar': {
@@ -397,92 +476,124 @@ function compileEncoder(shape: Shape): Encoder {
     case 'any':
       return (v) => v ?? null;
     case 'ptr': {
-      const elem = shape.elem;
-      return (v) => (v === undefined ? null : toJson(elem, (v as GoPointer).p));
+      const elem = lazyToJson(shape.elem);
+      return (v) => (v === undefined ? null : elem((v as GoPointer).p));
     }
     case 'slice': {
-      const elem = shape.elem;
-      return (v) => (v === undefined ? null : (v as GoValue[]).map((x) => toJson(elem, x)));
+      const elem = lazyToJson(shape.elem);
+      return (v) => {
+        if (v === undefined) return null;
+        const list = v as GoValue[];
+        const out: unknown[] = new Array(list.length);
+        for (let i = 0; i < list.length; i++) out[i] = elem(list[i]);
+        return out;
+      };
     }
     case 'map': {
-      const elem = shape.elem;
+      const elem = lazyToJson(shape.elem);
       return (v) => {
         if (v === undefined) return null;
         const m = v as Map<string, GoValue>;
         const out: Json = {};
-        for (const k of [...m.keys()].sort()) out[k] = toJson(elem, m.get(k));
+        for (const k of sortedKeys(m)) out[k] = elem(m.get(k));
         return out;
       };
     }
     case 'struct': {
-      const t = shape.t;
-      return (v) => structToJson(t, (v as GoStructValue | undefined) ?? [], {});
+      const e = emitterOf(shape.t);
+      return (v) => {
+        const out: Json = {};
+        e.fn((v as GoStructValue | undefined) ?? NO_FIELDS, out);
+        return out;
+      };
     }
     case 'special':
-      return (v) => specialToJson(shape, v);
+      return specialEncoder(shape);
   }
 }
 
-/** Writes one field of a struct value into its JSON object, or leaves it out. */
-type Emitter = (vals: GoStructValue, out: Json) => void;
+/** A struct value's JSON fields written into an object (inlined structs write theirs there). */
+type StructEmitter = (vals: GoStructValue, out: Json) => void;
 
-const writePlans = new WeakMap<StructInfo, Emitter[]>();
+const emitterOf = compiledPer(compileEmitter);
 
-/** encoding/json's isEmptyValue for values of one shape, which omitempty asks. */
-function emptyTest(shape: Shape): (v: GoValue) => boolean {
+/** A struct value that is not there reads as its zero value: no fields set. */
+const NO_FIELDS: GoStructValue = Object.freeze([]) as unknown as GoStructValue;
+
+/**
+ * encoding/json's isEmptyValue, which omitempty asks, as an expression over `x`: structs are
+ * never empty; lists, maps and []byte when nil or of length 0; the rest when nil or zero.
+ */
+function emptyTest(shape: Shape): string | undefined {
   switch (shape.k) {
     case 'struct':
     case 'special':
-      return () => false;
+      return undefined;
     case 'bytes':
     case 'slice':
-      return (v) => v === undefined || (v as ArrayLike<unknown>).length === 0;
+      return 'x === undefined || x.length === 0';
     case 'map':
-      return (v) => v === undefined || (v as Map<string, GoValue>).size === 0;
+      return 'x === undefined || x.size === 0';
     default:
-      return (v) => v === undefined;
+      return 'x === undefined';
   }
 }
 
-function emitter(f: FieldInfo): Emitter | undefined {
-  const i = f.index;
+/** json.Marshal of `x`, a value of `shape`, as an expression. */
+function encodeExpr(src: FunctionSource, shape: Shape): string {
+  if (shape.k === 'scalar') return `(x === undefined ? ${JSON.stringify(zeroScalar(shape))} : x)`;
+  if (shape.k === 'struct')
+    return `${src.ref(emitterOf(shape.t))}.fn(x ?? ${src.ref(NO_FIELDS)}, {})`;
+  return `${src.ref(lazyToJson(shape))}(x)`;
+}
+
+/**
+ * The emitter of a struct: each field in declaration order, as encoding/json writes them,
+ * left out when omitempty finds it empty or omitzero zero; an inlined struct's fields in its
+ * place (a field of the outer struct set after it wins, as Go's dominance rule has it).
+ */
+function compileEmitter(t: StructInfo): StructEmitter {
+  const src = new FunctionSource();
+  src.line('let x;');
+  for (const f of t.fields) {
+    const line = emitFieldSource(src, f, 'vals');
+    if (line) src.line(line);
+  }
+  src.line('return out;');
+  return src.compile<StructEmitter>(['vals', 'out']);
+}
+
+/**
+ * The statement writing field `f` of the struct value `vals` into `out` (a `let x` in scope), or
+ * undefined for a field never in JSON. wirejson.ts writes the fields it does not read in line
+ * with it.
+ */
+export function emitFieldSource(
+  src: FunctionSource,
+  f: FieldInfo,
+  vals: string,
+): string | undefined {
   const shape = f.shape;
+  const get = `x = ${vals}[${f.index}];`;
   if (f.inline) {
-    if (shape.k === 'struct') {
-      const t = shape.t;
-      return (vals, out) => void structToJson(t, (vals[i] as GoStructValue | undefined) ?? [], out);
-    }
-    if (shape.k === 'ptr' && shape.elem.k === 'struct') {
-      const t = shape.elem.t;
-      return (vals, out) => {
-        const v = vals[i];
-        if (v !== undefined)
-          structToJson(t, ((v as GoPointer).p as GoStructValue | undefined) ?? [], out);
-      };
-    }
+    if (shape.k === 'struct')
+      return `${get} ${src.ref(emitterOf(shape.t))}.fn(x ?? ${src.ref(NO_FIELDS)}, out);`;
+    if (shape.k === 'ptr' && shape.elem.k === 'struct')
+      return `${get} if (x !== undefined) ${src.ref(emitterOf(shape.elem.t))}.fn(x.p ?? ${src.ref(NO_FIELDS)}, out);`;
     return undefined;
   }
   if (f.json === '-') return undefined;
-  const name = f.json;
+  const skip: string[] = [];
   const empty = f.omitEmpty ? emptyTest(shape) : undefined;
-  const zero = f.omitZero;
-  return (vals, out) => {
-    const v = vals[i];
-    if (empty?.(v)) return;
-    if (zero && isZero(shape, v)) return;
-    // encoding/json: a field of the outer struct wins over an inlined one of the same name.
-    out[name] = encoderOf(shape)(v);
-  };
+  if (empty) skip.push(empty);
+  if (f.omitZero) skip.push(`${src.ref((v: GoValue) => isZero(shape, v))}(x)`);
+  const set = `out[${literal(f.json)}] = ${encodeExpr(src, shape)};`;
+  return skip.length ? `${get} if (!(${skip.join(' || ')})) ${set}` : `${get} ${set}`;
 }
 
 /** The JSON object of a struct value, into `out` (inlined structs write their fields there). */
 export function structToJson(t: StructInfo, vals: GoStructValue, out: Json): Json {
-  let plan = writePlans.get(t);
-  if (!plan) {
-    plan = t.fields.map(emitter).filter((e): e is Emitter => e !== undefined);
-    writePlans.set(t, plan);
-  }
-  for (let k = 0; k < plan.length; k++) plan[k](vals, out);
+  emitterOf(t).fn(vals, out);
   return out;
 }
 
@@ -498,40 +609,57 @@ function rawJson(bytes: GoValue, what: string): unknown {
   }
 }
 
-function specialToJson(shape: Extract<Shape, { k: 'special' }>, v: GoValue): unknown {
+/** The encoder of a special type, its fields' indices found once. */
+function specialEncoder(shape: Extract<Shape, { k: 'special' }>): Encoder {
   const t = shape.t;
-  const vals = (v as GoStructValue | undefined) ?? [];
+  const at = (goName: string) => field(t, goName);
+  const sub = (goName: string) => lazyToJson(t.fields[at(goName)].shape);
   switch (shape.s) {
     case 'time':
-    case 'microtime':
-      return v === undefined ? null : formatGoTime(v as GoTime, shape.s === 'microtime');
+    case 'microtime': {
+      const micro = shape.s === 'microtime';
+      return (v) => (v === undefined ? null : formatGoTime(v as GoTime, micro));
+    }
     case 'quantity':
-      return v === undefined ? '0' : v;
-    case 'duration':
-      return formatGoDuration((vals[field(t, 'Duration')] as number | undefined) ?? 0);
-    case 'intorstring':
-      return vals[field(t, 'Type')] === 1
-        ? ((vals[field(t, 'StrVal')] as string | undefined) ?? '')
-        : ((vals[field(t, 'IntVal')] as number | undefined) ?? 0);
+      return (v) => (v === undefined ? '0' : v);
+    case 'duration': {
+      const duration = at('Duration');
+      return (v) =>
+        formatGoDuration(((v as GoStructValue | undefined)?.[duration] as number | undefined) ?? 0);
+    }
+    case 'intorstring': {
+      const [type, strVal, intVal] = [at('Type'), at('StrVal'), at('IntVal')];
+      return (v) => {
+        const vals = (v as GoStructValue | undefined) ?? [];
+        return vals[type] === 1
+          ? ((vals[strVal] as string | undefined) ?? '')
+          : ((vals[intVal] as number | undefined) ?? 0);
+      };
+    }
     case 'rawextension':
     case 'rawjson':
-    case 'fieldsv1':
-      return rawJson(vals[field(t, 'Raw')], shape.name);
+    case 'fieldsv1': {
+      const raw = at('Raw');
+      return (v) => rawJson((v as GoStructValue | undefined)?.[raw], shape.name);
+    }
     case 'schemaorbool': {
-      const schema = vals[field(t, 'Schema')];
-      if (schema !== undefined) return toJson(t.fields[field(t, 'Schema')].shape, schema);
-      return vals[field(t, 'Allows')] === true;
+      const [schemaAt, schema, allows] = [at('Schema'), sub('Schema'), at('Allows')];
+      return (v) => {
+        const vals = (v as GoStructValue | undefined) ?? [];
+        if (vals[schemaAt] !== undefined) return schema(vals[schemaAt]);
+        return vals[allows] === true;
+      };
     }
-    case 'schemaorarray': {
-      const list = vals[field(t, 'JSONSchemas')] as GoValue[] | undefined;
-      if (list?.length) return toJson(t.fields[field(t, 'JSONSchemas')].shape, list);
-      return toJson(t.fields[field(t, 'Schema')].shape, vals[field(t, 'Schema')]);
-    }
+    case 'schemaorarray':
     case 'schemaorstringarray': {
-      const list = vals[field(t, 'Property')] as GoValue[] | undefined;
-      if (list?.length) return toJson(t.fields[field(t, 'Property')].shape, list);
-      const schema = vals[field(t, 'Schema')];
-      return schema === undefined ? null : toJson(t.fields[field(t, 'Schema')].shape, schema);
+      const [listAt, schemaAt] = eitherOrFields(shape);
+      const [list, schema] = [sub(t.fields[listAt].goName), sub('Schema')];
+      // JSONSchemaPropsOrArray writes its Schema even when nil (null); OrStringArray writes null.
+      return (v) => {
+        const vals = (v as GoStructValue | undefined) ?? [];
+        if ((vals[listAt] as GoValue[] | undefined)?.length) return list(vals[listAt]);
+        return vals[schemaAt] === undefined ? null : schema(vals[schemaAt]);
+      };
     }
   }
 }

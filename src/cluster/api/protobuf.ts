@@ -12,8 +12,8 @@
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { kindStruct } from './apigraph';
 import { newBadRequest, newUnsupportedMediaType } from '../apimachinery/errors';
-import { structFromJson, structToJson } from './govalue';
-import { readStruct, writeStruct } from './protowire';
+import { writeJsonStruct } from './jsonwire';
+import { readJsonStruct } from './wirejson';
 
 type Json = Record<string, unknown>;
 
@@ -66,7 +66,7 @@ export function decodeProtobufObject(body: Uint8Array): Json {
   const t = kindStruct(apiVersion, kind);
   if (!t) throw newUnsupportedMediaType(['application/json', 'application/yaml']);
   try {
-    return structToJson(t, readStruct(env.raw, t), { kind, apiVersion });
+    return readJsonStruct(env.raw, t, { kind, apiVersion });
   } catch (err) {
     // The decoder's error, wrapped as the create and update handlers' transformDecodeError does.
     const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
@@ -109,10 +109,31 @@ export function encodeProtobufObject(obj: Json): Uint8Array {
   const kind = String(obj.kind ?? '');
   const t = kindStruct(apiVersion, kind);
   if (!t) throw new Error(`no protobuf encoding for ${apiVersion}/${kind}`);
-  const w = new BinaryWriter();
-  const vals = structFromJson(t, obj);
-  writeEnvelope(w, apiVersion, kind, () => writeStruct(w, t, vals));
-  return w.finish();
+  return withWriter((w) => writeEnvelope(w, apiVersion, kind, () => writeJsonStruct(w, t, obj)));
+}
+
+/**
+ * One writer for every object encoded: its buffer, grown to the largest object yet, is kept
+ * between calls (finish() copies the bytes out and rewinds), so an object is not written through
+ * five reallocations from 128 bytes up. A writer grown past a megabyte is let go.
+ */
+let spare: BinaryWriter | undefined;
+
+function withWriter(write: (w: BinaryWriter) => void): Uint8Array {
+  // Taken, not shared: a nested call (none today) would get a writer of its own.
+  const w = spare ?? new BinaryWriter();
+  spare = undefined;
+  let bytes: Uint8Array;
+  try {
+    write(w);
+    bytes = w.finish();
+  } catch (err) {
+    w.finish();
+    spare = w;
+    throw err;
+  }
+  if (bytes.length <= 1 << 20) spare = w;
+  return bytes;
 }
 
 /**

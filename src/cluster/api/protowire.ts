@@ -8,16 +8,20 @@
  * Decoding refuses what the graph does not describe (an unknown field number, a wrong wire
  * type): nothing on the wire is dropped in silence.
  *
- * Each struct's fields are compiled once, on first use, into small closures that know their tag,
- * wire type and shape (what gogo's generated code knows at compile time), so the per-field work is
- * a call rather than a walk of the shape; nested messages are read in place by narrowing the
- * reader's end (`len`), not through a new reader per message.
+ * Each struct is compiled once, on first use, into a function written for it (jsgen.ts) that
+ * knows its tags, wire types and shapes as gogo's generated code does; the rarer shapes, and the
+ * decoder's errors, are small closures per field. Nested messages are read in place by narrowing
+ * the reader's end (`len`), not through a new reader per message.
+ *
+ * Serving and accepting protobuf go straight between JSON and the wire (jsonwire.ts, wirejson.ts)
+ * and come here for the rarer shapes; the Go value is the reference they are written against.
  */
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import type { FieldInfo, Shape, StructInfo, WireKind } from './apigraph';
+import { FunctionSource, compiledPer } from './jsgen';
 import { wireKind } from './apigraph';
 import type { GoPointer, GoStructValue, GoTime, GoValue } from './govalue';
-import { GoValueError } from './govalue';
+import { GoValueError, sortedKeys } from './govalue';
 
 const WIRE: Record<WireKind, WireType> = {
   varint: WireType.Varint,
@@ -33,7 +37,7 @@ type ValueWriter = (w: BinaryWriter, v: GoValue) => void;
 /** Writes one field of a struct value, tag included, or nothing when gogo would skip it. */
 type FieldWriter = (w: BinaryWriter, vals: GoStructValue) => void;
 
-function tagOf(no: number, shape: Shape): number {
+export function tagOf(no: number, shape: Shape): number {
   return ((no << 3) | WIRE[wireKind(shape)]) >>> 0;
 }
 
@@ -62,23 +66,74 @@ function scalarWriter(shape: Extract<Shape, { k: 'scalar' }>): ValueWriter {
 
 const EMPTY_BYTES = new Uint8Array();
 
-/** A struct's field writers, compiled when first written (types refer to themselves). */
-const structWriters = new WeakMap<StructInfo, FieldWriter[]>();
+/** Writes a struct value's fields. */
+type StructWriter = (w: BinaryWriter, vals: GoStructValue) => void;
 
-function writersOf(t: StructInfo): FieldWriter[] {
-  let ws = structWriters.get(t);
-  if (!ws) {
-    ws = t.wireOrder.map(fieldWriter);
-    structWriters.set(t, ws);
+/** A struct value that is not there is written as its zero value: no fields set. */
+const NO_FIELDS: GoStructValue = Object.freeze([]) as unknown as GoStructValue;
+
+const structWriterOf = compiledPer(compileStructWriter);
+
+/**
+ * An int64 varint: one that fits 32 unsigned bits is the same bytes as a uint32 varint, which
+ * BinaryWriter writes without the 64-bit split int64() makes.
+ */
+export function writeInt64(w: BinaryWriter, n: number): void {
+  if (n >= 0 && n <= 0xffffffff) w.uint32(n);
+  else w.int64(n);
+}
+
+/** Writes `x`, a value of `shape` (tag already written), as statements. */
+function writeValue(src: FunctionSource, shape: Shape, x: string): string {
+  if (shape.k === 'ptr') return writeValue(src, shape.elem, `${x}.p`);
+  if (shape.k === 'struct')
+    return `w.fork(); ${src.ref(structWriterOf(shape.t))}.fn(w, ${x} ?? ${src.ref(NO_FIELDS)}); w.join();`;
+  if (shape.k === 'scalar') {
+    if (shape.s === 'string') return `w.string(${x} ?? '');`;
+    if (shape.s === 'bool') return `w.bool(${x} === true);`;
+    const signed = !['float64', 'float32', 'uint64', 'uint', 'uint8', 'uint16', 'uint32'].includes(
+      shape.s,
+    );
+    // int32 too: Go casts it to uint64, so a negative one takes ten bytes, as int64 does.
+    if (signed) return `${src.ref(writeInt64)}(w, Math.trunc(${x} ?? 0));`;
   }
-  return ws;
+  return `${src.ref(valueWriter(shape))}(w, ${x});`;
+}
+
+/**
+ * The writer of a struct, its fields in ascending number as gogo's generated Marshal writes
+ * them: repeated fields element by element (nil pointers skipped); nil pointers, []byte and
+ * named slices left out; every other value written, zero or not. Maps are left to fieldWriter.
+ */
+function compileStructWriter(t: StructInfo): StructWriter {
+  const src = new FunctionSource();
+  src.line('let x;');
+  for (const f of t.wireOrder) {
+    const shape = f.shape;
+    const no = f.number!;
+    const get = `x = vals[${f.index}];`;
+    if (shape.k === 'map') {
+      src.line(`${src.ref(mapWriter(f, shape))}(w, vals);`);
+    } else if (shape.k === 'slice' && !shape.wrapped) {
+      const skipNil = shape.elem.k === 'ptr' ? 'if (e === undefined) continue; ' : '';
+      src.line(
+        `${get} if (x !== undefined) for (const e of x) { ${skipNil}w.uint32(${tagOf(no, shape.elem)}); ${writeValue(src, shape.elem, 'e')} }`,
+      );
+    } else {
+      const write = `w.uint32(${tagOf(no, shape)}); ${writeValue(src, shape, 'x')}`;
+      // gogo skips nil pointers, nil []byte and nil named slices; everything else is written.
+      const optional = shape.k === 'ptr' || shape.k === 'bytes' || shape.k === 'slice';
+      src.line(optional ? `${get} if (x !== undefined) { ${write} }` : `${get} ${write}`);
+    }
+  }
+  return src.compile<StructWriter>(['w', 'vals']);
 }
 
 function messageWriter(t: StructInfo): ValueWriter {
-  let ws: FieldWriter[] | undefined;
+  const sw = structWriterOf(t);
   return (w, v) => {
     w.fork();
-    writeFields(w, (ws ??= writersOf(t)), (v as GoStructValue | undefined) ?? []);
+    sw.fn(w, (v as GoStructValue | undefined) ?? NO_FIELDS);
     w.join();
   };
 }
@@ -111,7 +166,7 @@ function specialWriter(s: Extract<Shape, { k: 'special' }>): ValueWriter {
 }
 
 /** The value writer of a shape (a pointer's element is written as the element). */
-function valueWriter(shape: Shape): ValueWriter {
+export function valueWriter(shape: Shape): ValueWriter {
   switch (shape.k) {
     case 'ptr': {
       const elem = valueWriter(shape.elem);
@@ -142,65 +197,34 @@ function valueWriter(shape: Shape): ValueWriter {
 }
 
 /** Writes field `no` holding one value (a repeated field calls this per element). */
-function taggedWriter(no: number, shape: Shape): ValueWriter {
+export function taggedWriter(no: number, shape: Shape): ValueWriter {
   const tag = tagOf(no, shape);
   const value = valueWriter(shape);
   return (w, v) => value(w.uint32(tag), v);
 }
 
-function fieldWriter(f: FieldInfo): FieldWriter {
+/** The writer of a map field: its entries, sorted by key, each a message of key = 1, value = 2. */
+function mapWriter(f: FieldInfo, shape: Extract<Shape, { k: 'map' }>): FieldWriter {
   const i = f.index;
-  const shape = f.shape;
-  const no = f.number!;
-  if (shape.k === 'slice' && !shape.wrapped) {
-    const item = taggedWriter(no, shape.elem);
-    const skipNil = shape.elem.k === 'ptr';
-    return (w, vals) => {
-      const list = vals[i] as GoValue[] | undefined;
-      if (!list) return;
-      for (const x of list) if (!(skipNil && x === undefined)) item(w, x);
-    };
-  }
-  if (shape.k === 'map') {
-    const entryTag = tagOf(no, shape);
-    const value = taggedWriter(2, shape.elem);
-    const nilBytes = shape.elem.k === 'bytes';
-    return (w, vals) => {
-      const m = vals[i] as Map<string, GoValue> | undefined;
-      if (!m) return;
-      for (const k of [...m.keys()].sort()) {
-        const x = m.get(k);
-        w.uint32(entryTag).fork();
-        w.tag(1, WireType.LengthDelimited).string(k);
-        // A nil []byte value is left out of its entry, as the generated code does.
-        if (!(nilBytes && x === undefined)) value(w, x);
-        w.join();
-      }
-    };
-  }
-  const one = taggedWriter(no, shape);
-  // gogo skips nil pointers, nil []byte and nil named slices; everything else is always written.
-  if (shape.k === 'ptr' || shape.k === 'bytes' || shape.k === 'slice')
-    return (w, vals) => {
-      const v = vals[i];
-      if (v !== undefined) one(w, v);
-    };
-  return (w, vals) => one(w, vals[i]);
-}
-
-function writeFields(w: BinaryWriter, ws: FieldWriter[], vals: GoStructValue): void {
-  for (let k = 0; k < ws.length; k++) ws[k](w, vals);
+  const entryTag = tagOf(f.number!, shape);
+  const value = taggedWriter(2, shape.elem);
+  const nilBytes = shape.elem.k === 'bytes';
+  return (w, vals) => {
+    const m = vals[i] as Map<string, GoValue> | undefined;
+    if (!m) return;
+    for (const k of sortedKeys(m)) {
+      const x = m.get(k);
+      w.uint32(entryTag).fork();
+      w.tag(1, WireType.LengthDelimited).string(k);
+      // A nil []byte value is left out of its entry, as the generated code does.
+      if (!(nilBytes && x === undefined)) value(w, x);
+      w.join();
+    }
+  };
 }
 
 export function writeStruct(w: BinaryWriter, t: StructInfo, vals: GoStructValue): void {
-  writeFields(w, writersOf(t), vals);
-}
-
-/** A struct value's protobuf (the object's bytes, without the envelope). */
-export function encodeStruct(t: StructInfo, vals: GoStructValue): Uint8Array {
-  const w = new BinaryWriter();
-  writeStruct(w, t, vals);
-  return w.finish();
+  structWriterOf(t).fn(w, vals);
 }
 
 // ---- decode ------------------------------------------------------------------------------------
@@ -218,10 +242,10 @@ function zeroToUndefined(v: unknown): GoValue {
 }
 
 /** A scalar, its zero value as undefined (the Go value's convention). */
-function scalarReader(s: Extract<Shape, { k: 'scalar' }>): (r: BinaryReader) => GoValue {
+export function scalarReader(s: Extract<Shape, { k: 'scalar' }>): (r: BinaryReader) => GoValue {
   switch (s.s) {
     case 'string':
-      return (r) => zeroToUndefined(r.string());
+      return (r) => zeroToUndefined(readString(r));
     case 'bool':
       return (r) => zeroToUndefined(r.bool());
     case 'float64':
@@ -240,8 +264,59 @@ function scalarReader(s: Extract<Shape, { k: 'scalar' }>): (r: BinaryReader) => 
     case 'uint':
       return (r) => zeroToUndefined(Number(r.uint64()));
     default:
-      return (r) => zeroToUndefined(Number(r.int64()));
+      return readInt64;
   }
+}
+
+/**
+ * An int64 varint as a number: one byte (0-127, most counts and sizes) read in place, longer
+ * ones through BinaryReader.int64(), whose 64-bit result is a BigInt.
+ */
+function readInt64(r: BinaryReader): GoValue {
+  if (inPlace) {
+    const b = (r as unknown as ReaderFields).buf[r.pos];
+    if (b < 0x80 && r.pos < r.len) {
+      r.pos++;
+      return b === 0 ? undefined : b;
+    }
+  }
+  return zeroToUndefined(Number(r.int64()));
+}
+
+/** Recently read short strings, by a hash of their bytes: see readString. */
+const strings: Array<string | undefined> = new Array<string | undefined>(4096);
+
+/**
+ * A string field, as BinaryReader.string() reads it, but a short ASCII one is looked up among
+ * the strings read before: an object's strings repeat (label keys and values, names, enum
+ * values), and making a string costs several times more than hashing and comparing its bytes
+ * (JSON.parse keeps such a cache for the same reason). Anything else is the library's to read.
+ */
+export function readString(r: BinaryReader): string {
+  if (!inPlace) return r.string();
+  const buf = (r as unknown as ReaderFields).buf;
+  const len = buf[r.pos];
+  const from = r.pos + 1;
+  const to = from + len;
+  // A longer string, or a length of more than one byte, or one past the message's end.
+  if (!(len <= 32) || to > r.len) return r.string();
+  let h = len;
+  for (let i = from; i < to; i++) {
+    const c = buf[i];
+    if (c > 0x7f) return r.string();
+    h = (Math.imul(h, 31) + c) | 0;
+  }
+  r.pos = to;
+  const slot = h & (strings.length - 1);
+  const seen = strings[slot];
+  if (seen !== undefined && seen.length === len) {
+    let i = 0;
+    while (i < len && seen.charCodeAt(i) === buf[from + i]) i++;
+    if (i === len) return seen;
+  }
+  const s = String.fromCharCode.apply(null, buf.subarray(from, to) as unknown as number[]);
+  strings[slot] = s;
+  return s;
 }
 
 /** Where a value is, for an error only: the struct and field, and what inside it (`.key`). */
@@ -260,7 +335,7 @@ interface ReaderFields {
   len: number;
 }
 
-const inPlace = (() => {
+export const inPlace = (() => {
   const probe = new BinaryReader(new Uint8Array([8, 1])) as unknown as Partial<ReaderFields>;
   return probe.buf instanceof Uint8Array && probe.len === 2;
 })();
@@ -284,7 +359,7 @@ function inMessage<T>(r: BinaryReader, body: (r: BinaryReader) => T): T {
 }
 
 /** A tag read with BinaryReader.tag()'s checks, without the pair it allocates. */
-function readTag(r: BinaryReader): number {
+export function readTag(r: BinaryReader): number {
   if (!inPlace) {
     const [no, wire] = r.tag();
     return ((no << 3) | wire) >>> 0;
@@ -301,6 +376,16 @@ function readTag(r: BinaryReader): number {
 
 const structReaders = new WeakMap<StructInfo, FieldReader[]>();
 
+/**
+ * Reads one field of `t` whose tag was just read into its Go value, by the field's reader:
+ * every shape, and the decoder's errors (an unknown number, a wrong wire type).
+ */
+export function readField(t: StructInfo, r: BinaryReader, tag: number, vals: GoStructValue): void {
+  const fr = readersOf(t)[tag >>> 3];
+  if (!fr) throw new ProtoDecodeError(`proto: unknown field number ${tag >>> 3} in ${t.name}`);
+  fr(r, tag & 7, vals);
+}
+
 function readersOf(t: StructInfo): FieldReader[] {
   let rs = structReaders.get(t);
   if (!rs) {
@@ -311,8 +396,15 @@ function readersOf(t: StructInfo): FieldReader[] {
   return rs;
 }
 
-function readFields(r: BinaryReader, t: StructInfo, rs: FieldReader[]): GoStructValue {
-  const vals: GoStructValue = [];
+/** Reads a struct's fields from the reader's position to its end (`len`) into `vals`. */
+type StructReader = (r: BinaryReader, vals: GoStructValue) => GoStructValue;
+
+function readFields(
+  r: BinaryReader,
+  t: StructInfo,
+  rs: FieldReader[],
+  vals: GoStructValue,
+): GoStructValue {
   while (r.pos < r.len) {
     const tag = readTag(r);
     const no = tag >>> 3;
@@ -323,9 +415,82 @@ function readFields(r: BinaryReader, t: StructInfo, rs: FieldReader[]): GoStruct
   return vals;
 }
 
+const structReaderOf = compiledPer((t: StructInfo): StructReader =>
+  inPlace ? compileStructReader(t) : (r, vals) => readFields(r, t, readersOf(t), vals),
+);
+
+export function prematureEof(): never {
+  throw new RangeError('premature EOF');
+}
+
+/**
+ * Statements reading a length-delimited struct in place (the reader's end narrowed to the
+ * message's, as inMessage does) into `target`, the struct value `into` merged into as gogo's
+ * Unmarshal merges a message that comes twice.
+ */
+function readMessage(
+  src: FunctionSource,
+  t: StructInfo,
+  into: string,
+  target: (v: string) => string,
+): string {
+  return (
+    `size = r.uint32(); end = r.pos + size; if (end > r.len) ${src.ref(prematureEof)}(); ` +
+    `outer = r.len; r.len = end; x = ${src.ref(structReaderOf(t))}.fn(r, ${into}); ` +
+    `r.len = outer; r.pos = end; ${target('x')}`
+  );
+}
+
+/**
+ * The reader of a struct: a switch on the tag (number and wire type) with the common shapes
+ * read in line (scalars, structs, pointers to them, repeated structs and strings); everything
+ * else, and a known field of the wrong wire type, goes to the field's reader, which reads the
+ * rarer shapes and throws the decoder's errors.
+ */
+function compileStructReader(t: StructInfo): StructReader {
+  const src = new FunctionSource();
+  const fallback = src.ref((r: BinaryReader, tag: number, vals: GoStructValue) =>
+    readField(t, r, tag, vals),
+  );
+  src.line('let x, size, end, outer;');
+  src.line('while (r.pos < r.len) {');
+  src.line(`  const tag = ${src.ref(readTag)}(r);`);
+  src.line('  switch (tag) {');
+  for (const f of t.wireOrder) {
+    const shape = f.shape;
+    const no = f.number!;
+    const at = `vals[${f.index}]`;
+    const ptr = shape.k === 'ptr';
+    const elem = ptr ? shape.elem : shape;
+    let read: string | undefined;
+    if (shape.k === 'slice' && !shape.wrapped) {
+      const item = shape.elem;
+      if (item.k === 'struct')
+        read = readMessage(src, item.t, '[]', (x) => `(${at} ??= []).push(${x});`);
+      else if (item.k === 'scalar' && item.s === 'string')
+        read = `(${at} ??= []).push(${src.ref(scalarReader(item))}(r));`;
+      if (read) src.line(`    case ${tagOf(no, item)}: ${read} break;`);
+      continue;
+    }
+    if (elem.k === 'scalar') {
+      const value = `${src.ref(scalarReader(elem))}(r)`;
+      read = `${at} = ${ptr ? `{ p: ${value} }` : value};`;
+    } else if (elem.k === 'struct') {
+      const into = ptr ? `(${at}?.p ?? [])` : `(${at} ?? [])`;
+      read = readMessage(src, elem.t, into, (x) => `${at} = ${ptr ? `{ p: ${x} }` : x};`);
+    }
+    if (read) src.line(`    case ${tagOf(no, shape)}: ${read} break;`);
+  }
+  src.line(`    default: ${fallback}(r, tag, vals);`);
+  src.line('  }');
+  src.line('}');
+  src.line('return vals;');
+  return src.compile<StructReader>(['r', 'vals']);
+}
+
 function messageReader(t: StructInfo): (r: BinaryReader) => GoStructValue {
-  let rs: FieldReader[] | undefined;
-  return (r) => inMessage(r, (m) => readFields(m, t, (rs ??= readersOf(t))));
+  const sr = structReaderOf(t);
+  return (r) => inMessage(r, (m) => sr.fn(m, []));
 }
 
 function specialReader(s: Extract<Shape, { k: 'special' }>): (r: BinaryReader) => GoValue {
@@ -482,7 +647,7 @@ function fieldReader(t: StructInfo, f: FieldInfo): FieldReader {
   };
 }
 
-/** A struct value from its protobuf bytes. */
-export function readStruct(bytes: Uint8Array, t: StructInfo): GoStructValue {
-  return readFields(new BinaryReader(bytes), t, readersOf(t));
+/** A struct value read from the reader's position to its end. */
+export function readStructFrom(r: BinaryReader, t: StructInfo): GoStructValue {
+  return structReaderOf(t).fn(r, []);
 }
