@@ -408,6 +408,18 @@ export function strategyFor(t: ResourceType): Strategy {
       },
     };
   }
+  let st = builtinStrategies.get(t);
+  if (!st) builtinStrategies.set(t, (st = builtinStrategy(t)));
+  return st;
+}
+
+/**
+ * A built-in kind's strategy, made once per type: it depends on the group and kind only, and
+ * every create, update and delete asks for it.
+ */
+const builtinStrategies = new WeakMap<ResourceType, Strategy>();
+
+function builtinStrategy(t: ResourceType): Strategy {
   const key = `${t.info.group}/${t.info.kind}`;
   const own = STRATEGIES[key] ?? {};
   return {
