@@ -59,26 +59,27 @@ export function addedNodes(
 ): void {
   const t = kindStruct(next.apiVersion, next.kind);
   const baseline: Obj = t ? zeroTree(t) : { metadata: {} };
+  // `path` is a field-set entry (segments joined by `sep`), built as a string: every write walks.
   const walk = (
     v: Obj,
     before: unknown,
     base: unknown,
     type: StructInfo | undefined,
     ft: FieldType,
-    path: string[],
+    path: string,
   ) => {
-    for (const [k, child] of Object.entries(v)) {
-      if (path.length === 0 && skip(k)) continue;
-      const p = [...path, `f:${k}`];
+    for (const k in v) {
+      const child = v[k];
+      if (path === '' && skip(k)) continue;
+      const p = path === '' ? `f:${k}` : `${path}${sep}f:${k}`;
       const was = isObject(before) ? before[k] : undefined;
       const zero = isObject(base) ? base[k] : undefined;
-      const childType = structOf(fieldShape(type, k));
       const childFt = fieldOf(ft, k);
       if (isAtomic(childFt)) continue; // owned whole, as a leaf
       if (isObject(child)) {
-        if (Object.keys(child).length === 0) continue; // an empty map is a leaf of its own
-        if (was === undefined && zero === undefined) out.add([...p, '.'].join(sep));
-        walk(child, was, zero, childType, childFt, p);
+        if (isEmpty(child)) continue; // an empty map is a leaf of its own
+        if (was === undefined && zero === undefined) out.add(`${p}${sep}.`);
+        walk(child, was, zero, structOf(fieldShape(type, k)), childFt, p);
       } else if (Array.isArray(child) && childFt.k === 'list' && child.length) {
         // Items of a keyed list are paired by key (their own `.` comes with their key, as
         // fieldSet writes it); the nodes inside an item new to the list are all added. A list
@@ -86,19 +87,24 @@ export function addedNodes(
         const keys = child.map((x) => itemKey(childFt, x));
         if (childFt.rel === 'map' && !keys.every((key) => key !== undefined)) continue;
         // A keyed list or a set new to the object is owned itself too.
-        if (was === undefined && zero === undefined) out.add([...p, '.'].join(sep));
+        if (was === undefined && zero === undefined) out.add(`${p}${sep}.`);
         if (childFt.rel !== 'map') continue;
         const olds = Array.isArray(was) ? was : [];
         const itemType = structOf(elemShape(fieldShape(type, k)));
         child.forEach((item, i) => {
           const key = JSON.stringify(keys[i]);
           const before = olds.find((o) => JSON.stringify(itemKey(childFt, o)) === key);
-          walk(item as Obj, before, undefined, itemType, childFt.elem, [...p, `k:${key}`]);
+          walk(item as Obj, before, undefined, itemType, childFt.elem, `${p}${sep}k:${key}`);
         });
       }
     }
   };
-  walk(next as unknown as Obj, old, baseline, t, fields, []);
+  walk(next as unknown as Obj, old, baseline, t, fields, '');
+}
+
+function isEmpty(o: Obj): boolean {
+  for (const _ in o) return false;
+  return true;
 }
 
 function elemShape(shape: Shape | undefined): Shape | undefined {

@@ -37,37 +37,44 @@ export function fieldSetEntry(path: readonly string[]): string {
   return path.join(SEP);
 }
 
-/** The leaf paths of a value of type `t`, as field-set entries. */
-function collect(v: unknown, path: Path, t: FieldType, out: Set<string>): void {
+/**
+ * The leaf paths of a value of type `t` under `entry` (a field-set entry: segments joined by
+ * SEP, built as strings because every write of every object walks here).
+ */
+function collect(v: unknown, entry: string, t: FieldType, out: Set<string>): void {
   if (isAtomic(t)) {
-    out.add(path.join(SEP));
+    out.add(entry);
     return;
   }
   if (Array.isArray(v)) {
     if (t.k === 'list' && t.rel === 'set') {
-      for (const x of v) out.add([...path, `v:${JSON.stringify(x)}`].join(SEP));
+      for (const x of v) out.add(`${entry}${SEP}v:${JSON.stringify(x)}`);
       return;
     }
     if (t.k === 'list' && t.rel === 'map') {
       const keys = v.map((x) => itemKey(t, x));
       if (keys.every((k) => k !== undefined)) {
         v.forEach((x, i) => {
-          const p = [...path, `k:${JSON.stringify(keys[i])}`];
-          out.add([...p, '.'].join(SEP));
-          for (const [k, y] of Object.entries(x as Obj))
-            collect(y, [...p, `f:${k}`], fieldOf(t.elem, k), out);
+          const item = `${entry}${SEP}k:${JSON.stringify(keys[i])}`;
+          out.add(`${item}${SEP}.`);
+          const o = x as Obj;
+          for (const k in o) collect(o[k], `${item}${SEP}f:${k}`, fieldOf(t.elem, k), out);
         });
         return;
       }
     }
-    out.add(path.join(SEP));
+    out.add(entry);
     return;
   }
-  if (isObject(v) && Object.keys(v).length) {
-    for (const [k, y] of Object.entries(v)) collect(y, [...path, `f:${k}`], fieldOf(t, k), out);
-    return;
+  if (isObject(v)) {
+    let empty = true;
+    for (const k in v) {
+      empty = false;
+      collect(v[k], `${entry}${SEP}f:${k}`, fieldOf(t, k), out);
+    }
+    if (!empty) return;
   }
-  out.add(path.join(SEP));
+  out.add(entry);
 }
 
 /** Whether a top-level field is outside a write through `subresource` (as fieldSet leaves it out). */
@@ -83,15 +90,16 @@ function outsideWrite(field: string, subresource: string | undefined): boolean {
  */
 export function fieldSet(o: Obj, subresource?: string, t: FieldType = DEDUCED): Set<string> {
   const out = new Set<string>();
-  for (const [k, v] of Object.entries(o)) {
+  for (const k in o) {
+    const v = o[k];
     if (outsideWrite(k, subresource)) continue;
     if (k === 'metadata' && isObject(v)) {
       const mt = fieldOf(t, 'metadata');
-      for (const [mk, mv] of Object.entries(v))
-        if (!SERVER_META.has(mk)) collect(mv, ['f:metadata', `f:${mk}`], fieldOf(mt, mk), out);
+      for (const mk in v)
+        if (!SERVER_META.has(mk)) collect(v[mk], `f:metadata${SEP}f:${mk}`, fieldOf(mt, mk), out);
       continue;
     }
-    collect(v, [`f:${k}`], fieldOf(t, k), out);
+    collect(v, `f:${k}`, fieldOf(t, k), out);
   }
   return out;
 }
