@@ -89,6 +89,7 @@ import type { Change, ChangeListener } from './storage/store';
 import { Store, objectKey } from './storage/store';
 import { RESOURCE_VERSION_TOO_HIGH_RETRY_SECONDS } from './storage/watchcache';
 import { goZero } from './api/goshape';
+import { bindPod } from './registry/podbinding';
 import { generationBumpsOn } from './api/generation';
 import { strategyFor, validateObjectMeta } from './registry/strategy';
 import { convertEvent } from './controllers/events';
@@ -168,6 +169,25 @@ export interface Watch {
 }
 
 const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+/**
+ * A watch's BOOKMARK object: the kind's zero value (the cacher's newFunc, so a built-in's
+ * non-pointer structs are there, `spec: {}`) carrying only the resourceVersion and annotations.
+ */
+const BINDING_TYPE = { apiVersion: 'v1', kind: 'Binding' };
+
+function bookmarkObject(
+  t: ResourceType,
+  resourceVersion: string,
+  annotations?: Record<string, string>,
+): KubeObject {
+  const zero = (goZero(t.apiVersion, t.info.kind) ?? {
+    kind: t.info.kind,
+    apiVersion: t.apiVersion,
+  }) as unknown as KubeObject;
+  zero.metadata = { resourceVersion, ...(annotations ? { annotations } : {}) };
+  return zero;
+}
 
 export class Cluster {
   readonly clock: Clock;
@@ -753,14 +773,7 @@ export class Cluster {
       if (opts.sendInitialEvents && opts.allowWatchBookmarks) {
         push({
           type: 'BOOKMARK',
-          object: {
-            kind: t.info.kind,
-            apiVersion: t.apiVersion,
-            metadata: {
-              resourceVersion: String(threshold),
-              annotations: { 'k8s.io/initial-events-end': 'true' },
-            },
-          },
+          object: bookmarkObject(t, String(threshold), { 'k8s.io/initial-events-end': 'true' }),
         });
       }
     } else if (!fromNow) {
@@ -790,11 +803,7 @@ export class Cluster {
         if (stopped || this.store.resourceVersion < threshold) return;
         push({
           type: 'BOOKMARK',
-          object: {
-            kind: t.info.kind,
-            apiVersion: t.apiVersion,
-            metadata: { resourceVersion: String(this.store.resourceVersion) },
-          },
+          object: bookmarkObject(t, String(this.store.resourceVersion)),
         });
       };
       // As the watch cache's cacheWatcher.nextBookmarkTime: every interval, and 2 s before the
@@ -1500,22 +1509,25 @@ export class Cluster {
     return this.answer(next, t);
   }
 
-  /** deletecollection: deletes every object the list options select; returns them. */
+  /**
+   * deletecollection: deletes every object the list options select. The answer is the list the
+   * deletes were made from, as the registry's DeleteCollection returns it: the objects as listed,
+   * at the list's resourceVersion, not as each delete left them.
+   */
   deleteCollection(type: TypeRef, listOpts: ListOptions = {}, opts: DeleteOptions = {}): KubeList {
     const t = this.typeOf(type);
     const filter = this.filterFor(t, listOpts);
     const ns = t.info.namespaced && listOpts.namespace ? listOpts.namespace : undefined;
     const victims: KubeObject[] = [];
     for (const [, o] of this.store.scan(t.storageKey, ns)) if (filter(o)) victims.push(o);
-    const items: KubeObject[] = [];
+    const listed = String(this.store.resourceVersion);
+    const items = victims.map((o) => this.out(o, t));
     for (const o of victims) {
       try {
-        items.push(
-          this.deleteAs(
-            t,
-            { namespace: o.metadata.namespace, name: o.metadata.name! },
-            { ...opts, preconditions: undefined },
-          ),
+        this.deleteAs(
+          t,
+          { namespace: o.metadata.namespace, name: o.metadata.name! },
+          { ...opts, preconditions: undefined },
         );
       } catch (err) {
         if (!(err instanceof StatusError && err.code === 404)) throw err;
@@ -1524,13 +1536,26 @@ export class Cluster {
     return {
       apiVersion: t.apiVersion,
       kind: t.info.listKind,
-      metadata: { resourceVersion: String(this.store.resourceVersion) },
+      metadata: { resourceVersion: listed },
       items,
     };
   }
 
+  /** POST pods/NAME/binding for the simulated scheduler (ControllerHost.bindPod). */
+  bindPod(key: { namespace: string; name: string }, node: string): void {
+    bindPod(
+      this,
+      key,
+      {
+        ...BINDING_TYPE,
+        metadata: { name: key.name },
+        target: { kind: 'Node', name: node },
+      } as KubeObject,
+      false,
+    );
+  }
+
   /** The namespace controller's /finalize: drops a spec.finalizers entry of a Namespace. */
-  /** Removes one of a namespace's spec.finalizers (the namespace controller's finalize). */
   finalizeNamespace(name: string, finalizer: string): void {
     const cur = this.peek({ apiVersion: 'v1', kind: 'Namespace' }, { name });
     const spec = (cur?.spec ?? {}) as { finalizers?: string[] };

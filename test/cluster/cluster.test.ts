@@ -193,3 +193,30 @@ test('a patch the caller keeps is not aliased by the stored object; a handed-ove
   assert.equal(out, cluster.peek(DEPLOY, key));
   assert.equal(out.metadata.labels?.handed, 'over');
 });
+
+test('deletecollection answers the list it deleted from: the objects as listed, at the list’s resourceVersion', () => {
+  const { cluster } = newCluster({ controllers: false });
+  const made = ['a', 'b'].map((name) =>
+    cluster.create({
+      ...CM,
+      metadata: { name, namespace: 'default', labels: { sweep: 'yes' } },
+      data: { k: name },
+    }),
+  );
+  const before = cluster.list(CM, { namespace: 'default' }).metadata.resourceVersion;
+  const answer = cluster.deleteCollection(CM, { namespace: 'default', labelSelector: 'sweep=yes' });
+  assert.equal(answer.metadata.resourceVersion, before);
+  assert.deepEqual(
+    answer.items.map((o) => [o.metadata.name, o.metadata.resourceVersion]),
+    made.map((o) => [o.metadata.name, o.metadata.resourceVersion]),
+  );
+  // They are gone, and the store moved on past the list.
+  assert.equal(
+    cluster.list(CM, { namespace: 'default', labelSelector: 'sweep=yes' }).items.length,
+    0,
+  );
+  assert.ok(
+    Number(cluster.list(CM, { namespace: 'default' }).metadata.resourceVersion) > Number(before),
+  );
+  cluster.close();
+});

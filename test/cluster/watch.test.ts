@@ -291,3 +291,26 @@ test('a reader that shares (sharedObjects) is handed the stored objects; others 
   assert.notEqual(copies[0], cluster.peek(CM, key));
   assert.deepEqual(copies[0], shared[0]);
 });
+
+test('the initial-events-end bookmark is the kind’s zero value: a built-in’s structs are there, empty', async () => {
+  const { cluster } = newCluster({ controllers: false });
+  const got: WatchEvent[] = [];
+  const DEPLOY = { apiVersion: 'apps/v1', kind: 'Deployment' };
+  const w = cluster.watch(
+    DEPLOY,
+    { namespace: 'default', sendInitialEvents: true, allowWatchBookmarks: true },
+    (e) => got.push(e),
+  );
+  await flush();
+  const bookmark = got.find((e) => e.type === 'BOOKMARK')!;
+  const o = bookmark.object as unknown as Record<string, unknown>;
+  assert.equal(o.kind, 'Deployment');
+  assert.deepEqual(o.spec, {
+    selector: null,
+    template: { metadata: {}, spec: { containers: null } },
+    strategy: {},
+  });
+  assert.deepEqual(Object.keys(o.metadata as object).sort(), ['annotations', 'resourceVersion']);
+  w.stop();
+  cluster.close();
+});

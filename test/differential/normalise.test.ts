@@ -26,6 +26,36 @@ test('resourceVersions are compared by their order, not their numbers', () => {
   assert.notDeepEqual(a, reversed);
 });
 
+test("a list's resourceVersion is compared by how many objects' versions it is at or after", () => {
+  const list = (rv: string, items: unknown[]) => ({ metadata: { resourceVersion: rv }, items });
+  // The reference's store moved on (a lease renewal) between the create and the list.
+  const reference = normaliseAll([
+    { metadata: { resourceVersion: '100' } },
+    list('104', [{ metadata: { resourceVersion: '100' } }]),
+  ]);
+  const fake = normaliseAll([
+    { metadata: { resourceVersion: '5' } },
+    list('5', [{ metadata: { resourceVersion: '5' } }]),
+  ]);
+  assert.deepEqual(reference, fake);
+  assert.deepEqual((fake[1] as { metadata: unknown }).metadata, { resourceVersion: '<list-rv:1>' });
+  // A list behind a write it should show is still told apart.
+  const stale = normaliseAll([
+    { metadata: { resourceVersion: '5' } },
+    { metadata: { resourceVersion: '6' } },
+    list('5', []),
+  ]);
+  const current = normaliseAll([
+    { metadata: { resourceVersion: '5' } },
+    { metadata: { resourceVersion: '6' } },
+    list('6', []),
+  ]);
+  assert.notDeepEqual(stale, current);
+  // A Table's metadata is its list's.
+  const [table] = normaliseAll([{ metadata: { resourceVersion: '9' }, rows: [] }]);
+  assert.deepEqual((table as { metadata: unknown }).metadata, { resourceVersion: '<list-rv:0>' });
+});
+
 test('uids, timestamps and generated names become tokens, in messages too', () => {
   const [a] = normaliseAll([
     {

@@ -2,6 +2,12 @@
  * What must differ between two clusters and nothing else: uids, timestamps, resourceVersion values
  * (replaced by their rank among the values one side answered in one scenario, so their order is
  * still compared), generated names, certificate data, continue tokens and the Audit-Id value.
+ *
+ * A list's resourceVersion is the store's revision when it was read, which every write to the
+ * cluster moves, those no scenario sees among them: the reference's kube-controller-manager
+ * renews its leader lease every two seconds and kube-apiserver its identity lease. So it is
+ * compared by what it promises, how many of the objects' versions the scenario saw it is at or
+ * after (`<list-rv:n>`), and it takes no rank from the objects' versions.
  */
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
@@ -38,8 +44,9 @@ export class Vocabulary {
 
   collect(value: unknown): void {
     this.rank = undefined;
-    walk(value, (key, v, parent) => {
-      if (key === 'resourceVersion' && typeof v === 'string' && /^\d+$/.test(v)) this.rvs.add(v);
+    walk(value, (key, v, parent, ofList) => {
+      if (key === 'resourceVersion' && typeof v === 'string' && /^\d+$/.test(v) && !ofList)
+        this.rvs.add(v);
       if (key === 'generateName' && typeof v === 'string' && v !== '') {
         this.prefixes.add(v);
         if (parent && typeof parent.name === 'string') this.nameGenerated(parent.name, v);
@@ -65,6 +72,13 @@ export class Vocabulary {
     return r === undefined ? '<rv:unseen>' : `<rv:${r}>`;
   }
 
+  /** A list's resourceVersion: how many of the objects' versions it is at or after. */
+  listRvToken(rv: string): string {
+    let n = 0;
+    for (const v of this.rvs) if (BigInt(v) <= BigInt(rv)) n++;
+    return `<list-rv:${n}>`;
+  }
+
   text(s: string): string {
     let out = s.replace(PEM, '<pem>').replace(UUID, '<uid>');
     if (TIME.test(out)) return '<time>';
@@ -88,21 +102,44 @@ export class Vocabulary {
   }
 }
 
-type Visit = (key: string, value: unknown, parent: Record<string, unknown> | undefined) => void;
+/** `ofList`: the value is in a list's own metadata (`{metadata, items: [...]}`, a Table's). */
+type Visit = (
+  key: string,
+  value: unknown,
+  parent: Record<string, unknown> | undefined,
+  ofList: boolean,
+) => void;
 
-function walk(value: unknown, visit: Visit, key = '', parent?: Record<string, unknown>): void {
-  visit(key, value, parent);
+function walk(
+  value: unknown,
+  visit: Visit,
+  key = '',
+  parent?: Record<string, unknown>,
+  ofList = false,
+): void {
+  visit(key, value, parent, ofList);
   if (Array.isArray(value)) value.forEach((v) => walk(v, visit, '', undefined));
   else if (value && typeof value === 'object') {
     const obj = value as Record<string, unknown>;
-    for (const [k, v] of Object.entries(obj)) walk(v, visit, k, obj);
+    for (const [k, v] of Object.entries(obj))
+      walk(v, visit, k, obj, ofList || (k === 'metadata' && isList(obj)));
   }
 }
 
+/** A list, or a Table of one (its rows): its metadata is the list's. */
+function isList(obj: Record<string, unknown>): boolean {
+  return (
+    (Array.isArray(obj.items) || Array.isArray(obj.rows)) &&
+    !!obj.metadata &&
+    typeof obj.metadata === 'object'
+  );
+}
+
 /** A copy of `value` with what must differ replaced by stable tokens. */
-export function normalise(value: unknown, vocab: Vocabulary, key = ''): unknown {
+export function normalise(value: unknown, vocab: Vocabulary, key = '', ofList = false): unknown {
   if (typeof value === 'string') {
-    if (key === 'resourceVersion' && /^\d+$/.test(value)) return vocab.rvToken(value);
+    if (key === 'resourceVersion' && /^\d+$/.test(value))
+      return ofList ? vocab.listRvToken(value) : vocab.rvToken(value);
     if (key === 'continue' && value !== '') return '<continue>';
     if (CERT_KEYS.has(key) && value !== '') return '<certificate>';
     if (ALLOCATED_KEYS.has(key) && value !== 'None' && value !== '') return '<allocated>';
@@ -114,9 +151,10 @@ export function normalise(value: unknown, vocab: Vocabulary, key = ''): unknown 
   }
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const obj = value as Record<string, unknown>;
+    for (const [k, v] of Object.entries(obj)) {
       // managedFields keys name list items by their values, uids among them.
-      out[vocab.text(k)] = normalise(v, vocab, k);
+      out[vocab.text(k)] = normalise(v, vocab, k, ofList || (k === 'metadata' && isList(obj)));
     }
     return out;
   }

@@ -15,6 +15,7 @@ import {
 } from './subjectaccessreview';
 import { selfSubjectReview, tokenReview, type AnsweredReview } from './tokenreview';
 import type { KubeObject } from '../apimachinery/types';
+import { recordManagedFields } from '../managedfields/fieldmanager';
 import type { RequestAuthenticator, UserInfo } from './authentication';
 
 export interface ReviewRoute {
@@ -41,7 +42,21 @@ export interface ReviewContext {
   user: UserInfo;
   authenticator: RequestAuthenticator;
   now: string;
+  /** The request's field manager (its fieldManager option or user agent). */
+  fieldManager: string;
 }
+
+/**
+ * The reviews whose storage answers with the request object itself (TokenReview, the
+ * SubjectAccessReviews): it keeps the managedFields the create handler's field manager gave it,
+ * as every create does. SelfSubjectReview and SelfSubjectRulesReview answer with a new object.
+ */
+const ANSWERED_IN_PLACE = new Set([
+  'TokenReview',
+  'SubjectAccessReview',
+  'SelfSubjectAccessReview',
+  'LocalSubjectAccessReview',
+]);
 
 /** The answered review of a request with `method` and the decoded body `obj`. */
 export function answerReview(
@@ -55,6 +70,16 @@ export function answerReview(
   const review = obj();
   checkKind(review, t);
   adoptRequestNamespace(review, t, namespace);
+  if (ANSWERED_IN_PLACE.has(t.info.kind))
+    recordManagedFields(
+      review,
+      undefined,
+      ctx.fieldManager,
+      'Update',
+      t.apiVersion,
+      ctx.now,
+      undefined,
+    );
   switch (t.info.kind) {
     case 'TokenReview':
       return tokenReview(review, ctx.authenticator);

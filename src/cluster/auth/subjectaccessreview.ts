@@ -119,7 +119,7 @@ function check(errs: FieldError[]): void {
 function allowed(obj: KubeObject, spec: Record<string, unknown>): AnsweredReview {
   return {
     ...obj,
-    metadata: { ...obj.metadata, creationTimestamp: null },
+    metadata: { ...obj.metadata },
     spec,
     status: { allowed: true },
   };
@@ -179,7 +179,7 @@ export function selfSubjectRulesReview(obj: KubeObject): AnsweredReview {
   return {
     kind: obj.kind,
     apiVersion: obj.apiVersion,
-    metadata: { creationTimestamp: null },
+    metadata: {},
     spec: {},
     status: {
       resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],

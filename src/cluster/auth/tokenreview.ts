@@ -49,7 +49,7 @@ export function tokenReview(obj: KubeObject, authn: RequestAuthenticator): Answe
           ...(a.audiences.length ? { audiences: a.audiences } : {}),
         }
       : { user: {}, error: aggregateMessage([INVALID_BEARER_TOKEN, a.error]) };
-  return { ...obj, metadata: { creationTimestamp: null, ...obj.metadata }, spec, status };
+  return { ...obj, metadata: { ...obj.metadata }, spec, status };
 }
 
 /** The requesting user's info, stamped with the time of the request. */

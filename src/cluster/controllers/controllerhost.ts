@@ -45,6 +45,11 @@ export interface ControllerHost {
   create(obj: KubeObject, opts?: WriteOptions): KubeObject;
   update(obj: KubeObject, opts?: UpdateOptions): KubeObject;
   delete(type: TypeRef, key: ObjectKey, opts?: DeleteOptions): KubeObject;
+  /**
+   * POST pods/NAME/binding, as kube-scheduler binds a pod: the pod changed in storage directly
+   * (no strategy, no generation, no managedFields entry); 409 when it is bound already.
+   */
+  bindPod(key: { namespace: string; name: string }, node: string): void;
   /** The namespace controller's `/finalize`: drops one spec.finalizers entry of a Namespace. */
   finalizeNamespace(name: string, finalizer: string): void;
 

@@ -20,7 +20,7 @@ import { startKubelet } from './kubelet';
 import { startNamespaceController, startServiceAccountsController } from './namespace';
 import { startQuotaController } from '../admission/quota';
 import { startPersistentVolumeController } from './persistentvolume';
-import { startReplicaSetController } from './replicaset';
+import { REPLICATION_CONTROLLER, startReplicaSetController } from './replicaset';
 import { startStatefulSetController } from './statefulset';
 import { startStorageProtectionControllers } from './storageprotection';
 import { startTtlAfterFinishedController } from './ttlafterfinished';
@@ -43,6 +43,7 @@ export function startControllers(
       startServiceAccountsController(cluster),
       startDeploymentController(cluster),
       startReplicaSetController(cluster),
+      startReplicaSetController(cluster, REPLICATION_CONTROLLER),
       startJobController(cluster),
       startTtlAfterFinishedController(cluster),
       startCronJobController(cluster),

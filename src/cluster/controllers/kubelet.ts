@@ -285,19 +285,21 @@ export function startKubelet(cluster: ControllerHost, opts: KubeletOptions = {})
     // Bound at once, as the scheduler would (nodeName may change while unset): to the node its
     // required affinity names (a DaemonSet's pod), else to the fake node.
     if (!rec(p.spec).nodeName) {
-      const bound = clone(p);
       const pinned = targetNode(p);
       const node =
         pinned && cluster.peek({ apiVersion: 'v1', kind: 'Node' }, { name: pinned })
           ? pinned
           : NODE_NAME;
-      rec(bound.spec).nodeName = node;
       try {
-        p = cluster.update(bound, { fieldManager: 'default-scheduler' });
+        // Through pods/binding, as kube-scheduler binds: PodScheduled set, nothing else owned.
+        cluster.bindPod({ namespace: ns, name }, node);
       } catch (err) {
         if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
         return;
       }
+      const boundPod = cluster.peek({ apiVersion: 'v1', kind: 'Pod' }, { namespace: ns, name });
+      if (!boundPod) return;
+      p = boundPod;
       cluster.recordEvent(
         p,
         'Normal',

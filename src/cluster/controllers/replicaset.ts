@@ -3,6 +3,10 @@
  * records SuccessfulCreate / SuccessfulDelete / FailedCreate events like the real one (the
  * FailedCreate message carries the admission error, e.g. the quota message), sets the
  * ReplicaFailure condition while creates fail, and writes status (replicas, ready, available).
+ *
+ * The ReplicationController manager is the same controller (kube-controller-manager's
+ * replication.NewReplicationManager wraps replicaset.NewBaseController with the v1 kind, its own
+ * event source and without status.terminatingReplicas, which ReplicationControllers lack).
  */
 import type { ControllerHost } from './controllerhost';
 import { clone } from '../apimachinery/clone';
@@ -15,9 +19,35 @@ import { rec } from '../apimachinery/unstructured';
 import { createPod as createOwnedPod } from './podcontrol';
 
 type Obj = Record<string, unknown>;
-const RS = { apiVersion: 'apps/v1', kind: 'ReplicaSet' };
 const POD = { apiVersion: 'v1', kind: 'Pod' };
-const SOURCE = 'replicaset-controller';
+
+/** What differs between the kinds the controller runs for (NewBaseController's parameters). */
+export interface ReplicatedKind {
+  apiVersion: string;
+  kind: string;
+  /** The store's key of the kind's objects, as change notifications name it. */
+  storageKey: string;
+  /** The event source's component, and the queue's name. */
+  source: string;
+  /** ReplicaSetControllerFeatures.EnableStatusTerminatingReplicas. */
+  terminatingReplicas: boolean;
+}
+
+export const REPLICA_SET: ReplicatedKind = {
+  apiVersion: 'apps/v1',
+  kind: 'ReplicaSet',
+  storageKey: 'apps/replicasets',
+  source: 'replicaset-controller',
+  terminatingReplicas: true,
+};
+
+export const REPLICATION_CONTROLLER: ReplicatedKind = {
+  apiVersion: 'v1',
+  kind: 'ReplicationController',
+  storageKey: '/replicationcontrollers',
+  source: 'replication-controller',
+  terminatingReplicas: false,
+};
 
 export function isPodReady(p: KubeObject): boolean {
   const conds = rec(p.status).conditions;
@@ -27,7 +57,7 @@ export function isPodReady(p: KubeObject): boolean {
 }
 
 /** GetPodFromTemplate: the pod manageReplicas creates, labelled from the template and controlled by the ReplicaSet. */
-export function podFromTemplate(rs: KubeObject): KubeObject {
+export function podFromTemplate(rs: KubeObject, kind: ReplicatedKind = REPLICA_SET): KubeObject {
   const tmpl = rec(rec(rs.spec).template);
   const md = rec(tmpl.metadata);
   return {
@@ -38,7 +68,7 @@ export function podFromTemplate(rs: KubeObject): KubeObject {
       namespace: rs.metadata.namespace,
       labels: { ...(md.labels as Record<string, string>) },
       ...(md.annotations ? { annotations: { ...(md.annotations as Record<string, string>) } } : {}),
-      ownerReferences: [newControllerRef(rs, 'apps/v1', 'ReplicaSet')],
+      ownerReferences: [newControllerRef(rs, kind.apiVersion, kind.kind)],
     },
     spec: clone(rec(tmpl.spec)),
   };
@@ -66,7 +96,8 @@ export function calculateStatus(
   pods: KubeObject[],
   failure: string | undefined,
   now: string,
-  terminating = 0,
+  /** The owned pods being deleted; undefined for a kind without status.terminatingReplicas. */
+  terminating: number | undefined = 0,
 ): Obj {
   const labels = rec(rec(rec(rs.spec).template).metadata).labels as
     Record<string, string> | undefined;
@@ -94,7 +125,7 @@ export function calculateStatus(
     availableReplicas: ready,
     observedGeneration: rs.metadata.generation,
     // DeploymentReplicaSetTerminatingReplicas (beta, on in 1.36): the owned pods being deleted.
-    terminatingReplicas: terminating,
+    ...(terminating === undefined ? {} : { terminatingReplicas: terminating }),
     ...(conditions.length ? { conditions } : {}),
   };
   for (const k of ['readyReplicas', 'availableReplicas', 'fullyLabeledReplicas'])
@@ -125,8 +156,13 @@ export function activePodsOf(cluster: ControllerHost, rs: KubeObject): KubeObjec
   return podsOf(cluster, rs).active;
 }
 
-export function startReplicaSetController(cluster: ControllerHost): () => void {
-  const q = new WorkQueue('replicaset-controller', cluster.clock, (key) => sync(key));
+export function startReplicaSetController(
+  cluster: ControllerHost,
+  kind: ReplicatedKind = REPLICA_SET,
+): () => void {
+  const RS = { apiVersion: kind.apiVersion, kind: kind.kind };
+  const SOURCE = kind.source;
+  const q = new WorkQueue(SOURCE, cluster.clock, (key) => sync(key));
   const keyOf = (ns: string | undefined, name: string) => `${ns ?? ''}/${name}`;
 
   /** syncReplicaSet: create or delete pods towards spec.replicas, then report status. */
@@ -158,7 +194,7 @@ export function startReplicaSetController(cluster: ControllerHost): () => void {
   }
 
   function createPod(rs: KubeObject): string | undefined {
-    const out = createOwnedPod(cluster, rs, podFromTemplate(rs), SOURCE);
+    const out = createOwnedPod(cluster, rs, podFromTemplate(rs, kind), SOURCE);
     return out instanceof StatusError ? out.message : undefined;
   }
 
@@ -182,7 +218,13 @@ export function startReplicaSetController(cluster: ControllerHost): () => void {
     const current = cluster.peek(RS, { namespace: rs.metadata.namespace, name: rs.metadata.name! });
     if (!current) return;
     const { active, terminating } = podsOf(cluster, current);
-    const status = calculateStatus(current, active, failure, cluster.now(), terminating.length);
+    const status = calculateStatus(
+      current,
+      active,
+      failure,
+      cluster.now(),
+      kind.terminatingReplicas ? terminating.length : undefined,
+    );
     if (deepEqual(status, current.status)) return;
     const next = clone(current);
     next.status = status;
@@ -196,13 +238,13 @@ export function startReplicaSetController(cluster: ControllerHost): () => void {
   }
 
   const unsub = cluster.subscribe((c) => {
-    if (c.storageKey === 'apps/replicasets') {
+    if (c.storageKey === kind.storageKey) {
       if (c.type !== 'DELETED') q.add(keyOf(c.object.metadata.namespace, c.object.metadata.name!));
       return;
     }
     if (c.storageKey === '/pods') {
       const owner = controllerOf(c.object);
-      if (owner?.kind === 'ReplicaSet') q.add(keyOf(c.object.metadata.namespace, owner.name));
+      if (owner?.kind === kind.kind) q.add(keyOf(c.object.metadata.namespace, owner.name));
       // A pod going away may free quota for a ReplicaSet that could not create one.
       if (c.type === 'DELETED') retryFailing(c.object.metadata.namespace);
       return;

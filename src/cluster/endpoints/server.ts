@@ -49,7 +49,7 @@ import { getResource } from './handlers/get';
 import { listOptionsOf, listResource } from './handlers/list';
 import { patchResource } from './handlers/patch';
 import { send, sendJson, sendNegotiated } from './handlers/response';
-import { requestScope } from './handlers/scope';
+import { requestFieldManager, requestScope } from './handlers/scope';
 import { updateResource } from './handlers/update';
 import { watchResource, type WatchServing } from './handlers/watch';
 import { evictPod } from '../registry/eviction';
@@ -280,7 +280,12 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         review,
         method,
         () => decodeObject(body, req.headers['content-type']),
-        { user, authenticator, now: cluster.now() },
+        {
+          user,
+          authenticator,
+          now: cluster.now(),
+          fieldManager: requestFieldManager(q, req.headers['user-agent']),
+        },
       );
       return sendJson(res, 201, answer, pretty);
     }

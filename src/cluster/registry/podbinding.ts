@@ -5,10 +5,9 @@
  * cleared — under the Binding's UID and resourceVersion as preconditions; the answer is a bare
  * Success Status.
  */
-import type { Cluster } from '../cluster';
 import { newBadRequest, newConflict, newUnknownStorageError } from '../apimachinery/errors';
 import { isObject } from '../apimachinery/patch';
-import type { KubeObject } from '../apimachinery/types';
+import type { KubeObject, ObjectKey, TypeRef } from '../apimachinery/types';
 
 const POD = { apiVersion: 'v1', kind: 'Pod' };
 const BINDING = { group: '', resource: 'pods/binding' };
@@ -45,8 +44,20 @@ function refuseBinding(name: string, why: string): never {
   throw newConflict(BINDING, name, why);
 }
 
+/** What a binding needs of the store: its GuaranteedUpdate and the clock (Cluster has both). */
+export interface BindingStore {
+  guaranteedUpdate(
+    type: TypeRef,
+    key: ObjectKey,
+    preconditions: { uid?: string; resourceVersion?: string },
+    change: (obj: KubeObject) => void,
+    opts?: { dryRun?: boolean },
+  ): KubeObject;
+  now(): string;
+}
+
 export function bindPod(
-  cluster: Cluster,
+  cluster: BindingStore,
   key: { namespace: string; name: string },
   binding: KubeObject,
   dryRun: boolean,
@@ -77,10 +88,9 @@ export function bindPod(
         refuseBinding(key.name, `pod ${key.name} has non-empty .spec.schedulingGates`);
       spec.nodeName = node;
       pod.spec = spec;
-      pod.metadata.annotations = {
-        ...strings(pod.metadata.annotations),
-        ...strings(md.annotations),
-      };
+      // setPodNodeAndMetadata makes the map when there is none; empty, it is not written.
+      const annotations = { ...strings(pod.metadata.annotations), ...strings(md.annotations) };
+      if (Object.keys(annotations).length) pod.metadata.annotations = annotations;
       if (isObject(md.labels) && Object.keys(md.labels).length)
         pod.metadata.labels = { ...strings(pod.metadata.labels), ...strings(md.labels) };
       const status = rec(pod.status);

@@ -318,6 +318,39 @@ describe('SubjectAccessReview and its kin (AlwaysAllow)', () => {
     });
   });
 
+  it('answers a SubjectAccessReview with the managedFields the create gave it, and no creationTimestamp', async () => {
+    const r = await post(`${AUTHZ}/subjectaccessreviews?fieldManager=checker`, {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: {
+        user: 'nobody',
+        resourceAttributes: { namespace: 'default', verb: 'get', resource: 'pods' },
+      },
+    });
+    assert.equal(r.status, 201);
+    const md = r.body.metadata as Record<string, unknown>;
+    assert.equal('creationTimestamp' in md, false);
+    const [entry] = md.managedFields as Array<Record<string, unknown>>;
+    assert.equal(entry.manager, 'checker');
+    assert.equal(entry.operation, 'Update');
+    assert.equal(entry.apiVersion, 'authorization.k8s.io/v1');
+    assert.deepEqual(entry.fieldsV1, {
+      'f:spec': {
+        'f:resourceAttributes': { '.': {}, 'f:namespace': {}, 'f:resource': {}, 'f:verb': {} },
+        'f:user': {},
+      },
+    });
+  });
+
+  it('answers a SelfSubjectRulesReview with a new object: no managedFields', async () => {
+    const r = await post(`${AUTHZ}/selfsubjectrulesreviews`, {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectRulesReview',
+      spec: { namespace: 'default' },
+    });
+    assert.deepEqual(r.body.metadata, {});
+  });
+
   it('refuses a SelfSubjectRulesReview without a namespace', async () => {
     const r = await post(`${AUTHZ}/selfsubjectrulesreviews`, {
       apiVersion: 'authorization.k8s.io/v1',

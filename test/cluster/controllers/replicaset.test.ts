@@ -9,7 +9,7 @@ import {
 } from '../../../src/cluster/controllers/replicaset';
 import type { KubeObject } from '../../../src/cluster/apimachinery/types';
 import { VirtualClock } from '../../../src/util/clock';
-import { POD, RS } from '../helpers';
+import { EVENT, POD, RS, flush, newCluster } from '../helpers';
 
 type Obj = Record<string, unknown>;
 
@@ -129,6 +129,57 @@ test('the active pods are those the ReplicaSet controls and that are not being d
       (p) => p.metadata.name,
     ),
     [mine.metadata.name],
+  );
+  cluster.close();
+});
+
+test('a ReplicationController gets its pods, events from replication-controller and status without terminatingReplicas', async () => {
+  const { cluster, clock } = newCluster();
+  const RC = { apiVersion: 'v1', kind: 'ReplicationController' };
+  const rc = cluster.create({
+    ...RC,
+    metadata: { name: 'rc', namespace: 'default' },
+    spec: {
+      replicas: 2,
+      selector: { app: 'rc' },
+      template: {
+        metadata: { labels: { app: 'rc' } },
+        spec: { containers: [{ name: 'c', image: 'nginx' }] },
+      },
+    },
+  });
+  await flush(clock);
+  const owned = cluster
+    .list(POD, { namespace: 'default' })
+    .items.filter((p) => p.metadata.ownerReferences?.[0]?.uid === rc.metadata.uid);
+  assert.equal(owned.length, 2);
+  assert.deepEqual(
+    owned.map((p) => [
+      p.metadata.ownerReferences![0].apiVersion,
+      p.metadata.ownerReferences![0].kind,
+    ]),
+    [
+      ['v1', 'ReplicationController'],
+      ['v1', 'ReplicationController'],
+    ],
+  );
+  const events = cluster
+    .list(EVENT, { namespace: 'default' })
+    .items.filter((e) => (e.involvedObject as Obj).name === 'rc');
+  assert.ok(events.length >= 2);
+  for (const e of events) {
+    assert.equal(e.reason, 'SuccessfulCreate');
+    assert.equal((e.source as Obj).component, 'replication-controller');
+  }
+  const status = cluster.get(RC, { namespace: 'default', name: 'rc' }).status as Obj;
+  assert.equal(status.replicas, 2);
+  assert.equal('terminatingReplicas' in status, false);
+  // Scaled down, it deletes the pods it no longer needs.
+  cluster.patch(RC, { namespace: 'default', name: 'rc' }, { spec: { replicas: 0 } }, 'merge');
+  await flush(clock);
+  assert.equal(
+    (cluster.get(RC, { namespace: 'default', name: 'rc' }).status as Obj).replicas ?? 0,
+    0,
   );
   cluster.close();
 });

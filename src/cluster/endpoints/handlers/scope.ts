@@ -75,7 +75,7 @@ export function requestScope(
     ...base,
     type: { apiVersion: t.apiVersion, kind: t.info.kind },
     dryRun: q.getAll('dryRun').includes('All'),
-    fieldManager: q.get('fieldManager') ?? userAgentManager(req.headers['user-agent']),
+    fieldManager: requestFieldManager(q, req.headers['user-agent']),
     fieldValidation: fv === 'Strict' || fv === 'Ignore' || fv === 'Warn' ? fv : undefined,
     table: wantsTable(req.headers.accept),
     metaOnly: wantsPartialMetadata(req.headers.accept),
@@ -105,6 +105,11 @@ export function writeOptions(s: RequestScope): WriteOptions & HandOver {
 /** The key of the object a named request is about. */
 export function objectKey(s: RequestScope, name: string): ObjectKey {
   return { ...(s.namespace !== undefined ? { namespace: s.namespace } : {}), name };
+}
+
+/** A write's field manager: its `fieldManager` option, else its user agent's first word. */
+export function requestFieldManager(q: URLSearchParams, userAgent: string | undefined): string {
+  return q.get('fieldManager') ?? userAgentManager(userAgent);
 }
 
 /** The default field manager: the user agent's first word, as the apiserver's prefixFromUserAgent. */
