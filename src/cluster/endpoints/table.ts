@@ -238,6 +238,47 @@ function wideOf(specOf: (o: KubeObject) => Obj = (o) => rec(o.spec)): Column[] {
 
 const WORKLOAD_WIDE: Column[] = wideOf();
 
+/** labels.FormatLabels: a map's pairs sorted by key, `<none>` when empty. */
+function formatLabels(m: unknown): string {
+  return (
+    Object.entries(rec(m))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(',') || '<none>'
+  );
+}
+
+/** The Name column of a kind with a default marker: ` (default)` after the default one's name. */
+function withDefaultMark(name: Column, annotation: string): Column {
+  return {
+    ...name,
+    cell: (o, now) =>
+      o.metadata.annotations?.[annotation] === 'true'
+        ? `${String(name.cell(o, now))} (default)`
+        : name.cell(o, now),
+  };
+}
+
+/** rbac.SubjectsStrings: a binding's users, groups and service accounts (`namespace/name`). */
+function subjects(o: KubeObject, kind: string): string {
+  const list = Array.isArray(o.subjects) ? (o.subjects as Obj[]) : [];
+  return list
+    .filter((s) => s.kind === kind)
+    .map((s) =>
+      kind === 'ServiceAccount' ? `${String(s.namespace ?? '')}/${String(s.name)}` : String(s.name),
+    )
+    .join(', ');
+}
+
+const BINDING_COLUMNS: Column[] = [
+  NAME,
+  col('Role', (o) => `${String(rec(o.roleRef).kind ?? '')}/${String(rec(o.roleRef).name ?? '')}`),
+  AGE,
+  col('Users', (o) => subjects(o, 'User'), 'string', 1),
+  col('Groups', (o) => subjects(o, 'Group'), 'string', 1),
+  col('ServiceAccounts', (o) => subjects(o, 'ServiceAccount'), 'string', 1),
+];
+
 const BUILTIN_COLUMNS: Record<string, Column[]> = {
   '/Pod': [
     NAME,
@@ -391,21 +432,28 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
           .join(',') || '<none>',
     ),
     AGE,
+    col('Selector', (o) => formatLabels(rec(o.spec).selector), 'string', 1),
   ],
   '/Event': [
-    col('Last Seen', (o, now) =>
-      age(o.lastTimestamp ?? o.eventTime ?? o.metadata.creationTimestamp, now),
-    ),
+    col('Last Seen', eventLastSeen),
     col('Type', (o) => o.type ?? ''),
     col('Reason', (o) => o.reason ?? ''),
-    col(
-      'Object',
-      (o) =>
-        `${String(rec(o.involvedObject).kind ?? '').toLowerCase()}/${String(rec(o.involvedObject).name ?? '')}`,
-    ),
+    col('Object', (o) => {
+      const involved = rec(o.involvedObject);
+      const kind = String(involved.kind ?? '').toLowerCase();
+      return involved.name ? `${kind}/${String(involved.name)}` : kind;
+    }),
     col('Subobject', (o) => rec(o.involvedObject).fieldPath ?? '', 'string', 1),
     col('Source', eventSource, 'string', 1),
-    col('Message', (o) => o.message ?? ''),
+    col('Message', (o) => String(o.message ?? '').trim()),
+    col('First Seen', eventFirstSeen, 'string', 1),
+    col(
+      'Count',
+      (o) => (isObject(o.series) ? num(o.series.count) : num(o.count) || 1),
+      'string',
+      1,
+    ),
+    col('Name', (o) => o.metadata.name ?? '', 'string', 1),
   ],
   '/ResourceQuota': [
     NAME,
@@ -413,7 +461,105 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
     col('Limit', (o) => quotaCells(o, true)),
     AGE,
   ],
+  '/ReplicationController': [
+    NAME,
+    col('Desired', (o) => num(rec(o.spec).replicas), 'integer'),
+    col('Current', (o) => num(rec(o.status).replicas), 'integer'),
+    col('Ready', (o) => num(rec(o.status).readyReplicas), 'integer'),
+    AGE,
+    ...WORKLOAD_WIDE.slice(0, 2),
+    // A ReplicationController's selector is a plain map (labels.FormatLabels).
+    col('Selector', (o) => formatLabels(rec(o.spec).selector), 'string', 1),
+  ],
+  'coordination.k8s.io/Lease': [NAME, col('Holder', (o) => rec(o.spec).holderIdentity ?? ''), AGE],
+  'node.k8s.io/RuntimeClass': [NAME, col('Handler', (o) => o.handler ?? ''), AGE],
+  'networking.k8s.io/IngressClass': [
+    withDefaultMark(NAME, 'ingressclass.kubernetes.io/is-default-class'),
+    col('Controller', (o) => rec(o.spec).controller ?? ''),
+    col('Parameters', (o) => {
+      const p = rec(o.spec).parameters;
+      if (!isObject(p)) return '<none>';
+      const kind = typeof p.apiGroup === 'string' ? `${String(p.kind)}.${p.apiGroup}` : p.kind;
+      return `${String(kind)}/${String(p.name)}`;
+    }),
+    AGE,
+  ],
+  'scheduling.k8s.io/PriorityClass': [
+    NAME,
+    col('Value', (o) => num(o.value), 'integer'),
+    col('Global-Default', (o) => o.globalDefault === true, 'boolean'),
+    AGE,
+    col('PreemptionPolicy', (o) => o.preemptionPolicy ?? '', 'string', 1),
+  ],
+  'storage.k8s.io/StorageClass': [
+    withDefaultMark(NAME, 'storageclass.kubernetes.io/is-default-class'),
+    col('Provisioner', (o) => o.provisioner ?? ''),
+    col('ReclaimPolicy', (o) => o.reclaimPolicy ?? 'Delete'),
+    col('VolumeBindingMode', (o) => o.volumeBindingMode ?? 'Immediate'),
+    col('AllowVolumeExpansion', (o) => o.allowVolumeExpansion === true, 'boolean'),
+    AGE,
+  ],
+  'networking.k8s.io/NetworkPolicy': [
+    NAME,
+    col('Pod-Selector', (o) => selector({ selector: rec(o.spec).podSelector })),
+    AGE,
+  ],
+  'apps/ControllerRevision': [
+    NAME,
+    col('Controller', (o) => {
+      const ref = (o.metadata.ownerReferences ?? []).find((r) => r.controller === true);
+      if (!ref) return '<none>';
+      const group = ref.apiVersion.includes('/') ? ref.apiVersion.split('/')[0] : '';
+      return `${(group ? `${ref.kind}.${group}` : ref.kind).toLowerCase()}/${ref.name}`;
+    }),
+    col('Revision', (o) => num(o.revision), 'integer'),
+    AGE,
+  ],
+  'rbac.authorization.k8s.io/RoleBinding': BINDING_COLUMNS,
+  'rbac.authorization.k8s.io/ClusterRoleBinding': BINDING_COLUMNS,
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicy': [
+    NAME,
+    col(
+      'Validations',
+      (o) =>
+        Array.isArray(rec(o.spec).validations) ? (rec(o.spec).validations as unknown[]).length : 0,
+      'integer',
+    ),
+    col('ParamKind', (o) => {
+      const p = rec(o.spec).paramKind;
+      return isObject(p) ? `${String(p.apiVersion ?? '')}/${String(p.kind ?? '')}` : '<unset>';
+    }),
+    AGE,
+  ],
+  'flowcontrol.apiserver.k8s.io/FlowSchema': [
+    NAME,
+    col('PriorityLevel', (o) => rec(rec(o.spec).priorityLevelConfiguration).name ?? ''),
+    col('MatchingPrecedence', (o) => num(rec(o.spec).matchingPrecedence), 'integer'),
+    col('DistinguisherMethod', (o) => {
+      const d = rec(o.spec).distinguisherMethod;
+      return isObject(d) ? String(d.type ?? '') : '<none>';
+    }),
+    AGE,
+    col('MissingPL', (o) => {
+      const conds = rec(o.status).conditions;
+      const dangling = (Array.isArray(conds) ? (conds as Obj[]) : []).find(
+        (c) => c.type === 'Dangling',
+      );
+      return dangling ? String(dangling.status ?? '') : '?';
+    }),
+  ],
 };
+
+/** printEvent's first timestamp: firstTimestamp, else eventTime (`<unknown>` when neither). */
+function eventFirstSeen(o: KubeObject, now: number): string {
+  return age(o.firstTimestamp ?? o.eventTime, now);
+}
+
+/** printEvent's last timestamp: the series' last observation, lastTimestamp, else the first. */
+function eventLastSeen(o: KubeObject, now: number): string {
+  if (isObject(o.series)) return age(o.series.lastObservedTime, now);
+  return typeof o.lastTimestamp === 'string' ? age(o.lastTimestamp, now) : eventFirstSeen(o, now);
+}
 
 /** formatEventSource: the source's component and host, or the reporting controller and instance. */
 function eventSource(o: KubeObject): string {

@@ -185,3 +185,80 @@ test('the columns whose cells are code are the release’s columns of the kind, 
     assert.deepEqual(names, release.slice(0, names.length), kind);
   }
 });
+
+test('the rows of kinds printers.go prints in few words are its rows', () => {
+  const at = T0 + 5_000;
+  assert.deepEqual(
+    cellsOf(
+      'coordination.k8s.io/v1',
+      { kind: 'Lease', metadata: meta('l'), spec: { holderIdentity: 'a' } },
+      at,
+    ),
+    ['l', 'a', '5s'],
+  );
+  assert.deepEqual(
+    cellsOf(
+      'storage.k8s.io/v1',
+      {
+        kind: 'StorageClass',
+        metadata: {
+          ...meta('s'),
+          annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' },
+        },
+        provisioner: 'example.com/x',
+      },
+      at,
+    ),
+    ['s (default)', 'example.com/x', 'Delete', 'Immediate', false, '5s'],
+  );
+  assert.deepEqual(
+    cellsOf(
+      'rbac.authorization.k8s.io/v1',
+      {
+        kind: 'RoleBinding',
+        metadata: meta('rb'),
+        roleRef: { kind: 'ClusterRole', name: 'view' },
+        subjects: [
+          { kind: 'User', name: 'alice' },
+          { kind: 'ServiceAccount', namespace: 'ns', name: 'sa' },
+          { kind: 'User', name: 'bob' },
+        ],
+      },
+      at,
+    ),
+    ['rb', 'ClusterRole/view', '5s', 'alice, bob', '', 'ns/sa'],
+  );
+  assert.deepEqual(
+    cellsOf(
+      'apps/v1',
+      {
+        kind: 'ControllerRevision',
+        metadata: {
+          ...meta('cr'),
+          ownerReferences: [
+            { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds', uid: 'u', controller: true },
+          ],
+        },
+        revision: 3,
+      },
+      at,
+    ),
+    ['cr', 'daemonset.apps/ds', 3, '5s'],
+  );
+});
+
+test("an Event's row is printEvent's: never seen without timestamps, counted once, named", () => {
+  const e = {
+    kind: 'Event',
+    metadata: meta('e.1'),
+    involvedObject: { kind: 'Pod', name: 'p' },
+    type: 'Normal',
+    reason: 'Started',
+    message: ' started \n',
+  };
+  const cells = cellsOf('v1', e, T0 + 5_000);
+  assert.deepEqual(
+    [cells[0], cells[3], cells[6], cells[7], cells[8], cells[9]],
+    ['<unknown>', 'pod/p', 'started', '<unknown>', 1, 'e.1'],
+  );
+});
