@@ -238,6 +238,39 @@ function wideOf(specOf: (o: KubeObject) => Obj = (o) => rec(o.spec)): Column[] {
 
 const WORKLOAD_WIDE: Column[] = wideOf();
 
+/** listWithMoreString: the first three, then how many more; `<unset>` for none. */
+function listWithMore(all: string[], max = 3): string {
+  const shown = all.slice(0, max).join(',');
+  if (all.length > max) return `${shown} + ${all.length - max} more...`;
+  return shown || '<unset>';
+}
+
+/** formatHosts: an Ingress's first three hosts (`*` when none has one), then how many rules more. */
+function ingressHosts(rules: unknown): string {
+  const list = Array.isArray(rules) ? (rules as Obj[]) : [];
+  const hosts: string[] = [];
+  let more = false;
+  for (const r of list) {
+    if (hosts.length === 3) more = true;
+    if (!more && typeof r.host === 'string' && r.host) hosts.push(r.host);
+  }
+  if (!hosts.length) return '*';
+  return more ? `${hosts.join(',')} + ${list.length - 3} more...` : hosts.join(',');
+}
+
+/** extractCSRStatus: Denied, Approved or Pending, then Failed and Issued. */
+function csrCondition(o: KubeObject): string {
+  const types = new Set(
+    (Array.isArray(rec(o.status).conditions) ? (rec(o.status).conditions as Obj[]) : []).map(
+      (c) => c.type,
+    ),
+  );
+  let status = types.has('Denied') ? 'Denied' : types.has('Approved') ? 'Approved' : 'Pending';
+  if (types.has('Failed')) status += ',Failed';
+  if (rec(o.status).certificate) status += ',Issued';
+  return status;
+}
+
 /** labels.FormatLabels: a map's pairs sorted by key, `<none>` when empty. */
 function formatLabels(m: unknown): string {
   return (
@@ -529,6 +562,53 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
       const p = rec(o.spec).paramKind;
       return isObject(p) ? `${String(p.apiVersion ?? '')}/${String(p.kind ?? '')}` : '<unset>';
     }),
+    AGE,
+  ],
+  'certificates.k8s.io/CertificateSigningRequest': [
+    NAME,
+    AGE,
+    col('SignerName', (o) => rec(o.spec).signerName || '<none>'),
+    col('Requestor', (o) => rec(o.spec).username ?? ''),
+    col('RequestedDuration', (o) => {
+      const s = rec(o.spec).expirationSeconds;
+      return typeof s === 'number' ? humanDuration(s * 1000) : '<none>';
+    }),
+    col('Condition', csrCondition),
+  ],
+  'discovery.k8s.io/EndpointSlice': [
+    NAME,
+    col('AddressType', (o) => o.addressType ?? ''),
+    col('Ports', (o) =>
+      listWithMore(
+        (Array.isArray(o.ports) ? (o.ports as Obj[]) : []).map((p) =>
+          typeof p.port === 'number' ? String(p.port) : typeof p.name === 'string' ? p.name : '*',
+        ),
+      ),
+    ),
+    col('Endpoints', (o) =>
+      listWithMore(
+        (Array.isArray(o.endpoints) ? (o.endpoints as Obj[]) : []).flatMap((e) =>
+          Array.isArray(e.addresses) ? (e.addresses as string[]) : [],
+        ),
+      ),
+    ),
+    AGE,
+  ],
+  'networking.k8s.io/Ingress': [
+    NAME,
+    col('Class', (o) => rec(o.spec).ingressClassName ?? '<none>'),
+    col('Hosts', (o) => ingressHosts(rec(o.spec).rules)),
+    col('Address', (o) => {
+      const lb = rec(rec(o.status).loadBalancer).ingress;
+      const seen = new Set<string>();
+      for (const i of Array.isArray(lb) ? (lb as Obj[]) : [])
+        if (i.ip) seen.add(String(i.ip));
+        else if (i.hostname) seen.add(String(i.hostname));
+      return [...seen].sort().join(',');
+    }),
+    col('Ports', (o) =>
+      Array.isArray(rec(o.spec).tls) && (rec(o.spec).tls as unknown[]).length ? '80, 443' : '80',
+    ),
     AGE,
   ],
   'flowcontrol.apiserver.k8s.io/FlowSchema': [

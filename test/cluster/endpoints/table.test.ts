@@ -262,3 +262,42 @@ test("an Event's row is printEvent's: never seen without timestamps, counted onc
     ['<unknown>', 'pod/p', 'started', '<unknown>', 1, 'e.1'],
   );
 });
+
+test('EndpointSlice, Ingress and CertificateSigningRequest rows are printers.go’s', () => {
+  const at = T0 + 5_000;
+  assert.deepEqual(
+    cellsOf(
+      'discovery.k8s.io/v1',
+      {
+        kind: 'EndpointSlice',
+        metadata: meta('es'),
+        addressType: 'IPv4',
+        ports: [{ port: 80 }, { name: 'metrics' }, {}, { port: 9 }],
+        endpoints: [{ addresses: ['10.1.2.3'] }],
+      },
+      at,
+    ),
+    ['es', 'IPv4', '80,metrics,* + 1 more...', '10.1.2.3', '5s'],
+  );
+  assert.deepEqual(
+    cellsOf(
+      'networking.k8s.io/v1',
+      { kind: 'Ingress', metadata: meta('i'), spec: { rules: [{}] } },
+      at,
+    ),
+    ['i', '<none>', '*', '', '80', '5s'],
+  );
+  assert.deepEqual(
+    cellsOf(
+      'certificates.k8s.io/v1',
+      {
+        kind: 'CertificateSigningRequest',
+        metadata: meta('c'),
+        spec: { signerName: 'example.com/x', username: 'admin', expirationSeconds: 3600 },
+        status: { conditions: [{ type: 'Approved' }], certificate: 'Y2VydA==' },
+      },
+      at,
+    ),
+    ['c', '5s', 'example.com/x', 'admin', '60m', 'Approved,Issued'],
+  );
+});
