@@ -18,7 +18,7 @@ const GENERATORS = [
   { script: 'scripts/apigen-generation.mjs', output: 'generated/generation.json' },
   { script: 'scripts/apigen-defaults.mjs', output: 'generated/defaults.json' },
   { script: 'scripts/apigen-printcolumns.mjs', output: 'generated/printcolumns.json' },
-  { script: 'scripts/apigen-apf.mjs', output: 'generated/apfbootstrap.json' },
+  { script: 'scripts/apigen-bootstrap.mjs', output: 'generated/bootstrap.json' },
 ];
 
 /** The release and the generators' own code, Go programs included (they share helpers, so all of it counts). */

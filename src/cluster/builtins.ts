@@ -10,6 +10,9 @@ import type { ClusterOptions } from './cluster';
 import { startControllers } from './controllers/controllers';
 import { defaultStorageClass } from './admission/defaultstorageclass';
 import { defaultTolerationSeconds } from './admission/defaulttolerationseconds';
+import { priorityAdmission } from './admission/priority';
+import { serviceAccountAdmission } from './admission/serviceaccount';
+import { ensureSystemPriorityClasses } from './registry/bootstrap';
 import { storageObjectInUseProtection } from './admission/storageprotection';
 import type { KubeletOptions } from './controllers/kubelet';
 import { NODE_NAME, fakeNode } from './controllers/kubelet';
@@ -44,7 +47,8 @@ export interface BuiltinsOptions extends KubeletOptions {
 }
 
 /**
- * Registers the built-in admission plugins in kube-apiserver's order (DefaultStorageClass, StorageObjectInUseProtection,
+ * Registers the built-in admission plugins in kube-apiserver's order (ServiceAccount, Priority,
+ * DefaultStorageClass, StorageObjectInUseProtection,
  * DefaultTolerationSeconds,
  * MutatingAdmissionWebhook; NamespaceLifecycle, ValidatingAdmissionWebhook, ResourceQuota),
  * registers the
@@ -52,6 +56,8 @@ export interface BuiltinsOptions extends KubeletOptions {
  */
 export function withBuiltins(cluster: Cluster, opts: BuiltinsOptions = {}): Cluster {
   const services = opts.webhookServices ?? new Map<string, string>();
+  cluster.addMutatingAdmission(serviceAccountAdmission);
+  cluster.addMutatingAdmission(priorityAdmission(cluster));
   cluster.addMutatingAdmission(defaultStorageClass(cluster));
   cluster.addMutatingAdmission(storageObjectInUseProtection);
   cluster.addMutatingAdmission(defaultTolerationSeconds);
@@ -63,6 +69,7 @@ export function withBuiltins(cluster: Cluster, opts: BuiltinsOptions = {}): Clus
   // and its priority-and-fairness configuration is made and watched inside it too.
   ensureKubernetesService(cluster);
   ensureApfConfiguration(cluster);
+  ensureSystemPriorityClasses(cluster);
   cluster.onClose(startApfConfigConsumer(cluster));
   // The node registers itself, as a kubelet does: only where one runs (envtest has no node).
   const nodeRuns = opts.controllers !== false && opts.controllerManager !== false;

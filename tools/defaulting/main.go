@@ -11,9 +11,10 @@
 //	defaulting probes     the two probes of every served kind with defaults, as JSON lines
 //	defaulting default    JSON objects in (one a line), each defaulted by the scheme, out
 //	defaulting roundtrip  the same, decoded and encoded without defaulting
-//	defaulting apfbootstrap  the API Priority and Fairness configuration kube-apiserver creates
-//	                      at start (k8s.io/apiserver's flowcontrol bootstrap: the mandatory and
-//	                      suggested PriorityLevelConfigurations, then FlowSchemas), one JSON line each
+//	defaulting bootstrap  the objects kube-apiserver's post-start hooks create: the API Priority
+//	                      and Fairness configuration (k8s.io/apiserver's flowcontrol bootstrap: the
+//	                      mandatory and suggested PriorityLevelConfigurations, then FlowSchemas)
+//	                      and the system PriorityClasses, one JSON line each
 //
 // `rules` is what the fake cluster's defaulting is generated from; `default` is the judge its
 // tests compare that defaulting with.
@@ -33,6 +34,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	flowcontrolbootstrap "k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
+	schedulingv1helpers "k8s.io/kubernetes/pkg/apis/scheduling/v1"
 	apiregistrationinstall "k8s.io/kube-aggregator/pkg/apis/apiregistration/install"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	_ "k8s.io/kubernetes/pkg/apis/admission/install"
@@ -525,7 +527,7 @@ func defaultObjects(roundtrip bool) error {
 
 // apfBootstrap writes the priority levels, then the flow schemas, kube-apiserver's
 // priority-and-fairness config producer ensures at start, in the order it creates them.
-func apfBootstrap() error {
+func bootstrap() error {
 	w := bufio.NewWriter(os.Stdout)
 	defer w.Flush()
 	enc := json.NewEncoder(w)
@@ -543,6 +545,13 @@ func apfBootstrap() error {
 			return err
 		}
 	}
+	// The scheduling/bootstrap-system-priority-classes hook's classes.
+	for _, pc := range schedulingv1helpers.SystemPriorityClasses() {
+		pc.APIVersion, pc.Kind = "scheduling.k8s.io/v1", "PriorityClass"
+		if err := enc.Encode(pc); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -557,10 +566,10 @@ func main() {
 		err = defaultObjects(false)
 	case "roundtrip":
 		err = defaultObjects(true)
-	case "apfbootstrap":
-		err = apfBootstrap()
+	case "bootstrap":
+		err = bootstrap()
 	default:
-		err = fmt.Errorf("usage: defaulting rules | probes | default | roundtrip | apfbootstrap (not %q)", cmd)
+		err = fmt.Errorf("usage: defaulting rules | probes | default | roundtrip | bootstrap (not %q)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -4,20 +4,18 @@
  * - the config producer (pkg/registry/flowcontrol/ensurer, a post-start hook) creates the
  *   mandatory and suggested PriorityLevelConfigurations and FlowSchemas of k8s.io/apiserver's
  *   bootstrap package, as field manager `api-priority-and-fairness-config-producer-v1`; the
- *   objects come from the pinned release (generated/apfbootstrap.json, scripts/apigen-apf.mjs);
+ *   objects come from the pinned release (registry/bootstrap.ts);
  * - the config consumer (k8s.io/apiserver pkg/util/flowcontrol, apf_controller.go) keeps each
  *   FlowSchema's Dangling condition — whether the priority level it names exists — applied to its
  *   status as `api-priority-and-fairness-config-consumer-v1`.
  * The fake does not schedule requests by priority: the objects are served as configuration.
  */
-import { readFileSync } from 'node:fs';
-import { generatedFile } from '../api/apidata';
-import { clone } from '../apimachinery/clone';
 import { StatusError } from '../apimachinery/errors';
 import type { KubeObject } from '../apimachinery/types';
 import { rec } from '../apimachinery/unstructured';
 import type { Cluster } from '../cluster';
 import { WorkQueue } from './workqueue';
+import { bootstrapObjects } from '../registry/bootstrap';
 
 const GROUP_VERSION = 'flowcontrol.apiserver.k8s.io/v1';
 const FS = { apiVersion: GROUP_VERSION, kind: 'FlowSchema' };
@@ -27,14 +25,8 @@ const CONSUMER = 'api-priority-and-fairness-config-consumer-v1';
 
 /** Creates the bootstrap priority levels and flow schemas that are missing (the ensurer's create). */
 export function ensureApfConfiguration(cluster: Cluster): void {
-  const { objects } = JSON.parse(readFileSync(generatedFile('apfbootstrap.json'), 'utf8')) as {
-    objects: KubeObject[];
-  };
-  for (const o of objects) {
-    const ref = o.kind === 'FlowSchema' ? FS : PL;
-    if (!cluster.peek(ref, { name: o.metadata.name! }))
-      cluster.create(clone(o), { fieldManager: PRODUCER });
-  }
+  for (const o of [...bootstrapObjects(PL.kind), ...bootstrapObjects(FS.kind)])
+    if (!cluster.peek(o, { name: o.metadata.name! })) cluster.create(o, { fieldManager: PRODUCER });
 }
 
 /** The name of the priority level a FlowSchema references. */

@@ -191,12 +191,6 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     prepareForCreate(obj) {
       obj.status = { phase: 'Pending', qosClass: qosClass(rec(obj.spec)) };
     },
-    defaults(obj) {
-      // What the ServiceAccount and Priority admission plugins set, run with the defaulting.
-      const spec = ensure(obj as Obj, 'spec');
-      setDefault(spec, 'serviceAccountName', 'default');
-      setDefault(spec, 'priority', 0);
-    },
     validate(obj, old) {
       const errs = validatePodSpec(rec(obj.spec), 'spec');
       if (old) {
