@@ -3,7 +3,8 @@
  * of its PriorityClass, or of the global default class, or 0 with PreemptLowerPriority when there
  * is none; a class that does not exist, or a priority or preemption policy the pod sets that
  * differs from the class's, is refused (403). An update keeps what the create set. Subresources
- * are not its business.
+ * are not its business. (Its PodGroup half, behind the WorkloadAwarePreemption gate, is not
+ * modelled.)
  */
 import type { MutatingAdmissionPlugin } from './admission';
 import type { ControllerHost } from '../controllers/controllerhost';

@@ -1,7 +1,8 @@
 /**
  * What the fake keeps of the ServiceAccount admission plugin (plugin/pkg/admission/serviceaccount):
  * a pod created without a service account runs as its namespace's `default`. (The plugin's token
- * volume and image pull secrets are not modelled; envtest runs kube-apiserver with the plugin off.)
+ * volume, image pull secrets and its refusal of a pod whose account does not exist are not
+ * modelled; envtest runs kube-apiserver with the plugin off.)
  */
 import type { MutatingAdmissionPlugin } from './admission';
 import { isObject } from '../apimachinery/patch';

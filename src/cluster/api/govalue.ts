@@ -39,6 +39,18 @@ export function sortedKeys(m: Map<string, unknown>): Iterable<string> {
   return m.keys();
 }
 
+/** Whether keys are in Go's map order (sorted) already, as most maps' keys come. */
+export function isSorted(keys: readonly string[]): boolean {
+  for (let i = 1; i < keys.length; i++) if (keys[i] < keys[i - 1]) return false;
+  return true;
+}
+
+/** A JSON object's keys in Go's map order (sorted): `Object.keys`, sorted only when it is not. */
+export function sortedJsonKeys(o: object): string[] {
+  const keys = Object.keys(o);
+  return isSorted(keys) ? keys : keys.sort();
+}
+
 /** A field of a struct, by its Go name (the special types' fields). */
 export function field(t: StructInfo, goName: string): number {
   const f = t.fields.find((x) => x.goName === goName);

@@ -14,7 +14,7 @@
 import type { BinaryWriter } from '@bufbuild/protobuf/wire';
 import { WireType } from '@bufbuild/protobuf/wire';
 import type { Shape, StructInfo } from './apigraph';
-import { field, fromJson, structFromJson } from './govalue';
+import { field, fromJson, sortedJsonKeys, structFromJson } from './govalue';
 import { FunctionSource, compiledPer } from './jsgen';
 import { tagOf, taggedWriter, valueWriter, writeInt64, writeStruct } from './protowire';
 
@@ -105,13 +105,6 @@ function writeJsonMap(
     `for (const k of ${src.ref(sortedJsonKeys)}(j)) { w.uint32(${entry}).fork(); ` +
     `w.uint32(${key}).string(k); ${value} w.join(); } }`
   );
-}
-
-/** An object's keys sorted, as Go sorts a map's (already sorted, most are: no copy sorted). */
-function sortedJsonKeys(o: Json): string[] {
-  const keys = Object.keys(o);
-  for (let i = 1; i < keys.length; i++) if (keys[i] < keys[i - 1]) return keys.sort();
-  return keys;
 }
 
 /**

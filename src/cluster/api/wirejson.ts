@@ -11,10 +11,13 @@
  * JSON, IntOrString, floats, bytes, other maps), and every error, go through protowire's field
  * readers into a Go value and govalue's emitter, so each rule lives in one place. A struct whose
  * inlined struct shadows a JSON name (none in the release today) goes through the Go value.
+ *
+ * One difference from gogo's Unmarshal, for bytes no client writes: a message field that comes
+ * twice is read as its last occurrence, where gogo merges the two.
  */
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
 import type { FieldInfo, Shape, StructInfo } from './apigraph';
-import { emitFieldSource, structToJson } from './govalue';
+import { emitFieldSource, isSorted, structToJson } from './govalue';
 import type { GoStructValue } from './govalue';
 import { FunctionSource, compiledPer, literal } from './jsgen';
 import {
@@ -75,13 +78,10 @@ function readMessage(src: FunctionSource, t: StructInfo): string {
 /** An object with its keys sorted, as json.Marshal writes a map (most come sorted: kept). */
 function sortedObject(o: Json): Json {
   const keys = Object.keys(o);
-  for (let i = 1; i < keys.length; i++)
-    if (keys[i] < keys[i - 1]) {
-      const sorted: Json = {};
-      for (const k of keys.sort()) sorted[k] = o[k];
-      return sorted;
-    }
-  return o;
+  if (isSorted(keys)) return o;
+  const sorted: Json = {};
+  for (const k of keys.sort()) sorted[k] = o[k];
+  return sorted;
 }
 
 /** How one field is read in line and written: its case and its emission; none for the rest. */

@@ -2,6 +2,7 @@
  * Server-side printing (meta.k8s.io/v1 Table), what `kubectl get` asks for: the usual columns of
  * the built-in kinds, and a CRD's additionalPrinterColumns for custom resources.
  */
+import { controllerOf } from '../apimachinery/controllerref';
 import { evalJsonPath } from '../apimachinery/jsonpath';
 import { isObject } from '../apimachinery/patch';
 import type { PrinterColumn, ResourceType } from '../registry/registry';
@@ -238,6 +239,13 @@ function wideOf(specOf: (o: KubeObject) => Obj = (o) => rec(o.spec)): Column[] {
 
 const WORKLOAD_WIDE: Column[] = wideOf();
 
+/** printReplicaSet's and printReplicationController's counts: desired, current, ready. */
+const REPLICA_COUNTS: Column[] = [
+  col('Desired', (o) => num(rec(o.spec).replicas), 'integer'),
+  col('Current', (o) => num(rec(o.status).replicas), 'integer'),
+  col('Ready', (o) => num(rec(o.status).readyReplicas), 'integer'),
+];
+
 /** listWithMoreString: the first three, then how many more; `<unset>` for none. */
 function listWithMore(all: string[], max = 3): string {
   const shown = all.slice(0, max).join(',');
@@ -393,14 +401,7 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
     AGE,
     ...WORKLOAD_WIDE,
   ],
-  'apps/ReplicaSet': [
-    NAME,
-    col('Desired', (o) => num(rec(o.spec).replicas), 'integer'),
-    col('Current', (o) => num(rec(o.status).replicas), 'integer'),
-    col('Ready', (o) => num(rec(o.status).readyReplicas), 'integer'),
-    AGE,
-    ...WORKLOAD_WIDE,
-  ],
+  'apps/ReplicaSet': [NAME, ...REPLICA_COUNTS, AGE, ...WORKLOAD_WIDE],
   '/Node': [
     NAME,
     col('Status', (o) => {
@@ -496,9 +497,7 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
   ],
   '/ReplicationController': [
     NAME,
-    col('Desired', (o) => num(rec(o.spec).replicas), 'integer'),
-    col('Current', (o) => num(rec(o.status).replicas), 'integer'),
-    col('Ready', (o) => num(rec(o.status).readyReplicas), 'integer'),
+    ...REPLICA_COUNTS,
     AGE,
     ...WORKLOAD_WIDE.slice(0, 2),
     // A ReplicationController's selector is a plain map (labels.FormatLabels).
@@ -540,7 +539,7 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
   'apps/ControllerRevision': [
     NAME,
     col('Controller', (o) => {
-      const ref = (o.metadata.ownerReferences ?? []).find((r) => r.controller === true);
+      const ref = controllerOf(o);
       if (!ref) return '<none>';
       const group = ref.apiVersion.includes('/') ? ref.apiVersion.split('/')[0] : '';
       return `${(group ? `${ref.kind}.${group}` : ref.kind).toLowerCase()}/${ref.name}`;
