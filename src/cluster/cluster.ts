@@ -88,7 +88,7 @@ import {
 import type { Change, ChangeListener } from './storage/store';
 import { Store, objectKey } from './storage/store';
 import { RESOURCE_VERSION_TOO_HIGH_RETRY_SECONDS } from './storage/watchcache';
-import { goZero } from './api/goshape';
+import { goZero, sharedGoZero } from './api/goshape';
 import { bindPod } from './registry/podbinding';
 import { generationBumpsOn } from './api/generation';
 import { strategyFor, validateObjectMeta } from './registry/strategy';
@@ -162,6 +162,11 @@ interface InternalOptions extends PatchOptions {
 export interface HandOver extends SharedWriteOptions {
   /** The caller hands over `input` (freshly decoded, held by nobody else): it need not be copied. */
   owned?: boolean;
+  /**
+   * The caller decoded `input` into its Go type already, as the HTTP handlers do before admission,
+   * dropping these unknown fields: the write reports them and does not walk the object again.
+   */
+  unknownFields?: string[];
 }
 
 export interface Watch {
@@ -844,7 +849,7 @@ export class Cluster {
     const st = strategyFor(t);
     if (!opts.owned) checkDecodable(input);
     const decoded = opts.owned ? input : clone(input);
-    checkUnknownFields(t, decodeTyped(t, decoded), opts);
+    checkUnknownFields(t, opts.unknownFields ?? decodeTyped(t, decoded), opts);
     const obj = this.in(decoded, t);
     obj.apiVersion = storedApiVersion(t);
     obj.kind = t.info.kind;
@@ -881,7 +886,7 @@ export class Cluster {
     if (!opts.applied)
       recordManagedFields(
         obj,
-        t.crd ? undefined : (goZero(t.apiVersion, t.info.kind) as KubeObject | undefined),
+        t.crd ? undefined : (sharedGoZero(t.apiVersion, t.info.kind) as KubeObject | undefined),
         opts.fieldManager,
         'Update',
         t.apiVersion,
@@ -1028,7 +1033,7 @@ export class Cluster {
       // Checked even when handed over: a patched object was never decoded from a body.
       checkDecodable(input);
       if (!opts.owned) decoded = clone(input);
-      checkUnknownFields(t, decodeTyped(t, decoded), opts);
+      checkUnknownFields(t, opts.unknownFields ?? decodeTyped(t, decoded), opts);
     }
     const name = decoded.metadata.name;
     const qualifiedKind = { group: t.info.group, kind: t.info.kind };

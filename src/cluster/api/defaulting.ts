@@ -169,18 +169,18 @@ function conditionalOf(apiVersion: string, kind: string): Conditional[] {
  * Defaults a built-in object of `apiVersion` `kind` in place, as the apiserver's scheme does when
  * it decodes a request at that version; `now` for the few defaults that are a time.
  */
-export function applyDefaults(
-  obj: Obj,
-  apiVersion: string,
-  kind: string,
-  now = new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-): void {
+export function applyDefaults(obj: Obj, apiVersion: string, kind: string, now?: string): void {
   const conditional = conditionalOf(apiVersion, kind);
-  const read = conditional.map((c) => c.before?.(obj));
   const gvk = gvkKey(apiVersion, kind);
   const rules = rulesOf(gvk);
+  if (!conditional.length) {
+    if (rules) apply(obj, rules);
+    return;
+  }
+  const read = conditional.map((c) => c.before?.(obj));
   if (rules) apply(obj, rules);
-  conditional.forEach((c, i) => c.after(obj, read[i], gvk, now));
+  const at = now ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  conditional.forEach((c, i) => c.after(obj, read[i], gvk, at));
 }
 
 // ---- The defaulters that read other fields -------------------------------------------------

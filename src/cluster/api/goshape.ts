@@ -37,10 +37,33 @@ export function goShape(obj: Obj, apiVersion: string, kind: string): void {
   replaceIn(obj, shaped);
 }
 
-/** The zero value of a built-in kind as JSON (what a create's field manager compares with). */
+/** The zero value of a built-in kind as JSON, a fresh object the caller may change. */
 export function goZero(apiVersion: string, kind: string): Obj | undefined {
   const obj: Obj = { apiVersion, kind, metadata: {} };
   if (!kindShape(apiVersion, kind)) return undefined;
   goShape(obj, apiVersion, kind);
   return obj;
+}
+
+const sharedZeros = new Map<string, Readonly<Obj> | undefined>();
+
+/**
+ * The zero value of a built-in kind, computed once per kind and frozen: what every create's field
+ * manager compares with (reshaping it per write cost a tenth of a create).
+ */
+export function sharedGoZero(apiVersion: string, kind: string): Readonly<Obj> | undefined {
+  const key = `${apiVersion}/${kind}`;
+  if (!sharedZeros.has(key)) {
+    const zero = goZero(apiVersion, kind);
+    sharedZeros.set(key, zero && deepFreeze(zero));
+  }
+  return sharedZeros.get(key);
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object') {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
 }

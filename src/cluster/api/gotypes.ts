@@ -130,7 +130,7 @@ export function typedDecode(
 ): TypedDecodeResult {
   const w = new Walker(prune, timeErrors);
   const error = w.walk(value, type);
-  return { ...(error ? { error } : {}), unknown: w.unknown };
+  return error ? { error, unknown: w.unknown } : { unknown: w.unknown };
 }
 
 /**

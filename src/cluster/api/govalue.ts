@@ -119,10 +119,18 @@ function parseUtcSeconds(s: string): GoTime | undefined {
   return { s: daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec, n: 0 };
 }
 
+let lastParsed = { text: '', s: 0, n: 0 };
+let lastFormatted = { s: NaN, n: NaN, micro: false, text: '' };
+
 /** time.Parse(RFC3339) as metav1.Time's UnmarshalJSON does it: seconds since the epoch, nanos. */
 export function parseGoTime(s: string): GoTime {
+  // Most times read in a burst of writes are the same second's (creationTimestamp, managedFields).
+  if (s === lastParsed.text) return { s: lastParsed.s, n: lastParsed.n };
   const fast = parseUtcSeconds(s);
-  if (fast) return fast;
+  if (fast) {
+    lastParsed = { text: s, s: fast.s, n: fast.n };
+    return fast;
+  }
   const m = RFC3339.exec(s);
   if (!m)
     throw new Error(
@@ -143,12 +151,16 @@ export function parseGoTime(s: string): GoTime {
 
 /** metav1.Time's MarshalJSON (seconds) or MicroTime's (microseconds), in UTC. */
 export function formatGoTime(t: GoTime, micro: boolean): string {
+  const last = lastFormatted;
+  if (t.s === last.s && micro === last.micro && (!micro || t.n === last.n)) return last.text;
   const days = Math.floor(t.s / 86400);
   const [y, mo, d] = civilFromDays(days);
   if (y >= 0 && y <= 9999 && Number.isInteger(t.s)) {
     const rest = t.s - days * 86400;
     const date = `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}T${pad(Math.floor(rest / 3600), 2)}:${pad(Math.floor(rest / 60) % 60, 2)}:${pad(rest % 60, 2)}`;
-    return micro ? `${date}.${pad(Math.floor(t.n / 1000), 6)}Z` : `${date}Z`;
+    const text = micro ? `${date}.${pad(Math.floor(t.n / 1000), 6)}Z` : `${date}Z`;
+    lastFormatted = { s: t.s, n: t.n, micro, text };
+    return text;
   }
   return formatDate(t, micro);
 }

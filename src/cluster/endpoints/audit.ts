@@ -224,7 +224,14 @@ export class InFlight {
 
   /** The request was routed to a resource. */
   resolve(t: Omit<AuditTarget, 'verb'>, watch: boolean): void {
-    this.routed({ ...t, verb: verbOf(this.req.method, t.name !== '', watch) });
+    this.routed({
+      apiVersion: t.apiVersion,
+      resource: t.resource,
+      subresource: t.subresource,
+      namespace: t.namespace,
+      name: t.name,
+      verb: verbOf(this.req.method, t.name !== '', watch),
+    });
   }
 
   /** The request's target with its verb, as a RequestInfo read from its path gives them. */
@@ -247,7 +254,10 @@ export class InFlight {
 
   /** A write's object before (as stored) and after (as returned). */
   objectsOf(before: KubeObject | undefined, after: KubeObject | undefined): void {
-    this.objects = { ...(before ? { before } : {}), ...(after ? { after } : {}) };
+    const objects: { before?: KubeObject; after?: KubeObject } = {};
+    if (before) objects.before = before;
+    if (after) objects.after = after;
+    this.objects = objects;
   }
 
   /** Admission's audit annotations and the webhooks called, once the request has run. */
@@ -265,10 +275,10 @@ export class InFlight {
   complete(code: number): void {
     if (this.done) return;
     this.done = true;
-    this.log.record({ ...this.event('ResponseComplete', code), end: this.log.now() });
+    this.log.record(this.event('ResponseComplete', code, this.log.now()));
   }
 
-  private event(stage: AuditStage, code: number): Omit<AuditEvent, 'seq'> {
+  private event(stage: AuditStage, code: number, end?: number): Omit<AuditEvent, 'seq'> {
     return {
       auditID: this.auditID,
       stage,
@@ -283,6 +293,7 @@ export class InFlight {
       ...this.objects,
       ...(this.annotations ? { annotations: this.annotations } : {}),
       ...(this.webhookCalls ? { webhookCalls: this.webhookCalls } : {}),
+      ...(end !== undefined ? { end } : {}),
     };
   }
 }

@@ -58,6 +58,7 @@ export type OutputType = 'json' | 'yaml' | 'protobuf';
  * NegotiateOutputMediaType decides.
  */
 export function negotiatedOutput(accept: string | undefined): OutputType {
+  if (!accept || accept === 'application/json') return 'json';
   for (const c of acceptClauses(accept ?? '')) {
     if (c.q <= 0) continue;
     const match = OUTPUT_TYPES.find(

@@ -168,18 +168,35 @@ function removeAt(o: Obj, path: Path): void {
   }
 }
 
-/** FieldsV1 tree of a set of paths. */
+/**
+ * FieldsV1 tree of a set of paths, each node's children in sorted order. The paths are inserted as
+ * they come and each node's keys sorted after: the same order as sorting the whole paths (SEP sorts
+ * below every character), without comparing long strings.
+ */
 export function toFieldsV1(set: Set<string>): Obj {
   const root: Obj = {};
-  for (const p of [...set].sort()) {
+  for (const p of set) {
     let cur = root;
-    for (const seg of p.split(SEP)) {
-      if (!seg) continue;
-      if (!isObject(cur[seg])) cur[seg] = {};
-      cur = cur[seg] as Obj;
+    for (let start = 0; start < p.length;) {
+      let end = p.indexOf(SEP, start);
+      if (end < 0) end = p.length;
+      if (end > start) {
+        const seg = p.slice(start, end);
+        cur = (cur[seg] ??= {}) as Obj;
+      }
+      start = end + 1;
     }
   }
-  return root;
+  return sortedTree(root);
+}
+
+function sortedTree(node: Obj): Obj {
+  const keys = Object.keys(node);
+  if (keys.length === 0) return node;
+  if (keys.length > 1) keys.sort();
+  const out: Obj = {};
+  for (const k of keys) out[k] = sortedTree(node[k] as Obj);
+  return out;
 }
 
 function fromFieldsV1(tree: unknown, prefix: Path = [], out = new Set<string>()): Set<string> {

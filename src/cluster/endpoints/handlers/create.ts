@@ -16,12 +16,14 @@ export async function createResource(s: RequestScope): Promise<void> {
   if (t.info.namespaced && namespace === undefined) throw newMethodNotSupported(t.gr, 'create');
   const obj = decodeObject(s.body, s.req.headers['content-type']);
   checkKind(obj, t);
-  decodeTyped(t, obj, false);
+  // Decoded into its Go type once, here, as the apiserver's decoder does: the write reports the
+  // unknown fields it dropped (fieldValidation) without walking the body again.
+  const unknownFields = decodeTyped(t, obj);
   adoptRequestNamespace(obj, t, namespace);
   // Only the etcd store refuses it: a dry run's storage answers the object as it was sent.
   if (!s.dryRun) checkResourceVersionUnset(obj);
   const out = await admittedWrite(s, reviewOptions(s, 'CreateOptions'), (fresh) =>
-    s.cluster.createAs(t, fresh(obj), writeOptions(s)),
+    s.cluster.createAs(t, fresh(obj), writeOptions(s, unknownFields)),
   );
   s.record?.objectsOf(undefined, out);
   return sendWritten(s, 201, out);

@@ -7,7 +7,7 @@ import { negotiatedProtobuf, negotiatedYaml } from '../negotiation';
 import { toYaml } from '../../apimachinery/yaml';
 import { PROTOBUF, encodeProtobufObject, hasProtobuf } from '../../api/protobuf';
 import type { KubeObject } from '../../apimachinery/types';
-import type { RequestScope } from './scope';
+import { objectKey, type RequestScope } from './scope';
 
 export function sendJson(res: ServerResponse, code: number, obj: unknown, pretty = false): void {
   writeJson(res, code, pretty ? JSON.stringify(obj, null, 2) : JSON.stringify(obj));
@@ -108,10 +108,7 @@ export function sendRaw(s: RequestScope, code: number, text: string): void | Pro
 export function sendWritten(s: RequestScope, code: number, out: KubeObject): void | Promise<void> {
   const stored = s.dryRun
     ? undefined
-    : s.cluster.peek(s.type, {
-        ...(s.namespace !== undefined ? { namespace: s.namespace } : {}),
-        name: out.metadata.name ?? '',
-      });
+    : s.cluster.peek(s.type, objectKey(s, out.metadata.name ?? ''));
   if (
     stored &&
     stored.metadata.resourceVersion === out.metadata.resourceVersion &&

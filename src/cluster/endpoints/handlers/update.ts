@@ -7,7 +7,8 @@ import { newBadRequest } from '../../apimachinery/errors';
 import { send, sendWritten } from './response';
 import { objectKey, writeOptions, type RequestScope } from './scope';
 import { admittedWrite, reviewOptions } from './admitted';
-import type { UpdateSubresource } from '../../apimachinery/types';
+import type { UpdateOptions, UpdateSubresource } from '../../apimachinery/types';
+import type { HandOver } from '../../cluster';
 
 export async function updateResource(s: RequestScope, name: string): Promise<void> {
   const { cluster, t, type, subresource } = s;
@@ -15,9 +16,11 @@ export async function updateResource(s: RequestScope, name: string): Promise<voi
   // The stored object is never mutated in place, so holding it is holding the "before".
   const before = cluster.peek(type, key);
   const obj = decodeObject(s.body, s.req.headers['content-type']);
+  let unknownFields: string[] | undefined;
   if (subresource !== 'scale') {
     checkKind(obj, t);
-    decodeTyped(t, obj, false);
+    // Into its Go type before admission, as in create.ts.
+    unknownFields = decodeTyped(t, obj);
   }
   if (obj.metadata.name && obj.metadata.name !== name) {
     throw newBadRequest(
@@ -32,11 +35,10 @@ export async function updateResource(s: RequestScope, name: string): Promise<voi
     s.record?.objectsOf(before, out);
     return send(s, 200, out);
   }
+  const opts: UpdateOptions & HandOver = writeOptions(s, unknownFields);
+  if (subresource) opts.subresource = subresource as UpdateSubresource;
   const out = await admittedWrite(s, reviewOptions(s, 'UpdateOptions'), (fresh) =>
-    cluster.updateAs(t, fresh(obj), {
-      ...writeOptions(s),
-      ...(subresource ? { subresource: subresource as UpdateSubresource } : {}),
-    }),
+    cluster.updateAs(t, fresh(obj), opts),
   );
   s.record?.objectsOf(before, out);
   return sendWritten(s, 200, out);
