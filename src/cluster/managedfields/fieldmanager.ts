@@ -249,7 +249,8 @@ function assign(
     if (!changed) out.push(e);
     else if (s.size) out.push({ ...e, fieldsV1: toFieldsV1(s) });
   }
-  for (const f of fields) mine.add(f);
+  if (mine.size) for (const f of fields) mine.add(f);
+  else mine = fields; // the manager's first entry: the write's fields are all of it
   if (mine.size) {
     out.push({
       manager,
@@ -270,6 +271,7 @@ function assign(
  * the same second are listed by name, not by who wrote first.
  */
 export function sortEntries(entries: ManagedFieldsEntry[]): ManagedFieldsEntry[] {
+  if (entries.length < 2) return entries; // a create's one entry: nothing to order
   const seconds = (e: ManagedFieldsEntry) => (e.time ? Math.floor(Date.parse(e.time) / 1000) : 0);
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return entries.sort(
