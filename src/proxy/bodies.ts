@@ -13,10 +13,19 @@ export interface DecodedWatchEvent {
   object: Json;
 }
 
+const mediaOf = (contentType: string | undefined) =>
+  (contentType ?? '').split(';')[0].trim().toLowerCase();
+
+/** Whether a body of this content type is one `decodeBody` reads (JSON or protobuf). */
+export function isDecodable(contentType: string | undefined): boolean {
+  const media = mediaOf(contentType);
+  return media === PROTOBUF || media === 'application/json' || media.endsWith('+json');
+}
+
 /** The object a body holds, or undefined when it is not JSON or protobuf or does not decode. */
 export function decodeBody(body: Buffer, contentType: string | undefined): Json | undefined {
   if (body.length === 0) return undefined;
-  const media = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  const media = mediaOf(contentType);
   try {
     if (media === PROTOBUF) return decodeProtobufObject(body);
     if (media === 'application/json' || media.endsWith('+json')) {
@@ -31,20 +40,37 @@ export function decodeBody(body: Buffer, contentType: string | undefined): Json 
 }
 
 /**
- * Splits a watch stream into its events as its chunks arrive. JSON events are whole JSON values
- * written back to back (kube-apiserver ends each with a newline); protobuf events are
- * length-delimited frames. Events that do not decode are skipped.
+ * One event of a watch stream as `WatchStreamSplitter` cut it: a protobuf frame (without its
+ * length), or a JSON event's bytes. Undefined when it does not decode (a kind the generated API
+ * does not know, a broken line).
  */
-export class WatchStreamDecoder {
+export function decodeWatchFrame(frame: Buffer, protobuf: boolean): DecodedWatchEvent | undefined {
+  try {
+    if (protobuf) return decodeProtobufWatchEvent(frame);
+    const ev = JSON.parse(frame.toString('utf8')) as { type?: unknown; object?: unknown };
+    if (typeof ev.type === 'string' && typeof ev.object === 'object' && ev.object !== null)
+      return { type: ev.type, object: ev.object as Json };
+  } catch {
+    // Not a kind the generated API knows, or half an event cannot end in a newline inside JSON
+    // text: forwarded, not recorded.
+  }
+  return undefined;
+}
+
+/**
+ * Cuts a watch stream into its events as its chunks arrive, without decoding them. JSON events
+ * are whole JSON values written back to back (kube-apiserver ends each with a newline); protobuf
+ * events are length-delimited frames.
+ */
+export class WatchStreamSplitter {
   private pending: Buffer = Buffer.alloc(0);
-  private readonly protobuf: boolean;
+  readonly protobuf: boolean;
 
   constructor(
     contentType: string | undefined,
-    private readonly onEvent: (ev: DecodedWatchEvent) => void,
+    private readonly onFrame: (frame: Buffer) => void,
   ) {
-    const media = (contentType ?? '').split(';')[0].trim().toLowerCase();
-    this.protobuf = media.startsWith(PROTOBUF);
+    this.protobuf = mediaOf(contentType).startsWith(PROTOBUF);
   }
 
   push(chunk: Buffer): void {
@@ -60,11 +86,7 @@ export class WatchStreamDecoder {
       if (this.pending.length - at - 4 < len) break;
       const frame = this.pending.subarray(at + 4, at + 4 + len);
       at += 4 + len;
-      try {
-        this.onEvent(decodeProtobufWatchEvent(frame));
-      } catch {
-        // Not a kind the generated API knows: forwarded, not recorded.
-      }
+      this.onFrame(frame);
     }
     this.pending = this.pending.subarray(at);
   }
@@ -74,17 +96,27 @@ export class WatchStreamDecoder {
     for (;;) {
       const nl = this.pending.indexOf(0x0a, at);
       if (nl < 0) break;
-      const line = this.pending.subarray(at, nl).toString('utf8').trim();
+      const line = this.pending.subarray(at, nl);
       at = nl + 1;
-      if (!line) continue;
-      try {
-        const ev = JSON.parse(line) as { type?: unknown; object?: unknown };
-        if (typeof ev.type === 'string' && typeof ev.object === 'object' && ev.object !== null)
-          this.onEvent({ type: ev.type, object: ev.object as Json });
-      } catch {
-        // Half an event cannot end in a newline inside JSON text: a bad line is skipped.
-      }
+      // Blank lines (and a lone carriage return) carry no event.
+      if (line.length > 1 || (line.length === 1 && line[0] !== 0x0d)) this.onFrame(line);
     }
     this.pending = this.pending.subarray(at);
+  }
+}
+
+/** Splits a watch stream into its events, decoded, as its chunks arrive (undecodable ones skipped). */
+export class WatchStreamDecoder {
+  private readonly splitter: WatchStreamSplitter;
+
+  constructor(contentType: string | undefined, onEvent: (ev: DecodedWatchEvent) => void) {
+    this.splitter = new WatchStreamSplitter(contentType, (frame) => {
+      const ev = decodeWatchFrame(frame, this.splitter.protobuf);
+      if (ev) onEvent(ev);
+    });
+  }
+
+  push(chunk: Buffer): void {
+    this.splitter.push(chunk);
   }
 }

@@ -9,13 +9,16 @@
  *
  * Bodies pass through untouched and as they come — a watch's chunks are written as they arrive —
  * and are decoded for the record only after the answer is out (JSON, or protobuf through the
- * generated API). Fault rules (faults.ts) are applied here, before forwarding: a request a rule
- * fails is answered with the apiserver's Status for it and never reaches the cluster. Upgraded
- * connections (exec, attach, port-forward) are refused: they are out of the proxy's scope.
+ * generated API): a write's answer at once, a read's (gets, lists, watch events) only when a
+ * write asks lastseen.ts for its `before`. Fault rules (faults.ts) are applied here, before
+ * forwarding: a request a rule fails is answered with the apiserver's Status for it and never
+ * reaches the cluster. Upgraded connections (exec, attach, port-forward) are refused: they are
+ * out of the proxy's scope.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:https';
 import type {
+  ClientRequest,
   IncomingHttpHeaders,
   IncomingMessage,
   OutgoingHttpHeaders,
@@ -37,8 +40,14 @@ import { sendNegotiated } from '../cluster/endpoints/handlers/response';
 import { encodeProtobufWatchEvent, PROTOBUF } from '../cluster/api/protobuf';
 import { injectHttpFault, retryAfterOf, type FaultEffect, FaultInjector } from '../cluster/faults';
 import type { KubeObject } from '../cluster/apimachinery/types';
-import { decodeBody, WatchStreamDecoder, type DecodedWatchEvent } from './bodies';
-import { LastSeen } from './lastseen';
+import {
+  decodeBody,
+  decodeWatchFrame,
+  isDecodable,
+  WatchStreamSplitter,
+  type DecodedWatchEvent,
+} from './bodies';
+import { LastSeen, type Seen } from './lastseen';
 import type { Upstream } from './upstream';
 
 /** The user the proxy's default token names. */
@@ -159,7 +168,10 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
   // The token file's authenticator (no service accounts: the proxy issues none); `users` is read
   // at each request, so tokens added while it runs count.
   const authenticator = new RequestAuthenticator(users);
-  const audit = opts.audit ?? new AuditLog();
+  /** The bytes a write's objects came in: what the audit log counts them as (no re-encoding). */
+  const sizes = new WeakMap<object, number>();
+  const audit =
+    opts.audit ?? new AuditLog({ sizeOf: (o) => sizes.get(o) ?? JSON.stringify(o).length });
   const faults = opts.faults ?? new FaultInjector([]);
   const lastSeen = new LastSeen(opts.lastSeenLimit);
   const watchListeners = new Set<(ev: ProxiedWatchEvent) => void>();
@@ -301,12 +313,13 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
     fault: FaultEffect | undefined,
   ): Promise<void> {
     const method = req.method ?? 'GET';
-    let up: Awaited<ReturnType<Upstream['request']>>;
+    let up: ClientRequest;
     try {
-      up = await upstream.request(method, req.url ?? '/', {
+      const opened = upstream.request(method, req.url ?? '/', {
         ...forwardedHeaders(req.headers, body),
         'audit-id': record.auditID,
       });
+      up = opened instanceof Promise ? await opened : opened;
     } catch (err) {
       // Credentials that cannot be had (an exec plugin that fails): the client sees why.
       return sendStatus(res, record, credentialsError(err));
@@ -323,6 +336,7 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
         );
       else res.destroy();
     });
+    let before: Seen | undefined;
     up.on('response', (answer) => {
       const code = answer.statusCode ?? 502;
       const id = answer.headers['audit-id'];
@@ -332,15 +346,15 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
       const contentType = answer.headers['content-type'];
       if (verb === 'watch' && code === 200) {
         record.started(code);
-        const decoder = new WatchStreamDecoder(contentType, (ev) =>
-          sawEvent(info, record, user, ev),
+        const splitter = new WatchStreamSplitter(contentType, (frame) =>
+          sawEvent(info, record, user, frame, splitter.protobuf),
         );
         const lag = fault?.cacheLagMs ?? 0;
         let first = true;
         answer.on('data', (c: Buffer) => {
           if (lag > 0) setTimeout(() => res.writableEnded || res.write(c), lag);
           else res.write(c);
-          decoder.push(c);
+          splitter.push(c);
           // closeWatch: the stream ends once its first batch of events is out.
           if (first && fault?.closeWatch) setImmediate(() => answer.destroy());
           first = false;
@@ -351,21 +365,28 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
         });
         return;
       }
+      // Only what can be decoded is kept for the record (not logs, not YAML).
+      const keep = isDecodable(contentType);
       const chunks: Buffer[] = [];
       let size = 0;
       answer.on('data', (c: Buffer) => {
         res.write(c);
         size += c.length;
-        if (size <= MAX_RECORDED_BYTES) chunks.push(c);
+        if (keep && size <= MAX_RECORDED_BYTES) chunks.push(c);
       });
       answer.on('end', () => {
         res.end();
-        if (size > MAX_RECORDED_BYTES) return;
+        if (!keep || size > MAX_RECORDED_BYTES || size === 0) return;
+        const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+        // A read's answer tells the record nothing but what went by: kept undecoded until a
+        // write asks for its `before` (lastseen.ts).
+        if (code < 300 && (verb === 'get' || verb === 'list'))
+          return sawLater(info, verb, body, contentType);
         // Decoded once the answer's last bytes are out, not before: the client is not kept waiting.
         decoding.add(res);
         setImmediate(() => {
           try {
-            recordAnswer(record, info, verb, code, decodeBody(Buffer.concat(chunks), contentType));
+            recordAnswer(record, info, verb, code, decodeBody(body, contentType), size, before);
           } finally {
             decoding.delete(res);
             if (res.closed) record.complete(res.statusCode);
@@ -375,6 +396,16 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
       answer.on('error', () => res.destroy());
     });
     up.end(body);
+    // A write's `before`: the object as last seen before the write went out, looked up while the
+    // cluster works on it — not after its answer, when a watch event of this very write may
+    // already have gone by.
+    if (verb === 'update' || verb === 'patch' || verb === 'delete')
+      before = lastSeen.lookup({
+        group: info.apiGroup,
+        resource: info.resource,
+        namespace: info.namespace,
+        name: info.name,
+      });
   }
 
   function credentialsError(err: unknown): StatusError {
@@ -389,6 +420,8 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
     verb: AuditVerb,
     code: number,
     obj: Record<string, unknown> | undefined,
+    bytes: number,
+    before: Seen | undefined,
   ): void {
     if (!obj) return;
     const g = info.apiGroup;
@@ -402,25 +435,18 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
     if (PARTIAL_KINDS.has(String(obj.kind)) || !info.isResourceRequest) return;
     const whole = info.subresource === '' || info.subresource === 'status';
     switch (verb) {
-      case 'get':
-        if (whole) lastSeen.saw(g, r, obj);
-        return;
-      case 'list':
-        if (Array.isArray(obj.items)) for (const it of obj.items) lastSeen.saw(g, r, it);
-        return;
       case 'create':
       case 'update':
       case 'patch':
       case 'delete': {
-        const before =
-          verb === 'create'
-            ? undefined
-            : lastSeen.get({ group: g, resource: r, namespace: info.namespace, name: info.name });
-        record.objectsOf(before, whole ? (obj as unknown as KubeObject) : undefined);
+        // The audit log counts the objects it holds by the bytes they came in (no re-encoding).
+        if (before?.bytes) sizes.set(before.object, before.bytes);
+        sizes.set(obj, bytes);
+        record.objectsOf(before?.object, whole ? (obj as unknown as KubeObject) : undefined);
         if (!whole) return;
         const meta = obj.metadata as { deletionTimestamp?: unknown } | undefined;
         if (verb === 'delete' && !meta?.deletionTimestamp) lastSeen.forget(g, r, obj);
-        else lastSeen.saw(g, r, obj);
+        else lastSeen.saw(g, r, obj, bytes);
         return;
       }
       default:
@@ -428,17 +454,58 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
     }
   }
 
+  /** A read's answer: its objects went by, applied to `lastSeen` when it is next asked. */
+  function sawLater(
+    info: RequestInfo,
+    verb: 'get' | 'list',
+    body: Buffer,
+    contentType: string | undefined,
+  ): void {
+    if (!info.isResourceRequest) return;
+    if (verb === 'get' && info.subresource !== '' && info.subresource !== 'status') return;
+    const g = info.apiGroup;
+    const r = info.resource;
+    lastSeen.later(body.length, () => {
+      const obj = decodeBody(body, contentType);
+      if (!obj || obj.kind === 'Status' || PARTIAL_KINDS.has(String(obj.kind))) return;
+      if (verb === 'get') lastSeen.saw(g, r, obj, body.length);
+      else if (Array.isArray(obj.items)) {
+        // Each item's share of the list's bytes, as the audit log's measure of it.
+        const each = Math.ceil(body.length / Math.max(1, obj.items.length));
+        for (const it of obj.items as unknown[]) lastSeen.saw(g, r, it, each);
+      }
+    });
+  }
+
+  /** What a watch event tells `lastSeen`. */
+  function applyEvent(info: RequestInfo, ev: DecodedWatchEvent, bytes: number): void {
+    if (PARTIAL_KINDS.has(String(ev.object.kind))) return;
+    if (ev.type === 'ADDED' || ev.type === 'MODIFIED')
+      lastSeen.saw(info.apiGroup, info.resource, ev.object, bytes);
+    else if (ev.type === 'DELETED') lastSeen.forget(info.apiGroup, info.resource, ev.object);
+  }
+
+  /**
+   * A watch event went by: decoded now when someone listens to the proxy's watch events, else
+   * kept undecoded, as a read's answer is, until `lastSeen` is asked.
+   */
   function sawEvent(
     info: RequestInfo,
     record: InFlight,
     user: string,
-    ev: DecodedWatchEvent,
+    frame: Buffer,
+    protobuf: boolean,
   ): void {
-    if (!PARTIAL_KINDS.has(String(ev.object.kind))) {
-      if (ev.type === 'ADDED' || ev.type === 'MODIFIED')
-        lastSeen.saw(info.apiGroup, info.resource, ev.object);
-      else if (ev.type === 'DELETED') lastSeen.forget(info.apiGroup, info.resource, ev.object);
+    if (watchListeners.size === 0) {
+      lastSeen.later(frame.length, () => {
+        const ev = decodeWatchFrame(frame, protobuf);
+        if (ev) applyEvent(info, ev, frame.length);
+      });
+      return;
     }
+    const ev = decodeWatchFrame(frame, protobuf);
+    if (!ev) return;
+    applyEvent(info, ev, frame.length);
     for (const l of watchListeners) {
       try {
         l({ ...ev, auditID: record.auditID, user });

@@ -50,8 +50,15 @@ export interface Upstream {
   readonly namespace: string;
   /** The cluster's server URL (`https://host:port[/prefix]`). */
   readonly server: URL;
-  /** Opens a request to the cluster with the user's credentials added to `headers`. */
-  request(method: string, target: string, headers: OutgoingHttpHeaders): Promise<ClientRequest>;
+  /**
+   * Opens a request to the cluster with the user's credentials added to `headers`: at once with
+   * static credentials, once they are had with an exec plugin's or a token file's.
+   */
+  request(
+    method: string,
+    target: string,
+    headers: OutgoingHttpHeaders,
+  ): ClientRequest | Promise<ClientRequest>;
   /** Closes the connections kept alive. */
   close(): void;
 }
@@ -88,7 +95,9 @@ export async function loadUpstream(opts: UpstreamOptions): Promise<Upstream> {
           servername: base.servername,
         });
   // Exec plugins and token files give credentials that expire: asked for on every request (the
-  // authenticators cache them until then); static ones are read once.
+  // authenticators cache them until then); static ones are read once. Per request only the
+  // authenticator is asked (client-node's applyAuthorizationHeader), not applyToHTTPSOptions,
+  // which would read the CA and certificate files again and build an agent each time.
   const dynamic = user?.exec !== undefined || user?.authProvider !== undefined;
   const credentialsOf = (o: RequestOptions): OutgoingHttpHeaders => {
     const h: OutgoingHttpHeaders = { ...(o.headers as OutgoingHttpHeaders | undefined) };
@@ -96,29 +105,38 @@ export async function loadUpstream(opts: UpstreamOptions): Promise<Upstream> {
     return h;
   };
   const fixed = credentialsOf(base);
+  const authorize = (kc as unknown as { applyAuthorizationHeader?: unknown })
+    .applyAuthorizationHeader;
+  const dynamicCredentials = async (): Promise<OutgoingHttpHeaders> => {
+    const o: RequestOptions = {};
+    if (typeof authorize === 'function') {
+      await (authorize as (o: RequestOptions) => Promise<void>).call(kc, o);
+      return { ...fixed, ...credentialsOf(o) };
+    }
+    await kc.applyToHTTPSOptions(o);
+    return credentialsOf(o);
+  };
   const prefix = server.pathname.replace(/\/+$/, '');
   const send = server.protocol === 'http:' ? httpRequest : httpsRequest;
+  const hostname = server.hostname.replace(/^\[|\]$/g, '');
+  const port = server.port || (server.protocol === 'http:' ? 80 : 443);
   const namespace = kc.getContextObject(context)?.namespace || 'default';
   return {
     context,
     namespace,
     server,
-    request: async (method, target, headers) => {
-      let creds = fixed;
-      if (dynamic) {
-        const o: RequestOptions = {};
-        await kc.applyToHTTPSOptions(o);
-        creds = credentialsOf(o);
-      }
-      return send({
-        protocol: server.protocol,
-        hostname: server.hostname.replace(/^\[|\]$/g, ''),
-        port: server.port || (server.protocol === 'http:' ? 80 : 443),
-        method,
-        path: prefix + target,
-        headers: { ...headers, ...creds },
-        agent,
-      });
+    request: (method, target, headers) => {
+      const open = (creds: OutgoingHttpHeaders) =>
+        send({
+          protocol: server.protocol,
+          hostname,
+          port,
+          method,
+          path: prefix + target,
+          headers: { ...headers, ...creds },
+          agent,
+        });
+      return dynamic ? dynamicCredentials().then(open) : open(fixed);
     },
     close: () => {
       if (agent instanceof HttpAgent) agent.destroy();

@@ -130,6 +130,31 @@ describe('recording proxy in front of a served cluster', () => {
     assert.equal(noop.before?.metadata.resourceVersion, noop.after?.metadata.resourceVersion);
   });
 
+  it('takes a write’s before from a list that went by, decoded only when the write asks', async () => {
+    const ns = '/api/v1/namespaces/default/configmaps';
+    // Made behind the proxy's back: the proxy knows it only from the list.
+    for (const name of ['l1', 'l2'])
+      await call(upstream, upstream.token, 'POST', ns, {
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } },
+      });
+    proxy.audit.clear();
+    assert.equal((await call(proxy, token, 'GET', ns)).code, 200);
+    await call(proxy, token, 'PATCH', `${ns}/l2`, {
+      body: { data: { k: 'patched' } },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    const [list, patch] = done(
+      await until(
+        () => proxy.audit.events({ user: OPERATOR }),
+        (e) => done(e).length === 2,
+        'the list and the patch',
+      ),
+    );
+    assert.deepEqual([list.verb, list.before, list.after], ['list', undefined, undefined]);
+    assert.equal(kOf(patch.before), 'l2');
+    assert.equal(kOf(patch.after), 'patched');
+  });
+
   it('decodes protobuf answers for the record, forwarding the bytes as they came', async () => {
     proxy.audit.clear();
     const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pb' }, data: { k: 'v' } };
