@@ -315,10 +315,9 @@ export async function startProxy(opts: ProxyOptions): Promise<ProxyHandle> {
     const method = req.method ?? 'GET';
     let up: ClientRequest;
     try {
-      const opened = upstream.request(method, req.url ?? '/', {
-        ...forwardedHeaders(req.headers, body),
-        'audit-id': record.auditID,
-      });
+      const headers = forwardedHeaders(req.headers, body);
+      headers['audit-id'] = record.auditID;
+      const opened = upstream.request(method, req.url ?? '/', headers);
       up = opened instanceof Promise ? await opened : opened;
     } catch (err) {
       // Credentials that cannot be had (an exec plugin that fails): the client sees why.

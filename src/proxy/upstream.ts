@@ -51,8 +51,9 @@ export interface Upstream {
   /** The cluster's server URL (`https://host:port[/prefix]`). */
   readonly server: URL;
   /**
-   * Opens a request to the cluster with the user's credentials added to `headers`: at once with
-   * static credentials, once they are had with an exec plugin's or a token file's.
+   * Opens a request to the cluster with the user's credentials added to `headers` (which it
+   * changes): at once with static credentials, once they are had with an exec plugin's or a token
+   * file's.
    */
   request(
     method: string,
@@ -126,16 +127,20 @@ export async function loadUpstream(opts: UpstreamOptions): Promise<Upstream> {
     namespace,
     server,
     request: (method, target, headers) => {
-      const open = (creds: OutgoingHttpHeaders) =>
-        send({
+      const open = (creds: OutgoingHttpHeaders) => {
+        // Added in place: an object spread followed by more properties costs V8 a slow map
+        // transition per property, per request.
+        for (const k in creds) headers[k] = creds[k];
+        return send({
           protocol: server.protocol,
           hostname,
           port,
           method,
           path: prefix + target,
-          headers: { ...headers, ...creds },
+          headers,
           agent,
         });
+      };
       return dynamic ? dynamicCredentials().then(open) : open(fixed);
     },
     close: () => {
