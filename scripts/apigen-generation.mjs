@@ -50,7 +50,12 @@ export function generationKinds(text) {
   return found;
 }
 
-export function generate(release = kubernetesRelease()) {
+/**
+ * The strategy.go files of the release's registries (k8s.io/kubernetes, apiextensions-apiserver,
+ * kube-aggregator), and how to tell the API group of a type a file names: its package's
+ * `const GroupName`.
+ */
+export function registryStrategies(release = kubernetesRelease()) {
   const dirs = new Map(
     registryModules(release).map(([path, version]) => [path, downloadModule(path, version).Dir]),
   );
@@ -62,33 +67,44 @@ export function generate(release = kubernetesRelease()) {
     }
     return undefined;
   };
+  const files = [];
+  for (const [path, dir] of dirs)
+    for (const file of strategyFiles(join(dir, 'pkg', 'registry')))
+      files.push({ file, where: `${path}/${relative(dir, file)}` });
+  /** The API group of `alias.kind` in a file whose imports are `imports`. */
+  const groupOf = (where, imports, alias, kind) => {
+    const pkg = imports.get(alias);
+    const folder = pkg && folderOf(pkg);
+    const register = folder && join(folder, 'register.go');
+    if (!register || !existsSync(register))
+      throw new Error(`${where}: cannot find the package of ${alias}.${kind}`);
+    const group = /const GroupName = "([^"]*)"/.exec(readFileSync(register, 'utf8'))?.[1];
+    if (group === undefined) throw new Error(`${where}: ${register} declares no GroupName`);
+    return group;
+  };
+  return { files, groupOf };
+}
+
+export function generate(release = kubernetesRelease()) {
+  const { files, groupOf } = registryStrategies(release);
   const kinds = new Set();
   const noUpdateBump = new Set();
   const annotationsBump = new Set();
-  for (const [path, dir] of dirs) {
-    for (const file of strategyFiles(join(dir, 'pkg', 'registry'))) {
-      const text = readFileSync(file, 'utf8');
-      const imports = importsOf(text);
-      // Whether its updates bump the generation, and on what: every strategy but
-      // PriorityClass's compares its spec (`Generation = old.Generation + 1`, or `Generation++` in
-      // a helper); Deployment's its annotations too.
-      const bumps = [...text.matchAll(/\.Generation(?: = \w+\.Generation \+ 1|\+\+)/g)];
-      const onAnnotations = bumps.some((b) =>
-        /\.Annotations, \w+\.Annotations\)/.test(text.slice(Math.max(0, b.index - 300), b.index)),
-      );
-      for (const [alias, kind] of generationKinds(text)) {
-        const where = `${path}/${relative(dir, file)}`;
-        const pkg = imports.get(alias);
-        const folder = pkg && folderOf(pkg);
-        const register = folder && join(folder, 'register.go');
-        if (!register || !existsSync(register))
-          throw new Error(`${where}: cannot find the package of ${alias}.${kind}`);
-        const group = /const GroupName = "([^"]*)"/.exec(readFileSync(register, 'utf8'))?.[1];
-        if (group === undefined) throw new Error(`${where}: ${register} declares no GroupName`);
-        kinds.add(`${group}/${kind}`);
-        if (!bumps.length) noUpdateBump.add(`${group}/${kind}`);
-        if (onAnnotations) annotationsBump.add(`${group}/${kind}`);
-      }
+  for (const { file, where } of files) {
+    const text = readFileSync(file, 'utf8');
+    const imports = importsOf(text);
+    // Whether its updates bump the generation, and on what: every strategy but
+    // PriorityClass's compares its spec (`Generation = old.Generation + 1`, or `Generation++` in
+    // a helper); Deployment's its annotations too.
+    const bumps = [...text.matchAll(/\.Generation(?: = \w+\.Generation \+ 1|\+\+)/g)];
+    const onAnnotations = bumps.some((b) =>
+      /\.Annotations, \w+\.Annotations\)/.test(text.slice(Math.max(0, b.index - 300), b.index)),
+    );
+    for (const [alias, kind] of generationKinds(text)) {
+      const group = groupOf(where, imports, alias, kind);
+      kinds.add(`${group}/${kind}`);
+      if (!bumps.length) noUpdateBump.add(`${group}/${kind}`);
+      if (onAnnotations) annotationsBump.add(`${group}/${kind}`);
     }
   }
   return {

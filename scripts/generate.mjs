@@ -16,6 +16,7 @@ const GENERATORS = [
   { script: 'scripts/apigen-resetfields.mjs', output: 'generated/resetfields.json' },
   { script: 'scripts/apigen-namerules.mjs', output: 'generated/namerules.json' },
   { script: 'scripts/apigen-generation.mjs', output: 'generated/generation.json' },
+  { script: 'scripts/apigen-updatepolicy.mjs', output: 'generated/updatepolicy.json' },
   { script: 'scripts/apigen-defaults.mjs', output: 'generated/defaults.json' },
   { script: 'scripts/apigen-printcolumns.mjs', output: 'generated/printcolumns.json' },
   { script: 'scripts/apigen-bootstrap.mjs', output: 'generated/bootstrap.json' },

@@ -24,7 +24,6 @@ import { crdResourceTypes, establishedStatus } from './apiextensions/crd';
 import type { FieldError } from './apimachinery/errors';
 import {
   OBJECT_MODIFIED,
-  RawValue,
   StatusError,
   fieldForbidden,
   fieldInvalid,
@@ -1057,12 +1056,10 @@ export class Cluster {
     if (rv) {
       if (rv !== old.metadata.resourceVersion) throw newConflict(t.gr, name, OBJECT_MODIFIED);
     } else if (!st.allowUnconditionalUpdate && !allowUnconditional) {
-      throw newInvalid(qualifiedKind, name, [
-        fieldInvalid(
-          'metadata.resourceVersion',
-          new RawValue('0x0'),
-          'must be specified for an update',
-        ),
+      // The generic registry's Update qualifies this one by resource ("leases.coordination.k8s.io"),
+      // and the missing version is the uint64 0, which the field error writes as JSON.
+      throw newInvalid({ group: t.info.group, kind: t.info.plural }, name, [
+        fieldInvalid('metadata.resourceVersion', 0, 'must be specified for an update'),
       ]);
     }
     if (obj.metadata.uid && obj.metadata.uid !== old.metadata.uid) {

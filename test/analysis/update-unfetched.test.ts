@@ -42,7 +42,7 @@ describe('update-unfetched message by kind', () => {
     );
     assert.match(
       m,
-      /rejects this Update of a custom resource \(WebApp\) \(422: metadata\.resourceVersion: Invalid value: 0x0: must be specified for an update\)/,
+      /rejects this Update of a custom resource \(WebApp\) \(422: metadata\.resourceVersion: Invalid value: 0: must be specified for an update\)/,
     );
   });
 

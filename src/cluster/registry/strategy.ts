@@ -9,6 +9,7 @@ import type { NameRule } from '../apimachinery/names';
 import { isQualifiedName, nameRuleOf, validateLabels, validateName } from '../apimachinery/names';
 import { deepEqual, isObject } from '../apimachinery/patch';
 import { hasGeneration } from '../api/generation';
+import { allowsUnconditionalUpdate } from '../api/updatepolicy';
 import type { ResourceType } from './registry';
 import { matchesLabels, fromLabelSelector } from '../apimachinery/selector';
 import type { KubeObject } from '../apimachinery/types';
@@ -345,7 +346,6 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     validate: validateCsr,
   },
   'apiextensions.k8s.io/CustomResourceDefinition': {
-    allowUnconditionalUpdate: false,
     prepareForCreate(obj) {
       delete obj.status;
       const f = obj.metadata.finalizers ?? [];
@@ -420,6 +420,7 @@ function builtinStrategy(t: ResourceType): Strategy {
     ...GENERIC,
     nameRule: nameRuleOf(t.info.group, t.info.kind),
     hasGeneration: hasGeneration(t.info.group, t.info.kind),
+    allowUnconditionalUpdate: allowsUnconditionalUpdate(t.info.group, t.info.kind),
     ...own,
     // Decoded into the Go type, defaulted by the scheme's defaulters of the request's version
     // (generated), then what the kind adds.

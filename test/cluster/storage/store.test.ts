@@ -70,10 +70,40 @@ test('a custom resource update without resourceVersion is 422 Invalid', () => {
     () => cluster.update(widget('w1', 4)),
     (e: unknown) =>
       isInvalid(e) &&
-      /metadata.resourceVersion: Invalid value: 0x0: must be specified for an update/.test(
-        (e as Error).message,
-      ),
+      (e as Error).message ===
+        'widgets.example.com "w1" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update',
   );
+  cluster.close();
+});
+
+test('an update without resourceVersion of a kind whose strategy refuses it (a Lease) is 422, by resource', () => {
+  const { cluster } = newCluster();
+  const lease = {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name: 'l', namespace: 'default' },
+    spec: {},
+  };
+  cluster.create(lease);
+  assert.throws(
+    () => cluster.update({ ...lease, spec: { holderIdentity: 'me' } }),
+    (e: unknown) =>
+      isInvalid(e) &&
+      (e as Error).message ===
+        'leases.coordination.k8s.io "l" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update',
+  );
+  // A ConfigMap's strategy takes the stored version instead.
+  cluster.create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'c', namespace: 'default' },
+  });
+  cluster.update({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'c', namespace: 'default' },
+    data: { a: 'b' },
+  });
   cluster.close();
 });
 

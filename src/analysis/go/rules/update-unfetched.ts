@@ -3,7 +3,7 @@
  * as buildDesiredDeployment) and never read. It carries no resourceVersion, and what happens then
  * depends on the kind's update strategy in kube-apiserver (AllowUnconditionalUpdate):
  *  - custom resources (and Leases, CRDs, APIServices) reject it: 422, `metadata.resourceVersion:
- *    Invalid value: 0x0: must be specified for an update`;
+ *    Invalid value: 0: must be specified for an update`;
  *  - most built-in kinds (Deployments, ConfigMaps, Services, ...) accept it and replace the live
  *    object whole, erasing what others wrote (defaults, HPA or `kubectl scale` replicas, other
  *    controllers' fields) — and each such write is a new event, often a hot loop.
@@ -49,7 +49,7 @@ function outcome(file: GoFile, origin: Origin): string {
   const generic =
     'for a custom resource the API server rejects this Update (422), and for a built-in kind such as a Deployment it accepts it and overwrites what others wrote';
   const rejected = (what: string): string =>
-    `the API server rejects this Update of ${what} (422: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update)`;
+    `the API server rejects this Update of ${what} (422: metadata.resourceVersion: Invalid value: 0: must be specified for an update)`;
   if (kind === 'Unstructured') return generic;
   if (kind && CONDITIONAL_ONLY.has(kind)) return rejected(`a ${kind}`);
   if (kind && path?.startsWith('k8s.io/api/')) {
