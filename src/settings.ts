@@ -31,6 +31,7 @@ export const SETTINGS = {
     autoStart: 'boolean',
     manifests: 'string[]',
     serve: 'boolean',
+    keepState: 'boolean',
     podReadyDelayMs: 'number',
     allowWrites: 'boolean',
   },

@@ -12,12 +12,10 @@ import { loadManifests } from '../cluster/manifests';
 import { parseServiceMapping } from '../cluster/admission/webhook/client';
 import { startServer } from '../cluster/endpoints/server';
 import { FaultInjector, parseSeed, readFaultsFile } from '../cluster/faults';
-import { cleanTempFiles } from '../cluster/storage/atomicfile';
 import { installKubeconfig } from '../cluster/auth/kubeconfig';
 import type { InstalledKubeconfig } from '../cluster/auth/kubeconfig';
-import { persist, readStateFile, replay, walFileOf } from '../cluster/storage/state';
+import { persist, restoreState } from '../cluster/storage/state';
 import type { ClusterState, Persistence } from '../cluster/storage/state';
-import { readWal } from '../cluster/storage/wal';
 
 const HELP = `Usage: reconcile-studio serve [options]
 
@@ -172,8 +170,13 @@ export async function run(argv: string[]): Promise<number> {
   let state: ClusterState | undefined;
   const stateFile = values.state ? resolve(values.state) : undefined;
   if (stateFile) {
-    const restored = restore(stateFile);
-    if (!restored.ok) return 1;
+    const restored = restoreState(stateFile);
+    if (!restored.ok) {
+      console.error(`reconcile-studio serve: ${restored.error}`);
+      return 1;
+    }
+    for (const n of restored.notes) console.log(n);
+    for (const w of restored.warnings) console.error(`reconcile-studio serve: ${w}`);
     state = restored.state;
   }
 
@@ -309,43 +312,4 @@ export async function run(argv: string[]): Promise<number> {
   cluster.close();
   process.off('exit', removeKubeconfig);
   return removeKubeconfig() ? 0 : 1;
-}
-
-/**
- * Reads the snapshot and replays the write-ahead log over it, after removing the temp files of
- * writes a killed process left. A damaged log record before the end stops the start (the file and
- * byte offset are named): starting without it would silently lose acknowledged writes.
- */
-function restore(stateFile: string): { ok: true; state?: ClusterState } | { ok: false } {
-  for (const f of cleanTempFiles(stateFile))
-    console.log(`Removed ${f}, left by an interrupted save of ${stateFile}`);
-  let state: ClusterState | undefined;
-  const r = readStateFile(stateFile);
-  if (r.kind === 'loaded') state = r.state;
-  else if (r.kind === 'corrupt') {
-    console.error(
-      `reconcile-studio serve: the state file ${stateFile} could not be read (${r.error}); moved it to ${r.movedTo} and started empty`,
-    );
-  }
-  const walFile = walFileOf(stateFile);
-  let log;
-  try {
-    log = readWal(walFile);
-  } catch (err) {
-    console.error(
-      `reconcile-studio serve: ${err instanceof Error ? err.message : String(err)}; refusing to start (move ${walFile} aside to start from the snapshot alone)`,
-    );
-    return { ok: false };
-  }
-  if (log.torn) {
-    console.error(
-      `reconcile-studio serve: discarded a partial last record of ${walFile} (${log.torn.bytes} bytes at byte ${log.torn.offset}): the server stopped while writing it, before acknowledging it`,
-    );
-  }
-  if (!state && !log.records.length) return { ok: true };
-  state = replay(state, log.records);
-  console.log(
-    `Restored ${state.objects.length} objects from ${stateFile}${log.records.length ? ` (${log.records.length} changes replayed from ${walFile})` : ''}`,
-  );
-  return { ok: true, state };
 }

@@ -4,11 +4,12 @@
  * it) or a kubeconfig context. Owns the source, feeds the Custom Resources view, and says what is
  * running through context keys and the status bar.
  */
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Cluster } from '../cluster/cluster';
 import type { ServerHandle } from '../cluster/endpoints/server';
+import type { ClusterState, Persistence } from '../cluster/storage/state';
 import type { WatchEvent } from '../cluster/apimachinery/types';
 import { VirtualClock } from '../util/clock';
 import { ClockPacer } from '../util/pacer';
@@ -18,13 +19,15 @@ import { CRD_TYPE, OWNED_KINDS, typeOfKind, type ResourceSource } from './model/
 import { formatDuration } from './model/timeformat';
 import type { Logger } from './output';
 import type { ResourceTreeProvider } from './resourcetree';
-import { readSettings } from './settings';
+import { readSettings, type Settings } from './settings';
 import type { WorkspaceFaults } from './workspacefaults';
 
 export class ClusterSession implements vscode.Disposable {
   private source: ResourceSource | undefined;
   private embedded: Cluster | undefined;
   private served: ServerHandle | undefined;
+  /** The embedded cluster's state file's log, while `cluster.keepState` keeps it. */
+  private persistence: Persistence | undefined;
   private pacer: ClockPacer | undefined;
   private stopWatch: (() => void) | undefined;
   private kindsKey = '';
@@ -79,11 +82,27 @@ export class ClusterSession implements vscode.Disposable {
         this.pacer = new ClockPacer(clock);
         this.pacer.start();
         // Loaded on first use, so activating the extension does not pay for the cluster.
-        const { createCluster } = await import('./engine');
-        const cluster = createCluster({ clock, podReadyDelayMs: settings.cluster.podReadyDelayMs });
+        const { createCluster, persist } = await import('./engine');
+        const stateFile = this.stateFile(settings);
+        const state = stateFile ? await this.restore(stateFile) : undefined;
+        const cluster = createCluster({
+          clock,
+          podReadyDelayMs: settings.cluster.podReadyDelayMs,
+          ...(state ? { state } : {}),
+        });
         this.embedded = cluster;
         progress.report({ message: 'loading workspace manifests' });
-        await this.loadInto(cluster, await workspaceManifestPaths(settings.cluster.manifests));
+        const paths = await workspaceManifestPaths(settings.cluster.manifests);
+        await this.loadInto(cluster, paths, state !== undefined);
+        if (stateFile) {
+          try {
+            this.persistence = await persist(cluster, stateFile);
+          } catch (err) {
+            this.log.error(
+              `cannot keep the fake cluster's state in ${stateFile}: ${err instanceof Error ? err.message : String(err)}; it runs in memory only`,
+            );
+          }
+        }
         if (settings.cluster.serve) await this.serve(cluster);
         await this.use(new EmbeddedSource(cluster));
         this.log.info(`fake cluster ready in ${formatDuration(performance.now() - started)}`);
@@ -92,13 +111,60 @@ export class ClusterSession implements vscode.Disposable {
     );
   }
 
+  /**
+   * Where the embedded cluster keeps its objects between windows (`cluster.keepState`): the
+   * workspace's storage, so a reload or a restart finds what the user and their operator wrote.
+   * Undefined without a workspace or with the setting off.
+   */
+  private stateFile(settings: Settings): string | undefined {
+    const dir = this.context.storageUri?.fsPath;
+    if (!settings.cluster.keepState || !dir) return undefined;
+    mkdirSync(dir, { recursive: true });
+    return join(dir, 'fake-cluster.state');
+  }
+
+  /**
+   * The saved state, if any. A log damaged before its end stops the start, as it stops `serve`:
+   * starting without it would drop writes that were answered; Reset Fake Cluster to the Manifests
+   * starts afresh.
+   */
+  private async restore(stateFile: string): Promise<ClusterState | undefined> {
+    const { restoreState } = await import('./engine');
+    const r = restoreState(stateFile);
+    if (!r.ok) {
+      void vscode.window.showErrorMessage(
+        `Reconcile Studio: the fake cluster's saved state cannot be read: ${r.error}. Reset Fake Cluster to the Manifests starts it afresh.`,
+      );
+      throw new Error(r.error);
+    }
+    for (const n of r.notes) this.log.info(n);
+    for (const w of r.warnings) this.log.warn(w);
+    return r.state;
+  }
+
+  /**
+   * Stops the embedded cluster, forgets its saved state and starts it again from the workspace's
+   * manifests alone.
+   */
+  async reset(): Promise<void> {
+    await this.stop();
+    const stateFile = this.stateFile(readSettings());
+    if (stateFile) {
+      const { walFileOf } = await import('./engine');
+      rmSync(stateFile, { force: true });
+      rmSync(walFileOf(stateFile), { force: true });
+    }
+    await this.startEmbedded();
+  }
+
   /** Loads manifests into the running embedded cluster; errors go to Problems with file:line. */
   async loadWorkspaceManifests(): Promise<void> {
     const cluster = await this.startEmbedded();
     await this.loadInto(cluster, await workspaceManifestPaths(readSettings().cluster.manifests));
   }
 
-  private async loadInto(cluster: Cluster, paths: string[]): Promise<void> {
+  /** `keepStored`: objects restored from the saved state win over the manifests' versions. */
+  private async loadInto(cluster: Cluster, paths: string[], keepStored = false): Promise<void> {
     if (paths.length === 0) {
       this.log.info(
         'no manifest folders found in the workspace (setting reconcileStudio.cluster.manifests)',
@@ -106,8 +172,15 @@ export class ClusterSession implements vscode.Disposable {
       return;
     }
     const { loadManifests } = await import('./engine');
-    const result = loadManifests(cluster, paths);
+    // What the state kept is newer than the manifests: re-applying them would undo the user's edits.
+    const result = loadManifests(cluster, paths, { keepStored });
     this.log.info(`loaded ${result.applied.length} objects from ${paths.join(', ')}`);
+    if (result.kept.length)
+      this.log.info(
+        `kept ${result.kept.length} objects as they were saved rather than the manifests' version (Reset Fake Cluster to the Manifests loads those): ${result.kept
+          .map((k) => `${k.kind}/${k.namespace ? `${k.namespace}/` : ''}${k.name}`)
+          .join(', ')}`,
+      );
     const byFile = new Map<string, vscode.Diagnostic[]>();
     for (const e of result.errors) {
       this.log.warn(`${e.file}:${e.line}: ${e.message}`);
@@ -200,6 +273,15 @@ export class ClusterSession implements vscode.Disposable {
     // The token is dead with the server: no stale credentials left behind.
     if (kubeconfig) rmSync(kubeconfig, { force: true });
     this.served = undefined;
+    // The last snapshot, and the log folded into it, before the cluster goes.
+    try {
+      await this.persistence?.close();
+    } catch (err) {
+      this.log.error(
+        `could not save the fake cluster's state: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+    this.persistence = undefined;
     this.embedded?.close();
     this.embedded = undefined;
     this.pacer?.stop();

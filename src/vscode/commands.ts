@@ -105,6 +105,18 @@ export function registerCommands({
     await reconciles.stop();
     await clusters.stop();
   });
+  register('reconcileStudio.resetCluster', async () => {
+    const reset = 'Reset';
+    const answer = await vscode.window.showWarningMessage(
+      'Reset the fake cluster? Every object in it goes, and the workspace\u2019s manifests are loaded again.',
+      { modal: true },
+      reset,
+    );
+    if (answer !== reset) return;
+    await goOperator.stop();
+    await reconciles.stop();
+    await clusters.reset();
+  });
   // ---- Go operator
   register('reconcileStudio.runGoOperator', async (uri?: vscode.Uri) => {
     if (!(await onlyRuntime('go'))) return;

@@ -8,6 +8,7 @@ export { Cluster } from '../cluster/cluster';
 export { createCluster } from '../cluster/builtins';
 export { loadManifests } from '../cluster/manifests';
 export { startServer } from '../cluster/endpoints/server';
+export { persist, restoreState, walFileOf } from '../cluster/storage/state';
 export { FaultInjector, FaultsFileError, parseFaults } from '../cluster/faults';
 export { FaultyApiServer } from '../runtime/faultyapiserver';
 export { loadReconciler } from '../runtime/loader';

@@ -47,13 +47,7 @@ describe('a new user on the sample operator', { timeout: 600_000 }, () => {
   });
 
   it('serves the same cluster to kubectl through the kubeconfig it writes', async () => {
-    const kubeconfig = join(
-      wb.userDataDir,
-      'User',
-      'globalStorage',
-      'reconcile-studio.reconcile-studio',
-      'fake-cluster.kubeconfig',
-    );
+    const kubeconfig = fakeClusterKubeconfig(wb);
     for (let i = 0; i < 100 && !existsSync(kubeconfig); i++)
       await new Promise((r) => setTimeout(r, 100));
     const out = execFileSync(
@@ -65,6 +59,12 @@ describe('a new user on the sample operator', { timeout: 600_000 }, () => {
       'webapp.apps.example.com/blog',
       'webapp.apps.example.com/shop',
     ]);
+    // An edit of the user's own, which the window reload below must not undo.
+    execFileSync(
+      'kubectl',
+      ['--kubeconfig', kubeconfig, 'label', 'webapp', 'blog', '-n', 'default', 'edited=by-hand'],
+      { encoding: 'utf8' },
+    );
   });
 
   it('opens the Reconcile Debugger held at the first phase of the first request', async () => {
@@ -235,6 +235,34 @@ describe('a new user on the sample operator', { timeout: 600_000 }, () => {
       assert.equal(await restored.locator('.phase.current').count(), 1);
     });
   });
+
+  it('keeps the WebApp edited with kubectl across the reload', async () => {
+    // The cluster came back from the workspace's saved state, not from the manifests alone; its
+    // kubeconfig names the new server once it is served (the old one may linger until then).
+    let label = '';
+    for (let i = 0; i < 120 && label !== 'by-hand'; i++) {
+      try {
+        label = execFileSync(
+          'kubectl',
+          [
+            '--kubeconfig',
+            fakeClusterKubeconfig(wb),
+            'get',
+            'webapp',
+            'blog',
+            '-n',
+            'default',
+            '-o',
+            'jsonpath={.metadata.labels.edited}',
+          ],
+          { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 },
+        );
+      } catch {
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+    assert.equal(label, 'by-hand');
+  });
 });
 
 /** Presses Step and waits until the panel shows the next hold (a new reconcile, phase or position). */
@@ -242,4 +270,15 @@ const stepLatencies: number[] = [];
 
 async function stepAndWait(frame: Frame): Promise<void> {
   stepLatencies.push(await stepAndMeasure(frame));
+}
+
+/** The kubeconfig the extension writes for its served fake cluster. */
+function fakeClusterKubeconfig(wb: Workbench): string {
+  return join(
+    wb.userDataDir,
+    'User',
+    'globalStorage',
+    'reconcile-studio.reconcile-studio',
+    'fake-cluster.kubeconfig',
+  );
 }

@@ -7,11 +7,11 @@
  */
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
-import { writeFileAtomic, writeFileAtomicAsync } from './atomicfile';
+import { cleanTempFiles, writeFileAtomic, writeFileAtomicAsync } from './atomicfile';
 import type { Store } from './store';
 import { objectKey } from './store';
 import type { KubeObject } from '../apimachinery/types';
-import { WriteAheadLog } from './wal';
+import { WriteAheadLog, readWal } from './wal';
 import type { WalRecord } from './wal';
 
 export interface ClusterState {
@@ -137,4 +137,51 @@ export async function persist(
       rmSync(walFileOf(file), { force: true });
     },
   };
+}
+
+/** What restoring a state file found: the state (none when there was nothing), or why not to start. */
+export type RestoreResult =
+  | { ok: true; state?: ClusterState; notes: string[]; warnings: string[] }
+  | { ok: false; error: string };
+
+/**
+ * Reads the snapshot and replays the write-ahead log over it, after removing the temp files of
+ * writes a killed process left. A damaged log record before the end stops the start (the file and
+ * byte offset are named): starting without it would silently lose acknowledged writes. `notes`
+ * say what was done, `warnings` what was set aside; `serve` and the extension print them.
+ */
+export function restoreState(stateFile: string): RestoreResult {
+  const notes: string[] = [];
+  const warnings: string[] = [];
+  for (const f of cleanTempFiles(stateFile))
+    notes.push(`Removed ${f}, left by an interrupted save of ${stateFile}`);
+  let state: ClusterState | undefined;
+  const r = readStateFile(stateFile);
+  if (r.kind === 'loaded') state = r.state;
+  else if (r.kind === 'corrupt') {
+    warnings.push(
+      `the state file ${stateFile} could not be read (${r.error}); moved it to ${r.movedTo} and started empty`,
+    );
+  }
+  const walFile = walFileOf(stateFile);
+  let log;
+  try {
+    log = readWal(walFile);
+  } catch (err) {
+    return {
+      ok: false,
+      error: `${err instanceof Error ? err.message : String(err)}; refusing to start (move ${walFile} aside to start from the snapshot alone)`,
+    };
+  }
+  if (log.torn) {
+    warnings.push(
+      `discarded a partial last record of ${walFile} (${log.torn.bytes} bytes at byte ${log.torn.offset}): the server stopped while writing it, before acknowledging it`,
+    );
+  }
+  if (!state && !log.records.length) return { ok: true, notes, warnings };
+  state = replay(state, log.records);
+  notes.push(
+    `Restored ${state.objects.length} objects from ${stateFile}${log.records.length ? ` (${log.records.length} changes replayed from ${walFile})` : ''}`,
+  );
+  return { ok: true, state, notes, warnings };
 }
