@@ -245,10 +245,9 @@ function validateCsrFields(obj: KubeObject, opts: Options): FieldError[] {
   const request = typeof spec.request === 'string' ? spec.request : '';
   const requestError = csrError(request);
   if (requestError !== undefined)
-    // A []byte's value as field.Invalid prints it: a missing one is nil, `null`.
-    errs.push(
-      fieldInvalid('spec.request', spec.request === undefined ? null : request, requestError),
-    );
+    // A []byte's value as field.Invalid prints it: a missing one (absent, or null as the decoded
+    // object's Go shape writes a nil slice) is `null`.
+    errs.push(fieldInvalid('spec.request', spec.request == null ? null : request, requestError));
   const usages = Array.isArray(spec.usages) ? (spec.usages as unknown[]) : [];
   if (usages.length === 0) errs.push(fieldRequired('spec.usages'));
   if (!opts.allowUnknownUsages)

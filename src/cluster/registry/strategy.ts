@@ -10,6 +10,10 @@ import { isQualifiedName, nameRuleOf, validateLabels, validateName } from '../ap
 import { deepEqual, isObject } from '../apimachinery/patch';
 import { hasGeneration } from '../api/generation';
 import { allowsUnconditionalUpdate } from '../api/updatepolicy';
+import { validateControllerRevision } from './appsvalidation';
+import { validateRuntimeClass, validateStorageClass } from './classvalidation';
+import { validateFlowSchema } from './flowcontrolvalidation';
+import { validateRoleBinding } from './rbacvalidation';
 import type { ResourceType } from './registry';
 import { matchesLabels, fromLabelSelector } from '../apimachinery/selector';
 import type { KubeObject } from '../apimachinery/types';
@@ -104,42 +108,60 @@ function validatePodSpec(spec: Obj, path: string): FieldError[] {
   return errs;
 }
 
+/**
+ * How each workload's validation treats its selector (pkg/apis/apps/validation): Deployments,
+ * ReplicaSets and StatefulSets require one, DaemonSets check the template's labels first; each
+ * names itself in the empty-selector message (a ReplicaSet says "deployment", as upstream does).
+ */
+const WORKLOAD_SELECTORS: Record<string, { required: boolean; empty: string }> = {
+  Deployment: { required: true, empty: 'deployment' },
+  ReplicaSet: { required: true, empty: 'deployment' },
+  StatefulSet: { required: true, empty: 'statefulset' },
+  DaemonSet: { required: false, empty: 'daemonset' },
+};
+
 function validateSelectorAndTemplate(
   obj: KubeObject,
-  kind: string,
+  kind: keyof typeof WORKLOAD_SELECTORS,
   old?: KubeObject,
 ): FieldError[] {
+  const rules = WORKLOAD_SELECTORS[kind];
   const errs: FieldError[] = [];
   const spec = rec(obj.spec);
   if (typeof spec.replicas === 'number' && spec.replicas < 0) {
     errs.push(fieldInvalid('spec.replicas', spec.replicas, 'must be greater than or equal to 0'));
   }
   const sel = spec.selector;
-  if (!isObject(sel)) {
-    errs.push(fieldRequired('spec.selector'));
-  } else if (
+  const empty =
+    isObject(sel) &&
     Object.keys(rec(sel.matchLabels)).length === 0 &&
-    !(Array.isArray(sel.matchExpressions) && sel.matchExpressions.length)
-  ) {
-    errs.push(fieldInvalid('spec.selector', sel, 'empty selector is invalid for deployment'));
+    !(Array.isArray(sel.matchExpressions) && sel.matchExpressions.length);
+  const emptyError = () =>
+    fieldInvalid('spec.selector', sel, `empty selector is invalid for ${rules.empty}`);
+  if (rules.required) {
+    if (!isObject(sel)) errs.push(fieldRequired('spec.selector'));
+    else if (empty) errs.push(emptyError());
   }
+  // LabelSelectorAsSelector: no selector selects nothing (so no template matches it), an empty
+  // one everything.
   const tmpl = rec(spec.template);
-  const labels = rec(rec(tmpl.metadata).labels) as Record<string, string>;
+  const templateLabels = rec(tmpl.metadata).labels;
+  const labels = rec(templateLabels) as Record<string, string>;
   const req = fromLabelSelector(sel);
-  if (req && req.length && !matchesLabels(req, labels)) {
+  if (!isObject(sel) || (req && req.length && !matchesLabels(req, labels))) {
     errs.push(
       fieldInvalid(
         'spec.template.metadata.labels',
-        labels,
+        isObject(templateLabels) ? templateLabels : null,
         '`selector` does not match template `labels`',
       ),
     );
   }
+  if (!rules.required && empty) errs.push(emptyError());
   errs.push(...validatePodSpec(rec(tmpl.spec), 'spec.template.spec'));
   if (old && !deepEqual(rec(old.spec).selector, sel)) {
     errs.push(fieldInvalid('spec.selector', sel, 'field is immutable'));
   }
-  void kind;
   return errs;
 }
 
@@ -276,6 +298,24 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
       obj.metadata.annotations = annotations;
     },
     validate: (obj, old) => validateSelectorAndTemplate(obj, 'DaemonSet', old),
+  },
+  'apps/ControllerRevision': {
+    validate: (obj, old) => validateControllerRevision(obj, old),
+  },
+  'rbac.authorization.k8s.io/RoleBinding': {
+    validate: (obj) => validateRoleBinding(obj, false),
+  },
+  'rbac.authorization.k8s.io/ClusterRoleBinding': {
+    validate: (obj) => validateRoleBinding(obj, true),
+  },
+  'node.k8s.io/RuntimeClass': {
+    validate: (obj) => validateRuntimeClass(obj),
+  },
+  'storage.k8s.io/StorageClass': {
+    validate: (obj) => validateStorageClass(obj),
+  },
+  'flowcontrol.apiserver.k8s.io/FlowSchema': {
+    validate: (obj) => validateFlowSchema(obj),
   },
   'discovery.k8s.io/EndpointSlice': {
     // endpointSliceStrategy: generation 1 on create, bumped when anything but metadata changes.
