@@ -48,8 +48,8 @@ import { deleteCollection, deleteResource } from './handlers/delete';
 import { getResource } from './handlers/get';
 import { listOptionsOf, listResource } from './handlers/list';
 import { patchResource } from './handlers/patch';
-import { send, sendJson, sendNegotiated } from './handlers/response';
-import { requestFieldManager, requestScope } from './handlers/scope';
+import { send, sendJson, sendNegotiated, writeWarnings } from './handlers/response';
+import { requestFieldManager, requestScope, requestWarnings } from './handlers/scope';
 import { updateResource } from './handlers/update';
 import { watchResource, type WatchServing } from './handlers/watch';
 import { evictPod } from '../registry/eviction';
@@ -149,8 +149,10 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
           err instanceof StatusError
             ? err
             : newInternal(err instanceof Error ? err.message : String(err));
-        if (!res.headersSent) sendStatus(res, se);
-        else res.end();
+        if (!res.headersSent) {
+          writeWarnings(res, requestWarnings.get(res));
+          sendStatus(res, se);
+        } else res.end();
       });
     },
   );

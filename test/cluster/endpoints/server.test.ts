@@ -72,3 +72,26 @@ describe('served cluster: request bodies', () => {
     assert.equal(r.status, 413);
   });
 });
+
+describe('served cluster: warnings on an error answer', () => {
+  let s: Served;
+  before(async () => {
+    s = await served();
+  });
+  after(() => s.close());
+
+  it('a body refused as invalid under fieldValidation=Warn still names its unknown fields', async () => {
+    const r = await s.call(
+      'POST',
+      '/apis/apps/v1/namespaces/default/deployments?fieldValidation=Warn',
+      JSON.stringify({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'd' },
+        unknownField: 1,
+      }),
+    );
+    assert.equal(r.status, 422, r.body);
+    assert.equal(r.headers.warning, '299 - "unknown field \\"unknownField\\""');
+  });
+});

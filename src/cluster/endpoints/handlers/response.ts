@@ -44,10 +44,19 @@ function whenDurable(s: RequestScope, fn: () => void): void | Promise<void> {
 }
 
 function setWarnings(s: RequestScope): void {
-  if (s.warnings.length)
-    s.res.setHeader(
+  writeWarnings(s.res, s.warnings);
+}
+
+/**
+ * The request's warnings as `Warning: 299` headers. An error answer carries them too: the
+ * apiserver's warning recorder sets its headers as warnings come, so a body refused as invalid
+ * under `fieldValidation=Warn` still says which fields were unknown.
+ */
+export function writeWarnings(res: ServerResponse, warnings: readonly string[] | undefined): void {
+  if (warnings?.length && !res.headersSent)
+    res.setHeader(
       'Warning',
-      s.warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+      warnings.map((w) => `299 - ${JSON.stringify(w)}`),
     );
 }
 
