@@ -4,7 +4,12 @@
  * get the generic one.
  */
 import type { FieldError } from '../apimachinery/errors';
-import { fieldForbidden, fieldInvalid, fieldRequired } from '../apimachinery/errors';
+import {
+  fieldForbidden,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+} from '../apimachinery/errors';
 import type { NameRule } from '../apimachinery/names';
 import { isQualifiedName, nameRuleOf, validateLabels, validateName } from '../apimachinery/names';
 import { deepEqual, isObject } from '../apimachinery/patch';
@@ -13,6 +18,7 @@ import { allowsUnconditionalUpdate } from '../api/updatepolicy';
 import { validateControllerRevision } from './appsvalidation';
 import { validateRuntimeClass, validateStorageClass } from './classvalidation';
 import { validateFlowSchema } from './flowcontrolvalidation';
+import { validatePersistentVolumeClaim } from './pvcvalidation';
 import { validateRoleBinding } from './rbacvalidation';
 import type { ResourceType } from './registry';
 import { matchesLabels, fromLabelSelector } from '../apimachinery/selector';
@@ -162,6 +168,55 @@ function validateSelectorAndTemplate(
   if (old && !deepEqual(rec(old.spec).selector, sel)) {
     errs.push(fieldInvalid('spec.selector', sel, 'field is immutable'));
   }
+  return errs;
+}
+
+/**
+ * ValidateReplicationControllerSpec: a selector that selects something (map-based, defaulted
+ * from the template's labels), and a template whose labels it matches, whose pods always
+ * restart and have no deadline.
+ */
+function validateReplicationController(obj: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const spec = rec(obj.spec);
+  if (typeof spec.minReadySeconds === 'number' && spec.minReadySeconds < 0)
+    errs.push(
+      fieldInvalid(
+        'spec.minReadySeconds',
+        spec.minReadySeconds,
+        'must be greater than or equal to 0',
+      ),
+    );
+  const selector = rec(spec.selector) as Record<string, string>;
+  if (!Object.keys(selector).length) errs.push(fieldRequired('spec.selector'));
+  if (typeof spec.replicas === 'number' && spec.replicas < 0)
+    errs.push(fieldInvalid('spec.replicas', spec.replicas, 'must be greater than or equal to 0'));
+  if (!isObject(spec.template)) {
+    errs.push(fieldRequired('spec.template'));
+    return errs;
+  }
+  const labels = rec(rec(spec.template.metadata).labels) as Record<string, string>;
+  if (Object.keys(selector).length && !Object.entries(selector).every(([k, v]) => labels[k] === v))
+    errs.push(
+      fieldInvalid(
+        'spec.template.metadata.labels',
+        rec(spec.template.metadata).labels ?? null,
+        '`selector` does not match template `labels`',
+      ),
+    );
+  const podSpec = rec(spec.template.spec);
+  errs.push(...validatePodSpec(podSpec, 'spec.template.spec'));
+  if ((podSpec.restartPolicy ?? 'Always') !== 'Always')
+    errs.push(
+      fieldNotSupported('spec.template.spec.restartPolicy', podSpec.restartPolicy, ['Always']),
+    );
+  if (podSpec.activeDeadlineSeconds !== undefined && podSpec.activeDeadlineSeconds !== null)
+    errs.push(
+      fieldForbidden(
+        'spec.template.spec.activeDeadlineSeconds',
+        'activeDeadlineSeconds in ReplicationController is not Supported',
+      ),
+    );
   return errs;
 }
 
@@ -332,9 +387,11 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     prepareForCreate(obj) {
       obj.status = { phase: 'Pending' };
     },
+    validate: (obj) => validatePersistentVolumeClaim(obj),
   },
   '/ReplicationController': {
     orphansByDefault: true,
+    validate: (obj) => validateReplicationController(obj),
   },
   'batch/Job': {
     hasGeneration: true,

@@ -77,3 +77,14 @@ test('a workload without a selector: no template matches it, and a DaemonSet doe
     'DaemonSet.apps "x" is invalid: [spec.template.metadata.labels: Invalid value: null: `selector` does not match template `labels`, spec.template.spec.containers: Required value]',
   );
 });
+
+test('a claim needs access modes and a storage request, a ReplicationController a selector and a template', () => {
+  refused(
+    bare('v1', 'PersistentVolumeClaim', true),
+    'PersistentVolumeClaim "x" is invalid: [spec.accessModes: Required value: at least 1 access mode is required, spec.resources[storage]: Required value]',
+  );
+  refused(
+    bare('v1', 'ReplicationController', true),
+    'ReplicationController "x" is invalid: [spec.selector: Required value, spec.template: Required value]',
+  );
+});
