@@ -64,22 +64,27 @@ describe('Run Go Operator', { timeout: 400_000 }, async () => {
           if ((await r.getAttribute('aria-expanded')) !== 'true')
             await r.locator('.monaco-tl-twistie').click();
         };
-        // Kind → namespace → WebApp → what it owns → what that owns and the Events about it. The
-        // blog: the shop runs into the sample's quota bug, and its operator updates the shop's
-        // Deployment in a loop (each update drops the revision annotation, which bumps the
-        // generation, as kube-apiserver does), so its rows change under the test.
-        await expand(3, /^blog/);
-        await row(4, /^Deployment blog/).waitFor({ timeout: 60_000 });
-        await expand(4, /^Deployment blog/);
-        await row(5, /^ReplicaSet blog-/).waitFor({ timeout: 60_000 });
+        // Kind → namespace → WebApp → what it owns → what that owns and the Events about it.
+        // Whichever WebApp got its Deployment: the sample's quota bug lets only one of them have
+        // one, and which is a race between the two reconciles. (Its operator then updates that
+        // Deployment in a loop — each update drops the revision annotation, which bumps the
+        // generation, as kube-apiserver does — so its rows change under the test.)
+        const owner = sidebar.locator('.monaco-list-row[aria-level="3"][aria-expanded]').first();
+        await owner.waitFor({ timeout: 60_000 });
+        const name = (await owner.locator('.label-name').first().innerText()).trim();
+        const app = new RegExp(`^${name}`);
+        await expand(3, app);
+        await row(4, new RegExp(`^Deployment ${name}`)).waitFor({ timeout: 60_000 });
+        await expand(4, new RegExp(`^Deployment ${name}`));
+        await row(5, new RegExp(`^ReplicaSet ${name}-`)).waitFor({ timeout: 60_000 });
         await row(5, /^ScalingReplicaSet/).waitFor({ timeout: 60_000 });
-        await row(3, /^blog/).click({ button: 'right' });
+        await row(3, app).click({ button: 'right' });
         await wb.page
           .locator('.context-view .action-label', { hasText: 'Edit YAML' })
           .first()
           .click();
         await wb.page
-          .locator('.tab', { hasText: 'webapp-default-blog.yaml' })
+          .locator('.tab', { hasText: `webapp-default-${name}.yaml` })
           .first()
           .waitFor({ timeout: 30_000 });
         assert.equal(await wb.page.locator('.tab', { hasText: /Untitled-\d/ }).count(), 0);
