@@ -2,7 +2,8 @@
  * ValidatePersistentVolumeClaimSpec (pkg/apis/core/validation), the rules a claim is created
  * under: its access modes, its storage request, its class and volume mode. Not yet the data
  * sources or the rules of an update (what may change once it is bound). ObjectMeta is validated
- * for every kind elsewhere.
+ * for every kind elsewhere. A request that is not positive is named as sent, where upstream
+ * writes the Quantity's canonical form (`0` for `0Gi`).
  */
 import {
   fieldForbidden,

@@ -196,7 +196,8 @@ function validateReplicationController(obj: KubeObject): FieldError[] {
     return errs;
   }
   const labels = rec(rec(spec.template.metadata).labels) as Record<string, string>;
-  if (Object.keys(selector).length && !Object.entries(selector).every(([k, v]) => labels[k] === v))
+  const required = fromLabelSelector({ matchLabels: selector });
+  if (required?.length && !matchesLabels(required, labels))
     errs.push(
       fieldInvalid(
         'spec.template.metadata.labels',
