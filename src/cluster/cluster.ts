@@ -1222,9 +1222,11 @@ export class Cluster {
         old.metadata.name!,
         OBJECT_MODIFIED,
       );
+    // A Scale's replicas decode into an omitempty int32, so an absent one is 0 (kubectl scale
+    // --replicas=0 sends none).
     const replicas =
       scale.kind === 'Scale'
-        ? (scale.spec as { replicas?: unknown } | undefined)?.replicas
+        ? ((scale.spec as { replicas?: unknown } | undefined)?.replicas ?? 0)
         : getPath(scale, t.scale.specReplicasPath);
     if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
       throw newInvalid({ group: 'autoscaling', kind: 'Scale' }, old.metadata.name!, [
@@ -1843,7 +1845,8 @@ function scaleOf(t: ResourceType, o: KubeObject): KubeObject {
       resourceVersion: o.metadata.resourceVersion,
       creationTimestamp: o.metadata.creationTimestamp,
     },
-    spec: { replicas: typeof replicas === 'number' ? replicas : 0 },
+    // ScaleSpec.replicas is an omitempty int32: zero replicas are written as an empty spec.
+    spec: typeof replicas === 'number' && replicas !== 0 ? { replicas } : {},
     status: {
       replicas: typeof statusReplicas === 'number' ? statusReplicas : 0,
       ...(sel ? { selector: sel } : {}),

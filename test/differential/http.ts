@@ -58,10 +58,9 @@ export function send(side: Side, req: Request): Promise<Answer> {
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
           text += chunk;
-          if (
-            req.events !== undefined &&
-            text.split('\n').filter((l) => l.trim()).length >= req.events
-          ) {
+          // Only whole lines count: kube-apiserver may split one event across chunks, and a
+          // line without its newline yet is an event still arriving.
+          if (req.events !== undefined && completeLines(text) >= req.events) {
             res.destroy();
             done();
           }
@@ -74,4 +73,10 @@ export function send(side: Side, req: Request): Promise<Answer> {
     if (req.body !== undefined) r.write(req.body);
     r.end();
   });
+}
+
+/** How many non-empty lines of `text` have their terminating newline. */
+function completeLines(text: string): number {
+  const whole = text.slice(0, text.lastIndexOf('\n') + 1);
+  return whole.split('\n').filter((l) => l.trim()).length;
 }

@@ -77,10 +77,16 @@ function collect(v: unknown, entry: string, t: FieldType, out: Set<string>): voi
   out.add(entry);
 }
 
-/** Whether a top-level field is outside a write through `subresource` (as fieldSet leaves it out). */
+/**
+ * Whether a top-level field is outside a write through `subresource` (as fieldSet leaves it out).
+ * A status write owns the metadata it changes too: a Deployment's status strategy keeps the
+ * annotations, and the deployment controller writes its revision annotation through /status, so
+ * kube-controller-manager's status entry owns `f:metadata.f:annotations` (what the strategy puts
+ * back, such as a Deployment's labels, is in the reset fields the caller ignores).
+ */
 function outsideWrite(field: string, subresource: string | undefined): boolean {
   if (field === 'apiVersion' || field === 'kind') return true;
-  if (subresource === 'status') return field !== 'status';
+  if (subresource === 'status') return field !== 'status' && field !== 'metadata';
   return field === 'status' && subresource !== undefined;
 }
 

@@ -104,3 +104,35 @@ test("a Service's create owns neither what the allocator sets nor the status the
     },
   });
 });
+
+test("a status write owns the annotations it changes, not the labels the Deployment's status strategy puts back", () => {
+  const { cluster } = newCluster({ controllers: false });
+  const d = cluster.create(
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd1', namespace: 'default', labels: { a: 'b' } },
+      spec: {
+        selector: { matchLabels: { app: 'd' } },
+        template: {
+          metadata: { labels: { app: 'd' } },
+          spec: { containers: [{ name: 'c', image: 'nginx' }] },
+        },
+      },
+    },
+    { fieldManager: 'test' },
+  );
+  const next = structuredClone(d);
+  next.metadata.annotations = { 'deployment.kubernetes.io/revision': '1' };
+  next.metadata.labels = { a: 'changed' };
+  next.status = { observedGeneration: 1 };
+  const written = cluster.update(next, { subresource: 'status', fieldManager: 'kcm' });
+  assert.deepEqual(written.metadata.labels, { a: 'b' });
+  const entry = written.metadata.managedFields?.find((e) => e.manager === 'kcm');
+  // kube-apiserver 1.36 answers the deployment controller's revision write with this entry.
+  assert.equal(entry?.subresource, 'status');
+  assert.deepEqual(entry?.fieldsV1, {
+    'f:metadata': { 'f:annotations': { '.': {}, 'f:deployment.kubernetes.io/revision': {} } },
+    'f:status': { 'f:observedGeneration': {} },
+  });
+});

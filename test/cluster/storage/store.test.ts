@@ -508,6 +508,32 @@ test('scale subresource reads and writes a Deployment replicas', () => {
   cluster.close();
 });
 
+test('a Scale without replicas scales to zero, and zero replicas read back as an empty spec', () => {
+  const { cluster } = newCluster({ controllers: false });
+  const ref = { apiVersion: 'apps/v1', kind: 'Deployment' };
+  const key = { namespace: 'default', name: 'web' };
+  cluster.create({
+    ...ref,
+    metadata: { name: 'web' },
+    spec: {
+      selector: { matchLabels: { app: 'web' } },
+      template: {
+        metadata: { labels: { app: 'web' } },
+        spec: { containers: [{ name: 'c', image: 'nginx:1' }] },
+      },
+    },
+  });
+  // ScaleSpec's replicas is an omitempty int32: a Scale that has none (here, merge-patched
+  // away) asks for 0, as kubectl scale --replicas=0 does.
+  const answer = cluster.patch(ref, key, { spec: { replicas: null } }, 'merge', {
+    subresource: 'scale',
+  });
+  assert.deepEqual(answer.spec, {});
+  assert.equal((cluster.get(ref, key).spec as { replicas: number }).replicas, 0);
+  assert.deepEqual(cluster.getScale(ref, key).spec, {});
+  cluster.close();
+});
+
 test('a write whose object cannot be serialized fails whole: nothing is stored or watched', async () => {
   const store = new Store({
     sizeOf: (o) => {
