@@ -17,7 +17,7 @@ import {
   statements,
   type Node,
 } from './syntax';
-import { certainlyNonNil } from './errors';
+import { certainlyNonNil, type ErrorOf } from './errors';
 import { terminates } from './flow';
 
 export type Verdict =
@@ -52,13 +52,16 @@ export function swallowed(fn: PathFunc, stmt: Node, err: string): Verdict | null
   }
   if (check?.type !== 'if_statement') return null;
   if (field(check, 'condition')?.text.replace(/\s+/g, ' ') !== `${err} != nil`) return null;
-  // The error must go nowhere but into predicates (IsConflict) and logs.
+  // The error must go nowhere but into predicates (IsConflict) and logs. A log is a call whose
+  // result is thrown away: `fmt.Errorf("...: %w", err)` appended to a list is the error kept.
   for (const id of descendants(field(check, 'consequence'), 'identifier')) {
     if (id.text !== err) continue;
     const call = ancestor(id, ['call_expression'], check);
     const name = call ? (callee(call)?.name ?? '') : '';
-    if (!/^Is[A-Z]|^(Error|Info|Errorf|Infof|Warn|Warning|Warnf|Printf|Println|V)$/.test(name))
-      return null;
+    if (/^Is[A-Z]/.test(name)) continue;
+    const top = call && outermostCall(call);
+    if (!top || top.parent?.type !== 'expression_statement') return null;
+    if (!LOG.test(callee(top)?.name ?? '')) return null;
   }
   const branch = statements(field(check, 'consequence'));
   const last = branch[branch.length - 1];
@@ -66,6 +69,9 @@ export function swallowed(fn: PathFunc, stmt: Node, err: string): Verdict | null
     // Only logged, and the path goes on past the `if`: unless some return in the branch decides.
     if (descendants(field(check, 'consequence'), 'return_statement').length > 0) return null;
     if (branch.some(terminates)) return null;
+    // `if err != nil { log }` and then `return ..., err`: the error goes on to the caller. (An
+    // `if err := ...;` initializer's err dies with the `if`: later mentions are another err.)
+    if (check.id !== stmt.parent?.id && readBeforeOverwrite(fn, check, err)) return null;
     return { kind: 'logged', check, err, within: within(check, fn.body) };
   }
   if (fn.results[fn.results.length - 1] !== 'error') return null;
@@ -73,6 +79,24 @@ export function swallowed(fn: PathFunc, stmt: Node, err: string): Verdict | null
   if (exprs.length !== fn.results.length || exprs[exprs.length - 1].text !== 'nil') return null;
   if (!exprs.slice(0, -1).every((e) => ZERO.test(e.text.replace(/\s+/g, '')))) return null;
   return { kind: 'swallowed', nil: exprs[exprs.length - 1], err };
+}
+
+/** Calls that log: the error handed to one of these (as a statement) is only logged. */
+const LOG = /^(Error|Info|Errorf|Infof|Warn|Warning|Warnf|Printf|Println|V)$/;
+
+/**
+ * The call whose argument (or whose argument's argument) this call is: `fmt.Errorf(...)` inside
+ * `log.Error(fmt.Errorf(...), "")` → the log call; inside `append(errs, fmt.Errorf(...))` → append.
+ */
+function outermostCall(call: Node): Node {
+  let top = call;
+  for (;;) {
+    const p = top.parent;
+    if (p?.type === 'argument_list' && p.parent?.type === 'call_expression') top = p.parent;
+    else if (p?.type === 'selector_expression' && p.parent?.type === 'call_expression')
+      top = p.parent; // logger.WithValues(...).Error(err, "")
+    else return top;
+  }
 }
 
 /** Is `node` inside a function literal run by `defer` or `go` (below `body`)? */
@@ -85,12 +109,14 @@ export function within(node: Node, body: Node): Within {
 
 /**
  * A dropped status error is harmless when every path from the write on returns a non-nil error:
- * controller-runtime requeues, and the next pass writes the status again. Walks the statements
+ * controller-runtime requeues, and the next pass writes the status again. (A Result asking for a
+ * requeue beside a nil error is not enough: the reconcile reports success, the failure goes
+ * unseen, and the delay may be long.) Walks the statements
  * after the write outwards (past the `if` it is in, and so on) to the first `return` that ends the
  * path, collecting the returns met on the way; every one must hand back an error known non-nil.
  * A loop or a function literal on the way makes the answer unknown: no pardon.
  */
-export function pardoned(fn: PathFunc, call: Node, v: Verdict): boolean {
+export function pardoned(fn: PathFunc, call: Node, v: Verdict, errorOf?: ErrorOf): boolean {
   if (v.kind === 'swallowed' || v.kind === 'deferred') return false;
   if (fn.results[fn.results.length - 1] !== 'error') return false;
   const from = v.kind === 'logged' ? v.check : enclosingStatement(call);
@@ -101,25 +127,26 @@ export function pardoned(fn: PathFunc, call: Node, v: Verdict): boolean {
     if (p.type !== 'statement_list' && p.type !== 'block') continue;
     const after = p.children.slice(p.children.indexOf(x) + 1).filter((s) => s.isNamed);
     for (const s of after) {
-      if (s.type === 'return_statement') return returnsError(fn, [...returns, s]);
+      if (s.type === 'return_statement') return retried(fn, [...returns, s], errorOf);
       if (s.type === 'defer_statement' || s.type === 'go_statement') continue;
       returns.push(
         ...descendants(s, 'return_statement').filter((r) => !ancestor(r, ['func_literal'], s)),
       );
-      if (terminates(s)) return returnsError(fn, returns);
+      if (terminates(s)) return retried(fn, returns, errorOf);
     }
   }
   return false;
 }
 
 /** Does every one of these returns hand back an error that cannot be nil? */
-export function returnsError(fn: PathFunc, returns: Node[]): boolean {
+export function retried(fn: PathFunc, returns: Node[], errorOf?: ErrorOf): boolean {
   return (
     returns.length > 0 &&
     returns.every((r) => {
       const exprs = named(named(r)[0]);
       return (
-        exprs.length === fn.results.length && certainlyNonNil(exprs[exprs.length - 1], fn.body)
+        exprs.length === fn.results.length &&
+        certainlyNonNil(exprs[exprs.length - 1], fn.body, errorOf)
       );
     })
   );

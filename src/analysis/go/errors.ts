@@ -26,20 +26,34 @@ export function guardedNonNil(node: Node, name: string, stop: Node): boolean {
   return false;
 }
 
-/** Certainly non-nil: a constructor's result, or a variable (or its wrapping) checked `!= nil` around it. */
-export function certainlyNonNil(expr: Node, stop: Node): boolean {
+/**
+ * What the module knows of a call's error result: 'always' non-nil (a helper whose every return
+ * is `fmt.Errorf(...)`), non-nil whenever its argument at this index is (a helper that returns
+ * the error it is given, perhaps after logging or tracing it), or null: unknown.
+ */
+export type ErrorOf = (call: Node) => 'always' | number | null;
+
+/**
+ * Certainly non-nil: a constructor's result, a variable (or its wrapping) checked `!= nil` around
+ * it, or the result of a helper of the module that `errorOf` knows never to return nil here.
+ */
+export function certainlyNonNil(expr: Node, stop: Node, errorOf?: ErrorOf): boolean {
   const e = unparen(expr);
   if (!e) return false;
   if (e.type === 'identifier') return e.text !== 'nil' && guardedNonNil(e, e.text, stop);
-  if (e.type === 'call_expression') {
-    const q = qualifiedCallee(e);
-    if (!q) return false;
-    if (ALWAYS_ERROR.has(q.join('.'))) return true;
-    // errors.Wrap(err, ...) is nil only when err is: inside `if err != nil` it is not.
-    if (WRAPPERS.has(q[1])) {
-      const first = unparen(callArgs(e)[0] ?? null);
-      return first?.type === 'identifier' && guardedNonNil(first, first.text, stop);
-    }
+  if (e.type !== 'call_expression') return false;
+  const q = qualifiedCallee(e);
+  if (q && ALWAYS_ERROR.has(q.join('.'))) return true;
+  // errors.Wrap(err, ...) is nil only when err is: inside `if err != nil` it is not.
+  if (q && WRAPPERS.has(q[1])) {
+    const first = unparen(callArgs(e)[0] ?? null);
+    return first?.type === 'identifier' && guardedNonNil(first, first.text, stop);
+  }
+  if (errorOf) {
+    const known = errorOf(e);
+    if (known === 'always') return true;
+    const arg = known === null ? undefined : callArgs(e)[known];
+    return !!arg && certainlyNonNil(arg, stop, errorOf);
   }
   return false;
 }

@@ -106,6 +106,8 @@ export interface ModuleFuncs {
 export class GoPackage {
   readonly functions = new Map<string, FuncDecl>();
   readonly methods = new Map<string, FuncDecl>();
+  /** the package's own interface types: name → its method names */
+  readonly interfaces = new Map<string, string[]>();
   readonly types: TypeIndex;
 
   constructor(
@@ -117,6 +119,15 @@ export class GoPackage {
     if (types) this.types.merge(types);
     for (const file of files) {
       this.types.addFile(file.root, file.path.endsWith('_types.go'));
+      for (const spec of descendants(file.root, 'type_spec')) {
+        const name = field(spec, 'name')?.text;
+        const type = field(spec, 'type');
+        if (!name || type?.type !== 'interface_type') continue;
+        const methods = named(type)
+          .filter((m) => m.type === 'method_elem' || m.type === 'method_spec')
+          .map((m) => field(m, 'name')?.text ?? '');
+        this.interfaces.set(name, methods);
+      }
       for (const decl of named(file.root)) {
         const name = field(decl, 'name')?.text;
         if (!name) continue;
@@ -166,6 +177,24 @@ export class GoPackage {
     return d;
   }
 
+  /**
+   * `step.reconcile(...)` where step is of an interface type this package declares: the methods
+   * of that name on the package's types that have every method of the interface. Without a type
+   * checker this is all a call through the interface may reach here (a sub-reconciler list).
+   */
+  implementations(iface: string, name: string): FuncDecl[] {
+    const methods = this.interfaces.get(iface);
+    const out: FuncDecl[] = [];
+    if (methods?.includes(name)) {
+      for (const d of this.methods.values()) {
+        if (d.name !== name || !d.receiverType) continue;
+        if (methods.every((m) => this.promoted(d.receiverType!, m))) out.push(d);
+      }
+    }
+    this.recorder?.set(`i:${iface}.${name}`, out.map((d) => d.node.id).join(','));
+    return out;
+  }
+
   func(name: string): FuncDecl | undefined {
     const d = this.functions.get(name);
     this.recorder?.set(`f:${name}`, d ? String(d.node.id) : '');
@@ -200,7 +229,12 @@ export class GoPackage {
         if (kind === 's') now = this.types.struct(name)?.text ?? '';
         else if (kind === 'c') now = this.types.isClusterScoped(name) ? 'y' : '';
         else if (kind === 'u') now = summary(name);
-        else {
+        else if (kind === 'i') {
+          const dot = name.indexOf('.');
+          now = this.implementations(name.slice(0, dot), name.slice(dot + 1))
+            .map((d) => d.node.id)
+            .join(',');
+        } else {
           const dot = name.indexOf('.');
           const d =
             kind === 'f'

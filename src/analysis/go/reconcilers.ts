@@ -3,7 +3,7 @@
  * clients and which hold the reconciled object. Rules work only on these "path functions", so a
  * sleep in a CLI helper or a List in a webhook is never reported as a reconcile problem.
  */
-import type { GoFile, GoPackage, FuncDecl } from './package';
+import type { GoFile, GoPackage, FuncDecl, StructInfo } from './package';
 import { varType } from './vartypes';
 import { importPathOf, paramsOf, receiverOf, resultsOf } from './package';
 import {
@@ -148,8 +148,7 @@ export function makePathFunc(pkg: GoPackage, decl: FuncDecl, isRoot: boolean): P
   if (recv?.name) {
     const struct = pkg.struct(recv.type);
     if (struct) {
-      if (struct.embedded.some((t) => CLIENT_TYPE.test(t))) clientIdents.add(recv.name);
-      for (const [name, type] of struct.fields) if (CLIENT_TYPE.test(type)) clientFields.add(name);
+      if (embedsClient(pkg, struct, clientFields)) clientIdents.add(recv.name);
     } else {
       // Struct declared outside what we were given: accept the conventional spellings only.
       clientIdents.add(recv.name);
@@ -175,6 +174,28 @@ export function makePathFunc(pkg: GoPackage, decl: FuncDecl, isRoot: boolean): P
     .map((c) => clientCall(fn, c))
     .filter((c): c is ClientCall => c !== null);
   return fn;
+}
+
+/**
+ * Does the struct embed a client, itself or through a struct it embeds (`type addCore struct {
+ * *CacheReconciler }`, whose reconciler embeds client.Client)? Its client fields, its own and
+ * promoted ones, go into `fields`. An embedded struct of another package, which we do not read,
+ * is taken to hold its client in a field named Client, as controller-runtime's examples do.
+ */
+function embedsClient(pkg: GoPackage, struct: StructInfo, fields: Set<string>, depth = 0): boolean {
+  for (const [name, type] of struct.fields) if (CLIENT_TYPE.test(type)) fields.add(name);
+  let embeds = false;
+  for (const e of struct.embedded) {
+    if (CLIENT_TYPE.test(e)) {
+      embeds = true;
+      continue;
+    }
+    const local = /^\*?(\w+)$/.exec(e)?.[1];
+    const inner = local ? pkg.struct(local) : undefined;
+    if (inner && depth < 3) embeds = embedsClient(pkg, inner, fields, depth + 1) || embeds;
+    else if (!local && /^\*?\w+\.\w+$/.test(e)) fields.add('Client');
+  }
+  return embeds;
 }
 
 /** Is `node` an expression that designates a client in `fn`? */
@@ -287,9 +308,7 @@ export function buildReconciler(
   const queue = [root];
   while (queue.length > 0) {
     const fn = queue.shift()!;
-    for (const call of fn.calls) {
-      const target = resolveCall(pkg, fn, call);
-      if (!target) continue;
+    for (const [call, target] of fn.calls.flatMap((c) => targetsOf(pkg, fn, c))) {
       let callee = byNode.get(target.node.id);
       let grew = false;
       if (!callee) {
@@ -352,6 +371,28 @@ function fetchedByHelper(pkg: GoPackage, root: PathFunc, request: string): Helpe
     });
   }
   return out;
+}
+
+/** Where a call in a path function may go: its one target, or every implementation of an interface method. */
+function targetsOf(pkg: GoPackage, fn: PathFunc, call: Node): [Node, FuncDecl][] {
+  const target = resolveCall(pkg, fn, call);
+  if (target) return [[call, target]];
+  return dispatched(pkg, fn, call).map((d) => [call, d]);
+}
+
+/**
+ * `for _, step := range []subReconciler{&addCore{r}, ...} { step.reconcile(ctx, obj) }`: a call
+ * through a variable of an interface type the package declares reaches each of the package's
+ * implementations of that method, and each is on the reconcile path.
+ */
+export function dispatched(pkg: GoPackage, fn: PathFunc, call: Node): FuncDecl[] {
+  const c = callee(call);
+  if (c?.operand?.type !== 'identifier' || c.operand.text === fn.receiver) return [];
+  if (importPathOf(fn.file, c.operand.text)) return [];
+  let t = varType(fn.node, c.operand.text);
+  while (t && (t.type === 'pointer_type' || t.type === 'parenthesized_type'))
+    t = named(t)[0] ?? null;
+  return t?.type === 'type_identifier' ? pkg.implementations(t.text, c.name) : [];
 }
 
 /**

@@ -14,6 +14,7 @@
  */
 import { relative, dirname, sep } from 'node:path';
 import { discarded, pardoned } from './errorfate';
+import { certainlyNonNil, type ErrorOf } from './errors';
 import { StatusPasses, type WriteEvent } from './passes';
 import {
   importPathOf,
@@ -65,6 +66,13 @@ export interface FuncSummary {
   block: { wait: Wait; site: Site } | null;
   /** parameter index (-1 the receiver) → the spec field it changes, and where */
   spec: Map<number, { target: string; site: Site }>;
+  /**
+   * Its error result is never nil ('always': every return builds one, `fmt.Errorf`), or is
+   * whenever the argument at this index is not (it hands back the error it is given, after logging
+   * or tracing it); null when it may return nil. Lets `return ..., logAndWrap(err, "...")` count
+   * as a failure.
+   */
+  errorResult: 'always' | number | null;
 }
 
 const EMPTY: FuncSummary = {
@@ -77,6 +85,7 @@ const EMPTY: FuncSummary = {
   returnsStatusError: false,
   block: null,
   spec: new Map(),
+  errorResult: null,
 };
 
 /** A function of the module named by import path, receiver type (or null) and name. */
@@ -212,6 +221,11 @@ export class Summaries {
     return summary ? { ref, summary } : null;
   }
 
+  /** What the module knows of the error a call in a path function returns (see `ErrorOf`). */
+  errorOf(fn: PathFunc): ErrorOf {
+    return (call) => this.ofCall(fn, call)?.summary.errorResult ?? null;
+  }
+
   /** The summary of `decl`, from the cache when its dependencies still answer the same. */
   summary(pkg: GoPackage, path: string, decl: FuncDecl): FuncSummary {
     const node = decl.node;
@@ -270,6 +284,13 @@ export class Summaries {
     };
     const out: FuncSummary = { ...EMPTY, spec: new Map() };
     const events: WriteEvent[] = [];
+    // What a callee's error is, asked on demand (its summary is a dependency all the same: every
+    // call of the body is resolved and recorded in the walk over calls below).
+    const errorOf: ErrorOf = (call) => {
+      const ref = this.resolve(pkg, path, decl, call);
+      const target = ref && this.decl(ref);
+      return target ? this.summary(target.pkg, ref.path, target.decl).errorResult : null;
+    };
 
     // This function's own status writes: what becomes of each one's error.
     for (const cc of fn.clientCalls) {
@@ -283,7 +304,7 @@ export class Summaries {
       out.write ??= { file: fn.file, node: cc.call };
       out.writeParam ??= indexOf(rootVar(cc.args[1]));
       out.always ||= unconditional(fn.body, cc.call);
-      this.errorFate(fn, cc.call, out);
+      this.errorFate(fn, cc.call, out, errorOf);
     }
 
     // Assignments to a parameter's (or the receiver's) spec: its own first, then its callees'.
@@ -322,7 +343,7 @@ export class Summaries {
         out.always ||= s.always && unconditional(fn.body, call);
       }
       if (s.drop && !out.drop && !inGoroutine(call, fn.body)) out.drop = s.drop;
-      if (s.returnsStatusError) this.errorFate(fn, call, out);
+      if (s.returnsStatusError) this.errorFate(fn, call, out, errorOf);
       if (s.block && !out.block && !inGoroutine(call, fn.body)) out.block = s.block;
       for (const [i, change] of s.spec) {
         const at = indexOf(argOf(i));
@@ -350,17 +371,18 @@ export class Summaries {
       if (!out.block || longer(wait, out.block.wait)) out.block = { wait, site };
     }
 
+    out.errorResult = errorResult(fn, params, errorOf);
     return { summary: out, deps, file: decl.file };
   }
 
   /** Records what `fn` does with the error of `call` (a status write, or a helper returning one). */
-  private errorFate(fn: PathFunc, call: Node, out: FuncSummary): void {
+  private errorFate(fn: PathFunc, call: Node, out: FuncSummary, errorOf: ErrorOf): void {
     const v = discarded(fn, call);
     if (v === null) {
       if (returnsIt(fn, call)) out.returnsStatusError = true;
       return;
     }
-    if (out.drop || v.kind === 'swallowed' || pardoned(fn, call, v)) return;
+    if (out.drop || v.kind === 'swallowed' || pardoned(fn, call, v, errorOf)) return;
     if (ancestor(call, ['go_statement'], fn.body)) return;
     out.drop = {
       how: v.kind === 'logged' ? 'only logged' : 'discarded',
@@ -387,6 +409,52 @@ function returnsIt(fn: PathFunc, call: Node): boolean {
     const last = exprs[exprs.length - 1];
     return !last || last.text === 'nil' || contains(last, call) || contains(r, call);
   });
+}
+
+/**
+ * Is the function's error result never nil ('always'), or non-nil whenever one parameter is (its
+ * index)? Every return outside function literals must give an error built there (`fmt.Errorf`,
+ * a helper known to), or the parameter itself, or the parameter wrapped (`errors.Wrap(err, ...)`,
+ * or a helper that passes its argument on). A function with no return, or one `return nil`, may
+ * return nil.
+ */
+function errorResult(
+  fn: PathFunc,
+  params: { name: string }[],
+  errorOf: ErrorOf,
+): 'always' | number | null {
+  if (fn.results[fn.results.length - 1] !== 'error') return null;
+  const returns = descendants(fn.body, 'return_statement').filter(
+    (r) => !ancestor(r, ['func_literal'], fn.body),
+  );
+  if (returns.length === 0) return null;
+  let param: number | null = null;
+  for (const r of returns) {
+    const exprs = named(named(r)[0]);
+    if (exprs.length !== fn.results.length) return null;
+    const last = exprs[exprs.length - 1];
+    if (certainlyNonNil(last, fn.body, errorOf)) continue;
+    const i = passedOn(last, params, errorOf);
+    if (i === null || (param !== null && param !== i)) return null;
+    param = i;
+  }
+  return param ?? 'always';
+}
+
+/** The parameter an error expression hands back: `err`, `errors.Wrap(err, ...)`, `trace(err)`. */
+function passedOn(expr: Node, params: { name: string }[], errorOf: ErrorOf): number | null {
+  const e = unparen(expr);
+  if (e?.type === 'identifier') {
+    const i = params.findIndex((p) => p.name === e.text);
+    return i >= 0 ? i : null;
+  }
+  if (e?.type !== 'call_expression') return null;
+  const c = callee(e);
+  const known = errorOf(e);
+  const at = /^(Wrap|Wrapf|WithStack|WithMessage|WithMessagef)$/.test(c?.name ?? '') ? 0 : known;
+  if (typeof at !== 'number') return null;
+  const arg = callArgs(e)[at];
+  return arg ? passedOn(arg, params, errorOf) : null;
 }
 
 /** Reported waits: time and wait.* always, retry libraries from a second on or when unknown. */
@@ -498,6 +566,7 @@ function computeFingerprint(s: FuncSummary): string {
       ? `${s.block.wait.what}:${s.block.wait.ms}:${s.block.wait.why}@${at(s.block.site)}`
       : '',
     [...s.spec].map(([i, c]) => `${i}=${c.target}@${at(c.site)}`).join(','),
+    s.errorResult,
   ].join('|');
 }
 

@@ -1,8 +1,9 @@
 /**
  * The declared type of a variable, read off the syntax: a parameter (`p *T`), `var x T`,
  * `x := &T{}`, `x := T{}`, `x := new(T)`, or `x, err := f(...)` where the caller can say which
- * declaration `f` is (its result type at that position). Enough to follow `dfi.patchStatus(...)`
- * when `dfi` came from `r.getInstance(...)`, without a type checker.
+ * declaration `f` is (its result type at that position), or `for _, x := range xs` over a slice
+ * (its element type). Enough to follow `dfi.patchStatus(...)` when `dfi` came from
+ * `r.getInstance(...)`, and `step.run(...)` over a list of steps, without a type checker.
  */
 import { paramsOf } from './package';
 import { callee, descendants, field, named, unparen, type Node } from './syntax';
@@ -46,6 +47,17 @@ export function varType(fnNode: Node, name: string, target?: CallTarget): Node |
     if (callee(value)?.name === 'new') return named(field(value, 'arguments'))[0] ?? null;
     const decl = target?.(value);
     if (decl) return resultTypes(decl)[right.length === left.length ? 0 : i] ?? null;
+  }
+  for (const rc of descendants(body, 'range_clause')) {
+    if (named(field(rc, 'left'))[1]?.text !== name) continue;
+    const xs = unparen(field(rc, 'right'));
+    const t =
+      xs?.type === 'composite_literal'
+        ? field(xs, 'type')
+        : xs?.type === 'identifier' && xs.text !== name
+          ? varType(fnNode, xs.text, target)
+          : null;
+    if (t?.type === 'slice_type' || t?.type === 'array_type') return field(t, 'element');
   }
   return null;
 }

@@ -1,7 +1,8 @@
 /**
  * result-with-error: `return ctrl.Result{RequeueAfter: d}, err` with err known to be non-nil.
  * controller-runtime ignores the Result when the error is set and requeues with backoff, so the
- * intended delay never happens. Reported only when the error is certainly non-nil.
+ * intended delay never happens. Reported only when the error is certainly non-nil (a helper of
+ * the module that always returns one, `r.logAndWrap(err, "...")`, counts).
  */
 import { fix, replaceNode } from '../../fixes';
 import type { GoRule } from '../rule';
@@ -64,6 +65,7 @@ export const resultWithError: GoRule = {
     for (const rec of ctx.reconcilers) {
       for (const fn of rec.funcs) {
         if (!returnsResultAndError(fn)) continue;
+        const errorOf = ctx.summaries.errorOf(fn);
         for (const ret of descendants(fn.body, 'return_statement')) {
           if (inFuncLiteral(ret, fn.body)) continue;
           const exprs = named(named(ret)[0]);
@@ -73,7 +75,8 @@ export const resultWithError: GoRule = {
             first?.type === 'identifier'
               ? resultVariable(fn, ret, first.text)
               : resultLiteral(exprs[0]);
-          if (!first || !lit || isZeroResult(lit) || !certainlyNonNil(exprs[1], fn.body)) continue;
+          if (!first || !lit || isZeroResult(lit) || !certainlyNonNil(exprs[1], fn.body, errorOf))
+            continue;
           const type = field(lit, 'type')!.text;
           const held = first.type === 'identifier' ? ` (held by ${first.text})` : '';
           ctx.report({

@@ -6,7 +6,9 @@
  *
  * Not when every path after the write returns a non-nil error: `_ = r.Status().Update(ctx, obj);
  * return ctrl.Result{}, err` inside `if err != nil` requeues the request, and the next pass writes
- * the status again. A deferred write gets no such pardon: it runs on the success paths too.
+ * the status again. The error may come from a helper of the
+ * module known to return one (`return ..., r.logAndWrap(err, "...")`). A deferred write gets no
+ * such pardon: it runs on the success paths too.
  */
 import { checkedCall, fix, insertAfter, replaceNode, replaceStatement } from '../../fixes';
 import type { Fix } from '../../diagnostics';
@@ -43,13 +45,14 @@ export const statusErrorIgnored: GoRule = {
     for (const rec of ctx.reconcilers) {
       for (const fn of rec.funcs) {
         const own = new Set<number>();
+        const errorOf = ctx.summaries.errorOf(fn);
         for (const cc of fn.clientCalls) {
           if (!cc.status) continue;
           own.add(cc.call.id);
           // A cron job or timer callback runs outside any reconcile: not this rule's business.
           if (scheduled(cc.call, fn.body)) continue;
           const verdict = discarded(fn, cc.call);
-          if (!verdict || pardoned(fn, cc.call, verdict)) continue;
+          if (!verdict || pardoned(fn, cc.call, verdict, errorOf)) continue;
           ctx.report({
             file: fn.file,
             node: cc.call,
@@ -66,7 +69,7 @@ export const statusErrorIgnored: GoRule = {
           // A status helper whose error this function drops: as if the write were made here.
           if (s.returnsStatusError) {
             const verdict = discarded(fn, call);
-            if (verdict && !pardoned(fn, call, verdict)) {
+            if (verdict && !pardoned(fn, call, verdict, errorOf)) {
               ctx.report({
                 file: fn.file,
                 node: call,
@@ -81,7 +84,7 @@ export const statusErrorIgnored: GoRule = {
           if (!s.drop || ref.path === ctx.summaries.homePath || inGoroutine(call, fn.body))
             continue;
           const stmt = enclosingStatement(call);
-          if (stmt && pardoned(fn, call, { kind: 'dropped', stmt })) continue;
+          if (stmt && pardoned(fn, call, { kind: 'dropped', stmt }, errorOf)) continue;
           ctx.report({
             file: fn.file,
             node: call,
