@@ -1,11 +1,11 @@
 /** The panes that show one reconcile: request, result, API calls, objects, timeline, charts. */
 import type { ReconcileSummary, ReconcileView } from '../../src/protocol';
 import { formatDuration, formatOffset, offsetDecimals } from '../../src/vscode/model/timeformat';
-import { countsInWords, latestInWords, pointColumns, stepColumns } from './chartdata';
+import { countsInWords, latestInWords, pointColumns, sharedRange, stepColumns } from './chartdata';
 import { plotFigure } from './charts';
 import { h } from './dom';
 import { OUTCOME_LABELS, PHASE_LABELS } from './labels';
-import { foldTimeline, passLabels, rowTime } from './timeline';
+import { foldTimeline, passLabels, rowLabels } from './timeline';
 import type { View } from './view';
 import { yamlDiff } from './yamldiff';
 
@@ -177,7 +177,7 @@ export function timelinePane(v: View): HTMLElement {
       : h(
           'ol',
           {},
-          ...foldTimeline(history).map((row) => {
+          ...rows.map((row, index) => {
             const first = row.runs[0]!;
             const last = row.runs[row.runs.length - 1]!;
             const folded = row.runs.length > 1;
@@ -191,13 +191,16 @@ export function timelinePane(v: View): HTMLElement {
             const head = h(
               'span',
               { class: 'row-head' },
-              h('span', { class: 'when' }, rowTime(row, at)),
+              h('span', { class: 'when' }, labels[index]),
               folded
                 ? h('vscode-badge', { class: 'repeat' }, `×${row.runs.length} same result`)
+  const rows = foldTimeline(history);
+  const { labels, note } = rowLabels(rows, at);
                 : null,
               link(
                 last,
                 row.outcome,
+    note ? h('p', { class: 'muted timeline-note' }, note) : null,
                 row.runs.some((r) => r.id === selected),
               ),
               faults,
@@ -246,7 +249,7 @@ export function chartsPane(v: View): HTMLElement {
         summary: latestInWords(charts.queueDepth, count),
         yLabel: 'requests',
         series: [{ label: 'queued', style: 'step' }],
-        data: stepColumns([charts.queueDepth], origin, now),
+        data: queueDepth,
         format: count,
         integers: true,
       }),
@@ -256,23 +259,31 @@ export function chartsPane(v: View): HTMLElement {
         summary: latestInWords(charts.latencyMs, formatDuration, 'last'),
         yLabel: 'latency',
         series: [{ label: 'reconcile', style: 'points' }],
-        data: pointColumns(charts.latencyMs, origin),
+        data: latency,
         format: formatDuration,
       }),
+  const queueDepth = stepColumns([charts.queueDepth], origin, now);
+  const latency = pointColumns(charts.latencyMs, origin);
+  const perKey = stepColumns(
+    charts.reconcilesPerKey.map((k) => k.points),
+    origin,
+    now,
+  );
+  // One time axis for the three, from the session's start to now (or the latest point).
+  const xRange = sharedRange([queueDepth[0], latency[0], perKey[0]], origin, now);
       plotFigure({
         id: 'reconcilesPerKey',
         title: 'Reconciles per key',
         summary: countsInWords(charts.reconcilesPerKey),
         yLabel: 'reconciles',
         series: charts.reconcilesPerKey.map((k) => ({ label: k.key, style: 'step' as const })),
-        data: stepColumns(
-          charts.reconcilesPerKey.map((k) => k.points),
-          origin,
-          now,
-        ),
+        data: perKey,
         format: count,
         integers: true,
       }),
     ),
+        xRange,
   );
 }
+        xRange,
+        xRange,

@@ -111,13 +111,18 @@ export function returnErrorStatement(fn: PathFunc, err: string): string | null {
   return null;
 }
 
+/**
+ * `Reconcile(ctx, req Request) (Result, error)`, or the one-parameter form controller-runtime had
+ * before v0.7, which reconcilers wrapped by a newer one still keep (`return r.inner.Reconcile(req)`).
+ */
 function isReconcileMethod(node: Node): { request: string } | null {
   if (node.type !== 'method_declaration' || field(node, 'name')?.text !== 'Reconcile') return null;
   const params = paramsOf(node);
-  if (params.length !== 2 || typeName(params[1].type) !== 'Request') return null;
+  const last = params[params.length - 1];
+  if (params.length < 1 || params.length > 2 || typeName(last.type) !== 'Request') return null;
   const results = resultsOf(node);
   if (results.length !== 2 || !isResultType(results[0]) || results[1] !== 'error') return null;
-  return { request: params[1].name };
+  return { request: last.name };
 }
 
 export function findReconcilers(pkg: GoPackage): Reconciler[] {

@@ -215,6 +215,9 @@ export class Summaries {
   ofCall(fn: PathFunc, call: Node): { ref: FuncRef; summary: FuncSummary } | null {
     const ref = this.resolve(this.home, this.homePath, fn.decl, call);
     if (!ref) return null;
+    // `return r.inner.Reconcile(req)` into another package: that Reconcile is analyzed as a root
+    // where it is declared, and its findings said again at this call would be each said twice.
+    if (ref.recv && ref.name === 'Reconcile' && ref.path !== this.homePath) return null;
     const target = this.decl(ref);
     const summary = target ? this.summary(target.pkg, ref.path, target.decl) : null;
     this.home.recorder?.set(`u:${refKey(ref)}`, summary ? fingerprint(summary) : '');
