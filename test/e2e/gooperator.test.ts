@@ -1,6 +1,6 @@
 /**
  * Run Go Operator in a real VS Code: the sample's own Go manager (`go run ./cmd`) runs against
- * the embedded fake cluster; its WebApps go Running in the Custom Resources view, the Work Queue
+ * the embedded fake cluster; its build shows in the status bar while it goes; its WebApps go Running in the Custom Resources view, the Work Queue
  * shows its controller (from its logs and /metrics), and the quota conflict appears as a finding;
  * a WebApp expands to what it owns and the Events about them, and Edit YAML opens a copy named
  * after it; Stop Go Operator ends it, says so in its output and clears its Work Queue entries. Skipped
@@ -32,7 +32,32 @@ describe('Run Go Operator', { timeout: 400_000 }, async () => {
     { skip: goProblem },
     async () => {
       await withScreenshotOnFailure(wb, 'go-operator', async () => {
+        // The build shows in the status bar while it goes ("Building: 12 packages, 0:41 — …"):
+        // watched from before the command, since a warm build cache can make it brief.
+        await wb.page.evaluate(() => {
+          const seen: string[] = [];
+          (window as unknown as { buildSeen: string[] }).buildSeen = seen;
+          const bar = document.querySelector('.part.statusbar')!;
+          const look = () => {
+            for (const item of Array.from(bar.querySelectorAll('.statusbar-item')))
+              if (/Building:/.test(item.textContent ?? '')) seen.push(item.textContent ?? '');
+          };
+          new MutationObserver(look).observe(bar, {
+            childList: true,
+            subtree: true,
+            characterData: true,
+          });
+        });
         await wb.runCommand('Reconcile Studio: Run Go Operator');
+        await wb.page.waitForFunction(
+          () => (window as unknown as { buildSeen: string[] }).buildSeen.length > 0,
+          undefined,
+          { timeout: 120_000 },
+        );
+        const building = await wb.page.evaluate(
+          () => (window as unknown as { buildSeen: string[] }).buildSeen[0],
+        );
+        assert.match(building ?? '', /Building: \d+ packages?, \d+:\d\d/);
         const sidebar = wb.page.locator('.sidebar');
         // The controller's name comes from its own logs: controller-runtime's, not ours.
         await sidebar.getByText('webapp', { exact: true }).waitFor({ timeout: 240_000 });

@@ -60,3 +60,19 @@ export function countsInWords(series: Array<{ key: string; points: Points }>): s
   if (series.length === 0) return 'none yet';
   return series.map((s) => `${s.key} ${s.points[s.points.length - 1]?.[1] ?? 0}`).join(', ');
 }
+
+/**
+ * The x range the panel's charts share, in seconds since the session's start: from the start
+ * (or an earlier point) to now (or a later point); a lone moment (the clock stood still) gets a
+ * second of axis.
+ */
+export function sharedRange(xs: number[][], origin: number, now: number): [number, number] {
+  let lo = 0;
+  let hi = now > origin ? sinceStart(now, origin) : 0;
+  for (const column of xs)
+    for (const x of column) {
+      if (x < lo) lo = x;
+      if (x > hi) hi = x;
+    }
+  return hi > lo ? [lo, hi] : [lo, lo + 1];
+}

@@ -31,6 +31,8 @@ export interface PlotSpec {
   format(v: number): string;
   /** Whole numbers only on the y axis (counts). */
   integers?: boolean;
+  /** The x axis, in seconds since the session's start: the panel's charts share one. */
+  xRange: [number, number];
 }
 
 const HEIGHT = 140;
@@ -85,7 +87,7 @@ function draw(p: Plot): void {
   const data = p.spec.data as uPlot.AlignedData;
   if (p.plot) p.plot.setData(data);
   else {
-    p.plot = new UPlot(options(p.spec, UPlot), data, p.holder);
+    p.plot = new UPlot(options(p, UPlot), data, p.holder);
     p.shape = shape;
     // A plot made again (new series, new theme) in a pane whose width did not change.
     const width = p.holder.clientWidth;
@@ -112,7 +114,8 @@ export function onThemeChange(render: () => void): void {
   }).observe(document.body, { attributes: true, attributeFilter: ['class'] });
 }
 
-function options(spec: PlotSpec, U: typeof uPlot): uPlot.Options {
+function options(p: Plot, U: typeof uPlot): uPlot.Options {
+  const spec = p.spec;
   const fg = cssVar('--vscode-descriptionForeground', cssVar('--vscode-foreground', '#888'));
   const grid = cssVar('--vscode-editorWidget-border', cssVar('--vscode-panel-border', '#8884'));
   const font = `${cssVar('--vscode-font-size', '12px')} ${cssVar('--vscode-font-family', 'sans-serif')}`;
@@ -130,16 +133,8 @@ function options(spec: PlotSpec, U: typeof uPlot): uPlot.Options {
     height: HEIGHT,
     // Clock seconds since the session's start, not dates.
     scales: {
-      // A single moment (the clock stands still while held) still gets a second of axis.
-      x: {
-        time: false,
-        range: (u) => {
-          const xs = u.data[0];
-          const first = xs[0] ?? 0;
-          const last = xs[xs.length - 1] ?? 0;
-          return last > first ? [first, last] : [first, first + 1];
-        },
-      },
+      // The range the panel gives every chart (read at each redraw: it grows with the clock).
+      x: { time: false, range: () => p.spec.xRange },
       y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
     },
     axes: [
@@ -175,6 +170,18 @@ function options(spec: PlotSpec, U: typeof uPlot): uPlot.Options {
       }),
     ],
     legend: { live: true },
+    // The x range the plot shows, on its figure: the charts share one (and the e2e tests check it).
+    hooks: {
+      setScale: [
+        (u, key) => {
+          if (key !== 'x') return;
+          const { min, max } = u.scales.x!;
+          const figure = u.root.closest('figure');
+          if (figure && min !== undefined && max !== undefined)
+            figure.dataset.xRange = `${min}–${max}`;
+        },
+      ],
+    },
     cursor: { drag: { x: false, y: false } },
   };
 }

@@ -2,6 +2,7 @@
 import {
   DEBUGGER_FAULTS,
   OUTCOMES,
+  type DebuggerFault,
   PHASES,
   type FindingView,
   type Outcome,
@@ -44,12 +45,24 @@ export function toolbar(v: View): HTMLElement {
     button('Pause', 'F6', 'pause', live && !held, true),
     button('Restart', 'Ctrl+Shift+F5', 'restart', v.state.status !== 'starting', true),
     v.state.current?.location ? button('Show in source', '', 'showSource', true, true) : null,
-    h(
-      'span',
-      { class: `status status-${v.state.status}`, role: 'status', 'aria-live': 'polite' },
-      v.state.message,
-    ),
+    // One line: a long sentence ends in an ellipsis, and its title has it whole. With no
+    // reconcile to show, the page's body says it in full instead (statusMessage), not both.
+    v.state.current ? statusMessage(v, 'span') : null,
     h('span', { class: 'clock', title: 'Controller time' }, v.state.now ? v.rel(v.state.now) : ''),
+  );
+}
+
+/** The session's status sentence ("Held at read of default/shop …", "The window was reloaded …"). */
+export function statusMessage(v: View, tag: 'span' | 'p'): HTMLElement {
+  return h(
+    tag,
+    {
+      class: `status status-${v.state.status}`,
+      role: 'status',
+      'aria-live': 'polite',
+      title: tag === 'span' ? v.state.message || undefined : undefined,
+    },
+    v.state.message,
   );
 }
 
@@ -83,7 +96,8 @@ export function findingsBanner(v: View): HTMLElement | null {
             else openFindings.delete(key);
           },
         },
-        h('summary', {}, h('strong', {}, f.kind), ' — ', f.message),
+        // One line until opened; its title has the whole message.
+        h('summary', { title: f.message }, h('strong', {}, f.kind), ' — ', f.message),
         h('ul', {}, ...f.evidence.map((e) => h('li', {}, e))),
         h(
           'vscode-button',
@@ -155,6 +169,16 @@ function toggleBreakpoint(v: View, kind: 'phase' | 'outcome', value: string): vo
   v.post({ type: 'setBreakpoints', phases: [...phases], outcomes: [...outcomes] });
 }
 
+/** What each fault button reads: the code the call will meet (kube-apiserver's) and a word. */
+const FAULT_BUTTON_TEXT: Record<DebuggerFault, string> = {
+  conflict: '409 Conflict',
+  quota: '403 Quota',
+  throttle: '429 Throttled',
+  internal: '500 Internal',
+  timeout: '504 Timeout',
+  delay: DEBUGGER_FAULT_LABELS.delay,
+};
+
 /**
  * "Fail the next call with…" / "Delay it": enabled while held before a write or status write of a
  * TypeScript reconciler, or at a Go operator's write, status write or server read, on the
@@ -172,12 +196,15 @@ export function faultControls(v: View): HTMLElement {
     h(
       'span',
       {
+        class: 'fault-target',
         title: target
           ? `The held call: ${target}`
           : 'Hold at a write or status write (or, for a Go operator, a read the API server answers) on the embedded cluster',
       },
       target ? `Fail the next call (${target}) with:` : 'Fail the next call with:',
     ),
+    // The buttons keep one row at half a 1600 px screen: each shows its status code and a word,
+    // its title the whole name.
     ...DEBUGGER_FAULTS.map((fault) =>
       h(
         'vscode-button',
@@ -186,9 +213,13 @@ export function faultControls(v: View): HTMLElement {
           disabled: !target,
           'aria-label':
             fault === 'delay' ? 'Delay it' : `Fail with ${DEBUGGER_FAULT_LABELS[fault]}`,
+          title:
+            fault === 'delay'
+              ? `Delay it: ${DEBUGGER_FAULT_LABELS[fault]}`
+              : DEBUGGER_FAULT_LABELS[fault],
           onclick: () => v.post({ type: 'injectFault', fault }),
         },
-        DEBUGGER_FAULT_LABELS[fault],
+        FAULT_BUTTON_TEXT[fault],
       ),
     ),
   );

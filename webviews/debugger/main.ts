@@ -27,6 +27,7 @@ import {
   outcomeBreakpoints,
   pipeline,
   startAgain,
+  statusMessage,
   toolbar,
 } from './controls';
 import type { View } from './view';
@@ -89,7 +90,7 @@ function render(): void {
           timelinePane(view),
           chartsPane(view),
         )
-      : h('div', { class: 'empty' }, h('p', {}, state.message), startAgain(view), chartsPane(view)),
+      : h('div', { class: 'empty' }, statusMessage(view, 'p'), startAgain(view), chartsPane(view)),
   );
 }
 

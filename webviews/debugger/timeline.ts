@@ -52,3 +52,27 @@ export function passLabels(row: TimelineRow, at: (ms: number) => string): string
     return label;
   });
 }
+
+/**
+ * What each row's time column reads. When every row starts at one instant (a hot loop on the
+ * virtual clock, where no controller time passes between passes), times cannot tell the rows
+ * apart: they read as the reconciles' numbers in order ("#1", "#2–21") and `note` says the time
+ * once.
+ */
+export function rowLabels(
+  rows: TimelineRow[],
+  at: (ms: number) => string,
+): { labels: string[]; note?: string } {
+  const times = rows.map((row) => rowTime(row, at));
+  if (rows.length < 2 || times.some((t) => t !== times[0])) return { labels: times };
+  let n = 0;
+  const labels = rows.map((row) => {
+    const first = n + 1;
+    n += row.runs.length;
+    return first === n ? `#${n}` : `#${first}–${n}`;
+  });
+  return {
+    labels,
+    note: `All at ${times[0]}: no controller time passed between them, so they are numbered in order.`,
+  };
+}

@@ -4,6 +4,7 @@ import {
   countsInWords,
   latestInWords,
   pointColumns,
+  sharedRange,
   stepColumns,
 } from '../../../webviews/debugger/chartdata';
 
@@ -88,5 +89,14 @@ describe('the charts’ data', () => {
       'default/blog 24, default/shop 6',
     );
     assert.equal(countsInWords([]), 'none yet');
+  });
+
+  it('gives every chart one x range: from the start to now or the latest point', () => {
+    // Latency points end before now; the step series reach now: all three get [0, now].
+    assert.deepEqual(sharedRange([[0.2, 0.4], [0.3], [0.1, 0.6]], O, O + 600), [0, 0.6]);
+    assert.deepEqual(sharedRange([[0.2, 1.5], []], O, O + 600), [0, 1.5]);
+    // A lone moment (nothing yet, or the clock stood still) gets a second of axis.
+    assert.deepEqual(sharedRange([[], []], O, O), [0, 1]);
+    assert.deepEqual(sharedRange([[0]], O, O), [0, 1]);
   });
 });

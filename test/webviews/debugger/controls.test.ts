@@ -7,6 +7,7 @@ import {
   outcomeBreakpoints,
   pipeline,
   startAgain,
+  statusMessage,
   toolbar,
 } from '../../../webviews/debugger/controls';
 import { click, labelled, text, useDom, viewOf } from './dom';
@@ -50,6 +51,24 @@ describe('the toolbar', () => {
       current: heldReconcile({ location: { file: '/w/r.ts', line: 12 } }),
     });
     assert.ok(labelled(toolbar(viewOf(located)), 'Show in source'));
+  });
+});
+
+describe('the status sentence', () => {
+  it('is in the toolbar with its whole text as the title while a reconcile is shown', () => {
+    const status = toolbar(viewOf(heldState())).querySelector('[role="status"]');
+    assert.equal(status?.getAttribute('title'), text(status));
+  });
+
+  it('is said once, in the page, when there is no reconcile to show (a reload)', () => {
+    const view = viewOf(
+      heldState({ status: 'stopped', current: null, message: 'The window was reloaded …' }),
+    );
+    assert.equal(toolbar(view).querySelector('[role="status"]'), null);
+    const p = statusMessage(view, 'p');
+    assert.equal(p.tagName, 'P');
+    assert.equal(text(p), 'The window was reloaded …');
+    assert.ok(p.classList.contains('status-stopped'));
   });
 });
 
@@ -158,6 +177,15 @@ describe('the fault controls', () => {
       { type: 'injectFault', fault: 'conflict' },
       { type: 'injectFault', fault: 'delay' },
     ]);
+  });
+
+  it('read as the code each call will meet, with the whole name as the title', () => {
+    const controls = faultControls(viewOf(heldState({ faultTarget: 'create pods default/p' })));
+    const conflict = labelled(controls, 'Fail with Conflict');
+    assert.equal(text(conflict), '409 Conflict');
+    assert.equal(conflict?.getAttribute('title'), 'Conflict');
+    assert.equal(text(labelled(controls, 'Fail with Forbidden by quota')), '403 Quota');
+    assert.equal(text(labelled(controls, 'Delay it')), 'Delay 2s');
   });
 });
 

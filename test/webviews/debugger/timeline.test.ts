@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ReconcileSummary } from '../../../src/protocol';
-import { foldTimeline, passLabels, rowTime } from '../../../webviews/debugger/timeline';
+import { foldTimeline, passLabels, rowLabels, rowTime } from '../../../webviews/debugger/timeline';
 
 const run = (id: string, outcome: string, extra: Partial<ReconcileSummary> = {}) => ({
   id,
@@ -59,5 +59,21 @@ describe('the timeline of a key', () => {
     const [spread] = foldTimeline([run('5', '{}'), run('5', '{}'), run('7', '{}')]);
     assert.equal(rowTime(spread!, at), 't+5 – t+7');
     assert.deepEqual(passLabels(spread!, at), ['#1 t+5', '#2', '#3 t+7']);
+  });
+
+  it('numbers the rows in order when they all start at one instant, and says the time once', () => {
+    const at = (ms: number) => `t+${ms}`;
+    const instant = (id: string, outcome: string) => ({ ...run(id, outcome), start: 0 });
+    const rows = foldTimeline([
+      instant('1', 'requeue after 5s'),
+      ...Array.from({ length: 20 }, (_, i) => instant(String(2 + i), '{} → forget')),
+    ]);
+    const { labels, note } = rowLabels(rows, at);
+    assert.deepEqual(labels, ['#1', '#2–21']);
+    assert.match(note ?? '', /^All at t\+0: no controller time passed/);
+    // Rows whose times differ keep their times, and need no note.
+    const apart = rowLabels(foldTimeline([run('5', 'a'), run('9', 'b')]), at);
+    assert.deepEqual(apart, { labels: ['t+5', 't+9'] });
+    assert.deepEqual(rowLabels(foldTimeline([run('5', 'a')]), at), { labels: ['t+5'] });
   });
 });
