@@ -168,10 +168,13 @@ export function timelinePane(v: View): HTMLElement {
       },
       text,
     );
+  const rows = foldTimeline(history);
+  const { labels, note } = rowLabels(rows, at);
   return h(
     'section',
     { class: 'pane timeline', 'aria-label': 'Timeline' },
     h('h3', {}, 'Timeline of this key'),
+    note ? h('p', { class: 'muted timeline-note' }, note) : null,
     history.length === 0
       ? h('p', { class: 'muted' }, 'No earlier reconciles.')
       : h(
@@ -194,13 +197,10 @@ export function timelinePane(v: View): HTMLElement {
               h('span', { class: 'when' }, labels[index]),
               folded
                 ? h('vscode-badge', { class: 'repeat' }, `×${row.runs.length} same result`)
-  const rows = foldTimeline(history);
-  const { labels, note } = rowLabels(rows, at);
                 : null,
               link(
                 last,
                 row.outcome,
-    note ? h('p', { class: 'muted timeline-note' }, note) : null,
                 row.runs.some((r) => r.id === selected),
               ),
               faults,
@@ -236,6 +236,15 @@ export function timelinePane(v: View): HTMLElement {
 export function chartsPane(v: View): HTMLElement {
   const { charts, origin, now } = v.state;
   const count = (n: number) => String(Math.round(n));
+  const queueDepth = stepColumns([charts.queueDepth], origin, now);
+  const latency = pointColumns(charts.latencyMs, origin);
+  const perKey = stepColumns(
+    charts.reconcilesPerKey.map((k) => k.points),
+    origin,
+    now,
+  );
+  // One time axis for the three, from the session's start to now (or the latest point).
+  const xRange = sharedRange([queueDepth[0], latency[0], perKey[0]], origin, now);
   return h(
     'section',
     { class: 'pane charts', 'aria-label': 'Charts' },
@@ -251,6 +260,7 @@ export function chartsPane(v: View): HTMLElement {
         series: [{ label: 'queued', style: 'step' }],
         data: queueDepth,
         format: count,
+        xRange,
         integers: true,
       }),
       plotFigure({
@@ -261,16 +271,8 @@ export function chartsPane(v: View): HTMLElement {
         series: [{ label: 'reconcile', style: 'points' }],
         data: latency,
         format: formatDuration,
+        xRange,
       }),
-  const queueDepth = stepColumns([charts.queueDepth], origin, now);
-  const latency = pointColumns(charts.latencyMs, origin);
-  const perKey = stepColumns(
-    charts.reconcilesPerKey.map((k) => k.points),
-    origin,
-    now,
-  );
-  // One time axis for the three, from the session's start to now (or the latest point).
-  const xRange = sharedRange([queueDepth[0], latency[0], perKey[0]], origin, now);
       plotFigure({
         id: 'reconcilesPerKey',
         title: 'Reconciles per key',
@@ -279,11 +281,9 @@ export function chartsPane(v: View): HTMLElement {
         series: charts.reconcilesPerKey.map((k) => ({ label: k.key, style: 'step' as const })),
         data: perKey,
         format: count,
+        xRange,
         integers: true,
       }),
     ),
-        xRange,
   );
 }
-        xRange,
-        xRange,
