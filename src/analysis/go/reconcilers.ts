@@ -365,7 +365,8 @@ function fetchedByHelper(pkg: GoPackage, root: PathFunc, request: string): Helpe
     if (!target || !body || !/\.Get\(/.test(body.text)) continue;
     const results = resultsOf(target.node);
     if (!results[0]?.startsWith('*') || results[results.length - 1] !== 'error') continue;
-    if (!callArgs(call).some((a) => isRequestKey(root, a, request))) continue;
+    const at = callArgs(call).findIndex((a) => isRequestKey(root, a, request));
+    if (at < 0 || !readsWithKey(body, paramsOf(target.node)[at]?.name)) continue;
     const left = named(field(def, 'left'))[0];
     if (left?.type !== 'identifier' || left.text === '_') continue;
     out.push({
@@ -398,6 +399,21 @@ export function dispatched(pkg: GoPackage, fn: PathFunc, call: Node): FuncDecl[]
   while (t && (t.type === 'pointer_type' || t.type === 'parenthesized_type'))
     t = named(t)[0] ?? null;
   return t?.type === 'type_identifier' ? pkg.implementations(t.text, c.name) : [];
+}
+
+/**
+ * Does the helper read with the key it was handed, as the object's own key (`Get(ctx, key, obj)`,
+ * or a key literal naming `key.Name`)? One that reads the namespace named by `key.Namespace`, or
+ * some object that key leads to, returns something else than the reconciled object.
+ */
+function readsWithKey(body: Node, key: string | undefined): boolean {
+  if (!key) return false;
+  const ownName = new RegExp(`\\bName:\\s*${key}\\.Name\\b`);
+  return descendants(body, 'call_expression').some((c) => {
+    if (callee(c)?.name !== 'Get') return false;
+    const k = unparen(callArgs(c)[1] ?? null);
+    return !!k && (k.text === key || (k.type === 'composite_literal' && ownName.test(k.text)));
+  });
 }
 
 /**
