@@ -12,6 +12,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../apimachinery/types';
+import type { WebhookCallRecord } from '../admission/webhook/callrecord';
+
+export type { WebhookCallRecord };
 
 /** kube-apiserver's request verbs (`k8s.io/apiserver/pkg/endpoints/request.RequestInfo.Verb`). */
 export type AuditVerb =
@@ -55,18 +58,11 @@ export interface AuditEvent {
   after?: KubeObject;
   /** Audit annotations admission added (webhooks' own, their mutations and failures open). */
   annotations?: Record<string, string>;
-  /** The webhooks this request called (admission and conversion), in call order. */
+  /**
+   * The webhooks this request called (admission and conversion), in call order: each with its
+   * verdict or failure and latency (`admission/webhook/callrecord.ts`).
+   */
   webhookCalls?: WebhookCallRecord[];
-}
-
-/** One webhook call made for a request: which, whether it answered, and how long it took. */
-export interface WebhookCallRecord {
-  /** `mutating`, `validating` or `conversion`. */
-  kind: string;
-  /** The webhook's name (a conversion webhook's CRD). */
-  webhook: string;
-  ok: boolean;
-  ms: number;
 }
 
 export interface AuditFilter {

@@ -31,6 +31,8 @@ import type { WebhookSession } from './session';
 import type { PendingCall } from './session';
 import { PendingCalls } from './session';
 import { isExemptConfigurationResource } from './rules';
+import type { CallDetails } from './callrecord';
+import { admissionVerdict } from './callrecord';
 
 /** webhookutil.ErrCallingWebhook: the webhook could not be talked to (failurePolicy applies). */
 export class CallingWebhookError extends Error {
@@ -124,6 +126,30 @@ async function call(
       `received invalid webhook response: ${err instanceof Error ? err.message : String(err)}`,
     );
   }
+}
+
+/** What the audit record says a call to `h` about `input` is for, and how it reads the answer. */
+function forTheRecord(
+  h: Webhook,
+  input: ReviewInput,
+): Pick<PendingCall, 'kind' | 'webhook' | 'about' | 'verdict' | 'failurePolicy'> {
+  const resource = input.requestSubResource
+    ? `${input.requestResource.resource}/${input.requestSubResource}`
+    : input.requestResource.resource;
+  const about: CallDetails = {
+    configuration: h.configurationName,
+    operation: input.operation,
+    resource,
+    ...(input.namespace ? { namespace: input.namespace } : {}),
+    ...(input.name ? { name: input.name } : {}),
+  };
+  return {
+    kind: h.mutating ? 'mutating' : 'validating',
+    webhook: h.name,
+    about,
+    verdict: (r) => admissionVerdict(h.name, r as AdmissionResponse),
+    failurePolicy: h.failurePolicy,
+  };
 }
 
 /** The session's answer to one invocation: the response, or the call's error thrown. */
@@ -256,8 +282,7 @@ function callMutating(
   const r = session.need({
     key: answerKey(h, round, input),
     call: () => call(h, version, input, services),
-    kind: 'mutating',
-    webhook: h.name,
+    ...forTheRecord(h, input),
   }) as AdmissionResponse;
   recordAnswer(h, r, session);
   const annotate = (mutated: boolean) =>
@@ -369,8 +394,7 @@ export function validatingWebhookAdmission(
         pending.push({
           key,
           call: () => call(h, version, input, services),
-          kind: 'validating',
-          webhook: h.name,
+          ...forTheRecord(h, input),
         });
       return { h, index, key };
     });

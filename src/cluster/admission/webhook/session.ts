@@ -16,6 +16,8 @@
  * runtime) calls no webhook: it cannot wait for one.
  */
 import type { UserInfo } from '../../auth/authentication';
+import type { CallDetails, WebhookCallRecord } from './callrecord';
+import { callFailure } from './callrecord';
 
 export type CallOutcome = { ok: true; value: unknown } | { ok: false; error: Error };
 
@@ -25,6 +27,12 @@ export interface PendingCall {
   /** For the record: `mutating`, `validating` or `conversion`, and the webhook's name. */
   kind?: string;
   webhook?: string;
+  /** For the record: what the call is about (configuration, operation, object). */
+  about?: CallDetails;
+  /** For the record: what an answer says (an admission webhook's verdict). */
+  verdict?: (value: unknown) => CallDetails;
+  /** For the record: the failurePolicy a failed call is judged by. */
+  failurePolicy?: 'Fail' | 'Ignore';
 }
 
 /** Thrown through a synchronous run: these calls must be made before it can go on. */
@@ -55,7 +63,7 @@ export class WebhookSession {
   warnings: string[] = [];
   annotations: Record<string, string> = {};
   /** Webhook calls made for this request, for the audit record and the debugger. */
-  readonly calls: Array<{ kind: string; webhook: string; ms: number; ok: boolean }> = [];
+  readonly calls: WebhookCallRecord[] = [];
 
   constructor(readonly request: SessionRequest) {}
 
@@ -104,19 +112,37 @@ export class WebhookSession {
     };
   }
 
-  /** Makes the calls (in parallel) and keeps their outcomes. */
+  /**
+   * Makes the calls (in parallel) and keeps their outcomes. Each is recorded in the order it was
+   * started, whenever it ends (validating webhooks are called together).
+   */
   async settle(calls: PendingCall[]): Promise<void> {
     await Promise.all(
-      calls.map(async ({ key, call, kind = '', webhook = '' }) => {
-        if (this.outcomes.has(key)) return;
+      calls.map(async (p) => {
+        if (this.outcomes.has(p.key)) return;
         const start = Date.now();
+        const record: WebhookCallRecord = {
+          kind: p.kind ?? '',
+          webhook: p.webhook ?? '',
+          ...p.about,
+          start,
+          ms: 0,
+          ok: false,
+        };
+        this.calls.push(record);
         try {
-          this.outcomes.set(key, { ok: true, value: await call() });
-          this.calls.push({ kind, webhook, ms: Date.now() - start, ok: true });
+          const value = await p.call();
+          this.outcomes.set(p.key, { ok: true, value });
+          Object.assign(record, { ms: Date.now() - start, ok: true }, p.verdict?.(value));
         } catch (err) {
           const error = err instanceof Error ? err : new Error(String(err));
-          this.outcomes.set(key, { ok: false, error });
-          this.calls.push({ kind, webhook, ms: Date.now() - start, ok: false });
+          this.outcomes.set(p.key, { ok: false, error });
+          Object.assign(
+            record,
+            { ms: Date.now() - start },
+            callFailure(error),
+            p.failurePolicy ? { failurePolicy: p.failurePolicy } : {},
+          );
         }
       }),
     );
