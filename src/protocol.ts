@@ -32,6 +32,27 @@ export interface ApiCallView {
   phase: Phase;
   /** The injected fault (faults file) that failed or delayed the call, by name. */
   fault?: string;
+  /** The admission (and conversion) webhooks the API server called for the call, in order. */
+  webhooks?: WebhookCallView[];
+}
+
+/** One webhook call a write made, as the API calls pane shows it under that write. */
+export interface WebhookCallView {
+  /** `mutating`, `validating` or `conversion`. */
+  kind: string;
+  webhook: string;
+  /** The configuration the webhook is in, and what it was asked (`CREATE configmaps default/x`). */
+  configuration?: string;
+  asked?: string;
+  /** In words: `allowed`, `allowed, patched`, `denied (403)`, `timed out — write refused`… */
+  verdict: string;
+  /** The webhook refused the write, or the failed call refused it (failurePolicy Fail). */
+  refused: boolean;
+  /** The call failed (time-out, unreachable, an invalid answer). */
+  failed: boolean;
+  /** The denial's message or the failure's wording. */
+  message?: string;
+  latencyMs: number;
 }
 
 export interface WriteView {

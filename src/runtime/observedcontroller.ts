@@ -364,12 +364,14 @@ export class ObservedManager {
       apiVersion: ev.apiVersion,
       kind,
       namespace: ev.namespace,
-      name: ev.name || (obj?.metadata.name ?? ''),
+      // A refused create has no object to name it; its webhooks were told its name.
+      name: ev.name || (obj?.metadata.name ?? webhookNamed(ev)),
       subresource: ev.subresource,
       code: ev.code,
       ...(ev.reason ? { reason: ev.reason } : {}),
       ...(ev.message ? { message: ev.message } : {}),
       ...(ev.fault ? { fault: ev.fault } : {}),
+      ...(ev.webhookCalls ? { webhooks: ev.webhookCalls } : {}),
       source: 'server',
       at: ev.start,
       ...(ev.end !== undefined ? { wallMs: ev.end - ev.start } : {}),
@@ -551,6 +553,11 @@ function summaryOf(t: ReconcileTrace): string {
     default:
       return `error: ${t.error?.message}`;
   }
+}
+
+/** The object name the request's webhook calls were asked about, if any. */
+function webhookNamed(ev: AuditEvent): string {
+  return ev.webhookCalls?.find((c) => c.name)?.name ?? '';
 }
 
 function namesKey(call: ApiCall, t: ReconcileTrace): boolean {

@@ -4,6 +4,7 @@
  * a webview, be written by `simulate --json`, or be compared in tests.
  */
 import type { KubeObject } from '../cluster/apimachinery/types';
+import type { WebhookCallRecord } from '../cluster/admission/webhook/callrecord';
 import type { EnqueueCause } from './handler';
 import type { Request, Result } from './reconcile';
 import type { WaitReason } from './delayingqueue';
@@ -61,6 +62,8 @@ export interface ApiCall {
   items?: number;
   /** For lists: the label and field selectors given, space-separated. */
   selector?: string;
+  /** The admission (and conversion) webhooks the API server called for this call, in order. */
+  webhooks?: WebhookCallRecord[];
 }
 
 /** One JSON-path-level change between two objects. */

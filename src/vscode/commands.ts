@@ -192,6 +192,12 @@ export function registerCommands({
   register('reconcileStudio.goDebugShowSource', () => goDebug.showSource());
   register('reconcileStudio.openDebugger', async (uri?: vscode.Uri) => {
     const given = uri instanceof vscode.Uri ? uri : undefined;
+    // While Run Go Operator's manager runs (and none is under Delve), the panel follows its
+    // reconciles as the cluster saw them, rather than stopping it to debug another.
+    if (!given && goOperator.isRunning && !goDebug.active) {
+      await goOperator.showDebugger(context.extensionUri);
+      return;
+    }
     // In a Go file, while a Go operator is under the debugger, or in a workspace whose only
     // reconcilers are Go, the panel follows the Go debugger.
     const target = await targetOf(given, goDebug.active);

@@ -39,3 +39,4 @@ export { DapClient, startDelve } from '../runtime/godebug/dap';
 export { runChaosInThread, runGoChaosInThread, ChaosCancelled } from '../runtime/chaosthread';
 export { robustnessView } from './model/robustnessreport';
 export { RecordedRunModel } from './model/recordedrun';
+export { ObservedRunModel } from './model/observedrun';

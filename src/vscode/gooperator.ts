@@ -8,7 +8,7 @@
  * friends); this file is the VS Code glue.
  */
 import { existsSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import * as vscode from 'vscode';
 import type { Cluster } from '../cluster/cluster';
 import type { Finding } from '../runtime/findings';
@@ -26,6 +26,9 @@ import { adaptSnapshot } from './model/queuetree';
 import type { Logger } from './output';
 import type { QueueTreeProvider } from './queuetree';
 import { readSettings } from './settings';
+import { DebuggerPanel } from './debuggerpanel';
+import { ObservedRunBackend } from './observedrunbackend';
+import type { ReconcileTrace } from '../runtime/trace';
 
 /** How often /metrics is scraped and the Work Queue redrawn. */
 const POLL_MS = 500;
@@ -56,6 +59,8 @@ export class GoOperatorSession implements vscode.Disposable {
   private readonly problems = vscode.languages.createDiagnosticCollection('reconcile-studio-go');
   private restartTimer: NodeJS.Timeout | undefined;
   private readonly saves: vscode.Disposable;
+  /** The Reconcile Debugger on the running manager's reconciles, once opened, and its run. */
+  private debuggerView: { backend: ObservedRunBackend; run: Running } | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -172,11 +177,39 @@ export class GoOperatorSession implements vscode.Disposable {
       `$ ${commandLine(command, metricsPort)}  (in ${moduleDir}, KUBECONFIG=${kubeconfig})`,
     );
     this.output.show(true);
+    const shown = this.debuggerView && DebuggerPanel.isShowing(this.debuggerView.backend);
     await proc.start();
+    if (shown) await this.showDebugger(this.context.extensionUri);
     await vscode.commands.executeCommand('setContext', 'reconcileStudio.goOperatorRunning', true);
     this.log.info(
       `Go operator started: ${command} in ${moduleDir}, against ${target.kind === 'embedded' ? 'the embedded cluster' : `${target.context} (through the recording proxy)`}`,
     );
+  }
+
+  /**
+   * Opens the Reconcile Debugger on the running manager: its reconciles as they finish, each with
+   * its API calls and the webhook calls its writes made (model/observedrun.ts). A restart (a
+   * saved .go file) shows the new run's.
+   */
+  async showDebugger(extensionUri: vscode.Uri): Promise<void> {
+    const r = this.running;
+    if (!r) throw new Error('No Go operator is running: run one with Run Go Operator first.');
+    if (this.debuggerView?.run !== r) {
+      const { ObservedRunModel } = await import('./engine');
+      this.debuggerView?.backend.dispose();
+      const model = new ObservedRunModel(
+        {
+          traces: () => tracesOf(r),
+          findings: () => r.findings,
+          running: () => this.running === r,
+        },
+        basename(r.moduleDir),
+        r.startedAt,
+      );
+      const backend = new ObservedRunBackend(model, () => versionOf(r, this.running === r));
+      this.debuggerView = { backend, run: r };
+    }
+    DebuggerPanel.show(extensionUri, this.debuggerView.backend, vscode.ViewColumn.Beside);
   }
 
   private async poll(r: Running): Promise<void> {
@@ -204,6 +237,7 @@ export class GoOperatorSession implements vscode.Disposable {
       });
     }
     this.queueTree.refresh();
+    if (this.debuggerView?.run === r) this.debuggerView.backend.refresh();
   }
 
   /** Findings from what the cluster saw the process do: its calls, the Events on what it owns. */
@@ -281,6 +315,8 @@ export class GoOperatorSession implements vscode.Disposable {
       `[Reconcile Studio] the Go operator in ${r.moduleDir} stopped (${((Date.now() - stopping) / 1000).toFixed(1)} s)`,
     );
     r.observed.flush();
+    // The panel keeps the stopped run's reconciles, and says it stopped.
+    if (this.debuggerView?.run === r) this.debuggerView.backend.refresh();
     for (const c of r.observed.all()) this.queueTree.model.remove(c.name);
     this.queueTree.refresh();
     await vscode.commands.executeCommand('setContext', 'reconcileStudio.goOperatorRunning', false);
@@ -288,13 +324,29 @@ export class GoOperatorSession implements vscode.Disposable {
 
   dispose(): void {
     void this.stop();
+    this.debuggerView?.backend.dispose();
     this.saves.dispose();
     this.output.dispose();
     this.problems.dispose();
   }
 }
 
-/** The reconciled type of a controller, from its logged group and kind and the cluster's resources. */
+/** The run's finished reconciles, every controller's, in the order they ended. */
+function tracesOf(r: Running): ReconcileTrace[] {
+  return r.observed
+    .all()
+    .flatMap((c) => c.traces)
+    .sort((a, b) => (a.end ?? a.start) - (b.end ?? b.start));
+}
+
+/** What the debugger's view of the run depends on: its reconciles, their calls, findings, state. */
+function versionOf(r: Running, running: boolean): string {
+  const traces = r.observed.all().flatMap((c) => c.traces);
+  // A call that arrives after its reconcile ended is added to it (observedcontroller's attachLate).
+  const calls = traces.slice(-50).reduce((n, t) => n + t.calls.length, 0);
+  const newest = r.observed.all().map((c) => c.traces.at(-1)?.reconcileID);
+  return `${traces.length}|${newest.join()}|${calls}|${r.findings.length}|${running}`;
+}
 
 /** The Go module to run: the one holding `uri`, the workspace's only one, or the user's pick. */
 /** The workspace's Go modules (their go.mod directories). */

@@ -85,6 +85,46 @@ function webapp(rv: string) {
 }
 
 describe('a Go manager observed through its logs, metrics and audit record', () => {
+  it("keeps the webhook calls of the process's write on its call, and names a refused create by them", () => {
+    const m = new ObservedManager('go-operator', 0);
+    rid++;
+    log(m, 0, 'Reconciling');
+    const webhookCalls = [
+      {
+        kind: 'validating',
+        webhook: 'vreply.example.com',
+        configuration: 'replies',
+        operation: 'CREATE',
+        resource: 'configmaps',
+        namespace: 'default',
+        name: 'shop-reply',
+        start: T0 + 1,
+        ms: 3,
+        ok: true,
+        allowed: false,
+        code: 403,
+        message: 'admission webhook "vreply.example.com" denied the request: no',
+      },
+    ];
+    // The refused create has no object before or after, and its URL names none.
+    m.onAudit(
+      audit(1, {
+        verb: 'create',
+        resource: 'configmaps',
+        apiVersion: 'v1',
+        name: '',
+        code: 403,
+        message: webhookCalls[0].message,
+        webhookCalls,
+      }),
+    );
+    const t = log(m, 10, 'Reconciler error', { error: 'denied' })!;
+    assert.deepEqual(
+      t.calls.map((c) => [c.verb, c.name, c.code, c.webhooks]),
+      [['create', 'shop-reply', 403, webhookCalls]],
+    );
+  });
+
   it("turns a reconcile's logs into a trace with the process's own calls and the queue's next step", () => {
     const m = new ObservedManager('go-operator', 0);
     rid++;

@@ -1,5 +1,5 @@
 /** The panes that show one reconcile: request, result, API calls, objects, timeline, charts. */
-import type { ReconcileSummary, ReconcileView } from '../../src/protocol';
+import type { ReconcileSummary, ReconcileView, WebhookCallView } from '../../src/protocol';
 import { formatDuration, formatOffset, offsetDecimals } from '../../src/vscode/model/timeformat';
 import { countsInWords, latestInWords, pointColumns, sharedRange, stepColumns } from './chartdata';
 import { plotFigure } from './charts';
@@ -105,7 +105,7 @@ export function callsPane(v: View, cur: ReconcileView): HTMLElement {
           h(
             'tbody',
             {},
-            ...cur.calls.map((c) =>
+            ...cur.calls.flatMap((c) => [
               h(
                 'tr',
                 {},
@@ -125,9 +125,35 @@ export function callsPane(v: View, cur: ReconcileView): HTMLElement {
                 // An error's message is what the user came for: it wraps instead of being cut.
                 cell(c.message && c.code >= 400 ? c.message : '', 'message'),
               ),
-            ),
+              ...(c.webhooks ?? []).map((w) => webhookRow(w, cell)),
+            ]),
           ),
         ),
+  );
+}
+
+/**
+ * A webhook call the API server made for the call above it, on a row of its own in the same
+ * columns: its kind where the verb is, the webhook where the object is, its verdict where the
+ * code is, its latency and its denial or failure.
+ */
+function webhookRow(
+  w: WebhookCallView,
+  cell: (text: string, cls?: string) => HTMLElement,
+): HTMLElement {
+  const about = [w.configuration && `configuration ${w.configuration}`, w.asked]
+    .filter(Boolean)
+    .join(': ');
+  return h(
+    'tr',
+    { class: 'webhook-call', title: about || undefined },
+    cell('↳ webhook', 'webhook-mark'),
+    cell(w.kind),
+    cell(w.webhook),
+    cell(w.verdict, w.refused || w.failed ? 'code-error' : 'code-ok'),
+    cell('webhook'),
+    cell(formatDuration(w.latencyMs)),
+    cell(w.message ?? '', 'message'),
   );
 }
 

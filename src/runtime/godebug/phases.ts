@@ -3,6 +3,7 @@
  * thinks in: dequeue, reconcile, read, write, status, result — and, for the result, what
  * controller-runtime's `reconcileHandler` does with the request next.
  */
+import type { WebhookCallRecord } from '../../cluster/admission/webhook/callrecord';
 import type { Phase, NextAction } from '../trace';
 
 export interface GoCall {
@@ -26,6 +27,8 @@ export interface GoCall {
   fault?: string;
   /** How long the API server took to answer (its audit record's start to end); cache reads have none. */
   latencyMs?: number;
+  /** The webhooks the API server called for it (its audit record's). */
+  webhooks?: WebhookCallRecord[];
 }
 
 export interface GoResult {

@@ -221,6 +221,7 @@ export class PhaseReader {
     call.userAgent = ev.userAgent;
     if (ev.end !== undefined) call.latencyMs = ev.end - ev.start;
     if (ev.fault !== undefined) call.fault = ev.fault;
+    if (ev.webhookCalls !== undefined) call.webhooks = ev.webhookCalls;
   }
 
   private async frames(threadId: number): Promise<Frame[]> {

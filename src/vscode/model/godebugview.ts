@@ -52,7 +52,7 @@ export function goReconcileView(
     if (!p.call) continue;
     // Delve's stops name the kind; the views' resource column shows what the call was about.
     const c = { ...p.call, resource: p.call.kind, code: p.call.code ?? 0 };
-    calls.push(apiCallView(c, p.phase, p.call.latencyMs ?? 0, p.call.fault));
+    calls.push(apiCallView(c, p.phase, p.call.latencyMs ?? 0, p.call.fault, p.call.webhooks));
     if (p.phase === 'write' || p.phase === 'status')
       writes.push(
         writeView(

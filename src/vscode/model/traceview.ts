@@ -19,6 +19,8 @@ import { phaseSummary } from '../../runtime/phasesummary';
 import type { NextAction, ReconcileTrace, Trigger } from '../../runtime/trace';
 import { formatDuration, formatOffset } from './timeformat';
 import { describeWaitReason } from './waitreason';
+import { webhookCallViews } from './webhookcalls';
+import type { WebhookCallRecord } from '../../cluster/admission/webhook/callrecord';
 
 export function yamlOf(obj: KubeObject | undefined): string {
   if (!obj) return '';
@@ -38,6 +40,7 @@ export function apiCallView(
   phase: Phase,
   latencyMs: number,
   fault?: string,
+  webhooks?: WebhookCallRecord[],
 ): ApiCallView {
   return {
     verb: c.verb,
@@ -51,6 +54,7 @@ export function apiCallView(
     latencyMs,
     phase,
     ...(fault !== undefined ? { fault } : {}),
+    ...webhookCallViews(webhooks),
   };
 }
 
@@ -181,7 +185,7 @@ export function toReconcileView(
     !o.metadata.ownerReferences?.some((r) => r.controller);
   for (const p of trace.phases) {
     if (p.call && p.phase !== 'diff') {
-      calls.push(apiCallView(p.call, p.phase, p.call.wallMs ?? 0, p.call.fault));
+      calls.push(apiCallView(p.call, p.phase, p.call.wallMs ?? 0, p.call.fault, p.call.webhooks));
     }
     if ((p.phase === 'write' || p.phase === 'status') && p.call) {
       writes.push(writeView(p.call, p.before, p.after));

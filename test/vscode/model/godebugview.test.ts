@@ -26,6 +26,34 @@ describe('Reconcile Debugger view of a Go reconcile', () => {
     assert.equal(v.result, null);
   });
 
+  it('shows the webhook calls the cluster made for a held write, from its audit record', () => {
+    const [dequeue, reconcile, read, create] = phases;
+    const webhooks = [
+      {
+        kind: 'validating',
+        webhook: 'vdeployment.example.com',
+        start: 10,
+        ms: 7,
+        ok: false,
+        error:
+          'Post "https://127.0.0.1:1/validate?timeout=10s": dial tcp 127.0.0.1:1: connect: connection refused',
+        failurePolicy: 'Ignore' as const,
+      },
+    ];
+    const v = goReconcileView(
+      'webapp',
+      [dequeue, reconcile, read, { ...create, call: { ...create.call!, webhooks } }].map(
+        (phase, at) => ({ phase, at }),
+      ),
+      true,
+    );
+    assert.equal(v.calls[0].webhooks, undefined);
+    assert.deepEqual(
+      v.calls[1].webhooks?.map((w) => [w.webhook, w.verdict, w.refused, w.latencyMs]),
+      [['vdeployment.example.com', 'call failed — ignored (failurePolicy Ignore)', false, 7]],
+    );
+  });
+
   it("names the reconcile by controller-runtime's reconcileID and controller from its dequeue on", () => {
     const id = 'e67b0884-81c5-4796-b233-48ba0b021858';
     const [dequeue, reconcile, read, create] = phases;

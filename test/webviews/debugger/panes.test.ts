@@ -98,6 +98,73 @@ describe('the API calls pane', () => {
     assert.ok(row?.querySelector('.code-error'));
   });
 
+  it("shows a write's webhook calls on rows under it: kind, webhook, verdict, latency, denial", () => {
+    const cur = heldReconcile({
+      calls: [
+        call({
+          verb: 'create',
+          resource: 'configmaps',
+          name: 'shop-reply',
+          code: 403,
+          source: 'server',
+          phase: 'write',
+          webhooks: [
+            {
+              kind: 'mutating',
+              webhook: 'm.example.com',
+              configuration: 'stamps',
+              asked: 'CREATE configmaps default/shop-reply',
+              verdict: 'allowed, patched',
+              refused: false,
+              failed: false,
+              latencyMs: 3,
+            },
+            {
+              kind: 'validating',
+              webhook: 'v.example.com',
+              verdict: 'denied (403)',
+              refused: true,
+              failed: false,
+              message: 'admission webhook "v.example.com" denied the request: no',
+              latencyMs: 12,
+            },
+          ],
+        }),
+        call(),
+      ],
+    });
+    const pane = callsPane(viewOf(heldState()), cur);
+    // The header counts the API calls, not the webhook calls.
+    assert.match(text(pane.querySelector('h3')), /\(2\)/);
+    const rows = Array.from(pane.querySelectorAll('tbody tr'));
+    assert.deepEqual(
+      rows.map((r) => r.classList.contains('webhook-call')),
+      [false, true, true, false],
+    );
+    const cells = (r: Element) => Array.from(r.querySelectorAll('td')).map(text);
+    assert.deepEqual(cells(rows[1]).slice(1, 6), [
+      'mutating',
+      'm.example.com',
+      'allowed, patched',
+      'webhook',
+      '3ms',
+    ]);
+    assert.equal(
+      rows[1].getAttribute('title'),
+      'configuration stamps: CREATE configmaps default/shop-reply',
+    );
+    assert.equal(rows[1].querySelector('.code-error'), null);
+    assert.deepEqual(cells(rows[2]).slice(1, 7), [
+      'validating',
+      'v.example.com',
+      'denied (403)',
+      'webhook',
+      '12ms',
+      'admission webhook "v.example.com" denied the request: no',
+    ]);
+    assert.ok(rows[2].querySelector('.code-error'), 'the denial is marked as an error');
+  });
+
   it('says so when no call was made yet', () => {
     const pane = callsPane(viewOf(heldState()), heldReconcile({ calls: [] }));
     assert.match(text(pane), /None yet/);
