@@ -192,6 +192,8 @@ function embedsClient(pkg: GoPackage, struct: StructInfo, fields: Set<string>, d
   let embeds = false;
   for (const e of struct.embedded) {
     if (CLIENT_TYPE.test(e)) {
+      // An embedded field is named by its type: `client.Client` is also `r.Client`.
+      fields.add(/(\w+)$/.exec(e)?.[1] ?? '');
       embeds = true;
       continue;
     }

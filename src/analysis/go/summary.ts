@@ -34,6 +34,7 @@ import {
   descendants,
   field,
   inGoroutine,
+  mentions,
   named,
   unparen,
   type Node,
@@ -403,15 +404,47 @@ export class Summaries {
  */
 function returnsIt(fn: PathFunc, call: Node): boolean {
   if (fn.results[fn.results.length - 1] !== 'error') return false;
-  const ret = ancestor(call, ['return_statement'], fn.body);
+  const ret = ancestor(call, ['return_statement'], fn.body) ?? checkedReturn(call);
   if (!ret) return false;
   if (/status/i.test(fn.decl.name)) return true;
   return descendants(fn.body, 'return_statement').every((r) => {
     if (ancestor(r, ['func_literal'], fn.body)) return true;
     const exprs = named(named(r)[0]);
     const last = exprs[exprs.length - 1];
-    return !last || last.text === 'nil' || contains(last, call) || contains(r, call);
+    return (
+      !last || last.text === 'nil' || contains(last, call) || contains(r, call) || r.id === ret.id
+    );
   });
+}
+
+/**
+ * `if err := c.Status().Update(ctx, obj); err != nil { ...; return err }` (or `err := ...` and
+ * the `if` after it): the return that hands the write's error back, maybe wrapped, or null.
+ */
+function checkedReturn(call: Node): Node | null {
+  const stmt = call.parent?.type === 'expression_list' ? call.parent.parent : null;
+  if (stmt?.type !== 'short_var_declaration' && stmt?.type !== 'assignment_statement') return null;
+  const left = named(field(stmt, 'left'));
+  const err = left.length === 1 && left[0].type === 'identifier' ? left[0].text : null;
+  if (!err || err === '_') return null;
+  let check: Node | null = null;
+  if (stmt.parent?.type === 'if_statement' && field(stmt.parent, 'initializer')?.id === stmt.id)
+    check = stmt.parent;
+  else if (stmt.parent?.type === 'statement_list') {
+    const siblings = named(stmt.parent);
+    check = siblings[siblings.findIndex((x) => x.id === stmt.id) + 1] ?? null;
+  }
+  if (check?.type !== 'if_statement') return null;
+  if (field(check, 'condition')?.text.replace(/\s+/g, ' ') !== `${err} != nil`) return null;
+  const consequence = field(check, 'consequence');
+  return (
+    descendants(consequence, 'return_statement').find((r) => {
+      if (ancestor(r, ['func_literal'], consequence!)) return false;
+      const exprs = named(named(r)[0]);
+      const last = exprs[exprs.length - 1];
+      return !!last && mentions(last, err);
+    }) ?? null
+  );
 }
 
 /**
