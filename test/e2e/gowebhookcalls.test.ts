@@ -174,7 +174,8 @@ describe('Run Go Operator with admission webhooks', { timeout: 480_000 }, async 
         assert.equal(stamped.cells[2], MUTATING);
         assert.match(stamped.cells[5], /^\d+(\.\d+)?(µs|ms|s)$/);
         assert.equal(stamped.call[1], 'create');
-        await frame.locator('.calls-table').scrollIntoViewIfNeeded();
+        // In the page, in one go: the panel is redrawn as the refused reply's retries end.
+        await frame.evaluate("document.querySelector('.calls-table')?.scrollIntoView()");
         await wb.screenshot('go-webhook-calls');
       });
     },
