@@ -48,6 +48,7 @@ describe('the Reconcile Debugger at 800 px wide', { timeout: 600_000 }, () => {
         await row.locator('vscode-button:not([disabled])').count(),
         'held at a call a fault can be injected into',
       );
+      await laidOut(panel);
       const m = await row.evaluate((el) => {
         const buttons = Array.from(el.querySelectorAll('vscode-button')).map((b) =>
           b.getBoundingClientRect(),
@@ -60,7 +61,9 @@ describe('the Reconcile Debugger at 800 px wide', { timeout: 600_000 }, () => {
         };
       });
       console.log(`# fault row: ${JSON.stringify(m)}`);
+      assert.equal(m.tops.length, 6, 'six fault buttons');
       assert.equal(new Set(m.tops).size, 1, 'every fault button on one row');
+      assert.ok(m.rightmost > 0);
       assert.ok(m.rightmost <= m.width, `the last button ends at ${m.rightmost} of ${m.width} px`);
       assert.match(m.label, /The held call: \w+ [\w/]+ default\/\w+/, 'the held call is named');
       await assertOneLineHeader(panel);
@@ -74,6 +77,7 @@ describe('the Reconcile Debugger at 800 px wide', { timeout: 600_000 }, () => {
       // With reconciles behind it, each chart has something to plot.
       await panel.locator('.chart.no-data').first().waitFor({ state: 'detached', timeout: 60_000 });
       await assertOneLineHeader(panel);
+      await laidOut(panel);
       const m = await panel.evaluate(() => {
         const first = document.querySelector('.finding summary');
         const lineHeight = first ? parseFloat(getComputedStyle(first).lineHeight) : NaN;
@@ -97,15 +101,16 @@ describe('the Reconcile Debugger at 800 px wide', { timeout: 600_000 }, () => {
       assert.ok(m.lineHeight > 0, 'a finding has a line height');
       for (const lines of m.summaries) assert.equal(lines, 1, 'a finding reads as one line');
       // At most four one-line findings show before the controls (the issue saw four take 180 px;
-      // more scroll inside the banner): a row is a line and its padding and gap (12 px), plus the
-      // banner's margins.
-      const bound = 4 * (m.lineHeight + 12) + 16;
+      // more scroll inside the banner): a row is a line, its 8 px padding and 4 px gap; then the
+      // 8 px above the banner and the 12 px above the phases, and 4 px to spare.
+      const bound = 4 * (m.lineHeight + 12) + 24;
       assert.ok(m.pushed <= bound, `findings push the phases ${m.pushed} px down (bound ${bound})`);
     });
   });
 
   it('has the API calls and objects before the charts, on one axis, under no toolbar', async () => {
     await withScreenshotOnFailure(wb, 'layout-charts', async () => {
+      await laidOut(panel);
       const tops = await panel.evaluate(() =>
         Object.fromEntries(
           ['.request', '.calls', '.objects', '.charts'].map((s) => [
@@ -174,8 +179,18 @@ async function fitWebview(wb: Workbench, frame: Frame, width: number): Promise<v
   assert.equal(inner, width, 'the webview is as wide as asked');
 }
 
+/** Waits until the webview is laid out: a frame hidden for a moment measures zero everywhere. */
+async function laidOut(frame: Frame): Promise<void> {
+  await frame.waitForFunction(
+    () => (document.querySelector('.toolbar')?.getBoundingClientRect().width ?? 0) > 0,
+    undefined,
+    { timeout: 30_000 },
+  );
+}
+
 /** The toolbar is one row and its status one line of text. */
 async function assertOneLineHeader(frame: Frame): Promise<void> {
+  await laidOut(frame);
   const m = await frame.locator('.toolbar').evaluate((bar) => {
     const children = Array.from(bar.children).filter((c) => c.getBoundingClientRect().width > 0);
     const status = bar.querySelector('.status')!;
@@ -191,6 +206,7 @@ async function assertOneLineHeader(frame: Frame): Promise<void> {
     };
   });
   console.log(`# header: ${JSON.stringify(m)}`);
+  assert.ok(m.tops.length >= 4, `the toolbar's buttons are laid out: ${JSON.stringify(m)}`);
   const maxTop = Math.max(...m.tops);
   const minBottom = Math.min(...m.bottoms);
   // One row: every item overlaps every other vertically.

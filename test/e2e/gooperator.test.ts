@@ -34,19 +34,16 @@ describe('Run Go Operator', { timeout: 400_000 }, async () => {
       await withScreenshotOnFailure(wb, 'go-operator', async () => {
         // The build shows in the status bar while it goes ("Building: 12 packages, 0:41 — …"):
         // watched from before the command, since a warm build cache can make it brief.
+        // (No named functions in the page's code: the test's transpiler would wrap them in a
+        // helper the page does not have.)
         await wb.page.evaluate(() => {
           const seen: string[] = [];
           (window as unknown as { buildSeen: string[] }).buildSeen = seen;
           const bar = document.querySelector('.part.statusbar')!;
-          const look = () => {
+          new MutationObserver(() => {
             for (const item of Array.from(bar.querySelectorAll('.statusbar-item')))
               if (/Building:/.test(item.textContent ?? '')) seen.push(item.textContent ?? '');
-          };
-          new MutationObserver(look).observe(bar, {
-            childList: true,
-            subtree: true,
-            characterData: true,
-          });
+          }).observe(bar, { childList: true, subtree: true, characterData: true });
         });
         await wb.runCommand('Reconcile Studio: Run Go Operator');
         await wb.page.waitForFunction(
