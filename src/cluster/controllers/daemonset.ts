@@ -6,8 +6,8 @@
  * controller-revision-hash and pod-template-generation labels; failed pods replaced, pods on nodes
  * that should not run them deleted; a ControllerRevision per template; RollingUpdate within
  * maxUnavailable; status (desired / current / misscheduled / ready / updated / available /
- * unavailable) and the real events. The revision hash is an FNV hash of the template's JSON, not
- * controller.ComputeHash's (a hash of Go's in-memory dump, which only Go can reproduce). Not
+ * unavailable) and the real events. The revision hash is controller.ComputeHash's, as upstream's
+ * snapshot names the revision (podtemplatehash.ts: the same function as the Deployment's). Not
  * modelled: maxSurge (pods surge only with maxSurge > 0), OnDelete's history, the failed-pod
  * backoff.
  */
@@ -18,7 +18,7 @@ import { StatusError } from '../apimachinery/errors';
 import { scaledValueFromIntOrPercent } from '../apimachinery/intstr';
 import { deepEqual, isObject } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
-import { podTemplateHash } from './deploymentutil';
+import { computeHash } from './podtemplatehash';
 import { isPodReady } from './replicaset';
 import { isAvailable, revisionPatch, sortRevisions } from './statefulsetutil';
 import { WorkQueue } from './workqueue';
@@ -176,8 +176,11 @@ export function startDaemonSetController(cluster: ControllerHost): () => void {
 
   /** constructHistory: the revision of the current template (created, or renumbered to the newest). */
   function currentRevision(ds: KubeObject): { hash: string } | undefined {
-    const collision = Number(rec(ds.status).collisionCount ?? 0);
-    const hash = podTemplateHash(rec(ds.spec).template, collision);
+    const collision = rec(ds.status).collisionCount;
+    const hash = computeHash(
+      rec(ds.spec).template,
+      typeof collision === 'number' ? collision : undefined,
+    );
     const name = `${ds.metadata.name}-${hash}`;
     const revisions = sortRevisions(
       [...cluster.scan(REVISION, ds.metadata.namespace)].filter((r) => owned(ds, r)),

@@ -9,8 +9,8 @@ import { newControllerRef } from '../apimachinery/controllerref';
 import { scaledValueFromIntOrPercent } from '../apimachinery/intstr';
 import { deepEqual, isObject } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
-import { fnv1a32 } from '../../util/fnv';
 import { rec } from '../apimachinery/unstructured';
+import { computeHash } from './podtemplatehash';
 
 type Obj = Record<string, unknown>;
 const HASH_LABEL = 'pod-template-hash';
@@ -20,25 +20,12 @@ function num(v: unknown): number {
   return typeof v === 'number' ? v : 0;
 }
 
-/** controller.ComputeHash + rand.SafeEncodeString: a short, vowel-free hash of the pod template. */
-export function podTemplateHash(template: unknown, collisionCount = 0): string {
-  const digits = String(
-    fnv1a32(stableStringify(template) + (collisionCount ? String(collisionCount) : '')),
-  );
-  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
-  let out = '';
-  for (const d of digits) out += alphabet[d.charCodeAt(0) % alphabet.length];
-  return out;
-}
-
-function stableStringify(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
-  if (isObject(v))
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableStringify(v[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v);
+/**
+ * The pod-template-hash: controller.ComputeHash of the template, with the Deployment's
+ * status.collisionCount when it has one (undefined: none, Go's nil).
+ */
+export function podTemplateHash(template: unknown, collisionCount?: number): string {
+  return computeHash(template, collisionCount);
 }
 
 function templateWithoutHash(t: unknown): unknown {
@@ -89,7 +76,11 @@ export function newReplicaSetFor(d: KubeObject, revision: number): KubeObject {
   const spec = rec(d.spec);
   const template = rec(spec.template);
   const desired = desiredReplicas(d);
-  const hash = podTemplateHash(template, num(rec(d.status).collisionCount));
+  const collisionCount = rec(d.status).collisionCount;
+  const hash = podTemplateHash(
+    template,
+    typeof collisionCount === 'number' ? collisionCount : undefined,
+  );
   const labels = {
     ...(rec(template.metadata).labels as Record<string, string>),
     [HASH_LABEL]: hash,

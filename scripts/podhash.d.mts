@@ -1,0 +1,1 @@
+export function buildPodhash(release?: string): string;
