@@ -545,6 +545,18 @@ export class Cluster {
     return c;
   }
 
+  /**
+   * The object as the request's version shows it, for the field manager, which tracks fields in
+   * the version they were written in: an events.k8s.io Event's writer owns `note` and `regarding`,
+   * not the core fields they are stored as. The view shares the object's metadata, so the
+   * managedFields recorded on it are the object's.
+   */
+  private requestView(o: KubeObject, t: ResourceType): KubeObject {
+    if (t.info.kind === 'Event' && t.info.group === 'events.k8s.io')
+      return convertEvent(o, 'events.k8s.io/v1');
+    return o;
+  }
+
   /** An incoming object at its storage form (core Events are stored as core/v1). */
   private in(o: KubeObject, t: ResourceType): KubeObject {
     if (t.info.kind === 'Event' && t.info.group === 'events.k8s.io') return convertEvent(o, 'v1');
@@ -860,7 +872,7 @@ export class Cluster {
       const base = md.generateName;
       md.name = this.memo(`generateName:${base}`, () => generateName(base));
     }
-    const qualifiedKind = { group: t.info.group, kind: t.info.kind };
+    const qualifiedKind = invalidKindOf(t);
     if (!md.name) {
       throw newInvalid(qualifiedKind, '', [
         fieldRequired('metadata.name', 'name or generateName is required'),
@@ -884,7 +896,7 @@ export class Cluster {
     // compared with the kind's zero value: a struct the type always holds, left empty, is no one's.
     if (!opts.applied)
       recordManagedFields(
-        obj,
+        this.requestView(obj, t),
         t.crd ? undefined : (sharedGoZero(t.apiVersion, t.info.kind) as KubeObject | undefined),
         opts.fieldManager,
         'Update',
@@ -1035,7 +1047,7 @@ export class Cluster {
       checkUnknownFields(t, opts.unknownFields ?? decodeTyped(t, decoded), opts);
     }
     const name = decoded.metadata.name;
-    const qualifiedKind = { group: t.info.group, kind: t.info.kind };
+    const qualifiedKind = invalidKindOf(t);
     if (!name)
       throw newInvalid(qualifiedKind, '', [
         fieldRequired('metadata.name', 'name or generateName is required'),
@@ -1131,7 +1143,7 @@ export class Cluster {
   ): KubeObject {
     const st = strategyFor(t);
     const name = old.metadata.name!;
-    const qualifiedKind = { group: t.info.group, kind: t.info.kind };
+    const qualifiedKind = invalidKindOf(t);
     const admission: AdmissionAttributes = {
       operation: 'UPDATE',
       type: t,
@@ -1161,8 +1173,8 @@ export class Cluster {
     next.metadata.resourceVersion = old.metadata.resourceVersion;
     if (!opts.applied)
       recordManagedFields(
-        next,
-        old,
+        this.requestView(next, t),
+        this.requestView(old, t),
         opts.fieldManager,
         'Update',
         t.apiVersion,
@@ -1823,6 +1835,17 @@ function setPath(o: Record<string, unknown>, path: string, v: unknown): void {
 }
 
 /** The autoscaling/v1 Scale view of an object with a scale subresource. */
+/**
+ * The kind an invalid object's error names: its own, but an events.k8s.io Event is refused as a
+ * core Event, since that API is served by core's Event storage (whose errors name
+ * `api.Kind("Event")`).
+ */
+function invalidKindOf(t: ResourceType): { group: string; kind: string } {
+  if (t.info.group === 'events.k8s.io' && t.info.kind === 'Event')
+    return { group: '', kind: 'Event' };
+  return { group: t.info.group, kind: t.info.kind };
+}
+
 function scaleOf(t: ResourceType, o: KubeObject): KubeObject {
   const s = t.scale!;
   const replicas = getPath(o, s.specReplicasPath);

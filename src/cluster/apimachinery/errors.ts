@@ -109,7 +109,8 @@ export interface FieldError {
     | 'FieldValueForbidden'
     | 'FieldValueTypeInvalid'
     | 'FieldValueDuplicate'
-    | 'FieldValueTooLong';
+    | 'FieldValueTooLong'
+    | 'FieldValueTooMany';
   field: string;
   message: string;
 }
@@ -152,6 +153,26 @@ export function fieldNotSupported(field: string, value: unknown, valid: unknown[
     type: 'FieldValueNotSupported',
     field,
     message: `Unsupported value: ${renderValue(value)}: supported values: ${valid.map((v) => renderValue(v)).join(', ')}`,
+  };
+}
+
+/** field.TooLong: the value is omitted, the limit named in bytes. */
+export function fieldTooLong(field: string, maxLength: number): FieldError {
+  const unit = maxLength === 1 ? 'byte' : 'bytes';
+  return {
+    type: 'FieldValueTooLong',
+    field,
+    message: `Too long: may not be more than ${maxLength} ${unit}`,
+  };
+}
+
+/** field.TooMany: how many there are, and the most allowed. */
+export function fieldTooMany(field: string, actual: number, max: number): FieldError {
+  const unit = max === 1 ? 'item' : 'items';
+  return {
+    type: 'FieldValueTooMany',
+    field,
+    message: `Too many: ${actual}: must have at most ${max} ${unit}`,
   };
 }
 

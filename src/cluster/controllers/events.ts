@@ -152,7 +152,7 @@ export function convertEvent(o: KubeObject, apiVersion: string): KubeObject {
       kind: 'Event',
       metadata: o.metadata,
       eventTime: e.eventTime ?? null,
-      reportingController: e.reportingComponent || (e.source as Obj | undefined)?.component || '',
+      reportingController: e.reportingComponent ?? '',
       reportingInstance: e.reportingInstance ?? '',
       action: e.action,
       reason: e.reason,
@@ -178,7 +178,8 @@ export function convertEvent(o: KubeObject, apiVersion: string): KubeObject {
     related: e.related,
     reason: e.reason,
     message: e.note,
-    source: e.deprecatedSource ?? { component: e.reportingController },
+    // Convert_v1_Event_To_core_Event: the source is the deprecated one, nothing else.
+    source: e.deprecatedSource ?? {},
     firstTimestamp: e.deprecatedFirstTimestamp ?? null,
     lastTimestamp: e.deprecatedLastTimestamp ?? null,
     count: e.deprecatedCount,

@@ -17,6 +17,12 @@ import { hasGeneration } from '../api/generation';
 import { allowsUnconditionalUpdate } from '../api/updatepolicy';
 import { validateControllerRevision } from './appsvalidation';
 import { validateRuntimeClass, validateStorageClass } from './classvalidation';
+import { validateIngress, validateIngressClass } from './networkingvalidation';
+import { validateEndpointSlice } from './discoveryvalidation';
+import { validateHorizontalPodAutoscaler } from './autoscalingvalidation';
+import { validateEvent } from './eventvalidation';
+import { validatePersistentVolume } from './pvvalidation';
+import { validateValidatingAdmissionPolicy } from './admissionpolicyvalidation';
 import { validateFlowSchema } from './flowcontrolvalidation';
 import { validatePersistentVolumeClaim } from './pvcvalidation';
 import { validateRoleBinding } from './rbacvalidation';
@@ -364,6 +370,26 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
   'rbac.authorization.k8s.io/ClusterRoleBinding': {
     validate: (obj) => validateRoleBinding(obj, true),
   },
+  'networking.k8s.io/Ingress': {
+    validate: (obj, old) => validateIngress(obj, old),
+  },
+  'networking.k8s.io/IngressClass': {
+    validate: (obj, old) => validateIngressClass(obj, old),
+  },
+  'autoscaling/HorizontalPodAutoscaler': {
+    validate: (obj, old, subresource) =>
+      subresource === 'status' ? [] : validateHorizontalPodAutoscaler(obj, old),
+  },
+  '/Event': {
+    validate: (obj, old) => validateEvent(obj, old, 'v1'),
+  },
+  'events.k8s.io/Event': {
+    validate: (obj, old) => validateEvent(obj, old, 'events.k8s.io/v1'),
+  },
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicy': {
+    validate: (obj, _old, subresource) =>
+      subresource === 'status' ? [] : validateValidatingAdmissionPolicy(obj),
+  },
   'node.k8s.io/RuntimeClass': {
     validate: (obj) => validateRuntimeClass(obj),
   },
@@ -376,6 +402,7 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
   'discovery.k8s.io/EndpointSlice': {
     // endpointSliceStrategy: generation 1 on create, bumped when anything but metadata changes.
     hasGeneration: true,
+    validate: (obj, old) => validateEndpointSlice(obj, old),
   },
   '/PersistentVolume': {
     // persistentvolumeStrategy.PrepareForCreate: Pending, since now (the phase transition time
@@ -383,6 +410,8 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     prepareForCreate(obj, _user, now) {
       obj.status = { phase: 'Pending', lastPhaseTransitionTime: now };
     },
+    validate: (obj, _old, subresource) =>
+      subresource === 'status' ? [] : validatePersistentVolume(obj),
   },
   '/PersistentVolumeClaim': {
     prepareForCreate(obj) {
