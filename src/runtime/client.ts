@@ -29,6 +29,7 @@ import type { ApiCall, Phase, PhaseRecord, ReconcileTrace, Verb } from './trace'
 import { sameChanges, writtenDiff } from './trace';
 import { copyOfDecoded } from '../cluster/apimachinery/clone';
 import { faultOf } from '../cluster/faults';
+import { webhookCallsOf } from './webhookapiserver';
 
 /** The stepper as a run sees it: whether anything could hold, and the gate itself. */
 export interface PhaseGate {
@@ -316,11 +317,12 @@ export class ReconcileRun {
     const started = performance.now();
     let result: KubeObject | undefined;
     let error: unknown;
+    let pending: MaybePromise<unknown> | undefined;
     try {
       // A plain value is used as is, never awaited: `await` would defer to a microtask, and the
       // in-process cluster queues the write's watch event as a microtask — the write's result must
       // be seen first so that the event is recognised as caused by this write.
-      const pending = this.send(verb, obj, type, key, subresource, patch, patchType, deleteOpts);
+      pending = this.send(verb, obj, type, key, subresource, patch, patchType, deleteOpts);
       call.code = verb === 'create' ? 201 : 200;
       let done: unknown = pending;
       if (isPromise(pending)) {
@@ -335,6 +337,9 @@ export class ReconcileRun {
       Object.assign(call, errorInfo(err));
     }
     call.wallMs = performance.now() - started;
+    // The admission webhooks the write met (in-process through WebhookApiServer).
+    const webhooks = webhookCallsOf(pending);
+    if (webhooks?.length) call.webhooks = webhooks;
     if (result) {
       call.resourceVersion = result.metadata.resourceVersion;
       if (before && before.metadata.resourceVersion === result.metadata.resourceVersion) {

@@ -19,6 +19,7 @@ import {
   type MaybePromise,
   type WatchHandle,
 } from './apiserver';
+import { passWebhookCalls } from './webhookapiserver';
 
 export const IN_PROCESS_USER_AGENT = 'manager/v0.0.0 (reconcile-studio) in-process';
 
@@ -152,6 +153,8 @@ export class FaultyApiServer implements ApiServer {
       clock.setTimeout(() => {
         try {
           const v = answer();
+          // A write the webhooks admitted (WebhookApiServer): its calls go with the answer.
+          passWebhookCalls(v, delayed);
           if (isPromise(v as MaybePromise<unknown>))
             (v as Promise<Awaited<T>>).then(resolve, reject);
           else resolve(v as Awaited<T>);

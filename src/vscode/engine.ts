@@ -11,6 +11,7 @@ export { startServer } from '../cluster/endpoints/server';
 export { persist, restoreState, walFileOf } from '../cluster/storage/state';
 export { FaultInjector, FaultsFileError, parseFaults } from '../cluster/faults';
 export { FaultyApiServer } from '../runtime/faultyapiserver';
+export { WebhookApiServer } from '../runtime/webhookapiserver';
 export { loadReconciler } from '../runtime/loader';
 export { Manager } from '../runtime/manager';
 export { KEPT_TRACES } from '../runtime/trace';

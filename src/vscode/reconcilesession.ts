@@ -87,6 +87,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
       NO_EVENTS,
       FaultInjector,
       FaultyApiServer,
+      WebhookApiServer,
     } = await import('./engine');
     // Against the cluster the views show: a kubeconfig context the user allowed writes to, or the
     // embedded fake cluster (started on demand).
@@ -107,7 +108,9 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
       // The workspace's faults apply to the reconciler's calls as to any client's.
       // The debugger's "Fail the next call with…" adds its one-shot rules to the same injector.
       injector = (await this.clusters.faults?.load()) ?? new FaultInjector([]);
-      api = new FaultyApiServer(cluster, injector);
+      // Its writes meet the cluster's admission webhooks, as a Go operator's served writes do
+      // (the debugger shows the calls under each write).
+      api = new FaultyApiServer(new WebhookApiServer(cluster), injector);
       events = eventsOf(cluster);
     }
     let loaded: LoadedReconciler;
