@@ -48,18 +48,22 @@ describe('the Reconcile Debugger at 800 px wide', { timeout: 600_000 }, () => {
         await row.locator('vscode-button:not([disabled])').count(),
         'held at a call a fault can be injected into',
       );
-      await laidOut(panel);
-      const m = await row.evaluate((el) => {
-        const buttons = Array.from(el.querySelectorAll('vscode-button')).map((b) =>
-          b.getBoundingClientRect(),
-        );
-        return {
-          tops: buttons.map((r) => Math.round(r.top)),
-          rightmost: Math.max(...buttons.map((r) => r.right)),
-          width: document.documentElement.clientWidth,
-          label: el.querySelector('.fault-target')?.getAttribute('title') ?? '',
-        };
-      });
+      const m = await measured(panel, () =>
+        row.evaluate((el) => {
+          const buttons = Array.from(el.querySelectorAll('vscode-button')).map((b) =>
+            b.getBoundingClientRect(),
+          );
+          return {
+            tops: buttons.map((r) => Math.round(r.top)),
+            rightmost: Math.max(...buttons.map((r) => r.right)),
+            width: document.documentElement.clientWidth,
+            label: el.querySelector('.fault-target')?.getAttribute('title') ?? '',
+            laid:
+              (document.querySelector('.toolbar vscode-button')?.getBoundingClientRect().width ??
+                0) > 0,
+          };
+        }),
+      );
       console.log(`# fault row: ${JSON.stringify(m)}`);
       assert.equal(m.tops.length, 6, 'six fault buttons');
       assert.equal(new Set(m.tops).size, 1, 'every fault button on one row');
@@ -77,25 +81,29 @@ describe('the Reconcile Debugger at 800 px wide', { timeout: 600_000 }, () => {
       // With reconciles behind it, each chart has something to plot.
       await panel.locator('.chart.no-data').first().waitFor({ state: 'detached', timeout: 60_000 });
       await assertOneLineHeader(panel);
-      await laidOut(panel);
-      const m = await panel.evaluate(() => {
-        const first = document.querySelector('.finding summary');
-        const lineHeight = first ? parseFloat(getComputedStyle(first).lineHeight) : NaN;
-        const summaries = Array.from(document.querySelectorAll('.finding summary')).map((s) => {
-          const range = document.createRange();
-          range.selectNodeContents(s);
-          return new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size;
-        });
-        const toolbar = document.querySelector('.toolbar')!.getBoundingClientRect();
-        const pipeline = document.querySelector('.pipeline')!.getBoundingClientRect();
-        const findings = document.querySelector('.findings')!.getBoundingClientRect();
-        return {
-          lineHeight,
-          summaries,
-          findings: findings.height,
-          pushed: pipeline.top - toolbar.bottom,
-        };
-      });
+      const m = await measured(panel, () =>
+        panel.evaluate(() => {
+          const first = document.querySelector('.finding summary');
+          const lineHeight = first ? parseFloat(getComputedStyle(first).lineHeight) : NaN;
+          const summaries = Array.from(document.querySelectorAll('.finding summary')).map((s) => {
+            const range = document.createRange();
+            range.selectNodeContents(s);
+            return new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size;
+          });
+          const toolbar = document.querySelector('.toolbar')!.getBoundingClientRect();
+          const pipeline = document.querySelector('.pipeline')!.getBoundingClientRect();
+          const findings = document.querySelector('.findings')!.getBoundingClientRect();
+          return {
+            lineHeight,
+            summaries,
+            findings: findings.height,
+            pushed: pipeline.top - toolbar.bottom,
+            laid:
+              (document.querySelector('.toolbar vscode-button')?.getBoundingClientRect().width ??
+                0) > 0,
+          };
+        }),
+      );
       console.log(`# findings: ${JSON.stringify(m)}`);
       assert.ok(m.summaries.length > 0);
       assert.ok(m.lineHeight > 0, 'a finding has a line height');
@@ -110,18 +118,23 @@ describe('the Reconcile Debugger at 800 px wide', { timeout: 600_000 }, () => {
 
   it('has the API calls and objects before the charts, on one axis, under no toolbar', async () => {
     await withScreenshotOnFailure(wb, 'layout-charts', async () => {
-      await laidOut(panel);
-      const tops = await panel.evaluate(() =>
-        Object.fromEntries(
-          ['.request', '.calls', '.objects', '.charts'].map((s) => [
-            s,
-            document.querySelector(s)?.getBoundingClientRect().top ?? NaN,
-          ]),
-        ),
+      const tops = await measured(panel, () =>
+        panel.evaluate(() => ({
+          ...Object.fromEntries(
+            ['.request', '.calls', '.objects', '.charts'].map((s) => [
+              s,
+              document.querySelector(s)?.getBoundingClientRect().top ?? NaN,
+            ]),
+          ),
+          laid:
+            (document.querySelector('.toolbar vscode-button')?.getBoundingClientRect().width ?? 0) >
+            0,
+        })),
       );
       console.log(`# pane tops: ${JSON.stringify(tops)}`);
-      assert.ok(tops['.calls']! < tops['.charts']!, 'API calls above the charts');
-      assert.ok(tops['.objects']! < tops['.charts']!, 'objects above the charts');
+      const top = tops as unknown as Record<string, number>;
+      assert.ok(top['.calls']! < top['.charts']!, 'API calls above the charts');
+      assert.ok(top['.objects']! < top['.charts']!, 'objects above the charts');
       // Every chart on the same time axis: what uPlot set its x scale to.
       await panel.waitForFunction(
         () => document.querySelectorAll('.chart[data-x-range]').length === 3,
@@ -135,14 +148,23 @@ describe('the Reconcile Debugger at 800 px wide', { timeout: 600_000 }, () => {
       assert.equal(new Set(ranges).size, 1, `one x range for every chart: ${ranges.join(' | ')}`);
       // Scrolled to a chart, its title shows below the pinned toolbar, which stays on top.
       for (const figure of await panel.locator('.chart').all()) {
-        const m = await figure.evaluate((el) => {
-          el.scrollIntoView({ block: 'start' });
-          const caption = el.querySelector('figcaption')!.getBoundingClientRect();
-          const toolbar = document.querySelector('.toolbar')!;
-          const bar = toolbar.getBoundingClientRect();
-          const under = document.elementFromPoint(bar.left + bar.width / 2, bar.bottom - 2);
-          return { caption: caption.top, bar: bar.bottom, onTop: toolbar.contains(under) };
-        });
+        const m = await measured(panel, () =>
+          figure.evaluate((el) => {
+            el.scrollIntoView({ block: 'start' });
+            const caption = el.querySelector('figcaption')!.getBoundingClientRect();
+            const toolbar = document.querySelector('.toolbar')!;
+            const bar = toolbar.getBoundingClientRect();
+            const under = document.elementFromPoint(bar.left + bar.width / 2, bar.bottom - 2);
+            return {
+              caption: caption.top,
+              bar: bar.bottom,
+              onTop: toolbar.contains(under),
+              laid:
+                (document.querySelector('.toolbar vscode-button')?.getBoundingClientRect().width ??
+                  0) > 0,
+            };
+          }),
+        );
         assert.ok(
           m.caption >= m.bar,
           `a chart title at ${m.caption} px under the toolbar's ${m.bar}`,
@@ -151,6 +173,33 @@ describe('the Reconcile Debugger at 800 px wide', { timeout: 600_000 }, () => {
       }
       await panel.evaluate(() => window.scrollTo(0, 0));
       await wb.screenshot('layout-800');
+    });
+  });
+
+  it('narrower than 800 px, wraps its rows rather than hide the status or a button', async () => {
+    await withScreenshotOnFailure(wb, 'layout-narrow', async () => {
+      // Beside the source a Go debug stop opens, the panel may get 500 px.
+      await fitWebview(wb, panel, 500);
+      const m = await measured(panel, () =>
+        panel.evaluate(() => {
+          const width = document.documentElement.clientWidth;
+          const controls = Array.from(
+            document.querySelectorAll('.toolbar vscode-button, .fault-controls vscode-button'),
+          ).map((b) => b.getBoundingClientRect());
+          const status = document.querySelector('.toolbar .status')?.getBoundingClientRect();
+          return {
+            width,
+            rightmost: Math.max(...controls.map((r) => r.right)),
+            status: status?.width ?? 0,
+            laid:
+              (document.querySelector('.toolbar vscode-button')?.getBoundingClientRect().width ??
+                0) > 0,
+          };
+        }),
+      );
+      console.log(`# at 500 px: ${JSON.stringify(m)}`);
+      assert.ok(m.rightmost <= m.width, `a button ends at ${m.rightmost} of ${m.width} px`);
+      assert.ok(m.status >= 100, `the status keeps ${m.status} px`);
     });
   });
 
@@ -179,32 +228,48 @@ async function fitWebview(wb: Workbench, frame: Frame, width: number): Promise<v
   assert.equal(inner, width, 'the webview is as wide as asked');
 }
 
-/** Waits until the webview is laid out: a frame hidden for a moment measures zero everywhere. */
-async function laidOut(frame: Frame): Promise<void> {
-  await frame.waitForFunction(
-    () => (document.querySelector('.toolbar')?.getBoundingClientRect().width ?? 0) > 0,
-    undefined,
-    { timeout: 30_000 },
-  );
+/**
+ * A measurement taken while the webview is laid out: a webview hidden for a moment (the
+ * workbench may hide and show it again while the session runs) measures zero everywhere, so a
+ * measurement that says so (`laid` false, read in the same pass) is taken again once the
+ * toolbar's buttons have a size.
+ */
+async function measured<T extends { laid: boolean }>(
+  frame: Frame,
+  measure: () => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const m = await measure();
+    if (m.laid) return m;
+    assert.ok(attempt < 10, 'the webview is laid out');
+    await frame.waitForFunction(
+      () =>
+        (document.querySelector('.toolbar vscode-button')?.getBoundingClientRect().width ?? 0) > 0,
+      undefined,
+      { timeout: 30_000 },
+    );
+  }
 }
 
 /** The toolbar is one row and its status one line of text. */
 async function assertOneLineHeader(frame: Frame): Promise<void> {
-  await laidOut(frame);
-  const m = await frame.locator('.toolbar').evaluate((bar) => {
-    const children = Array.from(bar.children).filter((c) => c.getBoundingClientRect().width > 0);
-    const status = bar.querySelector('.status')!;
-    const range = document.createRange();
-    range.selectNodeContents(status);
-    return {
-      tops: children.map((c) => Math.round(c.getBoundingClientRect().top)),
-      bottoms: children.map((c) => Math.round(c.getBoundingClientRect().bottom)),
-      statusLines: new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size,
-      status: status.textContent,
-      right: bar.getBoundingClientRect().right,
-      width: document.documentElement.clientWidth,
-    };
-  });
+  const m = await measured(frame, () =>
+    frame.locator('.toolbar').evaluate((bar) => {
+      const children = Array.from(bar.children).filter((c) => c.getBoundingClientRect().width > 0);
+      const status = bar.querySelector('.status')!;
+      const range = document.createRange();
+      range.selectNodeContents(status);
+      return {
+        tops: children.map((c) => Math.round(c.getBoundingClientRect().top)),
+        bottoms: children.map((c) => Math.round(c.getBoundingClientRect().bottom)),
+        statusLines: new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size,
+        status: status.textContent,
+        right: bar.getBoundingClientRect().right,
+        width: document.documentElement.clientWidth,
+        laid: (bar.querySelector('vscode-button')?.getBoundingClientRect().width ?? 0) > 0,
+      };
+    }),
+  );
   console.log(`# header: ${JSON.stringify(m)}`);
   assert.ok(m.tops.length >= 4, `the toolbar's buttons are laid out: ${JSON.stringify(m)}`);
   const maxTop = Math.max(...m.tops);
