@@ -633,20 +633,23 @@ export class Cluster {
     let lastKey: string | undefined;
     let more = false;
     let remaining = 0;
+    // As the watch cache pages (cacher.go): once the page is full, any object after it, matching
+    // or not, means another page; how many there are is said only when nothing is filtered
+    // (storage.PrepareContinueToken: a count of unfiltered objects would mislead).
     for (const [k, o] of scanAt(this.store, t.storageKey, listRv, gone, ns, after)) {
-      if (!filter(o)) continue;
       if (objects.length >= limit) {
         more = true;
         remaining++;
         continue;
       }
+      if (!filter(o)) continue;
       objects.push(o);
       lastKey = k;
     }
     const metadata: KubeList['metadata'] = { resourceVersion: String(listRv) };
     if (more && lastKey !== undefined) {
       metadata.continue = encodeContinue(listRv, lastKey);
-      metadata.remainingItemCount = remaining;
+      if (!opts.labelSelector && !opts.fieldSelector) metadata.remainingItemCount = remaining;
     }
     return { objects, metadata };
   }

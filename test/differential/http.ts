@@ -61,6 +61,8 @@ export function send(side: Side, req: Request): Promise<Answer> {
           // Only whole lines count: kube-apiserver may split one event across chunks, and a
           // line without its newline yet is an event still arriving.
           if (req.events !== undefined && completeLines(text) >= req.events) {
+            // One chunk may carry more events than asked for; the step compares that many.
+            text = firstLines(text, req.events);
             res.destroy();
             done();
           }
@@ -79,4 +81,15 @@ export function send(side: Side, req: Request): Promise<Answer> {
 function completeLines(text: string): number {
   const whole = text.slice(0, text.lastIndexOf('\n') + 1);
   return whole.split('\n').filter((l) => l.trim()).length;
+}
+
+/** The first `n` non-empty lines of `text`, each with its newline. */
+function firstLines(text: string, n: number): string {
+  return (
+    text
+      .split('\n')
+      .filter((l) => l.trim())
+      .slice(0, n)
+      .join('\n') + '\n'
+  );
 }

@@ -56,6 +56,17 @@ test("a list's resourceVersion is compared by how many objects' versions it is a
   assert.deepEqual((table as { metadata: unknown }).metadata, { resourceVersion: '<list-rv:0>' });
 });
 
+test("a watch bookmark's resourceVersion is the store's revision, compared as a list's", () => {
+  const events = (object: string, bookmark: string) => [
+    { type: 'ADDED', object: { metadata: { resourceVersion: object } } },
+    { type: 'BOOKMARK', object: { metadata: { resourceVersion: bookmark } } },
+  ];
+  // The reference's watch cache has moved past the object (leases); the fake's has not.
+  assert.deepEqual(normaliseAll([events('100', '104')]), normaliseAll([events('5', '5')]));
+  // A bookmark behind the object it announced is still told apart.
+  assert.notDeepEqual(normaliseAll([events('100', '99')]), normaliseAll([events('5', '5')]));
+});
+
 test('uids, timestamps and generated names become tokens, in messages too', () => {
   const [a] = normaliseAll([
     {

@@ -7,7 +7,8 @@
  * cluster moves, those no scenario sees among them: the reference's kube-controller-manager
  * renews its leader lease every two seconds and kube-apiserver its identity lease. So it is
  * compared by what it promises, how many of the objects' versions the scenario saw it is at or
- * after (`<list-rv:n>`), and it takes no rank from the objects' versions.
+ * after (`<list-rv:n>`), and it takes no rank from the objects' versions. A watch BOOKMARK's
+ * resourceVersion is such a revision too.
  */
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
@@ -121,9 +122,17 @@ function walk(
   if (Array.isArray(value)) value.forEach((v) => walk(v, visit, '', undefined));
   else if (value && typeof value === 'object') {
     const obj = value as Record<string, unknown>;
-    for (const [k, v] of Object.entries(obj))
-      walk(v, visit, k, obj, ofList || (k === 'metadata' && isList(obj)));
+    for (const [k, v] of Object.entries(obj)) walk(v, visit, k, obj, ofList || listLike(obj, k));
   }
+}
+
+/**
+ * Whether `obj[k]` holds a store revision rather than an object's version: a list's metadata, or
+ * a watch BOOKMARK's object, whose resourceVersion is where the watch cache has got to (the
+ * reference's moves with lease renewals, as a list's does).
+ */
+function listLike(obj: Record<string, unknown>, k: string): boolean {
+  return (k === 'metadata' && isList(obj)) || (k === 'object' && obj.type === 'BOOKMARK');
 }
 
 /** A list, or a Table of one (its rows): its metadata is the list's. */
@@ -154,7 +163,7 @@ export function normalise(value: unknown, vocab: Vocabulary, key = '', ofList = 
     const obj = value as Record<string, unknown>;
     for (const [k, v] of Object.entries(obj)) {
       // managedFields keys name list items by their values, uids among them.
-      out[vocab.text(k)] = normalise(v, vocab, k, ofList || (k === 'metadata' && isList(obj)));
+      out[vocab.text(k)] = normalise(v, vocab, k, ofList || listLike(obj, k));
     }
     return out;
   }

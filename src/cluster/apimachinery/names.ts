@@ -56,6 +56,19 @@ export function validateName(name: string, rule: NameRule): string[] {
   return errs;
 }
 
+/**
+ * A generateName checked as the kind's name function checks it with prefix=true: the DNS rules
+ * on the prefix with its trailing dash masked (maskTrailingDash drops the dash and the character
+ * before it for an `a`), a path segment for '/' and '%' only (IsValidPathSegmentPrefix).
+ */
+export function validateNamePrefix(prefix: string, rule: NameRule): string[] {
+  if (rule === 'any') return [];
+  if (rule === 'pathSegment')
+    return ['/', '%'].filter((c) => prefix.includes(c)).map((c) => `may not contain '${c}'`);
+  const masked = prefix.length > 1 && prefix.endsWith('-') ? `${prefix.slice(0, -2)}a` : prefix;
+  return validateName(masked, rule);
+}
+
 /** apimachinery's content.IsPathSegmentName: the name is safe as one segment of a URL path. */
 export function isPathSegmentName(name: string): string[] {
   for (const illegal of ['.', '..']) if (name === illegal) return [`may not be '${illegal}'`];

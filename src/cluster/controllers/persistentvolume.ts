@@ -7,8 +7,8 @@
  * events), and the binder binds the two (the claim's volumeName, bind-completed and
  * bound-by-controller annotations, phase Bound with capacity and access modes; the volume's phase
  * Bound). A volume whose claim is gone is Released, and deleted under reclaimPolicy Delete.
- * Not modelled: WaitForFirstConsumer (the cluster's class binds Immediate), binding claims to
- * pre-existing volumes, expansion.
+ * A volume no claim names is Available. Not modelled: WaitForFirstConsumer (the cluster's class
+ * binds Immediate), binding claims to pre-existing volumes, expansion.
  */
 import type { ControllerHost } from './controllerhost';
 import { clone } from '../apimachinery/clone';
@@ -223,7 +223,15 @@ export function startPersistentVolumeController(cluster: ControllerHost): () => 
     const pv = cluster.peek(PV, { name });
     if (!pv || pv.metadata.deletionTimestamp) return;
     const ref = rec(rec(pv.spec).claimRef);
-    if (!ref.name) return;
+    if (!ref.name) {
+      // An unused volume is Available (syncVolume's updateVolumePhase).
+      if (rec(pv.status).phase !== 'Available') {
+        const next = clone(pv);
+        next.status = { ...rec(next.status), phase: 'Available' };
+        write(next, true);
+      }
+      return;
+    }
     const claim = cluster.peek(PVC, { namespace: String(ref.namespace), name: String(ref.name) });
     if (claim && claim.metadata.uid === ref.uid) {
       if (rec(claim.status).phase !== 'Bound') claims.add(`${ref.namespace}/${ref.name}`);

@@ -3,6 +3,7 @@
  * the built-in kinds, and a CRD's additionalPrinterColumns for custom resources.
  */
 import { controllerOf } from '../apimachinery/controllerref';
+import { goQuantityString, parseGoQuantity } from '../apimachinery/goquantity';
 import { evalJsonPath } from '../apimachinery/jsonpath';
 import { isObject } from '../apimachinery/patch';
 import type { PrinterColumn, ResourceType } from '../registry/registry';
@@ -503,6 +504,57 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
     // A ReplicationController's selector is a plain map (labels.FormatLabels).
     col('Selector', (o) => formatLabels(rec(o.spec).selector), 'string', 1),
   ],
+  '/PersistentVolume': [
+    NAME,
+    col('Capacity', (o) => quantityString(rec(rec(o.spec).capacity).storage)),
+    col('Access Modes', (o) => accessModes(rec(o.spec).accessModes)),
+    col('Reclaim Policy', (o) => rec(o.spec).persistentVolumeReclaimPolicy ?? ''),
+    col('Status', (o) =>
+      o.metadata.deletionTimestamp ? 'Terminating' : (rec(o.status).phase ?? ''),
+    ),
+    col('Claim', (o) => {
+      const ref = rec(o.spec).claimRef;
+      return isObject(ref) ? `${String(ref.namespace ?? '')}/${String(ref.name ?? '')}` : '';
+    }),
+    col('StorageClass', (o) => storageClassOf(o)),
+    col('VolumeAttributesClass', (o) => rec(o.spec).volumeAttributesClassName ?? '<unset>'),
+    col('Reason', (o) => rec(o.status).reason ?? ''),
+    AGE,
+    col('VolumeMode', (o) => rec(o.spec).volumeMode ?? '<unset>', 'string', 1),
+  ],
+  '/PersistentVolumeClaim': [
+    NAME,
+    col('Status', (o) =>
+      o.metadata.deletionTimestamp ? 'Terminating' : (rec(o.status).phase ?? ''),
+    ),
+    col('Volume', (o) => rec(o.spec).volumeName ?? ''),
+    // Capacity and access modes are the bound volume's, once the claim names one.
+    col('Capacity', (o) =>
+      rec(o.spec).volumeName ? quantityString(rec(rec(o.status).capacity).storage) : '',
+    ),
+    col('Access Modes', (o) =>
+      rec(o.spec).volumeName ? accessModes(rec(o.status).accessModes) : '',
+    ),
+    col('StorageClass', (o) => storageClassOf(o)),
+    col('VolumeAttributesClass', (o) => rec(o.spec).volumeAttributesClassName ?? '<unset>'),
+    AGE,
+    col('VolumeMode', (o) => rec(o.spec).volumeMode ?? '<unset>', 'string', 1),
+  ],
+  'autoscaling/HorizontalPodAutoscaler': [
+    NAME,
+    col('Reference', (o) => {
+      const ref = rec(rec(o.spec).scaleTargetRef);
+      return `${String(ref.kind ?? '')}/${String(ref.name ?? '')}`;
+    }),
+    col('Targets', (o) => hpaMetrics(o)),
+    col('MinPods', (o) => {
+      const min = rec(o.spec).minReplicas;
+      return typeof min === 'number' ? String(min) : '<unset>';
+    }),
+    col('MaxPods', (o) => num(rec(o.spec).maxReplicas), 'integer'),
+    col('Replicas', (o) => num(rec(o.status).currentReplicas), 'integer'),
+    AGE,
+  ],
   'coordination.k8s.io/Lease': [NAME, col('Holder', (o) => rec(o.spec).holderIdentity ?? ''), AGE],
   'node.k8s.io/RuntimeClass': [NAME, col('Handler', (o) => o.handler ?? ''), AGE],
   'networking.k8s.io/IngressClass': [
@@ -647,6 +699,86 @@ function eventSource(o: KubeObject): string {
   const instance = String(source.host || o.reportingInstance || '');
   if (!component) return '';
   return instance ? `${component}, ${instance}` : component;
+}
+
+/** helper.GetAccessModesAsString: the modes' short names, in this order, once each. */
+function accessModes(modes: unknown): string {
+  const sent = Array.isArray(modes) ? modes : [];
+  return (
+    [
+      ['ReadWriteOnce', 'RWO'],
+      ['ReadOnlyMany', 'ROX'],
+      ['ReadWriteMany', 'RWX'],
+      ['ReadWriteOncePod', 'RWOP'],
+    ] as const
+  )
+    .filter(([mode]) => sent.includes(mode))
+    .map(([, short]) => short)
+    .join(',');
+}
+
+/** A Quantity's String(): its canonical form ("0" when unset, as a zero Quantity prints). */
+function quantityString(v: unknown): string {
+  const q = typeof v === 'string' || typeof v === 'number' ? parseGoQuantity(String(v)) : undefined;
+  return q ? goQuantityString(q) : '0';
+}
+
+/** GetPersistentVolumeClass / GetPersistentVolumeClaimClass: the beta annotation, then the field. */
+function storageClassOf(o: KubeObject): string {
+  const beta = o.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'];
+  if (beta !== undefined) return beta;
+  const name = rec(o.spec).storageClassName;
+  return typeof name === 'string' ? name : '';
+}
+
+/** formatHPAMetrics: each metric as current/target, the first two, then how many more. */
+function hpaMetrics(o: KubeObject): string {
+  const specs = Array.isArray(rec(o.spec).metrics) ? (rec(o.spec).metrics as unknown[]) : [];
+  if (!specs.length) return '<none>';
+  const statuses = Array.isArray(rec(o.status).currentMetrics)
+    ? (rec(o.status).currentMetrics as unknown[])
+    : [];
+  const q = (v: unknown) => quantityString(v);
+  const cells = specs.map((m, i) => {
+    const spec = rec(m);
+    const status = rec(statuses[i]);
+    const current = (source: string, key: string, given = true) => {
+      const c = rec(rec(status[source]).current);
+      return given && isObject(status[source]) && c[key] !== undefined ? q(c[key]) : '<unknown>';
+    };
+    switch (spec.type) {
+      case 'External':
+      case 'Object': {
+        const source = spec.type === 'External' ? 'external' : 'object';
+        const target = rec(rec(spec[source]).target);
+        if (target.averageValue !== undefined)
+          return `${current(source, 'averageValue')}/${q(target.averageValue)} (avg)`;
+        return `${current(source, 'value')}/${q(target.value)}`;
+      }
+      case 'Pods':
+        return `${current('pods', 'averageValue')}/${q(rec(rec(spec.pods).target).averageValue)}`;
+      case 'Resource':
+      case 'ContainerResource': {
+        const source = spec.type === 'Resource' ? 'resource' : 'containerResource';
+        const src = rec(spec[source]);
+        const target = rec(src.target);
+        const name = String(src.name ?? '');
+        if (target.averageValue !== undefined)
+          return `${name}: ${current(source, 'averageValue')}/${q(target.averageValue)}`;
+        const utilization = rec(rec(status[source]).current).averageUtilization;
+        const now = typeof utilization === 'number' ? `${utilization}%` : '<unknown>';
+        const want =
+          typeof target.averageUtilization === 'number'
+            ? `${target.averageUtilization}%`
+            : '<auto>';
+        return `${name}: ${now}/${want}`;
+      }
+      default:
+        return '<unknown type>';
+    }
+  });
+  const shown = cells.slice(0, 2).join(', ');
+  return cells.length > 2 ? `${shown} + ${cells.length - 2} more...` : shown;
 }
 
 function quotaCells(o: KubeObject, limits: boolean): string {

@@ -88,7 +88,7 @@ export function addedNodes(
         if (childFt.rel === 'map' && !keys.every((key) => key !== undefined)) continue;
         // A keyed list or a set new to the object is owned itself too.
         if (was === undefined && zero === undefined) out.add(`${p}${sep}.`);
-        if (childFt.rel !== 'map') continue;
+        if (childFt.rel !== 'map' || isAtomic(childFt.elem)) continue;
         const olds = Array.isArray(was) ? was : [];
         const itemType = structOf(elemShape(fieldShape(type, k)));
         child.forEach((item, i) => {

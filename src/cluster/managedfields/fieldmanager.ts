@@ -17,7 +17,11 @@ type Path = string[];
 type Obj = Record<string, unknown>;
 
 const SEP = '\u0001';
-/** Fields the server owns; never part of a field set. */
+/**
+ * Fields the server owns; never part of a field set (the stripSet of the apiserver's
+ * stripMetaManager: generateName is the writer's, and so is a deletion's timestamp, which only
+ * the server ever changes).
+ */
 const SERVER_META = new Set([
   'name',
   'namespace',
@@ -25,11 +29,8 @@ const SERVER_META = new Set([
   'resourceVersion',
   'generation',
   'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
   'managedFields',
   'selfLink',
-  'generateName',
 ]);
 
 /** A field path (`['f:spec', 'f:replicas']`) as a field-set entry. */
@@ -54,8 +55,14 @@ function collect(v: unknown, entry: string, t: FieldType, out: Set<string>): voi
     if (t.k === 'list' && t.rel === 'map') {
       const keys = v.map((x) => itemKey(t, x));
       if (keys.every((k) => k !== undefined)) {
+        const atomicItems = isAtomic(t.elem);
         v.forEach((x, i) => {
           const item = `${entry}${SEP}k:${JSON.stringify(keys[i])}`;
+          // An atomic item (an OwnerReference) is owned whole: its key alone, no fields.
+          if (atomicItems) {
+            out.add(item);
+            return;
+          }
           out.add(`${item}${SEP}.`);
           const o = x as Obj;
           for (const k in o) collect(o[k], `${item}${SEP}f:${k}`, fieldOf(t.elem, k), out);

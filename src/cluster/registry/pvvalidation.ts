@@ -5,6 +5,7 @@
  * own rules, those of the sources a local or test cluster uses are ported (hostPath, local, nfs,
  * csi); the cloud and legacy in-tree sources are counted but not checked inside. A capacity
  * that is not positive is named as sent, where upstream writes the Quantity's canonical form.
+ * Also the strategies' PrepareForUpdate (what a write may change, the phase's transition time).
  */
 import {
   fieldForbidden,
@@ -186,4 +187,39 @@ function cleanPath(p: string): string {
     else parts.push(s);
   }
   return (p.startsWith('/') ? '/' : '') + parts.join('/') || '.';
+}
+
+/**
+ * persistentvolumeStrategy's and persistentvolumeStatusStrategy's PrepareForUpdate: the reset
+ * fields (the status through the main resource, the spec through /status), then, on a status
+ * write, the phase's transition time: kept while the phase stays, now when it changes and the
+ * writer did not set one.
+ */
+export function preparePersistentVolumeForUpdate(
+  next: KubeObject,
+  old: KubeObject,
+  subresource: string,
+  now: string,
+): void {
+  const n = next as Obj;
+  const o = old as Obj;
+  if (subresource !== 'status') {
+    if (o.status === undefined) delete n.status;
+    else n.status = structuredClone(o.status);
+    return;
+  }
+  n.spec = structuredClone(o.spec);
+  const status = rec(n.status);
+  const was = rec(o.status);
+  const set =
+    status.lastPhaseTransitionTime !== undefined && status.lastPhaseTransitionTime !== null;
+  if (status.phase === was.phase && !set) {
+    if (was.lastPhaseTransitionTime !== undefined)
+      status.lastPhaseTransitionTime = was.lastPhaseTransitionTime;
+  } else if (
+    status.phase !== was.phase &&
+    (!set || status.lastPhaseTransitionTime === was.lastPhaseTransitionTime)
+  )
+    status.lastPhaseTransitionTime = now;
+  n.status = status;
 }

@@ -11,7 +11,14 @@ import {
   fieldRequired,
 } from '../apimachinery/errors';
 import type { NameRule } from '../apimachinery/names';
-import { isQualifiedName, nameRuleOf, validateLabels, validateName } from '../apimachinery/names';
+import {
+  isQualifiedName,
+  nameRuleOf,
+  validateAnnotations,
+  validateLabels,
+  validateName,
+  validateNamePrefix,
+} from '../apimachinery/names';
 import { deepEqual, isObject } from '../apimachinery/patch';
 import { hasGeneration } from '../api/generation';
 import { allowsUnconditionalUpdate } from '../api/updatepolicy';
@@ -21,7 +28,7 @@ import { validateIngress, validateIngressClass } from './networkingvalidation';
 import { validateEndpointSlice } from './discoveryvalidation';
 import { validateHorizontalPodAutoscaler } from './autoscalingvalidation';
 import { validateEvent } from './eventvalidation';
-import { validatePersistentVolume } from './pvvalidation';
+import { preparePersistentVolumeForUpdate, validatePersistentVolume } from './pvvalidation';
 import { validateValidatingAdmissionPolicy } from './admissionpolicyvalidation';
 import { validateFlowSchema } from './flowcontrolvalidation';
 import { validatePersistentVolumeClaim } from './pvcvalidation';
@@ -316,6 +323,17 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
   },
   'apps/StatefulSet': {
     hasGeneration: true,
+    defaults(obj) {
+      // Convert_apps_StatefulSetSpec_To_v1_StatefulSetSpec writes every claim template's
+      // apiVersion and kind (as reflective conversion did before 1.17, issue 87583).
+      const templates = rec(obj.spec).volumeClaimTemplates;
+      if (Array.isArray(templates))
+        for (const c of templates)
+          if (isObject(c)) {
+            c.apiVersion = 'v1';
+            c.kind = 'PersistentVolumeClaim';
+          }
+    },
     prepareForCreate(obj) {
       // An empty StatefulSetStatus: replicas and availableReplicas are not omitempty.
       obj.status = { replicas: 0, availableReplicas: 0 };
@@ -412,6 +430,7 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     },
     validate: (obj, _old, subresource) =>
       subresource === 'status' ? [] : validatePersistentVolume(obj),
+    prepareForUpdate: preparePersistentVolumeForUpdate,
   },
   '/PersistentVolumeClaim': {
     prepareForCreate(obj) {
@@ -576,10 +595,17 @@ export function validateObjectMeta(
 ): FieldError[] {
   const errs: FieldError[] = [];
   const md = obj.metadata;
+  // ValidateObjectMetaAccessor's order: generateName, name, labels, annotations, owner
+  // references, finalizers.
+  if (md.generateName)
+    for (const m of validateNamePrefix(md.generateName, rule))
+      errs.push(fieldInvalid('metadata.generateName', md.generateName, m));
   if (md.name)
     for (const m of validateName(md.name, rule))
       errs.push(fieldInvalid('metadata.name', md.name, m));
   errs.push(...validateLabels(md.labels));
+  errs.push(...validateAnnotations(md.annotations));
+  errs.push(...validateOwnerReferences(md));
   // ValidateFinalizers: each name a qualified name; a built-in's (kube's ValidateFinalizerName,
   // not a custom resource's) one of the standard names or domain-qualified.
   (md.finalizers ?? []).forEach((f, i) => {
@@ -595,6 +621,12 @@ export function validateObjectMeta(
         ),
       );
   });
+  return errs;
+}
+
+/** ValidateOwnerReferences: each reference whole, and at most one controller. */
+function validateOwnerReferences(md: KubeObject['metadata']): FieldError[] {
+  const errs: FieldError[] = [];
   for (const [i, o] of (md.ownerReferences ?? []).entries()) {
     if (!o.apiVersion)
       errs.push(

@@ -285,3 +285,12 @@ test('a StatefulSet’s claims are provisioned by the default class and become B
   assert.equal((c.status as Obj).phase, 'Bound');
   cluster.close();
 });
+
+test("a claim template is stored with v1 PersistentVolumeClaim's apiVersion and kind, as apps/v1's conversion writes them", () => {
+  const { cluster } = newCluster({ controllers: false });
+  const created = cluster.create(sts(0, { volumeClaimTemplates: [claimTemplate] }));
+  const [template] = (created.spec as Obj).volumeClaimTemplates as Obj[];
+  assert.equal(template.apiVersion, 'v1');
+  assert.equal(template.kind, 'PersistentVolumeClaim');
+  cluster.close();
+});

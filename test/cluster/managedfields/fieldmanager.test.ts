@@ -136,3 +136,34 @@ test("a status write owns the annotations it changes, not the labels the Deploym
     'f:status': { 'f:observedGeneration': {} },
   });
 });
+
+test('an owner reference is owned whole by its uid, and generateName is the writer’s field', () => {
+  const { cluster } = newCluster({ controllers: false });
+  const owner = cluster.create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'owner', namespace: 'default' },
+  });
+  const child = cluster.create(
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        generateName: 'child-',
+        namespace: 'default',
+        ownerReferences: [
+          { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid! },
+        ],
+      },
+    },
+    { fieldManager: 'test' },
+  );
+  // As kube-apiserver 1.36 records it (differential gc/* and controller/job-creates-pod):
+  // OwnerReference is an atomic struct, and stripMetaManager keeps generateName.
+  assert.deepEqual(fieldsOf(child), {
+    'f:metadata': {
+      'f:generateName': {},
+      'f:ownerReferences': { '.': {}, [`k:{"uid":"${owner.metadata.uid!}"}`]: {} },
+    },
+  });
+});
