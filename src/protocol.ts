@@ -173,6 +173,27 @@ export interface DebuggerState {
   faultTarget?: string;
   /** What the session runs, so a restored panel can start it again (absent before any run). */
   source?: DebuggerSource;
+  /**
+   * A hold on a real cluster, whose clock does not stop: when it began (wall clock, epoch ms) and
+   * what it puts at risk; the panel counts the time held and down to each warning.
+   */
+  hold?: HoldView;
+}
+
+/** A hold on a real cluster (DebuggerState.hold). */
+export interface HoldView {
+  since: number;
+  /** The kubeconfig context the manager runs against. */
+  cluster: string;
+  warnings: HoldWarning[];
+}
+
+/** Something a long hold would set off: a leader Lease lost, webhook calls timing out. */
+export interface HoldWarning {
+  kind: 'lease' | 'webhook';
+  /** How long after the hold began it fires. */
+  firesAfterMs: number;
+  message: string;
 }
 
 /** Webview → extension. */

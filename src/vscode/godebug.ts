@@ -10,6 +10,7 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { FaultInjector } from '../cluster/faults';
+import { holdWarnings, noteManagerLine, type ManagerExposure } from './model/holdsafety';
 import type { ClusterTargetPicker, OperatorEndpoint } from './clustertarget';
 import { writeKubeconfigFile } from '../cluster/auth/kubeconfig';
 import {
@@ -220,6 +221,10 @@ export class GoDebugController implements vscode.Disposable {
   private injector: FaultInjector | undefined;
   /** The session runs against a kubeconfig context through the recording proxy. */
   private onRealCluster = false;
+  /** The kubeconfig context of a real target (what a hold's warnings name). */
+  private realContext = '';
+  /** What the manager's output said it holds or serves (a leader Lease, a webhook server). */
+  private exposure: ManagerExposure = {};
   private readonly faults = new GoDebugFaults(() => this.injector);
 
   constructor(
@@ -275,6 +280,13 @@ export class GoDebugController implements vscode.Disposable {
       holds: this.holds,
       ...(trace ? { reason: describeTrigger(trace.triggers[0]) } : {}),
     });
+    // On a real cluster a hold stops the process while the cluster's clock runs on.
+    if (this.status === 'held' && this.onRealCluster && this.stoppedSince !== undefined)
+      state.hold = {
+        since: this.stoppedSince,
+        cluster: this.realContext,
+        warnings: holdWarnings(this.exposure),
+      };
     return this.moduleDir ? { ...state, source: { backend: 'go', module: this.moduleDir } } : state;
   }
 
@@ -343,6 +355,8 @@ export class GoDebugController implements vscode.Disposable {
     const target = this.target.current;
     if (!(await this.target.confirmWrites(target))) return;
     this.onRealCluster = target.kind === 'context';
+    this.realContext = target.kind === 'context' ? target.context : '';
+    this.exposure = {};
     let server: OperatorEndpoint | undefined;
     let proxyFaults: FaultInjector | undefined;
     if (target.kind === 'context') {
@@ -528,6 +542,7 @@ export class GoDebugController implements vscode.Disposable {
     );
     // The manager's zap logs (Delve leaves the program's output on its own stdout and stderr).
     server.onLine((line) => {
+      noteManagerLine(line, this.exposure);
       const e = parseZapLine(line);
       if (e) this.observed?.onLog(e);
     });

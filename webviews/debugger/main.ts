@@ -30,6 +30,7 @@ import {
   statusMessage,
   toolbar,
 } from './controls';
+import { holdBanner } from './hold';
 import type { View } from './view';
 import { h, replaceChildren } from './dom';
 import { formatOffset } from '../../src/vscode/model/timeformat';
@@ -75,6 +76,7 @@ function render(): void {
   replaceChildren(
     root,
     toolbar(view),
+    holdBanner(view),
     findingsBanner(view),
     pipeline(view, cur),
     outcomeBreakpoints(view),
