@@ -120,6 +120,10 @@ describe(
             await panel.locator('.status').innerText(),
             /Held at reconcile default\/(blog|shop)/,
           );
+          // A real cluster's clock runs on: the panel counts the time held on that context.
+          const held = panel.locator('.hold-time');
+          await held.waitFor({ state: 'visible', timeout: 30_000 });
+          assert.match(await held.innerText(), new RegExp(`^Held for \\d+:\\d\\d on ${SECOND}`));
         });
       },
     );
