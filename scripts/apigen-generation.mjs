@@ -90,6 +90,7 @@ export function generate(release = kubernetesRelease()) {
   const kinds = new Set();
   const noUpdateBump = new Set();
   const annotationsBump = new Set();
+  const labelsBump = new Set();
   for (const { file, where } of files) {
     const text = readFileSync(file, 'utf8');
     const imports = importsOf(text);
@@ -100,11 +101,16 @@ export function generate(release = kubernetesRelease()) {
     const onAnnotations = bumps.some((b) =>
       /\.Annotations, \w+\.Annotations\)/.test(text.slice(Math.max(0, b.index - 300), b.index)),
     );
+    // EndpointSlice's compares its labels too (`DeepEqual(ogNewMeta.Labels, ogOldMeta.Labels)`).
+    const onLabels = bumps.some((b) =>
+      /\.Labels, \w+\.Labels\)/.test(text.slice(Math.max(0, b.index - 300), b.index)),
+    );
     for (const [alias, kind] of generationKinds(text)) {
       const group = groupOf(where, imports, alias, kind);
       kinds.add(`${group}/${kind}`);
       if (!bumps.length) noUpdateBump.add(`${group}/${kind}`);
       if (onAnnotations) annotationsBump.add(`${group}/${kind}`);
+      if (onLabels) labelsBump.add(`${group}/${kind}`);
     }
   }
   return {
@@ -112,5 +118,6 @@ export function generate(release = kubernetesRelease()) {
     kinds: [...kinds].sort(),
     noUpdateBump: [...noUpdateBump].sort(),
     annotationsBump: [...annotationsBump].sort(),
+    labelsBump: [...labelsBump].sort(),
   };
 }

@@ -1163,10 +1163,11 @@ export class Cluster {
     if (errs.length) throw newInvalid(qualifiedKind, name, errs);
     if (st.hasGeneration && opts.subresource !== 'status') {
       const on = t.crd ? 'spec' : generationBumpsOn(t.info.group, t.info.kind);
-      const annotationsChanged =
-        on === 'annotations' &&
-        !deepEqual(old.metadata.annotations ?? {}, next.metadata.annotations ?? {});
-      if (on !== 'never' && (specChanged(t, old, next) || annotationsChanged))
+      const metadataChanged =
+        (on === 'annotations' &&
+          !deepEqual(old.metadata.annotations ?? {}, next.metadata.annotations ?? {})) ||
+        (on === 'labels' && !deepEqual(old.metadata.labels ?? {}, next.metadata.labels ?? {}));
+      if (on !== 'never' && (specChanged(t, old, next) || metadataChanged))
         next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     }
     if (!opts.subresource) st.finishUpdate?.(next, old);

@@ -10,6 +10,7 @@ import generated from '../../../generated/generation.json';
 const KINDS = new Set<string>(generated.kinds);
 const NO_UPDATE_BUMP = new Set<string>(generated.noUpdateBump);
 const ANNOTATIONS_BUMP = new Set<string>(generated.annotationsBump);
+const LABELS_BUMP = new Set<string>(generated.labelsBump);
 
 /** Whether objects of the built-in `group`/`kind` carry a generation. */
 export function hasGeneration(group: string, kind: string): boolean {
@@ -18,10 +19,15 @@ export function hasGeneration(group: string, kind: string): boolean {
 
 /**
  * What an update of the built-in `group`/`kind` bumps its generation on: a change of anything
- * but metadata ('spec'), that or of the annotations (a Deployment's), or nothing (a
- * PriorityClass's strategy never bumps it).
+ * but metadata ('spec'), that or of the annotations (a Deployment's) or of the labels (an
+ * EndpointSlice's), or nothing (a PriorityClass's strategy never bumps it).
  */
-export function generationBumpsOn(group: string, kind: string): 'spec' | 'annotations' | 'never' {
+export function generationBumpsOn(
+  group: string,
+  kind: string,
+): 'spec' | 'annotations' | 'labels' | 'never' {
   const key = `${group}/${kind}`;
-  return NO_UPDATE_BUMP.has(key) ? 'never' : ANNOTATIONS_BUMP.has(key) ? 'annotations' : 'spec';
+  if (NO_UPDATE_BUMP.has(key)) return 'never';
+  if (ANNOTATIONS_BUMP.has(key)) return 'annotations';
+  return LABELS_BUMP.has(key) ? 'labels' : 'spec';
 }

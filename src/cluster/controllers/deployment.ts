@@ -20,6 +20,7 @@ import {
   newReplicaSetFor,
   oldReplicaSetsScaleDown,
   podsOf,
+  replicasAnnotations,
   replicasOf,
   rollingBudget,
 } from './deploymentutil';
@@ -59,21 +60,54 @@ export function startDeploymentController(cluster: ControllerHost): () => void {
       syncRolloutStatus(key, findNewReplicaSet(d, rss)?.metadata.name);
       return;
     }
+    const recreate = rec(rec(d.spec).strategy).type === 'Recreate';
+    // rolloutRecreate creates the new ReplicaSet only once the old ones' pods are gone.
+    if (recreate && !findNewReplicaSet(d, rss)) {
+      const active = activeOlds(rss);
+      for (const rs of active) scale(d, rs, 0);
+      if (active.some((rs) => podsOf(live(rs)) > 0)) {
+        syncRolloutStatus(key, undefined);
+        return;
+      }
+    }
     const newRs = getNewReplicaSet(key, d, rss);
     if (!newRs) return;
     const olds = rss.filter((rs) => rs !== newRs);
-    if (rec(rec(d.spec).strategy).type === 'Recreate') rolloutRecreate(d, newRs, olds);
+    if (recreate) rolloutRecreate(d, newRs, olds);
     else rolloutRolling(d, newRs, olds);
     syncRevision(key, newRs);
     syncRolloutStatus(key, newRs.metadata.name);
   }
 
-  /** The new ReplicaSet, created (at the next revision) if there is none; undefined on a conflict (retried). */
+  /**
+   * The new ReplicaSet, created (at the next revision) if there is none, at the replicas
+   * NewRSNewReplicas allows at once (all of them for Recreate, whose old pods are gone by then);
+   * undefined on a conflict (retried).
+   */
   function getNewReplicaSet(key: string, d: KubeObject, rss: KubeObject[]): KubeObject | undefined {
     const existing = findNewReplicaSet(d, rss);
     if (existing) return existing;
+    const desired = desiredReplicas(d);
+    const replicas =
+      rec(rec(d.spec).strategy).type === 'Recreate'
+        ? desired
+        : newRSNewReplicas(
+            desired,
+            rollingBudget(d).maxSurge,
+            0,
+            rss.reduce((n, rs) => n + replicasOf(live(rs)), 0),
+          );
     try {
-      return cluster.create(newReplicaSetFor(d, maxRevision(rss) + 1), MANAGER);
+      const created = cluster.create(newReplicaSetFor(d, maxRevision(rss) + 1, replicas), MANAGER);
+      if (replicas > 0)
+        cluster.recordEvent(
+          d,
+          'Normal',
+          'ScalingReplicaSet',
+          `Scaled up replica set ${created.metadata.name} from 0 to ${replicas}`,
+          SOURCE,
+        );
+      return created;
     } catch (err) {
       if (err instanceof StatusError && err.code === 409) {
         q.addRateLimited(key);
@@ -131,10 +165,7 @@ export function startDeploymentController(cluster: ControllerHost): () => void {
     const before = rec(current.spec).replicas as number;
     const next = clone(current);
     rec(next.spec).replicas = replicas;
-    next.metadata.annotations = {
-      ...(next.metadata.annotations ?? {}),
-      'deployment.kubernetes.io/desired-replicas': String(rec(d.spec).replicas ?? 1),
-    };
+    next.metadata.annotations = { ...(next.metadata.annotations ?? {}), ...replicasAnnotations(d) };
     cluster.update(next, MANAGER);
     cluster.recordEvent(
       d,

@@ -67,15 +67,42 @@ export function maxRevision(rss: KubeObject[]): number {
   return rss.reduce((m, rs) => Math.max(m, Number(rs.metadata.annotations?.[REVISION] ?? 0)), 0);
 }
 
+/** annotationsToSkip: what a Deployment's annotations copied to its new ReplicaSet leave out. */
+const NOT_COPIED = new Set([
+  'kubectl.kubernetes.io/last-applied-configuration',
+  REVISION,
+  'deployment.kubernetes.io/revision-history',
+  'deployment.kubernetes.io/desired-replicas',
+  'deployment.kubernetes.io/max-replicas',
+  'deprecated.deployment.rollback.to',
+]);
+
+/** MaxSurge: the resolved surge of a RollingUpdate, 0 for Recreate. */
+export function maxSurgeOf(d: KubeObject): number {
+  return rec(rec(d.spec).strategy).type === 'Recreate' ? 0 : rollingBudget(d).maxSurge;
+}
+
+/** SetReplicasAnnotations' values: the desired count, and it plus the surge. */
+export function replicasAnnotations(d: KubeObject): Record<string, string> {
+  const desired = desiredReplicas(d);
+  return {
+    'deployment.kubernetes.io/desired-replicas': String(desired),
+    'deployment.kubernetes.io/max-replicas': String(desired + maxSurgeOf(d)),
+  };
+}
+
 /**
  * The new ReplicaSet getNewReplicaSet creates: named and labelled with the pod-template-hash
- * (selector included, so it never selects another revision's pods), at zero replicas (the
- * rollout scales it), controlled by the Deployment, with the next revision.
+ * (selector included, so it never selects another revision's pods), at `replicas` (what
+ * NewRSNewReplicas allows at once), controlled by the Deployment, with the Deployment's own
+ * annotations (copyDeploymentAnnotationsToReplicaSet), the next revision and the replica counts.
  */
-export function newReplicaSetFor(d: KubeObject, revision: number): KubeObject {
+export function newReplicaSetFor(d: KubeObject, revision: number, replicas = 0): KubeObject {
   const spec = rec(d.spec);
   const template = rec(spec.template);
-  const desired = desiredReplicas(d);
+  const copied: Record<string, string> = {};
+  for (const [k, v] of Object.entries(d.metadata.annotations ?? {}))
+    if (!NOT_COPIED.has(k)) copied[k] = v;
   const collisionCount = rec(d.status).collisionCount;
   const hash = podTemplateHash(
     template,
@@ -96,15 +123,11 @@ export function newReplicaSetFor(d: KubeObject, revision: number): KubeObject {
       name: `${d.metadata.name}-${hash}`,
       namespace: d.metadata.namespace,
       labels,
-      annotations: {
-        [REVISION]: String(revision),
-        'deployment.kubernetes.io/desired-replicas': String(desired),
-        'deployment.kubernetes.io/max-replicas': String(desired),
-      },
+      annotations: { ...copied, [REVISION]: String(revision), ...replicasAnnotations(d) },
       ownerReferences: [newControllerRef(d, 'apps/v1', 'Deployment')],
     },
     spec: {
-      replicas: 0,
+      replicas,
       minReadySeconds: spec.minReadySeconds ?? 0,
       selector,
       template: tmpl,

@@ -17,6 +17,7 @@ import type { KubeObject } from '../apimachinery/types';
 import { WorkQueue } from './workqueue';
 import { rec } from '../apimachinery/unstructured';
 import { createPod as createOwnedPod } from './podcontrol';
+import { fromLabelSelector, matchesLabels, type LabelSelector } from '../apimachinery/selector';
 
 type Obj = Record<string, unknown>;
 const POD = { apiVersion: 'v1', kind: 'Pod' };
@@ -134,9 +135,8 @@ export function calculateStatus(
 }
 
 /**
- * The pods a ReplicaSet controls, those not being deleted and those being deleted. (claimPods also
- * adopts orphans matching the selector and releases pods that stop matching; not modelled: only
- * this controller creates pods with a ReplicaSet's owner reference.)
+ * The pods a ReplicaSet controls, those not being deleted and those being deleted (after the
+ * controller's claimPods has adopted and released).
  */
 export function podsOf(
   cluster: ControllerHost,
@@ -170,10 +170,50 @@ export function startReplicaSetController(
     const [ns, name] = key.split('/');
     const rs = cluster.peek(RS, { namespace: ns, name });
     if (!rs || rs.metadata.deletionTimestamp) return;
+    claimPods(rs);
     const failure = manageReplicas(rs, activePodsOf(cluster, rs));
     updateStatus(rs, failure);
     if (failure) q.addRateLimited(key);
     else q.forget(key);
+  }
+
+  /**
+   * ClaimPods (controller_ref_manager.go) over the active pods of the namespace: an orphan the
+   * selector matches is adopted (the controller's owner reference added, as its patch does), a
+   * pod it owns that the selector no longer matches is released (the reference removed). A
+   * ReplicaSet being deleted does neither.
+   */
+  function claimPods(rs: KubeObject): void {
+    if (rs.metadata.deletionTimestamp) return;
+    const selector = selectorOf(rs);
+    for (const p of [...cluster.scan(POD, rs.metadata.namespace)]) {
+      if (!isActive(p)) continue;
+      const owner = controllerOf(p);
+      const matches = selector !== undefined && matchesLabels(selector, p.metadata.labels);
+      if (owner ? owner.uid !== rs.metadata.uid || matches : !matches) continue;
+      const next = clone(p);
+      const refs = next.metadata.ownerReferences ?? [];
+      next.metadata.ownerReferences = owner
+        ? refs.filter((r) => r.uid !== rs.metadata.uid)
+        : [...refs, newControllerRef(rs, kind.apiVersion, kind.kind)];
+      if (!next.metadata.ownerReferences.length) delete next.metadata.ownerReferences;
+      try {
+        cluster.update(next, { fieldManager: 'kube-controller-manager' });
+      } catch (err) {
+        // Changed or gone since it was read: the pod's own event brings the next sync.
+        if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
+      }
+    }
+  }
+
+  /** The ReplicaSet's selector; a ReplicationController's is a plain map of labels. */
+  function selectorOf(rs: KubeObject): LabelSelector | undefined {
+    const sel = rec(rs.spec).selector;
+    return kind.kind === 'ReplicationController'
+      ? sel && typeof sel === 'object'
+        ? fromLabelSelector({ matchLabels: sel })
+        : undefined
+      : fromLabelSelector(sel);
   }
 
   /** manageReplicas: the pods to create or delete; returns the create failure, if any. */
@@ -245,6 +285,13 @@ export function startReplicaSetController(
     if (c.storageKey === '/pods') {
       const owner = controllerOf(c.object);
       if (owner?.kind === kind.kind) q.add(keyOf(c.object.metadata.namespace, owner.name));
+      // An orphan: every ReplicaSet whose selector matches it may adopt it (getPodReplicaSets).
+      else if (!owner && c.type !== 'DELETED' && isActive(c.object))
+        for (const rs of cluster.scan(RS, c.object.metadata.namespace)) {
+          const selector = selectorOf(rs);
+          if (selector && matchesLabels(selector, c.object.metadata.labels))
+            q.add(keyOf(rs.metadata.namespace, rs.metadata.name!));
+        }
       // A pod going away may free quota for a ReplicaSet that could not create one.
       if (c.type === 'DELETED') retryFailing(c.object.metadata.namespace);
       return;
@@ -265,4 +312,10 @@ export function startReplicaSetController(
     unsub();
     q.stop();
   };
+}
+
+/** FilterActivePods: not finished (Succeeded, Failed) and not being deleted. */
+function isActive(p: KubeObject): boolean {
+  const phase = rec(p.status).phase;
+  return phase !== 'Succeeded' && phase !== 'Failed' && !p.metadata.deletionTimestamp;
 }

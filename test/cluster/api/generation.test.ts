@@ -56,3 +56,15 @@ test("a pod's generation follows its spec, and its graceful deletion", () => {
   assert.ok(deleting.metadata.deletionTimestamp);
   assert.equal(deleting.metadata.generation, 3);
 });
+
+test("an EndpointSlice's generation moves when its labels change, as its strategy compares them", () => {
+  const { cluster } = newCluster({ controllers: false });
+  const ref = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice' };
+  const key = { namespace: 'default', name: 's' };
+  cluster.create({ ...ref, metadata: { ...key }, addressType: 'IPv4', endpoints: [] });
+  const labelled = cluster.patch(ref, key, { metadata: { labels: { a: 'b' } } }, 'merge');
+  assert.equal(labelled.metadata.generation, 2);
+  // Annotations are metadata it does not compare.
+  const annotated = cluster.patch(ref, key, { metadata: { annotations: { a: 'b' } } }, 'merge');
+  assert.equal(annotated.metadata.generation, 2);
+});

@@ -183,3 +183,43 @@ test('a ReplicationController gets its pods, events from replication-controller 
   );
   cluster.close();
 });
+
+test('a ReplicaSet adopts an orphan its selector matches and releases a pod relabelled away', async () => {
+  const { cluster, clock } = newCluster();
+  const podOf = (name: string, app: string): KubeObject => ({
+    ...POD,
+    metadata: { name, namespace: 'default', labels: { app } },
+    spec: { containers: [{ name: 'c', image: 'nginx' }] },
+  });
+  cluster.create(podOf('lone', 'r'));
+  const rs = cluster.create({
+    ...RS,
+    metadata: { name: 'r', namespace: 'default' },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: 'r' } },
+      template: { metadata: { labels: { app: 'r' } }, spec: podOf('x', 'r').spec },
+    },
+  });
+  await flush(clock);
+  const pods = () => [...cluster.scan(POD, 'default')];
+  // As kube-controller-manager does (differential controller/replicaset-adopts-orphan-pod): the
+  // orphan counts toward the replicas, so no pod is created.
+  assert.deepEqual(
+    pods().map((p) => [p.metadata.name, p.metadata.ownerReferences?.[0]?.uid]),
+    [['lone', rs.metadata.uid]],
+  );
+  const lone = cluster.get(POD, { namespace: 'default', name: 'lone' });
+  const entry = lone.metadata.managedFields?.find((e) => e.manager === 'kube-controller-manager');
+  assert.deepEqual(entry?.fieldsV1, {
+    'f:metadata': {
+      'f:ownerReferences': { '.': {}, [`k:{"uid":"${rs.metadata.uid!}"}`]: {} },
+    },
+  });
+  cluster.update({ ...lone, metadata: { ...lone.metadata, labels: { app: 'elsewhere' } } });
+  await flush(clock);
+  const after = cluster.get(POD, { namespace: 'default', name: 'lone' });
+  assert.equal(after.metadata.ownerReferences, undefined, 'released');
+  assert.equal(pods().length, 2, 'a replacement was created');
+  cluster.close();
+});

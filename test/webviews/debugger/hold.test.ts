@@ -20,7 +20,7 @@ describe('the hold banner', () => {
       warnings: holdWarnings({ lease: 'shop-system/abc', webhookPort: 9443 }),
     };
     const banner = holdBanner(viewOf(state))!;
-    const lines = [...banner.querySelectorAll('p')].map((p) => p.textContent ?? '');
+    const lines = Array.from(banner.querySelectorAll('p')).map((p) => p.textContent ?? '');
     assert.match(lines[0], /^Held for 0:1[23] on kind-dev/);
     // Both fire 10 s into the hold: 12 s in, each says it has happened.
     assert.equal(banner.querySelectorAll('.hold-fired').length, 2);
