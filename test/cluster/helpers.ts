@@ -1,4 +1,6 @@
 /** Shared fixtures for the fake cluster's tests. */
+import assert from 'node:assert/strict';
+import type { StatusError } from '../../src/cluster/apimachinery/errors';
 import { createCluster } from '../../src/cluster/builtins';
 import type { Cluster } from '../../src/cluster/cluster';
 import type { CreateClusterOptions } from '../../src/cluster/builtins';
@@ -126,4 +128,17 @@ export function bigConfigMap(
       cluster.update({ ...cur, data: { k: big, i: String(i) } });
     },
   };
+}
+
+/** Creates `obj` on a cluster of its own and expects kube-apiserver's 422 with `message`. */
+export function expectInvalid(obj: KubeObject, message: string): void {
+  const { cluster } = newCluster({ controllers: false });
+  assert.throws(
+    () => cluster.create(obj),
+    (err: StatusError) => {
+      assert.equal(err.message, message);
+      return err.code === 422;
+    },
+  );
+  cluster.close();
 }

@@ -11,6 +11,16 @@ export function rec(v: unknown): Obj {
   return isObject(v) ? v : {};
 }
 
+/** The value as a string to read: itself when it is one, else empty (Go's zero string). */
+export function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+/** The value as a list to read: itself when it is one, else empty (a nil slice). */
+export function list(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
 /** `o[k]` as an object, created empty when it is missing or not one. */
 export function ensure(o: Obj, k: string): Obj {
   if (!isObject(o[k])) o[k] = {};

@@ -16,12 +16,9 @@ import {
 import { isQualifiedName, validateName } from '../apimachinery/names';
 import { isObject } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
+import { list, rec, str } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
-
-const rec = (v: unknown): Obj => (isObject(v) ? v : {});
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /** Sorted as sets.String.List gives them. */
 const FAILURE_POLICIES = ['Fail', 'Ignore'];

@@ -15,11 +15,10 @@ import { isPathSegmentName, validateName } from '../apimachinery/names';
 import { isObject } from '../apimachinery/patch';
 import { parseQuantity } from '../apimachinery/quantity';
 import type { KubeObject } from '../apimachinery/types';
+import { list, rec, str } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
 
-const rec = (v: unknown): Obj => (isObject(v) ? v : {});
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const int = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
 
 const MAX_PERIOD_SECONDS = 1800;
@@ -92,10 +91,6 @@ export function validateHorizontalPodAutoscaler(obj: KubeObject, old?: KubeObjec
         errs.push(...scalingRulesErrors(spec.behavior[key], `spec.behavior.${key}`));
   }
   return errs;
-}
-
-function list(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [];
 }
 
 /** ValidateCrossVersionObjectReference. */

@@ -21,6 +21,7 @@ import {
 } from '../apimachinery/names';
 import { deepEqual, isObject } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
+import { list, rec } from '../apimachinery/unstructured';
 import {
   isIPv4,
   parseIPSloppy,
@@ -30,9 +31,6 @@ import {
 } from './ipvalidation';
 
 type Obj = Record<string, unknown>;
-
-const rec = (v: unknown): Obj => (isObject(v) ? v : {});
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /** supportedAddressTypes and supportedPortProtocols, sorted as sets.List gives them. */
 const ADDRESS_TYPES = ['FQDN', 'IPv4', 'IPv6'];

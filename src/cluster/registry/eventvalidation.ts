@@ -9,11 +9,10 @@ import { fieldInvalid, fieldRequired, type FieldError } from '../apimachinery/er
 import { isQualifiedName, validateName } from '../apimachinery/names';
 import { deepEqual, isObject } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
+import { rec, str } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
 
-const rec = (v: unknown): Obj => (isObject(v) ? v : {});
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 /** A time field left at Go's zero time (absent or null in JSON). */
 const zeroTime = (v: unknown): boolean => v === undefined || v === null || v === '';
 

@@ -15,13 +15,10 @@ import {
 } from '../apimachinery/errors';
 import { isPathSegmentName, validateName } from '../apimachinery/names';
 import type { KubeObject } from '../apimachinery/types';
+import { list, rec, str } from '../apimachinery/unstructured';
 import { isObject } from '../apimachinery/patch';
 
 type Obj = Record<string, unknown>;
-
-const rec = (v: unknown): Obj => (isObject(v) ? v : {});
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 const PATH_TYPES = ['Exact', 'ImplementationSpecific', 'Prefix'];
 const INVALID_PATH_SEQUENCES = ['//', '/./', '/../', '%2f', '%2F'];

@@ -19,11 +19,9 @@ import { validateName } from '../apimachinery/names';
 import { isObject } from '../apimachinery/patch';
 import { parseQuantity } from '../apimachinery/quantity';
 import type { KubeObject } from '../apimachinery/types';
+import { rec, str } from '../apimachinery/unstructured';
 
 type Obj = Record<string, unknown>;
-
-const rec = (v: unknown): Obj => (isObject(v) ? v : {});
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** Sorted as sets.List gives them. */
 const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];

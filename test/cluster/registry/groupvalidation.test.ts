@@ -4,23 +4,11 @@
  * the differential suite (`npm run test:differential -- --filter validation`, scenarios in
  * test/differential/scenarios/validation.yaml and the matrix's field-validation).
  */
-import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { StatusError } from '../../../src/cluster/apimachinery/errors';
 import type { KubeObject } from '../../../src/cluster/apimachinery/types';
-import { newCluster } from '../helpers';
+import { expectInvalid, newCluster } from '../helpers';
 
-function refused(obj: KubeObject, message: string): void {
-  const { cluster } = newCluster({ controllers: false });
-  assert.throws(
-    () => cluster.create(obj),
-    (err: StatusError) => {
-      assert.equal(err.message, message);
-      return err.code === 422;
-    },
-  );
-  cluster.close();
-}
+const refused = expectInvalid;
 
 function accepted(obj: KubeObject): void {
   const { cluster } = newCluster({ controllers: false });

@@ -5,23 +5,11 @@
  * ClusterRoleBinding's, which the suite does not send: that one is read from
  * ValidateClusterRoleBinding in pkg/apis/rbac/validation.
  */
-import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { StatusError } from '../../../src/cluster/apimachinery/errors';
 import type { KubeObject } from '../../../src/cluster/apimachinery/types';
-import { newCluster } from '../helpers';
+import { expectInvalid } from '../helpers';
 
-function refused(obj: KubeObject, message: string): void {
-  const { cluster } = newCluster({ controllers: false });
-  assert.throws(
-    () => cluster.create(obj),
-    (err: StatusError) => {
-      assert.equal(err.message, message);
-      return err.code === 422;
-    },
-  );
-  cluster.close();
-}
+const refused = expectInvalid;
 
 function bare(apiVersion: string, kind: string, namespaced = false): KubeObject {
   return {
