@@ -14,6 +14,7 @@ export async function deleteResource(s: RequestScope, name: string): Promise<voi
   const key = objectKey(s, name);
   const before = s.cluster.peek(s.type, key);
   const dopts = decodeDeleteOptions(s.q, s.body, s.req.headers['content-type']);
+  warnIfOrphaning(s, dopts);
   const out = await admittedWrite(s, deleteOptions(s, dopts), () =>
     s.cluster.deleteAs(s.t, key, dopts),
   );
@@ -23,6 +24,7 @@ export async function deleteResource(s: RequestScope, name: string): Promise<voi
 
 export async function deleteCollection(s: RequestScope, listOpts: ListOptions): Promise<void> {
   const dopts = decodeDeleteOptions(s.q, s.body, s.req.headers['content-type']);
+  warnIfOrphaning(s, dopts);
   // One session for the collection: each object's delete is admitted, as the registry's
   // DeleteCollection deletes them one by one through deleteValidation.
   const out = await admittedWrite(s, deleteOptions(s, dopts), () =>
@@ -40,4 +42,16 @@ function deleteOptions(s: RequestScope, dopts: DeleteOptions): Record<string, un
     ...(preconditions ? { preconditions } : {}),
     ...(propagationPolicy ? { propagationPolicy } : {}),
   });
+}
+
+/**
+ * The Job REST's Delete and DeleteCollection (registry/batch/job/storage): a Job deleted without a
+ * propagation policy orphans its pods, which it says before deleting, whatever comes of it.
+ */
+function warnIfOrphaning(s: RequestScope, dopts: DeleteOptions): void {
+  if (s.t.info.group !== 'batch' || s.t.info.kind !== 'Job') return;
+  if (dopts.propagationPolicy !== undefined || dopts.orphanDependents !== undefined) return;
+  s.warnings.push(
+    'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning',
+  );
 }
