@@ -428,7 +428,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
         case 'DELETE':
           return deleteCollection(scope, listOpts);
         default:
-          throw newMethodNotSupported(t.gr, method.toLowerCase());
+          // go-restful has no route for it: its 405, as the service error handler wraps it.
+          throw newMethodNotAllowedPath();
       }
     }
     if (t.info.namespaced && namespace === undefined) throw newNotFoundPath();
@@ -442,7 +443,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       case 'DELETE':
         return deleteResource(scope, name);
       default:
-        throw newMethodNotSupported(t.gr, method.toLowerCase());
+        throw newMethodNotAllowedPath();
     }
   }
 

@@ -34,6 +34,11 @@ describe('methods of object and subresource paths', () => {
     assert.equal((await s.get(POD)).status, 200);
   });
 
+  it('refuses PUT and PATCH of a collection, as kube-apiserver does (differential error/405-method)', async () => {
+    await notAllowed('PUT', '/api/v1/namespaces/default/configmaps');
+    await notAllowed('PATCH', '/api/v1/namespaces/default/configmaps');
+  });
+
   it('refuses POST to an object, and the methods each subresource lacks', async () => {
     await notAllowed('POST', POD);
     await notAllowed('POST', `${POD}/status`);
