@@ -22,10 +22,13 @@ test('malformed JSON is a 400 BadRequest Status, and the server keeps serving', 
   assert.equal((await call('GET', '/version')).code, 200);
 });
 
-test('unknown resources are 404 with the apiserver message', async () => {
-  const r = await call('GET', '/apis/nope.example.com/v1/things');
+test('unknown resources are 404 with the apiserver message, unknown groups its plain page', async () => {
+  const r = await call('GET', '/apis/apps/v1/namespaces/default/things');
   assert.equal(r.code, 404);
   assert.equal(r.json.message, 'the server could not find the requested resource');
+  const group = await call('GET', '/apis/nope.example.com/v1/things');
+  assert.equal(group.code, 404);
+  assert.equal(group.text, '404 page not found\n');
 });
 
 test('a bad label selector is a 400', async () => {

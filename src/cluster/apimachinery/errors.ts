@@ -333,7 +333,8 @@ export function newRouteNotAcceptable(produces: readonly string[]): StatusError 
 }
 
 export function newNotFoundPath(): StatusError {
-  return status(404, 'NotFound', 'the server could not find the requested resource');
+  // go-restful's 404 inside a web service, wrapped as the service error handler does: empty details.
+  return status(404, 'NotFound', 'the server could not find the requested resource', {});
 }
 
 /** errors.NewMethodNotSupported's sibling for a path that is no resource (a non-resource route). */

@@ -251,14 +251,14 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       rest = segs.slice(2);
     } else if (segs[0] === 'apis') {
       if (segs.length === 1) return sendJson(res, 200, apiGroupList(cluster.registry));
-      if (segs.length === 2) {
-        const g = apiGroup(cluster.registry, segs[1]);
-        return g ? sendJson(res, 200, g) : sendStatus(res, newNotFoundPath());
-      }
+      const g = apiGroup(cluster.registry, segs[1]);
+      // A group nothing serves has no web service: the mux's NotFoundHandler answers.
+      if (!g) return sendPageNotFound(res);
+      if (segs.length === 2) return sendJson(res, 200, g);
       apiVersion = `${segs[1]}/${segs[2]}`;
       rest = segs.slice(3);
     } else {
-      return sendStatus(res, newNotFoundPath());
+      return sendPageNotFound(res);
     }
     if (rest.length === 0) {
       const list = apiResourceList(cluster.registry, apiVersion);
@@ -566,6 +566,19 @@ function sendText(res: ServerResponse, code: number, text: string): void {
     'Content-Length': Buffer.byteLength(text),
   });
   res.end(text);
+}
+
+/**
+ * A path no web service serves (an unknown root, an API group nothing serves): the apiserver's
+ * NotFoundHandler, Go's http.NotFound, plain text rather than a Status.
+ */
+function sendPageNotFound(res: ServerResponse): void {
+  inFlight.get(res)?.fail(newNotFoundPath().status);
+  res.writeHead(404, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end('404 page not found\n');
 }
 
 function sendStatus(res: ServerResponse, err: StatusError): void {
