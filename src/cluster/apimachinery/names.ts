@@ -63,8 +63,7 @@ export function validateName(name: string, rule: NameRule): string[] {
  */
 export function validateNamePrefix(prefix: string, rule: NameRule): string[] {
   if (rule === 'any') return [];
-  if (rule === 'pathSegment')
-    return ['/', '%'].filter((c) => prefix.includes(c)).map((c) => `may not contain '${c}'`);
+  if (rule === 'pathSegment') return isPathSegmentPrefix(prefix);
   const masked = prefix.length > 1 && prefix.endsWith('-') ? `${prefix.slice(0, -2)}a` : prefix;
   return validateName(masked, rule);
 }
@@ -72,6 +71,11 @@ export function validateNamePrefix(prefix: string, rule: NameRule): string[] {
 /** apimachinery's content.IsPathSegmentName: the name is safe as one segment of a URL path. */
 export function isPathSegmentName(name: string): string[] {
   for (const illegal of ['.', '..']) if (name === illegal) return [`may not be '${illegal}'`];
+  return isPathSegmentPrefix(name);
+}
+
+/** content.IsPathSegmentPrefix: what a name's prefix may not contain. */
+export function isPathSegmentPrefix(name: string): string[] {
   return ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
 }
 

@@ -62,13 +62,9 @@ export function startDeploymentController(cluster: ControllerHost): () => void {
     }
     const recreate = rec(rec(d.spec).strategy).type === 'Recreate';
     // rolloutRecreate creates the new ReplicaSet only once the old ones' pods are gone.
-    if (recreate && !findNewReplicaSet(d, rss)) {
-      const active = activeOlds(rss);
-      for (const rs of active) scale(d, rs, 0);
-      if (active.some((rs) => podsOf(live(rs)) > 0)) {
-        syncRolloutStatus(key, undefined);
-        return;
-      }
+    if (recreate && !findNewReplicaSet(d, rss) && !scaleDownOlds(d, rss)) {
+      syncRolloutStatus(key, undefined);
+      return;
     }
     const newRs = getNewReplicaSet(key, d, rss);
     if (!newRs) return;
@@ -127,9 +123,14 @@ export function startDeploymentController(cluster: ControllerHost): () => void {
 
   /** rolloutRecreate: the old ReplicaSets go to zero, the new one scales up once their pods are gone. */
   function rolloutRecreate(d: KubeObject, newRs: KubeObject, olds: KubeObject[]): void {
+    if (scaleDownOlds(d, olds)) scale(d, newRs, desiredReplicas(d));
+  }
+
+  /** Scales the old ReplicaSets to zero; whether their pods are all gone. */
+  function scaleDownOlds(d: KubeObject, olds: KubeObject[]): boolean {
     const active = activeOlds(olds);
     for (const rs of active) scale(d, rs, 0);
-    if (active.every((rs) => podsOf(live(rs)) === 0)) scale(d, newRs, desiredReplicas(d));
+    return active.every((rs) => podsOf(live(rs)) === 0);
   }
 
   /**

@@ -509,9 +509,7 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
     col('Capacity', (o) => quantityString(rec(rec(o.spec).capacity).storage)),
     col('Access Modes', (o) => accessModes(rec(o.spec).accessModes)),
     col('Reclaim Policy', (o) => rec(o.spec).persistentVolumeReclaimPolicy ?? ''),
-    col('Status', (o) =>
-      o.metadata.deletionTimestamp ? 'Terminating' : (rec(o.status).phase ?? ''),
-    ),
+    col('Status', volumePhase),
     col('Claim', (o) => {
       const ref = rec(o.spec).claimRef;
       return isObject(ref) ? `${String(ref.namespace ?? '')}/${String(ref.name ?? '')}` : '';
@@ -524,9 +522,7 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
   ],
   '/PersistentVolumeClaim': [
     NAME,
-    col('Status', (o) =>
-      o.metadata.deletionTimestamp ? 'Terminating' : (rec(o.status).phase ?? ''),
-    ),
+    col('Status', volumePhase),
     col('Volume', (o) => rec(o.spec).volumeName ?? ''),
     // Capacity and access modes are the bound volume's, once the claim names one.
     col('Capacity', (o) =>
@@ -701,6 +697,11 @@ function eventSource(o: KubeObject): string {
   return instance ? `${component}, ${instance}` : component;
 }
 
+/** A volume's or claim's phase, Terminating once it is being deleted. */
+function volumePhase(o: KubeObject): unknown {
+  return o.metadata.deletionTimestamp ? 'Terminating' : (rec(o.status).phase ?? '');
+}
+
 /** helper.GetAccessModesAsString: the modes' short names, in this order, once each. */
 function accessModes(modes: unknown): string {
   const sent = Array.isArray(modes) ? modes : [];
@@ -742,9 +743,9 @@ function hpaMetrics(o: KubeObject): string {
   const cells = specs.map((m, i) => {
     const spec = rec(m);
     const status = rec(statuses[i]);
-    const current = (source: string, key: string, given = true) => {
+    const current = (source: string, key: string) => {
       const c = rec(rec(status[source]).current);
-      return given && isObject(status[source]) && c[key] !== undefined ? q(c[key]) : '<unknown>';
+      return isObject(status[source]) && c[key] !== undefined ? q(c[key]) : '<unknown>';
     };
     switch (spec.type) {
       case 'External':

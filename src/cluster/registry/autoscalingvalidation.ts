@@ -2,7 +2,8 @@
  * ValidateHorizontalPodAutoscaler (pkg/apis/autoscaling/validation of the pinned release) with the
  * options its strategy picks (validationOptionsForHorizontalPodAutoscaler; HPAScaleToZero is off
  * in 1.36), over the autoscaling/v2 shape the cluster stores. A quantity in an error is named as
- * sent, where upstream writes the Quantity struct.
+ * sent. Not yet: a container resource metric's name checked as a resource name, and the status
+ * update's rules.
  */
 import {
   fieldForbidden,

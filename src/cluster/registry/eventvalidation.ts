@@ -3,7 +3,10 @@
  * release). Both APIs' Events are stored as core/v1 Events, so the rules read core/v1's field
  * names; they differ by the request's version as upstream's do: a core/v1 write gets the legacy
  * rules only (their reporting controller named `reportingComponent`), an events.k8s.io/v1 write
- * the new Event's rules too, its fields named as the internal type names them.
+ * the new Event's rules too, its fields named as the internal type names them. Where this differs:
+ * upstream's core/v1 Event validation skips ObjectMeta, leaving only every create's generic
+ * path-segment check of the name, while the cluster checks a core Event's name as a DNS
+ * subdomain (the name rules' default), so it refuses names kube-apiserver takes.
  */
 import { fieldInvalid, fieldRequired, type FieldError } from '../apimachinery/errors';
 import { isQualifiedName, validateName } from '../apimachinery/names';

@@ -4,7 +4,6 @@
  * for every kind elsewhere. The feature gates are 1.36's defaults: RelaxedServiceNameValidation
  * is on, so a backend's Service name is a DNS-1123 label.
  */
-import { isIP } from 'node:net';
 import {
   fieldForbidden,
   fieldInvalid,
@@ -17,6 +16,7 @@ import { isPathSegmentName, validateName } from '../apimachinery/names';
 import type { KubeObject } from '../apimachinery/types';
 import { list, rec, str } from '../apimachinery/unstructured';
 import { isObject } from '../apimachinery/patch';
+import { parseIPSloppy } from './ipvalidation';
 
 type Obj = Record<string, unknown>;
 
@@ -53,13 +53,6 @@ export function portNameErrors(port: string): string[] {
   return errs;
 }
 
-/** netutils.ParseIPSloppy succeeds: an IP address, IPv4 parts allowed leading zeros. */
-function parsesAsIP(s: string): boolean {
-  if (isIP(s)) return true;
-  const parts = s.split('.');
-  return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
-}
-
 /** A host name of a rule or a TLS entry: a DNS subdomain, or a wildcard one. */
 function hostErrors(host: string, field: string): FieldError[] {
   const msgs = host.includes('*') ? wildcardSubdomainErrors(host) : validateName(host, 'subdomain');
@@ -84,7 +77,7 @@ export function validateIngress(obj: KubeObject, old?: KubeObject): FieldError[]
     const at = `spec.rules[${i}]`;
     let wildcard = false;
     if (host) {
-      if (parsesAsIP(host))
+      if (parseIPSloppy(host))
         errs.push(fieldInvalid(`${at}.host`, host, 'must be a DNS name, not an IP address'));
       wildcard = host.includes('*');
       errs.push(...hostErrors(host, `${at}.host`));

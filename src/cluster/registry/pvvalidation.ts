@@ -5,7 +5,8 @@
  * own rules, those of the sources a local or test cluster uses are ported (hostPath, local, nfs,
  * csi); the cloud and legacy in-tree sources are counted but not checked inside. A capacity
  * that is not positive is named as sent, where upstream writes the Quantity's canonical form.
- * Also the strategies' PrepareForUpdate (what a write may change, the phase's transition time).
+ * Also the strategies' PrepareForUpdate (the release's reset fields, then the phase's transition
+ * time). Not yet ValidatePersistentVolumeUpdate's rules (which fields may change once set).
  */
 import {
   fieldForbidden,
@@ -18,6 +19,7 @@ import {
 import { validateName } from '../apimachinery/names';
 import { isObject } from '../apimachinery/patch';
 import { parseQuantity } from '../apimachinery/quantity';
+import { resetFields, resetPaths } from '../api/resetfields';
 import type { KubeObject } from '../apimachinery/types';
 import { rec, str } from '../apimachinery/unstructured';
 
@@ -201,12 +203,8 @@ export function preparePersistentVolumeForUpdate(
 ): void {
   const n = next as Obj;
   const o = old as Obj;
-  if (subresource !== 'status') {
-    if (o.status === undefined) delete n.status;
-    else n.status = structuredClone(o.status);
-    return;
-  }
-  n.spec = structuredClone(o.spec);
+  resetFields(n, o, resetPaths('', 'PersistentVolume', subresource, 'v1') ?? []);
+  if (subresource !== 'status') return;
   const status = rec(n.status);
   const was = rec(o.status);
   const set =
