@@ -67,10 +67,33 @@ export type AnalyzedController = Pick<
   'name' | 'traces' | 'hotLoops' | 'maxConcurrentReconciles'
 >;
 
+/**
+ * What findings read of the cluster's objects: an Event's owner chain, walked synchronously — the
+ * embedded cluster, or what a real cluster's findings source has fetched (remotefindings.ts).
+ */
+export type ObjectReader = Pick<ApiServer, 'get'>;
+
+/** How far up owner references an Event's object is followed to the reconciled type. */
+export const OWNER_CHAIN_DEPTH = 6;
+
+/**
+ * The Events findings read: Warnings of a failed create (the ReplicaSet, Job, StatefulSet… controllers'
+ * FailedCreate) or of a quota refusal. Every controller records these as Warnings, so a real
+ * cluster's are watched with `type=Warning` (EVENT_FINDINGS_SELECTOR) and the rest is sorted here.
+ */
+export function isFindingEvent(e: ClusterEvent): boolean {
+  return (
+    e.type === 'Warning' && (e.reason === 'FailedCreate' || !!e.message?.includes('exceeded quota'))
+  );
+}
+
+/** The server-side part of isFindingEvent, as a core/v1 Event field selector. */
+export const EVENT_FINDINGS_SELECTOR = 'type=Warning';
+
 export interface FindingsInput {
   controller: AnalyzedController;
   forType: TypeRef;
-  api: ApiServer;
+  api: ObjectReader;
   events: ClusterEvent[];
   /** Length of the run in clock ms (for rates and worker utilisation). */
   durationMs: number;
@@ -235,7 +258,7 @@ function quotaFromCalls(name: string, traces: ReconcileTrace[]): Finding[] {
 
 /** Walks controller owner references up from an object to an object of the reconciled type. */
 function ownerChain(
-  api: ApiServer,
+  api: ObjectReader,
   forType: TypeRef,
   start: ClusterEvent['involvedObject'],
   writtenBy: Map<string, Request>,
@@ -246,7 +269,7 @@ function ownerChain(
   ];
   let type: TypeRef = { apiVersion: start.apiVersion, kind: start.kind };
   let key: ObjectKey = { namespace: start.namespace, name: start.name };
-  for (let depth = 0; depth < 6; depth++) {
+  for (let depth = 0; depth < OWNER_CHAIN_DEPTH; depth++) {
     if (type.kind === forType.kind && group(type.apiVersion) === group(forType.apiVersion))
       return chain;
     let obj: KubeObject;
@@ -298,8 +321,8 @@ function quotaFromEvents(input: FindingsInput): Finding[] {
   const out = new Map<string, Finding>();
   const writtenBy = writtenObjects(input.controller.traces);
   for (const e of input.events) {
+    if (!isFindingEvent(e)) continue;
     const quota = e.message?.includes('exceeded quota');
-    if (e.reason !== 'FailedCreate' && !quota) continue;
     const chain = ownerChain(input.api, input.forType, e.involvedObject, writtenBy);
     if (!chain || chain.length < 2) continue;
     const root = chain[chain.length - 1];

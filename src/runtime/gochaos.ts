@@ -29,7 +29,7 @@ import {
 import { GO_OPERATOR_USER, GoManagerProcess, freePort, type ManagerExit } from './goprocess';
 import { goBuild } from './gotoolchain';
 import { ObservedManager, type ObservedController } from './observedcontroller';
-import { observedFindings, typeOf } from './observedfindings';
+import { clusterFindingsSource, observedFindings, typeOf } from './observedfindings';
 import type { Finding } from './findings';
 import type { Sample } from './promtext';
 import type { ReconcileTrace } from './trace';
@@ -244,7 +244,7 @@ async function runGoManager(o: RunOptions): Promise<GoRun> {
     return {
       objects,
       owned: ownedBy(cluster, objects),
-      findings: observedFindings(observed, cluster),
+      findings: observedFindings(observed, clusterFindingsSource(cluster)),
       traces,
       reconciles: (metrics && reconcileTotal(metrics)) ?? traces.length,
       apiCalls: activity.calls,

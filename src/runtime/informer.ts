@@ -31,8 +31,15 @@ export interface InformerOptions {
   type: TypeRef;
   clock: Clock;
   namespace?: string;
+  /** Only the objects this field selector matches (sent with the list and each watch). */
+  fieldSelector?: string;
   /** Delay (clock ms) between an event leaving the server and reaching the store. */
   propagationDelayMs?: number;
+  /**
+   * Told of each list or watch failure before it is retried: it may stop() the informer (a
+   * Forbidden that no retry will mend), and then nothing is retried.
+   */
+  onError?(err: unknown): void;
 }
 
 export function objectKey(obj: KubeObject): string {
@@ -90,13 +97,17 @@ export class Informer {
   }
 
   private listAndWatch(): void {
-    const { api, type, namespace } = this.opts;
+    const { api, type, namespace, fieldSelector } = this.opts;
     const gen = ++this.generation;
     let list: ReturnType<ApiServer['list']>;
     try {
       // The store is never mutated (reads copy, handlers only read), so an in-process server may
       // hand over its own objects: no copy per object listed or changed.
-      list = api.list(type, { ...(namespace ? { namespace } : {}), sharedObjects: true });
+      list = api.list(type, {
+        ...(namespace ? { namespace } : {}),
+        ...(fieldSelector ? { fieldSelector } : {}),
+        sharedObjects: true,
+      });
     } catch (err) {
       this.retryLater(gen, err);
       return;
@@ -156,12 +167,13 @@ export class Informer {
   /** Watches from the last resourceVersion seen; a watch that ends by itself is resumed. */
   private watchFrom(gen: number): void {
     if (this.stopped || gen !== this.generation) return;
-    const { api, type, namespace } = this.opts;
+    const { api, type, namespace, fieldSelector } = this.opts;
     try {
       this.watchHandle = api.watch(
         type,
         {
           ...(namespace ? { namespace } : {}),
+          ...(fieldSelector ? { fieldSelector } : {}),
           ...(this.lastRV ? { resourceVersion: this.lastRV } : {}),
           allowWatchBookmarks: true,
           sharedObjects: true,
@@ -194,6 +206,8 @@ export class Informer {
   private retryLater(gen: number, err: unknown, retry: () => void = () => this.relist()): void {
     if (this.stopped || gen !== this.generation) return;
     this.lastError = err;
+    this.opts.onError?.(err);
+    if (this.stopped) return;
     this.opts.clock.setTimeout(() => {
       if (!this.stopped && gen === this.generation) retry();
     }, RETRY_MS);

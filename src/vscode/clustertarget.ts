@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import type { AuditLog } from '../cluster/endpoints/audit';
 import type { ProxyHandle } from '../proxy/server';
+import type { DiscoveringApiServer } from '../runtime/remotefindings';
 import type { Logger } from './output';
 
 export type ClusterTarget =
@@ -121,6 +122,16 @@ export class ClusterTargetPicker implements vscode.Disposable {
       this.proxies.set(key, p);
     }
     return p;
+  }
+
+  /**
+   * A reading connection to the context with the user's own credentials (beside the proxy, not
+   * through it: these are not the operator's calls), for the findings read from that cluster's
+   * Events while an operator runs there (runtime/remotefindings.ts). One per session.
+   */
+  async reader(t: Extract<ClusterTarget, { kind: 'context' }>): Promise<DiscoveringApiServer> {
+    const { connectContext } = await import('./kubeconfigsource');
+    return connectContext(t.kubeconfig, t.context);
   }
 
   private render(): void {

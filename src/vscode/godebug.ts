@@ -25,6 +25,7 @@ import { EditorView, type DapRequest } from '../runtime/godebug/editorview';
 import { holdReason, type GoBreakpoints, type Stepping } from '../runtime/godebug/holds';
 import type { PhaseReader, Stopped } from '../runtime/godebug/stops';
 import type { ObservedManager } from '../runtime/observedcontroller';
+import type { DiscoveringApiServer, RemoteFindingsSource } from '../runtime/remotefindings';
 import { parseZapLine } from '../runtime/zaplog';
 import { VirtualClock } from '../util/clock';
 import type { ClusterSession } from './clustersession';
@@ -205,6 +206,8 @@ export class GoDebugController implements vscode.Disposable {
   /** A finished reconcile picked in the timeline (or by a finding), shown instead of the stops. */
   private inspected: string | undefined;
   private offAudit: (() => void) | undefined;
+  /** On a real target: its Events and objects, read while the manager runs (findings need them). */
+  private remoteFindings: RemoteFindingsSource | undefined;
   private status: DebuggerState['status'] = 'idle';
   /** Phase and outcome breakpoints, as the panel sets them (every phase until it does). */
   private breakpointsShown: DebuggerState['breakpoints'] = { phases: [...PHASES], outcomes: [] };
@@ -359,10 +362,14 @@ export class GoDebugController implements vscode.Disposable {
     this.exposure = {};
     let server: OperatorEndpoint | undefined;
     let proxyFaults: FaultInjector | undefined;
+    let reader: Promise<DiscoveringApiServer> | undefined;
     if (target.kind === 'context') {
       const proxy = await this.target.proxy(target);
       server = proxy;
       proxyFaults = proxy.faults;
+      // Findings read the cluster's Events with the user's credentials, beside the proxy.
+      reader = this.target.reader(target);
+      reader.catch(() => undefined);
     } else {
       await this.clusters.startEmbedded();
       server = this.clusters.server;
@@ -378,6 +385,27 @@ export class GoDebugController implements vscode.Disposable {
     const observed = new engine.ObservedManager(GO_DEBUG_USER);
     this.observed = observed;
     this.offAudit = server.audit.subscribe((ev) => observed.onAudit(ev));
+    if (reader && target.kind === 'context') {
+      try {
+        const remote = new engine.RemoteFindingsSource(await reader, {
+          user: GO_DEBUG_USER,
+          onProblem: (m) => this.log.warn(m),
+        });
+        this.remoteFindings = remote;
+        const offRemote = server.audit.subscribe((ev) => remote.onAudit(ev));
+        const offAudit = this.offAudit;
+        this.offAudit = () => {
+          offAudit();
+          offRemote();
+        };
+        // An Event arrives after the reconcile whose write caused it, maybe while one is held.
+        remote.onChange(() => this.refreshFindings(engine));
+      } catch (err) {
+        this.log.warn(
+          `Findings are left out: ${target.context} could not be read for them (${err instanceof Error ? err.message : String(err)})`,
+        );
+      }
+    }
     observed.onReconcileEnd(() => {
       this.sampleDepth();
       this.refreshFindings(engine);
@@ -493,11 +521,12 @@ export class GoDebugController implements vscode.Disposable {
       }, wait);
       return;
     }
-    // Findings read the embedded cluster's Events: none yet on a real target.
+    // The embedded cluster as it is now, or what is read of the real one.
     const cluster = this.onRealCluster ? undefined : this.clusters.cluster;
-    if (!this.observed || !cluster) return;
+    const source = cluster ? engine.clusterFindingsSource(cluster) : this.remoteFindings;
+    if (!this.observed || !source) return;
     this.findingsAt = performance.now();
-    const shown = engine.shownFindings(engine.observedFindings(this.observed, cluster));
+    const shown = engine.shownFindings(engine.observedFindings(this.observed, source));
     this.findings = {
       views: shown.map((f) => engine.toFindingView(f, this.origin)),
       traceIds: shown.map(engine.firstTraceOf),
@@ -629,6 +658,9 @@ export class GoDebugController implements vscode.Disposable {
     this.observed?.flush();
     this.offAudit?.();
     this.offAudit = undefined;
+    // The real cluster's Events are read only while the manager runs.
+    this.remoteFindings?.dispose();
+    this.remoteFindings = undefined;
     if (this.findingsTimer) clearTimeout(this.findingsTimer);
     this.findingsTimer = undefined;
     if (this.session)

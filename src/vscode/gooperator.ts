@@ -15,10 +15,14 @@ import type { Finding } from '../runtime/findings';
 import { GO_OPERATOR_USER, type GoManagerProcess, type ManagerExit } from '../runtime/goprocess';
 import { checkGoVersion, goVersion } from '../runtime/gotoolchain';
 import type { ObservedManager } from '../runtime/observedcontroller';
-import type { observedFindings as observedFindingsFn } from '../runtime/observedfindings';
+import type {
+  FindingsSource,
+  observedFindings as observedFindingsFn,
+} from '../runtime/observedfindings';
 import { formatZapEntry } from '../runtime/zaplog';
 import type { ClusterSession } from './clustersession';
 import type { ClusterTargetPicker, OperatorEndpoint } from './clustertarget';
+import type { DiscoveringApiServer, RemoteFindingsSource } from '../runtime/remotefindings';
 import { goOperatorLensOffsets } from './model/golenses';
 import { plural } from './model/timeformat';
 import { describeEvidence } from './model/findingevidence';
@@ -41,8 +45,11 @@ interface Running {
   moduleDir: string;
   process: GoManagerProcess;
   observed: ObservedManager;
-  /** The embedded cluster; none on a real target (findings from its Events are then not read). */
-  cluster: Cluster | undefined;
+  /**
+   * What findings read of the cluster: the embedded one, or the real target's Events and objects
+   * read while the manager runs (none when that cluster could not be reached for them).
+   */
+  findingsSource: FindingsSource | undefined;
   observedFindings: typeof observedFindingsFn;
   findings: Finding[];
   findingsAt: number;
@@ -95,10 +102,16 @@ export class GoOperatorSession implements vscode.Disposable {
     await this.stop();
     let cluster: Cluster | undefined;
     let server: OperatorEndpoint | undefined;
+    let reader: Promise<DiscoveringApiServer> | undefined;
     if (target.kind === 'embedded') {
       cluster = await this.clusters.startEmbedded();
       server = this.clusters.server;
-    } else server = await this.target.proxy(target);
+    } else {
+      server = await this.target.proxy(target);
+      // Findings read the cluster's Events with the user's credentials, beside the proxy.
+      reader = this.target.reader(target);
+      reader.catch(() => undefined);
+    }
     if (!server) {
       throw new Error(
         'Run Go Operator needs the fake cluster served over HTTPS: turn on reconcileStudio.cluster.serve and restart the cluster.',
@@ -109,6 +122,8 @@ export class GoOperatorSession implements vscode.Disposable {
       GoManagerProcess,
       ObservedManager,
       observedFindings,
+      clusterFindingsSource,
+      RemoteFindingsSource,
       freePort,
       writeKubeconfigFile,
       BuildProgress,
@@ -143,11 +158,24 @@ export class GoOperatorSession implements vscode.Disposable {
       building.dispose();
     };
     const observed = new ObservedManager(GO_OPERATOR_USER);
+    let remote: RemoteFindingsSource | undefined;
+    if (reader && target.kind === 'context') {
+      try {
+        remote = new RemoteFindingsSource(await reader, {
+          user: GO_OPERATOR_USER,
+          onProblem: (m) => this.log.warn(m),
+        });
+      } catch (err) {
+        this.log.warn(
+          `Findings are left out: ${target.context} could not be read for them (${err instanceof Error ? err.message : String(err)})`,
+        );
+      }
+    }
     const r: Running = {
       moduleDir,
       process: proc,
       observed,
-      cluster,
+      findingsSource: cluster ? clusterFindingsSource(cluster) : remote,
       observedFindings,
       findings: [],
       findingsAt: 0,
@@ -157,6 +185,14 @@ export class GoOperatorSession implements vscode.Disposable {
       timer: setInterval(() => void this.poll(r), POLL_MS),
     };
     this.running = r;
+    // A real target's Events are watched while this manager runs, in the namespaces it writes to.
+    if (remote) {
+      const source = remote;
+      r.disposables.push(
+        server.audit.subscribe((ev) => source.onAudit(ev)),
+        () => source.dispose(),
+      );
+    }
     r.disposables.push(
       server.audit.subscribe((ev) => observed.onAudit(ev)),
       proc.on('line', (l) => {
@@ -242,9 +278,9 @@ export class GoOperatorSession implements vscode.Disposable {
 
   /** Findings from what the cluster saw the process do: its calls, the Events on what it owns. */
   private refreshFindings(r: Running): void {
-    if (!r.cluster || performance.now() - r.findingsAt < FINDINGS_MS) return;
+    if (!r.findingsSource || performance.now() - r.findingsAt < FINDINGS_MS) return;
     r.findingsAt = performance.now();
-    r.findings = r.observedFindings(r.observed, r.cluster);
+    r.findings = r.observedFindings(r.observed, r.findingsSource);
     for (const f of r.findings) {
       if (f.severity !== 'error') continue;
       const id = `${f.kind}|${f.request?.namespace}/${f.request?.name}`;

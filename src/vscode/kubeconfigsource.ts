@@ -152,6 +152,19 @@ export class KubeconfigSource implements ResourceSource {
   }
 }
 
+/**
+ * A reading connection to a context of a kubeconfig file with the user's own credentials, its
+ * discovery done: what findings read of a real cluster while an operator runs on it
+ * (runtime/remotefindings.ts). Only read through: nothing here writes.
+ */
+export async function connectContext(file: string, context: string): Promise<RemoteApiServer> {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(file);
+  if (!kc.getContextObject(context)) throw new Error(`${file} has no context "${context}"`);
+  kc.setCurrentContext(context);
+  return RemoteApiServer.connect(kc);
+}
+
 // The recording proxy needs client-node too: it travels in this bundle, which carries it.
 export { defaultKubeconfig, listContexts, loadUpstream } from '../proxy/upstream';
 export { startProxy } from '../proxy/server';

@@ -3,7 +3,7 @@
 // resourceVersion, relist on 410 Gone (client-go's reflector).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { newGone } from '../../src/cluster/apimachinery/errors';
+import { isForbidden, newForbidden, newGone } from '../../src/cluster/apimachinery/errors';
 import type { Cluster } from '../../src/cluster/cluster';
 import type {
   DeleteOptions,
@@ -131,6 +131,58 @@ test('a watch that fails with 410 Gone relists: deletions missed meanwhile are d
   assert.ok(inf.getByKey('default/stays'));
   assert.equal(inf.getByKey('default/goes'), undefined);
   assert.deepEqual(deleted, ['goes']);
+});
+
+test('a field selector is sent with the list and with the watch resumed after a close', async (t) => {
+  const e = await env(t, { stepper: false });
+  e.cluster.create(configMap('a'));
+  e.cluster.create(configMap('b'));
+  const api = new AsyncApi(e.cluster);
+  const inf = new Informer({
+    api,
+    type: CONFIGMAP,
+    clock: e.clock,
+    fieldSelector: 'metadata.name=b',
+  });
+  cleanup(t, () => inf.stop());
+  inf.start();
+  await inf.waitForSync();
+  api.watches[0].end();
+  e.cluster.create(configMap('c'));
+  e.cluster.update({ ...configMap('b', { x: '1' }) });
+  await e.clock.advance(0);
+  assert.deepEqual(
+    inf.list().map((o) => [o.metadata.name, o.data]),
+    [['b', { x: '1' }]],
+  );
+  assert.deepEqual(
+    api.watches.map((w) => w.opts.fieldSelector),
+    ['metadata.name=b', 'metadata.name=b'],
+  );
+});
+
+test('onError hears each failure before the retry, and an informer it stops is not retried', async (t) => {
+  const e = await env(t, { stepper: false });
+  const api = new AsyncApi(e.cluster);
+  api.list = () => Promise.reject(newForbidden({ group: '', resource: 'configmaps' }, '', 'no'));
+  const heard: unknown[] = [];
+  const inf = new Informer({
+    api,
+    type: CONFIGMAP,
+    clock: e.clock,
+    onError: (err) => {
+      heard.push(err);
+      if (heard.length === 2) inf.stop();
+    },
+  });
+  cleanup(t, () => inf.stop());
+  inf.start();
+  for (let i = 0; i < 5; i++) {
+    await new Promise((r) => setImmediate(r));
+    await e.clock.advance(1000);
+  }
+  assert.equal(heard.length, 2);
+  assert.ok(heard.every((err) => isForbidden(err)));
 });
 
 test('a Manager over a promise API: workers wait for the caches, writes are awaited', async (t) => {

@@ -6,7 +6,7 @@ import { createCluster } from '../../src/cluster/builtins';
 import { analyze } from '../../src/runtime/findings';
 import { loadManifests } from '../../src/cluster/manifests';
 import { ObservedManager } from '../../src/runtime/observedcontroller';
-import { observedFindings } from '../../src/runtime/observedfindings';
+import { clusterFindingsSource, observedFindings } from '../../src/runtime/observedfindings';
 import { KEPT_TRACES } from '../../src/runtime/trace';
 import { parseZapLine } from '../../src/runtime/zaplog';
 import { ROOT, cleanup } from './helpers';
@@ -469,7 +469,9 @@ describe('findings of a Go manager watched from outside', () => {
     ]);
     const m = new ObservedManager('go-operator', 0);
     quotaRefusal(m);
-    const f = observedFindings(m, cluster).find((x) => x.kind === 'quota-conflict');
+    const f = observedFindings(m, clusterFindingsSource(cluster)).find(
+      (x) => x.kind === 'quota-conflict',
+    );
     assert.equal(f?.controller, 'webapp');
     assert.deepEqual(f?.request, { namespace: 'default', name: 'shop' });
   });
@@ -479,7 +481,7 @@ describe('findings of a Go manager watched from outside', () => {
     cleanup(t, () => cluster.close());
     const m = new ObservedManager('go-operator', 0);
     quotaRefusal(m);
-    const all = observedFindings(m, cluster);
+    const all = observedFindings(m, clusterFindingsSource(cluster));
     assert.deepEqual(all, []);
   });
 });
