@@ -9,53 +9,15 @@
  * Needs Go and Delve (the bootstrap installs Delve); skipped, saying why, without them.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Frame } from 'playwright-core';
-import YAML from 'yaml';
 import { DELVE_MISSING, findDelve } from '../../src/runtime/godebug/delve';
 import { kubectl, serve, ROOT, type Served } from '../integration/serve';
+import { pickContext, twoContexts } from './contexts';
 import { launchWorkbench, stepAndWait, withScreenshotOnFailure, type Workbench } from './workbench';
 
 const SECOND = 'dev-cluster';
-
-interface Kubeconfig {
-  clusters: Array<{ name: string; cluster: Record<string, unknown> }>;
-  users: Array<{ name: string; user: Record<string, unknown> }>;
-  contexts: Array<{ name: string; context: { cluster: string; user: string } }>;
-  'current-context': string;
-}
-
-/**
- * The user's kubeconfig: a first, current context (a cluster nobody listens for) and the served
- * cluster as the second, under a name of its own.
- */
-function twoContexts(served: Served): string {
-  const kc = YAML.parse(readFileSync(served.kubeconfig, 'utf8')) as Kubeconfig;
-  const file = join(served.dir, 'user-kubeconfig');
-  const both: Kubeconfig = {
-    ...kc,
-    clusters: [
-      {
-        name: 'first',
-        cluster: { server: 'https://127.0.0.1:9', 'insecure-skip-tls-verify': true },
-      },
-      { name: SECOND, cluster: kc.clusters[0].cluster },
-    ],
-    users: [
-      { name: 'first', user: { token: 'unused' } },
-      { name: SECOND, user: kc.users[0].user },
-    ],
-    contexts: [
-      { name: 'first', context: { cluster: 'first', user: 'first' } },
-      { name: SECOND, context: { cluster: SECOND, user: SECOND } },
-    ],
-    'current-context': 'first',
-  };
-  writeFileSync(file, YAML.stringify(both));
-  return file;
-}
 
 describe(
   'Debug Go Operator against a second kubeconfig context',
@@ -70,7 +32,7 @@ describe(
     before(async () => {
       if (skip) return;
       served = await serve(['--manifests', join(ROOT, 'samples/quota-operator/config')]);
-      userKubeconfig = twoContexts(served);
+      userKubeconfig = twoContexts(served, SECOND);
       wb = await launchWorkbench({ env: { KUBECONFIG: userKubeconfig } });
       await wb.openView('Reconcile Studio');
     });
@@ -84,23 +46,7 @@ describe(
       'switches the target to the second context with the status-bar picker',
       { skip },
       async () => {
-        await withScreenshotOnFailure(wb, 'contextgodebug-pick', async () => {
-          const item = wb.page.locator('.statusbar-item', { hasText: 'Embedded cluster' }).first();
-          await item.waitFor({ state: 'visible', timeout: 60_000 });
-          await item.click();
-          const row = wb.page.locator('.quick-input-list .monaco-list-row', { hasText: SECOND });
-          await row.first().waitFor({ state: 'visible', timeout: 30_000 });
-          // Both contexts are offered, after the embedded cluster.
-          await wb.page
-            .locator('.quick-input-list .monaco-list-row', { hasText: 'first' })
-            .first()
-            .waitFor({ state: 'visible' });
-          await row.first().click();
-          await wb.page
-            .locator('.statusbar-item', { hasText: SECOND })
-            .first()
-            .waitFor({ state: 'visible', timeout: 30_000 });
-        });
+        await withScreenshotOnFailure(wb, 'contextgodebug-pick', () => pickContext(wb, SECOND));
       },
     );
 
