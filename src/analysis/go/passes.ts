@@ -12,7 +12,12 @@
 import { caseStatements, endsPath, terminates } from './flow';
 import { contains, field, named, statements, type Node } from './syntax';
 
-export type Counts = Map<string, number>;
+/** Per object: most writes on the path so far, and the writes that made the last count. */
+export type Counts = Map<string, Slot>;
+interface Slot {
+  n: number;
+  last: WriteEvent[];
+}
 
 const BRANCHING = new Set([
   'for_statement',
@@ -23,7 +28,15 @@ const BRANCHING = new Set([
 
 function merge(a: Counts, b: Counts): Counts {
   const out = new Map(a);
-  for (const [k, v] of b) out.set(k, Math.max(out.get(k) ?? 0, v));
+  for (const [k, v] of b) {
+    const o = out.get(k);
+    if (!o) out.set(k, v);
+    else
+      out.set(k, {
+        n: Math.max(o.n, v.n),
+        last: [...o.last, ...v.last.filter((w) => !o.last.includes(w))],
+      });
+  }
   return out;
 }
 
@@ -94,6 +107,11 @@ export class StatusPasses {
   constructor(
     private readonly writes: WriteEvent[],
     private readonly onWrite: (w: WriteEvent, before: number) => void,
+    /**
+     * Does the later write record the outcome of a progress marker the earlier one wrote (see
+     * progress.ts)? Then the earlier is not counted against it.
+     */
+    private readonly replaces: (earlier: Node, later: Node) => boolean = () => false,
   ) {}
 
   /** per enclosing loop, the states that jump out of it (merged into the state after the loop) */
@@ -116,12 +134,14 @@ export class StatusPasses {
   private count(writes: WriteEvent[], state: Counts): void {
     for (const w of writes.sort((a, b) => a.call.startIndex - b.call.startIndex)) {
       if (w.refresh) {
-        state.set(w.key, 0);
+        state.set(w.key, { n: 0, last: [] });
         continue;
       }
-      const before = state.get(w.key) ?? 0;
+      const slot = state.get(w.key);
+      let before = slot?.n ?? 0;
+      if (before > 0 && slot!.last.every((e) => this.replaces(e.call, w.call))) before = 0;
       this.onWrite(w, before);
-      state.set(w.key, before + w.n);
+      state.set(w.key, { n: before + w.n, last: [w] });
     }
   }
 

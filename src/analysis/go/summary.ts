@@ -16,6 +16,7 @@ import { relative, dirname, sep } from 'node:path';
 import { discarded, pardoned } from './errorfate';
 import { certainlyNonNil, type ErrorOf } from './errors';
 import { StatusPasses, type WriteEvent } from './passes';
+import { progressMarkers } from './progress';
 import {
   importPathOf,
   paramsOf,
@@ -357,11 +358,16 @@ export class Summaries {
 
     // Status writes along one path: a helper that writes twice in one pass.
     if (events.some((e) => !e.refresh)) {
-      new StatusPasses(events, (w, before) => {
-        const total = before + w.n;
-        if (total > out.perPass) out.perPass = total;
-        if (total >= 2 && !out.twice) out.twice = { file: fn.file, node: w.call };
-      }).block(statementsOf(fn.body), new Map());
+      const writes = events.filter((e) => !e.refresh).map((e) => e.call);
+      new StatusPasses(
+        events,
+        (w, before) => {
+          const total = before + w.n;
+          if (total > out.perPass) out.perPass = total;
+          if (total >= 2 && !out.twice) out.twice = { file: fn.file, node: w.call };
+        },
+        progressMarkers(fn.body, fn.calls, writes),
+      ).block(statementsOf(fn.body), new Map());
       out.perPass = Math.max(out.perPass, 1);
     }
 

@@ -9,9 +9,14 @@
  * A Get into the object between two writes (a re-fetch) starts afresh. A loop body that goes
  * round is walked twice (a write in it is repeated on the next pass); deferred and goroutine
  * writes are ignored.
+ *
+ * A progress marker is not a repeat: a write that tells users the work is under way (Reconciling,
+ * a Progressing condition), then the work, then a write of the same field with the outcome
+ * (progress.ts). Users see the marker while the work runs; merging the two would lose it.
  */
 import type { GoRule } from '../rule';
 import { StatusPasses, type WriteEvent } from '../passes';
+import { progressMarkers } from '../progress';
 import { callName, siteName } from '../summary';
 import { argVar, callArgs, callee, statements } from '../syntax';
 
@@ -65,25 +70,31 @@ export const repeatedStatusUpdate: GoRule = {
           ![...helpers.values()].some((h) => h.twice)
         )
           continue;
-        new StatusPasses(events, (w, before) => {
-          const helper = helpers.get(w.call.id);
-          if (helper?.twice && before === 0) {
-            ctx.report({
-              file: fn.file,
-              node: w.call,
-              message: `${helper.name} writes status twice in one pass (again at ${helper.twice}). ${MESSAGE}`,
-            });
-          } else if (before >= 1) {
-            const what = helper
-              ? `${helper.name} writes the status of ${w.key} again`
-              : `Another status write of ${w.key}`;
-            ctx.report({
-              file: fn.file,
-              node: w.call,
-              message: `${what} on the same path. ${MESSAGE}`,
-            });
-          }
-        }).block(statements(fn.body), new Map());
+        const writes = events.filter((e) => !e.refresh).map((e) => e.call);
+        const replaces = progressMarkers(fn.body, fn.calls, writes);
+        new StatusPasses(
+          events,
+          (w, before) => {
+            const helper = helpers.get(w.call.id);
+            if (helper?.twice && before === 0) {
+              ctx.report({
+                file: fn.file,
+                node: w.call,
+                message: `${helper.name} writes status twice in one pass (again at ${helper.twice}). ${MESSAGE}`,
+              });
+            } else if (before >= 1) {
+              const what = helper
+                ? `${helper.name} writes the status of ${w.key} again`
+                : `Another status write of ${w.key}`;
+              ctx.report({
+                file: fn.file,
+                node: w.call,
+                message: `${what} on the same path. ${MESSAGE}`,
+              });
+            }
+          },
+          replaces,
+        ).block(statements(fn.body), new Map());
       }
     }
   },

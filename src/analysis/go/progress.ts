@@ -1,0 +1,167 @@
+/**
+ * Progress markers: a status write made before the reconcile's work to tell users it is under way
+ * (`State = Reconciling`, a Progressing condition), which a later write on the same pass replaces
+ * with the outcome (`Running`, Ready). The first write is seen by users while the work runs, so
+ * collecting the two into one would lose it: repeated-status-update does not count such a pair.
+ *
+ * A pair is a progress marker when both writes record the same status field (the same helper
+ * called with other arguments, `updateStatus(ctx, obj, Collecting)` then `updateStatus(ctx, obj,
+ * Enabled)`, or the same field set before each: `Status.Phase`, the conditions) and real work lies
+ * between them: a call that is not logging, an event, a condition setter or a value helper.
+ */
+import { callArgs, callee, contains, descendants, field, named, type Node } from './syntax';
+
+/** Calls that are bookkeeping, not work: logging, events, clocks, formatting, builtins. */
+const BOOKKEEPING_NAME =
+  /^(FromContext|FromContextOrDiscard|LoggerFrom|Info|Infof|Error|Errorf|Warn|Warnf|Warning|Debug|Debugf|V|WithValues|WithName|Event|Eventf|AnnotatedEventf|Now|Since|DeepCopy\w*|String|Sprintf|Errorf|Wrap|Wrapf|New|Is|As|Unwrap|GetGeneration|GetName|GetNamespace|Get\w*Condition|Find\w*Condition|Is\w*Condition\w*|len|cap|append|make|new|copy|delete|panic|ptr|To|Deref|MergeFrom\w*)$/;
+const BOOKKEEPING_PKG = new Set(['fmt', 'errors', 'strings', 'strconv', 'time', 'ptr', 'pointer']);
+
+/** A call that sets a condition (`meta.SetStatusCondition`, `conditions.MarkTrue`, `s.SetCondition`). */
+function setsCondition(call: Node): boolean {
+  const c = callee(call);
+  if (!c) return false;
+  if (/Condition/.test(c.name) && /^(Set|Mark|Update|Add|Remove|Delete)/.test(c.name)) return true;
+  if (c.operand?.text === 'conditions' && /^Mark/.test(c.name)) return true;
+  return /^(ProgressiveStatus|MarkReconciling|MarkStalled)$/.test(c.name);
+}
+
+function bookkeeping(call: Node): boolean {
+  const c = callee(call);
+  if (!c) return true;
+  if (BOOKKEEPING_NAME.test(c.name) || setsCondition(call)) return true;
+  const q = c.operand?.type === 'identifier' ? c.operand.text : null;
+  return !!q && BOOKKEEPING_PKG.has(q);
+}
+
+/**
+ * The status fields set in `nodes`: `x.Status.Phase = ...` gives Phase, `x.Status = s` every field
+ * ('*'), a condition setter the conditions; inside a function literal handed to the write (a
+ * patcher `func(s *FooStatus) { s.Phase = ... }`) its parameter's fields.
+ */
+function fieldsSet(nodes: Node[], out: Set<string>): void {
+  const kinds = ['assignment_statement', 'inc_statement', 'dec_statement'];
+  for (const n of nodes) {
+    for (const a of [...(kinds.includes(n.type) ? [n] : []), ...descendants(n, kinds)]) {
+      const targets =
+        a.type === 'assignment_statement' ? named(field(a, 'left')) : named(a).slice(0, 1);
+      for (const t of targets) {
+        const m = /\.Status\.(\w+)/.exec(t.text);
+        if (m) out.add(m[1]);
+        else if (/\.Status$/.test(t.text)) out.add('*');
+      }
+    }
+    const calls = [
+      ...(n.type === 'call_expression' ? [n] : []),
+      ...descendants(n, 'call_expression'),
+    ];
+    for (const c of calls) if (setsCondition(c)) out.add('Conditions');
+  }
+}
+
+/** Fields a patcher literal handed to the write sets on its parameter. */
+function fieldsInPatcher(call: Node, out: Set<string>): void {
+  for (const lit of callArgs(call).flatMap((a) => descendants(a, 'func_literal'))) {
+    const params = named(field(lit, 'parameters'))
+      .flatMap((p) => named(p).filter((x) => x.type === 'identifier'))
+      .map((x) => x.text);
+    for (const a of descendants(field(lit, 'body'), 'assignment_statement')) {
+      for (const t of named(field(a, 'left'))) {
+        const m = /^(\w+)\.(\w+)/.exec(t.text);
+        if (m && params.includes(m[1])) out.add(m[2]);
+      }
+    }
+    fieldsSet([lit], out);
+  }
+}
+
+/** Statements of `body` (at any depth) that lie wholly in [from, to). */
+function stretch(body: Node, from: number, to: number): Node[] {
+  const out: Node[] = [];
+  const walk = (n: Node): void => {
+    for (const c of named(n)) {
+      if (c.endIndex <= from || c.startIndex >= to) continue;
+      if (c.startIndex >= from && c.endIndex <= to) out.push(c);
+      else walk(c);
+    }
+  };
+  walk(body);
+  return out;
+}
+
+/** The innermost `if` whose consequence holds `n` and not `other`, with its condition. */
+function guard(n: Node, other: Node): { op: string; left: string; right: string } | null {
+  for (let p = n.parent; p; p = p.parent) {
+    if (p.type === 'func_literal' || p.type === 'function_declaration') return null;
+    if (p.type !== 'if_statement' || contains(p, other)) continue;
+    const cons = field(p, 'consequence');
+    const cond = field(p, 'condition');
+    const alt = field(p, 'alternative');
+    // The write in the if's own statement (`if err := write(); err != nil`): look further out.
+    if (!(cons && contains(cons, n)) && !(alt && contains(alt, n))) continue;
+    if (!cons || !contains(cons, n) || cond?.type !== 'binary_expression') return null;
+    const l = field(cond, 'left');
+    const r = field(cond, 'right');
+    if (!l || !r) return null;
+    const op = cond.text.slice(l.endIndex - cond.startIndex, r.startIndex - cond.startIndex).trim();
+    const left = l.text;
+    const right = r.text;
+    return op === '==' || op === '!=' ? { op, left, right } : null;
+  }
+  return null;
+}
+
+/**
+ * `if x.Status.State != Upgrading { write }` … `if x.Status.State == Upgrading { write }`: the
+ * two guards test the same value against the same constant, one for equality and one for
+ * inequality, so no pass makes both writes.
+ */
+function exclusive(earlier: Node, later: Node): boolean {
+  const a = guard(earlier, later);
+  const b = guard(later, earlier);
+  if (!a || !b || a.op === b.op) return false;
+  return (a.left === b.left && a.right === b.right) || (a.left === b.right && a.right === b.left);
+}
+
+/**
+ * A predicate over pairs of status writes in one function body: is the earlier one not to be
+ * counted against the later one? Either the later records the outcome of a progress marker the
+ * earlier wrote, or their guards exclude each other. `writes` are every status write of the body
+ * (their order in the source bounds what was set before each).
+ */
+export function progressMarkers(
+  body: Node,
+  calls: Node[],
+  writes: Node[],
+): (earlier: Node, later: Node) => boolean {
+  const sorted = [...writes].sort((a, b) => a.startIndex - b.startIndex);
+  const before = (w: Node): Set<string> => {
+    const prev = sorted.filter((x) => x.endIndex <= w.startIndex).pop();
+    const out = new Set<string>();
+    fieldsSet(stretch(body, prev ? prev.endIndex : body.startIndex, w.startIndex), out);
+    fieldsInPatcher(w, out);
+    return out;
+  };
+  return (earlier, later) => {
+    if (later.startIndex <= earlier.endIndex) return false;
+    if (exclusive(earlier, later)) return true;
+    const work = calls.some(
+      (c) =>
+        c.startIndex > earlier.endIndex &&
+        c.endIndex < later.startIndex &&
+        !writes.some((w) => contains(w, c)) &&
+        !bookkeeping(c),
+    );
+    if (!work) return false;
+    const a = callArgs(earlier).map((x) => x.text);
+    const b = callArgs(later).map((x) => x.text);
+    const name = (c: Node): string | undefined => field(c, 'function')?.text;
+    // A helper of the module (not the client's own Status().Update/Patch) given another state.
+    const helper = !/Status\(\)/.test(name(earlier) ?? '');
+    if (helper && name(earlier) === name(later) && a.length === b.length)
+      if (a.some((x, i) => x !== b[i])) return true;
+    const first = before(earlier);
+    const second = before(later);
+    if (first.has('*') || second.has('*')) return first.size > 0 && second.size > 0;
+    return [...first].some((f) => second.has(f));
+  };
+}
