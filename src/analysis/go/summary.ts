@@ -41,7 +41,7 @@ import {
   type Node,
 } from './syntax';
 import { varType } from './vartypes';
-import { blockingWait, inLoops, WAIT_REPORTED_FROM_MS, type Wait } from './waits';
+import { blockingWait, inLoops, RETRY_REPORTED_FROM_MS, type Wait } from './waits';
 
 /** A place in some file of the module. */
 export interface Site {
@@ -502,8 +502,9 @@ function passedOn(expr: Node, params: { name: string }[], errorOf: ErrorOf): num
 /** Reported waits: time and wait.* always, retry libraries from a second on or when unknown. */
 export function worthReporting(w: Wait): boolean {
   if (w.lib === 'time' || w.lib === 'wait') return true;
-  if (w.ms === null) return w.lib !== 'client-go-retry';
-  return w.ms >= WAIT_REPORTED_FROM_MS;
+  // A wait.Backoff not known here (a helper's parameter) is most often a conflict backoff.
+  if (w.ms === null) return w.lib !== 'client-go-retry' && w.lib !== 'wait-backoff';
+  return w.ms >= RETRY_REPORTED_FROM_MS;
 }
 
 function longer(a: Wait, b: Wait): boolean {

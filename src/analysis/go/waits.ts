@@ -16,12 +16,20 @@ export interface Wait {
   ms: number | null;
   /** why that bound, e.g. "its timeout" or "10 attempts from 100ms, doubling" */
   why: string;
-  /** whose call: time and wait.* hold the worker by design; retries only when they back off long */
-  lib: 'time' | 'wait' | 'client-go-retry' | 'retry-go' | 'backoff';
+  /**
+   * whose call: time and wait.Poll* hold the worker by design; retries (client-go's retry,
+   * wait.ExponentialBackoff, retry-go, cenkalti/backoff) wait only when an attempt fails, so
+   * they are reported only when they back off long
+   */
+  lib: 'time' | 'wait' | 'wait-backoff' | 'client-go-retry' | 'retry-go' | 'backoff';
 }
 
-/** Retries this short are what client-go's RetryOnConflict is for: not reported. */
-export const WAIT_REPORTED_FROM_MS = 1000;
+/**
+ * Retries that give up within this long are a bounded short backoff, what RetryOnConflict is
+ * for (a conflict retry of a few seconds at most, often held in a package variable): a
+ * deliberate design, not reported. A retry that backs off longer holds the worker for it.
+ */
+export const RETRY_REPORTED_FROM_MS = 5000;
 
 const UNITS: Record<string, number> = {
   Nanosecond: 1e-6,
@@ -150,7 +158,7 @@ export function blockingWait(file: GoFile, call: Node, scope: Scope): Wait | nul
     )
       w = known('<-time.After', arg(0), 'its argument');
   } else if (path === WAIT_PKG) {
-    lib = 'wait';
+    lib = /^ExponentialBackoff/.test(name) ? 'wait-backoff' : 'wait';
     w = pollWait(what, name, args, scope);
   } else if (path === RETRY_PKG && (name === 'RetryOnConflict' || name === 'OnError')) {
     lib = 'client-go-retry';
