@@ -11,7 +11,13 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { checkGoVersion, goVersion } from '../src/runtime/gotoolchain';
-import { launchWorkbench, repoRoot, stepAndWait, type Workbench } from '../test/e2e/workbench';
+import {
+  launchWorkbench,
+  repoRoot,
+  showTab,
+  stepAndWait,
+  type Workbench,
+} from '../test/e2e/workbench';
 
 const IMAGES = join(repoRoot, 'docs', 'images');
 const LIMIT = 200 * 1024;
@@ -70,14 +76,17 @@ async function typescriptSession(): Promise<void> {
     // Continue into the sample's hot loop and quota conflict: findings, timeline and charts.
     await panel.getByRole('button', { name: 'Continue' }).click();
     await panel.locator('.finding-quota-conflict').waitFor({ timeout: 120_000 });
+    // The charts have a tab of their own.
+    await showTab(panel, 'charts');
     await panel.locator('.chart.no-data').first().waitFor({ state: 'detached', timeout: 60_000 });
     panel = await wb.findFrame('.charts');
     await quiet(wb);
     if (wanted.has('debugger-charts')) {
-      await panel.locator('.timeline').evaluate((el) => el.scrollIntoView({ block: 'start' }));
-      await save(wb.page, 'debugger-charts', panel.locator('.timeline'), panel.locator('.charts'));
+      await panel.locator('.tabs').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+      await save(wb.page, 'debugger-charts', panel.locator('.tabs'), panel.locator('.charts'));
       await panel.evaluate(() => window.scrollTo(0, 0));
     }
+    await showTab(panel, 'reconcile');
 
     if (wanted.has('problems')) {
       await wb.openFile('webapp_controller.go');

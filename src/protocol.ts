@@ -133,18 +133,29 @@ export interface FindingView {
   evidence: string[];
 }
 
-/** One key's reconciles counted up over time ([clock ms, count] at each reconcile). */
+/**
+ * A chart point: the controller's clock then (ms), the value, and the session's running time
+ * then (ms): wall-clock time since the session started, time held in the debugger left out. The
+ * charts plot running time: on the virtual clock a hot loop's reconciles all happen at one
+ * instant of controller time, but each takes wall-clock time, so over running time they read as
+ * a rate. (For a Go operator the controller's clock is the wall clock.)
+ */
+export type ChartPoint = [clock: number, value: number, run: number];
+
+/** One key's reconciles counted up over time (a point at each reconcile). */
 export interface KeySeries {
   key: string;
-  points: Array<[number, number]>;
+  points: ChartPoint[];
 }
 
-/** The panel's charts: [clock ms, value] points, drawn against the time since the session's start. */
+/** The panel's charts, drawn against the session's running time. */
 export interface ChartsView {
+  /** The session's running time now (ms): where the charts' x axis ends. */
+  runMs: number;
   /** Requests waiting in the queue. */
-  queueDepth: Array<[number, number]>;
+  queueDepth: ChartPoint[];
   /** How long each reconcile took (time held at a breakpoint excluded), at its end. */
-  latencyMs: Array<[number, number]>;
+  latencyMs: ChartPoint[];
   /** The busiest keys' reconciles. */
   reconcilesPerKey: KeySeries[];
 }
@@ -258,7 +269,7 @@ export function emptyDebuggerState(): DebuggerState {
     current: null,
     history: [],
     breakpoints: { phases: [...PHASES], outcomes: [] },
-    charts: { queueDepth: [], latencyMs: [], reconcilesPerKey: [] },
+    charts: { runMs: 0, queueDepth: [], latencyMs: [], reconcilesPerKey: [] },
     findings: [],
   };
 }

@@ -307,7 +307,7 @@ export class ReconcileSession implements DebuggerBackend, vscode.Disposable {
         current: null,
         history: [],
         breakpoints: { phases: [], outcomes: [] },
-        charts: { queueDepth: [], latencyMs: [], reconcilesPerKey: [] },
+        charts: { runMs: 0, queueDepth: [], latencyMs: [], reconcilesPerKey: [] },
         findings: [],
       }
     );

@@ -2,13 +2,20 @@
  * The Reconcile Debugger at 800 px wide — half of a 1600 px screen, where a user keeps the panel
  * beside their code — in a real VS Code (code-server) and Chromium, judged by the browser's own
  * layout: the header is one line, the fault buttons one row, the findings one line each above the
- * controls, the pinned toolbar over no chart title, the charts on one time axis, and the panes
- * the user steps with (API calls, objects) above the charts.
+ * controls, the panes the user steps with (API calls, objects) in the first tab and the charts in
+ * a tab of their own, on one axis of running time where the sample's hot loop reads as a rate,
+ * their titles clear of the pinned toolbar.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Frame } from 'playwright-core';
-import { launchWorkbench, stepAndWait, withScreenshotOnFailure, type Workbench } from './workbench';
+import {
+  launchWorkbench,
+  showTab,
+  stepAndWait,
+  withScreenshotOnFailure,
+  type Workbench,
+} from './workbench';
 
 /** The webview's own width (its window's innerWidth), as in a half-width split of 1600 px. */
 const WIDTH = 800;
@@ -78,8 +85,6 @@ describe('the Reconcile Debugger at 800 px wide', { timeout: 600_000 }, () => {
     await withScreenshotOnFailure(wb, 'layout-findings', async () => {
       await panel.getByRole('button', { name: 'Continue' }).click();
       await panel.locator('.finding-quota-conflict').waitFor({ timeout: 120_000 });
-      // With reconciles behind it, each chart has something to plot.
-      await panel.locator('.chart.no-data').first().waitFor({ state: 'detached', timeout: 60_000 });
       await assertOneLineHeader(panel);
       const m = await measured(panel, () =>
         panel.evaluate(() => {
@@ -116,28 +121,38 @@ describe('the Reconcile Debugger at 800 px wide', { timeout: 600_000 }, () => {
     });
   });
 
-  it('has the API calls and objects before the charts, on one axis, under no toolbar', async () => {
+  it('keeps the charts in a tab of their own, on one axis, under no toolbar', async () => {
     await withScreenshotOnFailure(wb, 'layout-charts', async () => {
+      // The panel shows the reconcile first: its panes, no chart.
       const tops = await measured(panel, () =>
         panel.evaluate(() => ({
           ...Object.fromEntries(
-            ['.request', '.calls', '.objects', '.charts'].map((s) => [
+            ['.tabs', '.request', '.calls', '.objects'].map((s) => [
               s,
               document.querySelector(s)?.getBoundingClientRect().top ?? NaN,
             ]),
           ),
+          charts: document.querySelectorAll('.charts').length,
+          selected: document.querySelector('[role="tab"][aria-selected="true"]')?.textContent,
           laid:
             (document.querySelector('.toolbar vscode-button')?.getBoundingClientRect().width ?? 0) >
             0,
         })),
       );
-      console.log(`# pane tops: ${JSON.stringify(tops)}`);
+      console.log(`# reconcile tab: ${JSON.stringify(tops)}`);
       const top = tops as unknown as Record<string, number>;
-      assert.ok(top['.calls']! < top['.charts']!, 'API calls above the charts');
-      assert.ok(top['.objects']! < top['.charts']!, 'objects above the charts');
+      assert.equal(tops.selected, 'Reconcile', 'the panel opens on the reconcile');
+      assert.equal(tops.charts, 0, 'no chart in the reconcile’s tab');
+      assert.ok(top['.tabs']! < top['.request']!, 'the tabs above the reconcile');
+      assert.ok(top['.calls']! > 0 && top['.objects']! > 0, 'API calls and objects shown');
+
+      await showTab(panel, 'charts');
+      // With reconciles behind it, each chart has something to plot.
+      await panel.locator('.chart.no-data').first().waitFor({ state: 'detached', timeout: 60_000 });
+      assert.equal(await panel.locator('.calls').count(), 0, 'the charts’ tab alone');
       // Every chart on the same time axis: what uPlot set its x scale to.
       await panel.waitForFunction(
-        () => document.querySelectorAll('.chart[data-x-range]').length === 3,
+        () => document.querySelectorAll('.chart[data-x-range]').length === 4,
         undefined,
         { timeout: 30_000 },
       );
@@ -171,7 +186,39 @@ describe('the Reconcile Debugger at 800 px wide', { timeout: 600_000 }, () => {
         );
         assert.ok(m.onTop, 'the toolbar is drawn over the plots');
       }
+    });
+  });
+
+  it('charts the sample’s hot loop as a rate, not as a column at t≈0', async () => {
+    await withScreenshotOnFailure(wb, 'layout-rate', async () => {
+      // The sample's keys requeue at once: their reconciles pile up at one instant of the
+      // virtual clock, which the panel says as a rate over running time.
+      const note = await panel.locator('.pile-up').first().innerText();
+      console.log(`# pile-up: ${note}`);
+      const m =
+        /^default\/\w+: hot loop — (\d+) reconciles in 0ms of controller time, over \S+ of running time \((\d+(?:\.\d+)?)\/s\)/.exec(
+          note,
+        );
+      assert.ok(m, `a hot loop said as a rate: ${note}`);
+      assert.ok(Number(m[1]) >= 10 && Number(m[2]) > 0);
+      assert.equal(await panel.locator('#tab-charts .tab-badge').innerText(), 'hot loop');
+      // The rate chart's caption: each key's highest rate, above zero.
+      const rate = await panel
+        .locator('.chart figcaption', { hasText: 'Reconcile rate' })
+        .innerText();
+      console.log(`# ${rate}`);
+      const peaks = [...rate.matchAll(/at most (\d+(?:\.\d+)?)\/s/g)].map((p) => Number(p[1]));
+      assert.ok(peaks.length > 0 && peaks.some((p) => p > 0), `a rate above zero: ${rate}`);
+      // The reconciles are at as many running times as there were reconciles, not at one
+      // instant: the count-up chart has more x values than a start and a now.
+      const perKey = panel.locator('.chart', { hasText: 'Reconciles per key' });
+      const xs = Number(await perKey.getAttribute('data-xs'));
+      console.log(`# reconciles per key at ${xs} running times`);
+      assert.ok(xs >= Number(m[1]), `the pile-up's reconciles at distinct running times (${xs})`);
+      await panel.locator('.charts').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+      await wb.screenshot('layout-charts-800');
       await panel.evaluate(() => window.scrollTo(0, 0));
+      await showTab(panel, 'reconcile');
       await wb.screenshot('layout-800');
     });
   });

@@ -13,7 +13,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Frame } from 'playwright-core';
 import { DELVE_MISSING, findDelve } from '../../src/runtime/godebug/delve';
-import { launchWorkbench, stepAndWait, withScreenshotOnFailure, type Workbench } from './workbench';
+import {
+  launchWorkbench,
+  showTab,
+  stepAndWait,
+  withScreenshotOnFailure,
+  type Workbench,
+} from './workbench';
 
 const stepLatencies: number[] = [];
 
@@ -132,14 +138,18 @@ describe('Debug Go Operator on the sample', { timeout: 900_000 }, async () => {
       await panel
         .locator('.status', { hasText: /Held at write .*\(breakpoint\)/ })
         .waitFor({ timeout: 120_000 });
-      // The charts are fed from the stops and the manager's record of its reconciles: the queue
-      // depth sampled at each stop, the reconciles of the key that finished one.
+      // The charts (their own tab) are fed from the stops and the manager's record of its
+      // reconciles: the queue depth sampled at each stop, the reconciles of the key that
+      // finished one, and that key's rate.
+      await showTab(panel, 'charts');
       const caption = (title: string) =>
         panel.locator('.chart figcaption', { hasText: title }).innerText();
       assert.match(await caption('Queue depth'), /\d+ now, at most \d+/);
       await panel
         .locator('.chart figcaption', { hasText: /Reconciles per key — default\/(blog|shop) \d/ })
         .waitFor({ timeout: 30_000 });
+      assert.match(await caption('Reconcile rate'), /default\/(blog|shop) at most [\d.]+\/s/);
+      await showTab(panel, 'reconcile');
     });
   });
 

@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Frame } from 'playwright-core';
 import {
   launchWorkbench,
+  showTab,
   stepAndWait as stepAndMeasure,
   withScreenshotOnFailure,
   type Workbench,
@@ -147,18 +148,20 @@ describe('a new user on the sample operator', { timeout: 600_000 }, () => {
       const evidence = await finding.locator('li').allInnerTexts();
       assert.ok(evidence.length > 0);
       for (const line of evidence) assert.doesNotMatch(line, /"\w+":|\d{12,}/);
-      // With reconciles behind it, each chart has something to plot.
+      // The charts, in their own tab: with reconciles behind it, each has something to plot.
+      await showTab(debuggerFrame, 'charts');
       await debuggerFrame.locator('.charts canvas').first().waitFor();
       await debuggerFrame
         .locator('.chart.no-data')
         .first()
         .waitFor({ state: 'detached', timeout: 30_000 });
-      // The README's picture: the panes and the charts below the sticky toolbar, no toasts over them.
+      // The README's picture: the charts below the sticky toolbar, no toasts over them.
       await wb.runCommand('Notifications: Clear All Notifications');
       await debuggerFrame
-        .locator('.grid')
+        .locator('.tabs')
         .evaluate((el) => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 56));
       await wb.screenshot('debugger-charts');
+      await showTab(debuggerFrame, 'reconcile');
     });
   });
 

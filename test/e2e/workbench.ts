@@ -197,3 +197,9 @@ export async function stepAndWait(frame: Frame, timeoutMs = 30_000): Promise<num
   );
   return Number(await app.getAttribute('data-step-ms'));
 }
+
+/** Shows the Reconcile Debugger's tab `tab` (Reconcile or Charts) and waits until it is drawn. */
+export async function showTab(frame: Frame, tab: 'reconcile' | 'charts'): Promise<void> {
+  await frame.locator(`#tab-${tab}`).click();
+  await frame.locator(`.tabpanel-${tab}`).waitFor({ timeout: 30_000 });
+}

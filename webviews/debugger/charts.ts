@@ -14,7 +14,7 @@
  */
 import type uPlot from 'uplot';
 import { formatDuration, formatOffset } from '../../src/vscode/model/timeformat';
-import type { Columns } from './chartdata';
+import type { ChartData } from './chartdata';
 import { h } from './dom';
 
 export interface PlotSpec {
@@ -26,12 +26,15 @@ export interface PlotSpec {
   /** The y axis's label, with its unit. */
   yLabel: string;
   series: Array<{ label: string; style: 'step' | 'points' }>;
-  data: Columns;
+  /** The columns, x in seconds of running time, and the controller's clock at each x. */
+  data: ChartData;
+  /** The session's start on the controller's clock: the hover says the clock as t+… from it. */
+  origin: number;
   /** How a y value reads on the axis and in the hover values. */
   format(v: number): string;
   /** Whole numbers only on the y axis (counts). */
   integers?: boolean;
-  /** The x axis, in seconds since the session's start: the panel's charts share one. */
+  /** The x axis, in seconds of running time: the panel's charts share one. */
   xRange: [number, number];
 }
 
@@ -65,7 +68,10 @@ export function plotFigure(spec: PlotSpec): HTMLElement {
   }
   p.spec = spec;
   p.caption.replaceChildren(h('strong', {}, spec.title), ` — ${spec.summary}`);
-  p.figure.classList.toggle('no-data', spec.data[0].length === 0);
+  p.figure.classList.toggle('no-data', spec.data.columns[0].length === 0);
+  // How many distinct times the plot has points at (read by the e2e tests: a hot loop on the
+  // virtual clock spreads over running time instead of standing in one column).
+  p.figure.dataset.xs = String(new Set(spec.data.columns[0]).size);
   draw(p);
   return p.figure;
 }
@@ -84,7 +90,7 @@ function draw(p: Plot): void {
     p.plot.destroy();
     p.plot = undefined;
   }
-  const data = p.spec.data as uPlot.AlignedData;
+  const data = p.spec.data.columns as uPlot.AlignedData;
   if (p.plot) p.plot.setData(data);
   else {
     p.plot = new UPlot(options(p, UPlot), data, p.holder);
@@ -131,7 +137,7 @@ function options(p: Plot, U: typeof uPlot): uPlot.Options {
   return {
     width: 320,
     height: HEIGHT,
-    // Clock seconds since the session's start, not dates.
+    // Seconds of running time, not dates.
     scales: {
       // The range the panel gives every chart (read at each redraw: it grows with the clock).
       x: { time: false, range: () => p.spec.xRange },
@@ -139,7 +145,7 @@ function options(p: Plot, U: typeof uPlot): uPlot.Options {
     },
     axes: [
       {
-        ...axis('time since start', (_u, splits) => splits.map(axisOffset)),
+        ...axis('running time', (_u, splits) => splits.map(axisOffset)),
         size: 26,
         labelSize: 18,
         space: 64,
@@ -151,7 +157,16 @@ function options(p: Plot, U: typeof uPlot): uPlot.Options {
       },
     ],
     series: [
-      { label: 'time', value: (_u, v) => (v === null ? '—' : formatOffset(v * 1000, 0)) },
+      {
+        label: 'running',
+        // The running time under the cursor, and the controller's clock there when it was read.
+        value: (_u, v, _s, i) => {
+          if (v === null) return '—';
+          const clock = i === null ? null : (p.spec.data.clocks[i] ?? null);
+          const run = axisOffset(v);
+          return clock === null ? run : `${run} (clock ${formatOffset(clock, p.spec.origin)})`;
+        },
+      },
       ...spec.series.map((s, i): uPlot.Series => {
         const colour = cssVar(`--vscode-charts-${PALETTE[i % PALETTE.length]}`, '#3794ff');
         return {

@@ -31,6 +31,7 @@ import {
   toolbar,
 } from './controls';
 import { holdBanner } from './hold';
+import { selectTab, selectedTab, tabBar, tabPanel } from './tabs';
 import type { View } from './view';
 import { h, replaceChildren } from './dom';
 import { formatOffset } from '../../src/vscode/model/timeformat';
@@ -49,7 +50,14 @@ let state: DebuggerState = emptyDebuggerState();
 /** When the user last pressed Step: the panel measures click-to-update itself (see render()). */
 let stepPressedAt: number | undefined;
 const post = (msg: WebviewMessage) => {
-  if (msg.type === 'step') stepPressedAt = performance.now();
+  if (msg.type === 'step') {
+    stepPressedAt = performance.now();
+    // A step is to be seen: back to the reconcile's tab (render() follows with the new hold).
+    if (selectedTab() !== 'reconcile') {
+      selectTab('reconcile');
+      render();
+    }
+  }
   vscode.postMessage(msg);
 };
 /** Times are shown from the session's start: t+5.214s reads better than an epoch. */
@@ -81,18 +89,22 @@ function render(): void {
     pipeline(view, cur),
     outcomeBreakpoints(view),
     faultControls(view),
-    cur
-      ? h(
-          'div',
-          { class: 'grid' },
-          requestPane(view, cur),
-          resultPane(view, cur),
-          callsPane(view, cur),
-          objectsPane(view, cur),
-          timelinePane(view),
-          chartsPane(view),
-        )
-      : h('div', { class: 'empty' }, statusMessage(view, 'p'), startAgain(view), chartsPane(view)),
+    tabBar(view, render),
+    selectedTab() === 'charts'
+      ? tabPanel(chartsPane(view))
+      : cur
+        ? tabPanel(
+            h(
+              'div',
+              { class: 'grid' },
+              requestPane(view, cur),
+              resultPane(view, cur),
+              callsPane(view, cur),
+              objectsPane(view, cur),
+              timelinePane(view),
+            ),
+          )
+        : tabPanel(h('div', { class: 'empty' }, statusMessage(view, 'p'), startAgain(view))),
   );
 }
 

@@ -1,7 +1,21 @@
-/** The panes that show one reconcile: request, result, API calls, objects, timeline, charts. */
+/**
+ * The panes that show one reconcile — request, result, API calls, objects, timeline — and the
+ * charts, which have a tab of their own (tabs.ts).
+ */
 import type { ReconcileSummary, ReconcileView, WebhookCallView } from '../../src/protocol';
 import { formatDuration, formatOffset, offsetDecimals } from '../../src/vscode/model/timeformat';
-import { countsInWords, latestInWords, pointColumns, sharedRange, stepColumns } from './chartdata';
+import {
+  countsInWords,
+  formatRate,
+  latestInWords,
+  pileUpInWords,
+  pileUps,
+  pointColumns,
+  rateColumns,
+  ratesInWords,
+  sharedRange,
+  stepColumns,
+} from './chartdata';
 import { plotFigure } from './charts';
 import { h } from './dom';
 import { OUTCOME_LABELS, PHASE_LABELS } from './labels';
@@ -259,25 +273,80 @@ export function timelinePane(v: View): HTMLElement {
   );
 }
 
+/**
+ * The charts, on the session's running time (wall-clock time, holds left out): queue depth,
+ * reconcile latency, each busy key's reconciles per second and counted up. A hot loop on the
+ * virtual clock — many reconciles at one instant of controller time — is said above them in
+ * words, as a rate.
+ */
 export function chartsPane(v: View): HTMLElement {
-  const { charts, origin, now } = v.state;
+  const { charts, origin } = v.state;
   const count = (n: number) => String(Math.round(n));
-  const queueDepth = stepColumns([charts.queueDepth], origin, now);
-  const latency = pointColumns(charts.latencyMs, origin);
+  const queueDepth = stepColumns([charts.queueDepth], charts.runMs);
+  const latency = pointColumns(charts.latencyMs);
+  const keys = charts.reconcilesPerKey;
   const perKey = stepColumns(
-    charts.reconcilesPerKey.map((k) => k.points),
-    origin,
-    now,
+    keys.map((k) => k.points),
+    charts.runMs,
   );
-  // One time axis for the three, from the session's start to now (or the latest point).
-  const xRange = sharedRange([queueDepth[0], latency[0], perKey[0]], origin, now);
+  const rate = rateColumns(
+    keys.map((k) => k.points),
+    charts.runMs,
+  );
+  // One time axis for the four, from the session's start to now (or the latest point).
+  const xRange = sharedRange(
+    [queueDepth.columns[0], latency.columns[0], perKey.columns[0], rate.columns[0]],
+    charts.runMs,
+  );
+  const piled = pileUps(keys);
+  const keySeries = keys.map((k) => ({ label: k.key, style: 'step' as const }));
   return h(
     'section',
     { class: 'pane charts', 'aria-label': 'Charts' },
-    h('h3', {}, 'Queue, latency and reconciles over time'),
+    h('h3', {}, 'Queue, latency and reconciles over running time'),
+    h(
+      'p',
+      { class: 'muted charts-note' },
+      'Running time: wall-clock time since the session started, time held in the debugger left out. The controller’s clock is in the values under the cursor.',
+    ),
+    piled.length
+      ? h(
+          'ul',
+          { class: 'pile-ups' },
+          ...piled.map((p) =>
+            h('li', { class: 'pile-up' }, `${pileUpInWords(p)}, from ${v.rel(p.at)}.`),
+          ),
+        )
+      : null,
     h(
       'div',
       { class: 'chart-row' },
+      plotFigure({
+        id: 'reconcileRate',
+        title: 'Reconcile rate',
+        summary: ratesInWords(
+          keys.map((k) => k.key),
+          rate,
+        ),
+        yLabel: 'reconciles/s',
+        series: keySeries,
+        data: rate,
+        origin,
+        format: formatRate,
+        xRange,
+      }),
+      plotFigure({
+        id: 'reconcilesPerKey',
+        title: 'Reconciles per key',
+        summary: countsInWords(keys),
+        yLabel: 'reconciles',
+        series: keySeries,
+        data: perKey,
+        origin,
+        format: count,
+        xRange,
+        integers: true,
+      }),
       plotFigure({
         id: 'queueDepth',
         title: 'Queue depth',
@@ -285,6 +354,7 @@ export function chartsPane(v: View): HTMLElement {
         yLabel: 'requests',
         series: [{ label: 'queued', style: 'step' }],
         data: queueDepth,
+        origin,
         format: count,
         xRange,
         integers: true,
@@ -296,19 +366,9 @@ export function chartsPane(v: View): HTMLElement {
         yLabel: 'latency',
         series: [{ label: 'reconcile', style: 'points' }],
         data: latency,
+        origin,
         format: formatDuration,
         xRange,
-      }),
-      plotFigure({
-        id: 'reconcilesPerKey',
-        title: 'Reconciles per key',
-        summary: countsInWords(charts.reconcilesPerKey),
-        yLabel: 'reconciles',
-        series: charts.reconcilesPerKey.map((k) => ({ label: k.key, style: 'step' as const })),
-        data: perKey,
-        format: count,
-        xRange,
-        integers: true,
       }),
     ),
   );

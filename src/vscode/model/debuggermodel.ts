@@ -1,12 +1,14 @@
 /**
  * The Reconcile Debugger's state, computed from a running Manager: which reconcile is shown (the
  * held one, or the one the user picked in the timeline), this key's history, findings, and the
- * queue-depth and latency series for the charts. No vscode import: tested in plain Node.
+ * queue-depth and latency series for the charts, each point at the session's running time
+ * (wall-clock time since it started, holds left out). No vscode import: tested in plain Node.
  */
 import type { FaultRule } from '../../cluster/faults';
 import type { KubeObject, TypeRef } from '../../cluster/apimachinery/types';
 import {
   emptyDebuggerState,
+  type ChartPoint,
   type DebuggerFault,
   type DebuggerState,
   type FindingView,
@@ -20,7 +22,7 @@ import type { HeldState } from '../../runtime/stepper';
 import type { ApiCall, ReconcileTrace } from '../../runtime/trace';
 import { DEBUGGER_FAULT_LABELS, describeCall, faultRuleFor } from './debuggerfaults';
 import { describeEvidence } from './findingevidence';
-import { pushPoint, reconcilesPerKey } from './chartseries';
+import { MAX_POINTS, pushPoint, reconcilesPerKey } from './chartseries';
 import { OUTCOME_TO_RUNTIME, timelineOf, toReconcileView } from './traceview';
 
 /** What the debugger reads of the cluster besides the traces: its Events, for findings. */
@@ -38,6 +40,9 @@ export function eventsOf(cluster: { list(type: TypeRef): { items: KubeObject[] }
 
 export const NO_EVENTS: EventSource = { clusterEvents: () => [] };
 
+/** Reconciles whose running time is remembered: more than the charts show of each busy key. */
+const MAX_RUNS = 10 * MAX_POINTS;
+
 export class DebuggerModel {
   status: SessionStatus = 'starting';
   message = 'Starting…';
@@ -45,8 +50,8 @@ export class DebuggerModel {
   /** The reconcile the user picked in the timeline; otherwise the latest of the focused key. */
   private inspected: string | undefined;
   private focusKey: string | undefined;
-  private readonly depth: Array<[number, number]> = [];
-  private readonly latency: Array<[number, number]> = [];
+  private readonly depth: ChartPoint[] = [];
+  private readonly latency: ChartPoint[] = [];
   /**
    * Wall-clock time each running reconcile has used, holds excluded. On the virtual clock every
    * in-process call takes no time, so the latency chart measures what the reconciler really costs
@@ -54,6 +59,15 @@ export class DebuggerModel {
    */
   private readonly wall = new Map<number, { started: number; held: number }>();
   private heldSince: number | undefined;
+  /** Wall-clock time held in the debugger before the current hold, left out of the running time. */
+  private heldTotal = 0;
+  private readonly wallOrigin: number;
+  /**
+   * The running time of each recent reconcile's point (its start, then its end), which the
+   * charts plot: on the virtual clock a hot loop's reconciles share one instant of controller
+   * time, but not of running time.
+   */
+  private readonly runs = new Map<number, number>();
   private findings: FindingView[] = [];
   /** The first trace each shown finding points at, so the banner can open its evidence. */
   private findingTraces: Array<number | undefined> = [];
@@ -71,7 +85,16 @@ export class DebuggerModel {
     readonly reconciler: string,
     private readonly origin = manager.clock.now(),
     private readonly wallNow: () => number = () => performance.now(),
-  ) {}
+  ) {
+    this.wallOrigin = wallNow();
+  }
+
+  /** The session's running time now (ms): wall-clock time since it started, time held left out. */
+  runNow(): number {
+    const now = this.wallNow();
+    const holding = this.heldSince !== undefined ? now - this.heldSince : 0;
+    return Math.max(0, now - this.wallOrigin - this.heldTotal - holding);
+  }
 
   setBreakpoints(phases: Phase[], outcomes: Outcome[]): void {
     this.breakpoints = { phases: [...phases], outcomes: [...outcomes] };
@@ -111,6 +134,7 @@ export class DebuggerModel {
 
   onReconcileStart(t: ReconcileTrace): void {
     this.wall.set(t.id, { started: this.wallNow(), held: 0 });
+    this.runs.set(t.id, this.runNow());
   }
 
   onHeld(h: HeldState): void {
@@ -127,6 +151,7 @@ export class DebuggerModel {
     if (this.heldSince !== undefined) {
       const pause = this.wallNow() - this.heldSince;
       for (const w of this.wall.values()) w.held += pause;
+      this.heldTotal += pause;
       this.heldSince = undefined;
     }
     this.held = undefined;
@@ -135,14 +160,22 @@ export class DebuggerModel {
   }
 
   onQueueChange(now: number, depth: number): void {
-    pushPoint(this.depth, [now, depth]);
+    pushPoint(this.depth, [now, depth, this.runNow()]);
   }
 
   onReconcileEnd(t: ReconcileTrace): void {
     const w = this.wall.get(t.id);
     this.wall.delete(t.id);
+    const run = this.runNow();
     if (t.end !== undefined && w)
-      pushPoint(this.latency, [t.end, Math.max(0, this.wallNow() - w.started - w.held)]);
+      pushPoint(this.latency, [t.end, Math.max(0, this.wallNow() - w.started - w.held), run]);
+    // Set again to move it last: the oldest entries go first past the bound.
+    this.runs.delete(t.id);
+    this.runs.set(t.id, run);
+    for (const id of this.runs.keys()) {
+      if (this.runs.size <= MAX_RUNS) break;
+      this.runs.delete(id);
+    }
     this.focusKey ??= t.key;
   }
 
@@ -220,9 +253,12 @@ export class DebuggerModel {
       history: timelineOf(forKey),
       breakpoints: this.breakpoints,
       charts: {
+        runMs: this.runNow(),
         queueDepth: [...this.depth],
         latencyMs: [...this.latency],
-        reconcilesPerKey: reconcilesPerKey(traces),
+        // A trace this model did not see start (none, in a session it follows from the start)
+        // is put at the present.
+        reconcilesPerKey: reconcilesPerKey(traces, (t) => this.runs.get(t.id) ?? this.runNow()),
       },
       findings: this.findings,
       ...(this.faultableCall() ? { faultTarget: describeCall(this.faultableCall()!) } : {}),

@@ -17,7 +17,7 @@ import {
 import { outcomesAt } from '../../runtime/godebug/holds';
 import type { GoPhase } from '../../runtime/godebug/phases';
 import type { ReconcileTrace } from '../../runtime/trace';
-import { latencySeries, reconcilesPerKey } from './chartseries';
+import { latencySeries, reconcilesPerKey, runningTime } from './chartseries';
 import { formatDuration } from './timeformat';
 import {
   apiCallView,
@@ -138,8 +138,12 @@ export function goDebuggerState(opts: {
   faultTarget?: string;
   /** Queue depth as sampled at each stop and each reconcile's end ([wall ms, requests]). */
   depth: Array<[number, number]>;
-  /** When the process was stopped in Delve ([from, to] wall ms), left out of the latencies. */
+  /** When the process was stopped in Delve ([from, to] wall ms), left out of the latencies and the running time. */
   holds: Array<[number, number]>;
+  /** When the process stopped, while it stands stopped (wall ms). */
+  stoppedSince?: number;
+  /** The wall clock now (ms). */
+  now?: number;
   /** Why the stepped reconcile was enqueued, in words (from the manager's record). */
   reason?: string;
 }): DebuggerState {
@@ -157,19 +161,26 @@ export function goDebuggerState(opts: {
       ? toReconcileView(picked, null, undefined, opts.origin)
       : stepped;
   const key = current && `${current.request.namespace}/${current.request.name}`;
+  const now = opts.now ?? Date.now();
+  const run = runningTime(opts.origin, [
+    ...opts.holds,
+    ...(opts.stoppedSince !== undefined ? [[opts.stoppedSince, Infinity] as [number, number]] : []),
+  ]);
+  const runOf = (t: ReconcileTrace) => run(t.end ?? t.start);
   return {
     status: opts.status,
     message: opts.message,
     reconciler: opts.reconciler,
     origin: opts.origin,
-    now: Date.now(),
+    now,
     current,
     history: timelineOf(opts.traces.filter((t) => t.key === key)),
     breakpoints: opts.breakpoints,
     charts: {
-      queueDepth: [...opts.depth],
-      latencyMs: latencySeries(opts.traces, opts.holds),
-      reconcilesPerKey: reconcilesPerKey(opts.traces),
+      runMs: run(now),
+      queueDepth: opts.depth.map(([at, depth]) => [at, depth, run(at)]),
+      latencyMs: latencySeries(opts.traces, runOf, opts.holds),
+      reconcilesPerKey: reconcilesPerKey(opts.traces, runOf),
     },
     findings: opts.findings,
     ...(opts.faultTarget ? { faultTarget: opts.faultTarget } : {}),

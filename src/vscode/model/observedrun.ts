@@ -9,7 +9,7 @@
 import { emptyDebuggerState, type DebuggerState } from '../../protocol';
 import type { Finding } from '../../runtime/findings';
 import type { ReconcileTrace } from '../../runtime/trace';
-import { latencySeries, reconcilesPerKey } from './chartseries';
+import { latencySeries, reconcilesPerKey, runningTime } from './chartseries';
 import { firstTraceOf, shownFindings, toFindingView } from './debuggermodel';
 import { withCallPhases } from './observedtrace';
 import { timelineOf, toReconcileView } from './traceview';
@@ -65,18 +65,23 @@ export class ObservedRunModel {
     const running = this.run.running();
     const picked = this.picked && traces.find((t) => t.reconcileID === this.picked);
     const shown = picked || traces.at(-1);
+    // Nothing holds: the running time is the wall clock's since the manager started.
+    const run = runningTime(this.origin, []);
+    const runOf = (t: { start: number; end?: number }) => run(t.end ?? t.start);
+    const now = Date.now();
     const base = {
       ...emptyDebuggerState(),
       status: running ? ('running' as const) : ('stopped' as const),
       reconciler: this.reconciler,
       origin: this.origin,
-      now: Date.now(),
+      now,
       breakpoints: { phases: [], outcomes: [] },
       findings: shownFindings(this.run.findings()).map((f) => toFindingView(f, this.origin)),
       charts: {
+        runMs: run(now),
         queueDepth: [],
-        latencyMs: latencySeries(traces),
-        reconcilesPerKey: reconcilesPerKey(traces),
+        latencyMs: latencySeries(traces, runOf),
+        reconcilesPerKey: reconcilesPerKey(traces, runOf),
       },
     };
     const who = `Go operator ${this.reconciler}${running ? '' : ' (stopped)'}`;

@@ -190,7 +190,54 @@ describe('DebuggerModel latency chart', () => {
     model.onResumed();
     wall = 10_008;
     model.onReconcileEnd(trace);
-    assert.deepEqual(model.state().charts.latencyMs, [[0, 8]]);
+    // At the running time 8: ten seconds held left out.
+    assert.deepEqual(model.state().charts.latencyMs, [[0, 8, 8]]);
+    cluster.close();
+  });
+
+  it('puts a hot loop on the virtual clock apart on running time', () => {
+    const clock = new VirtualClock(0);
+    const cluster = createCluster({ clock, controllers: false });
+    const manager = new Manager({ api: cluster });
+    let wall = 100;
+    const model = new DebuggerModel(
+      manager,
+      eventsOf(cluster),
+      { apiVersion: 'v1', kind: 'ConfigMap' },
+      'x',
+      0,
+      () => wall,
+    );
+    // Three reconciles of one key at one instant of the controller's clock, 4 ms of wall each,
+    // with a hold of a minute in the middle of the second.
+    const traces = [1, 2, 3].map(
+      (id) =>
+        ({ id, key: 'default/a', start: 0, end: 0 }) as Parameters<
+          DebuggerModel['onReconcileEnd']
+        >[0],
+    );
+    for (const t of traces) {
+      model.onReconcileStart(t);
+      model.onQueueChange(0, 1);
+      wall += 2;
+      if (t.id === 2) {
+        model.onHeld({
+          trace: { key: 'default/a' },
+          phase: { phase: 'read' },
+          reason: 'step',
+          when: 'enter',
+        } as HeldState);
+        wall += 60_000;
+        assert.equal(model.runNow(), 6, 'the running time stands still while held');
+        model.onResumed();
+      }
+      wall += 2;
+      model.onReconcileEnd(t);
+    }
+    const runs = (points: Array<[number, number, number]>) => points.map((p) => p[2]);
+    assert.deepEqual(runs(model.state().charts.queueDepth), [0, 4, 8]);
+    assert.deepEqual(runs(model.state().charts.latencyMs), [4, 8, 12]);
+    assert.equal(model.state().charts.runMs, 12);
     cluster.close();
   });
 });

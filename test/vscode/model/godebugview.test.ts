@@ -192,25 +192,49 @@ describe('Reconcile Debugger view of a Go reconcile', () => {
       ],
       // Stopped in Delve for 2 of blog's last reconcile's 3 ms.
       holds: [[5031, 5033]],
+      now: 6000,
     });
+    // Each point: [wall ms, value, running time] — the 2 ms held left out of the running time.
     assert.deepEqual(s.charts.queueDepth, [
-      [10, 2],
-      [5030, 1],
+      [10, 2, 10],
+      [5030, 1, 5030],
     ]);
     assert.deepEqual(s.charts.latencyMs, [
-      [13, 3],
-      [23, 3],
-      [5033, 1],
+      [13, 3, 13],
+      [23, 3, 23],
+      [5033, 1, 5031],
     ]);
     assert.deepEqual(s.charts.reconcilesPerKey, [
       {
         key: 'default/blog',
         points: [
-          [13, 1],
-          [5033, 2],
+          [13, 1, 13],
+          [5033, 2, 5031],
         ],
       },
-      { key: 'default/shop', points: [[23, 1]] },
+      { key: 'default/shop', points: [[23, 1, 23]] },
     ]);
+    assert.equal(s.charts.runMs, 5998);
+  });
+
+  it('stops the running time while the process stands stopped in Delve', () => {
+    const s = goDebuggerState({
+      status: 'held',
+      message: '',
+      reconciler: 'WebAppReconciler',
+      origin: 1000,
+      stops: [],
+      held: true,
+      traces: [],
+      breakpoints: { phases: [], outcomes: [] },
+      findings: [],
+      depth: [[1500, 1]],
+      holds: [[1100, 1200]],
+      stoppedSince: 1600,
+      now: 61_600,
+    });
+    // 600 ms since the start, 100 of them held before; the minute stopped since counts nothing.
+    assert.equal(s.charts.runMs, 500);
+    assert.deepEqual(s.charts.queueDepth, [[1500, 1, 400]]);
   });
 });

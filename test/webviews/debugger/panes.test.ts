@@ -225,13 +225,14 @@ describe('the charts pane', () => {
   it('shows queue depth and reconcile latency with their latest values', () => {
     const state = heldState({
       charts: {
+        runMs: 2000,
         queueDepth: [
-          [ORIGIN, 1],
-          [ORIGIN + 1000, 4],
+          [ORIGIN, 1, 0],
+          [ORIGIN + 1000, 4, 1000],
         ],
         latencyMs: [
-          [ORIGIN, 2],
-          [ORIGIN + 1000, 12],
+          [ORIGIN, 2, 0],
+          [ORIGIN + 1000, 12, 1000],
         ],
         reconcilesPerKey: [],
       },
@@ -241,5 +242,54 @@ describe('the charts pane', () => {
     assert.match(shown, /latency/i);
     assert.ok(shown.includes('4'), 'the queue depth now');
     assert.ok(shown.includes('12'), 'the latest latency');
+    assert.match(shown, /running time/, 'says what the x axis is');
+  });
+
+  it('says a hot loop at one instant of controller time as a rate, and charts the rate', () => {
+    const points = Array.from({ length: 21 }, (_, i): [number, number, number] => [
+      ORIGIN,
+      i + 1,
+      i * 5,
+    ]);
+    const state = heldState({
+      charts: {
+        runMs: 1000,
+        queueDepth: [],
+        latencyMs: [],
+        reconcilesPerKey: [{ key: 'default/shop', points }],
+      },
+    });
+    const pane = chartsPane(viewOf(state));
+    const note = pane.querySelector('.pile-up');
+    assert.ok(note, 'the pile-up is said above the charts');
+    assert.equal(
+      text(note as HTMLElement),
+      'default/shop: hot loop — 21 reconciles in 0ms of controller time, over 100ms of running time (200/s), from @0.',
+    );
+    const captions = Array.from(pane.querySelectorAll('figcaption')).map((c) =>
+      text(c as HTMLElement),
+    );
+    assert.ok(
+      captions.includes('Reconcile rate — default/shop at most 200/s (counted per 50ms)'),
+      captions.join(' | '),
+    );
+    assert.ok(captions.includes('Reconciles per key — default/shop 21'), captions.join(' | '));
+  });
+
+  it('says nothing of a hot loop when reconciles spread over the controller’s clock', () => {
+    const points = Array.from({ length: 21 }, (_, i): [number, number, number] => [
+      ORIGIN + i * 1000,
+      i + 1,
+      i * 1000,
+    ]);
+    const state = heldState({
+      charts: {
+        runMs: 21_000,
+        queueDepth: [],
+        latencyMs: [],
+        reconcilesPerKey: [{ key: 'default/shop', points }],
+      },
+    });
+    assert.equal(chartsPane(viewOf(state)).querySelector('.pile-up'), null);
   });
 });
