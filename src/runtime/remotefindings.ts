@@ -22,7 +22,7 @@
  */
 import { isForbidden, StatusError, newNotFound } from '../cluster/apimachinery/errors';
 import type { KubeObject, ObjectKey, TypeRef } from '../cluster/apimachinery/types';
-import type { AuditEvent } from '../cluster/endpoints/audit';
+import type { AuditEvent, AuditLog } from '../cluster/endpoints/audit';
 import { RealClock, type Clock } from '../util/clock';
 import { isPromise, type ApiServer } from './apiserver';
 import {
@@ -66,6 +66,7 @@ export class RemoteFindingsSource implements FindingsSource {
   private readonly reconciled = new Set<string>();
   private readonly rediscovered = new Set<string>();
   private readonly listeners = new Set<() => void>();
+  private readonly unfollow: Array<() => void> = [];
   private readonly clock: Clock;
   private stopped = false;
 
@@ -86,7 +87,18 @@ export class RemoteFindingsSource implements FindingsSource {
     this.clock = opts.clock ?? api.clock ?? new RealClock();
   }
 
-  /** Feed it the record of the proxy: the operator's successful writes start its namespaces' watches. */
+  /**
+   * Reads the proxy's record after `since` (what the operator did before this source existed:
+   * the connection to the cluster need not hold the operator's start), then follows it until
+   * disposed.
+   */
+  follow(audit: AuditLog, since = 0): void {
+    if (this.stopped) return;
+    for (const ev of audit.events({ user: this.opts.user, since })) this.onAudit(ev);
+    this.unfollow.push(audit.subscribe((ev) => this.onAudit(ev)));
+  }
+
+  /** One event of the proxy's record: the operator's successful writes start their namespaces' watches. */
   onAudit(ev: AuditEvent): void {
     if (this.stopped || ev.user !== this.opts.user || ev.stage !== 'ResponseComplete') return;
     if (WRITES.has(ev.verb) && ev.code >= 200 && ev.code < 300 && ev.namespace)
@@ -126,6 +138,7 @@ export class RemoteFindingsSource implements FindingsSource {
 
   dispose(): void {
     this.stopped = true;
+    for (const off of this.unfollow.splice(0)) off();
     for (const inf of this.informers.values()) inf.stop();
     this.informers.clear();
     this.fetched.clear();

@@ -370,7 +370,6 @@ export class GoDebugController implements vscode.Disposable {
       proxyFaults = proxy.faults;
       // Findings read the cluster's Events with the user's credentials, beside the proxy.
       reader = this.target.reader(target);
-      reader.catch(() => undefined);
     } else {
       await this.clusters.startEmbedded();
       server = this.clusters.server;
@@ -387,25 +386,28 @@ export class GoDebugController implements vscode.Disposable {
     this.observed = observed;
     this.offAudit = server.audit.subscribe((ev) => observed.onAudit(ev));
     if (reader && target.kind === 'context') {
-      try {
-        const remote = new engine.RemoteFindingsSource(await reader, {
-          user: GO_DEBUG_USER,
-          onProblem: (m) => this.log.warn(m),
-        });
-        this.remoteFindings = remote;
-        const offRemote = server.audit.subscribe((ev) => remote.onAudit(ev));
-        const offAudit = this.offAudit;
-        this.offAudit = () => {
-          offAudit();
-          offRemote();
-        };
-        // An Event arrives after the reconcile whose write caused it, maybe while one is held.
-        remote.onChange(() => this.refreshFindings(engine));
-      } catch (err) {
-        this.log.warn(
-          `Findings are left out: ${target.context} could not be read for them (${err instanceof Error ? err.message : String(err)})`,
-        );
-      }
+      // A real target's Events are watched while this manager runs, in the namespaces it writes
+      // to, once the connection is made (it does not hold the start: the record is read back).
+      const since = server.audit.events().at(-1)?.seq ?? 0;
+      const { context } = target;
+      const audit = server.audit;
+      reader.then(
+        (api) => {
+          if (this.observed !== observed || !this.offAudit) return;
+          const remote = new engine.RemoteFindingsSource(api, {
+            user: GO_DEBUG_USER,
+            onProblem: (m) => this.log.warn(m),
+          });
+          remote.follow(audit, since);
+          this.remoteFindings = remote;
+          // An Event arrives after the reconcile whose write caused it, maybe while one is held.
+          remote.onChange(() => this.refreshFindings(engine));
+        },
+        (err: unknown) =>
+          this.log.warn(
+            `Findings are left out: ${context} could not be read for them (${err instanceof Error ? err.message : String(err)})`,
+          ),
+      );
     }
     observed.onReconcileEnd(() => {
       this.sampleDepth();

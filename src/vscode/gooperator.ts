@@ -22,7 +22,7 @@ import type {
 import { formatZapEntry } from '../runtime/zaplog';
 import type { ClusterSession } from './clustersession';
 import type { ClusterTargetPicker, OperatorEndpoint } from './clustertarget';
-import type { DiscoveringApiServer, RemoteFindingsSource } from '../runtime/remotefindings';
+import type { DiscoveringApiServer } from '../runtime/remotefindings';
 import { goOperatorLensOffsets } from './model/golenses';
 import { plural } from './model/timeformat';
 import { describeEvidence } from './model/findingevidence';
@@ -110,7 +110,6 @@ export class GoOperatorSession implements vscode.Disposable {
       server = await this.target.proxy(target);
       // Findings read the cluster's Events with the user's credentials, beside the proxy.
       reader = this.target.reader(target);
-      reader.catch(() => undefined);
     }
     if (!server) {
       throw new Error(
@@ -158,24 +157,13 @@ export class GoOperatorSession implements vscode.Disposable {
       building.dispose();
     };
     const observed = new ObservedManager(GO_OPERATOR_USER);
-    let remote: RemoteFindingsSource | undefined;
-    if (reader && target.kind === 'context') {
-      try {
-        remote = new RemoteFindingsSource(await reader, {
-          user: GO_OPERATOR_USER,
-          onProblem: (m) => this.log.warn(m),
-        });
-      } catch (err) {
-        this.log.warn(
-          `Findings are left out: ${target.context} could not be read for them (${err instanceof Error ? err.message : String(err)})`,
-        );
-      }
-    }
+    // The record from here on is this run's (the proxy outlives runs).
+    const since = server.audit.events().at(-1)?.seq ?? 0;
     const r: Running = {
       moduleDir,
       process: proc,
       observed,
-      findingsSource: cluster ? clusterFindingsSource(cluster) : remote,
+      findingsSource: cluster ? clusterFindingsSource(cluster) : undefined,
       observedFindings,
       findings: [],
       findingsAt: 0,
@@ -185,12 +173,26 @@ export class GoOperatorSession implements vscode.Disposable {
       timer: setInterval(() => void this.poll(r), POLL_MS),
     };
     this.running = r;
-    // A real target's Events are watched while this manager runs, in the namespaces it writes to.
-    if (remote) {
-      const source = remote;
-      r.disposables.push(
-        server.audit.subscribe((ev) => source.onAudit(ev)),
-        () => source.dispose(),
+    if (reader && target.kind === 'context') {
+      // A real target's Events are watched while this manager runs, in the namespaces it writes
+      // to, once the connection is made (it does not hold the start: the record is read back).
+      const context = target.context;
+      const audit = server.audit;
+      reader.then(
+        (api) => {
+          if (this.running !== r) return;
+          const remote = new RemoteFindingsSource(api, {
+            user: GO_OPERATOR_USER,
+            onProblem: (m) => this.log.warn(m),
+          });
+          remote.follow(audit, since);
+          r.disposables.push(() => remote.dispose());
+          r.findingsSource = remote;
+        },
+        (err: unknown) =>
+          this.log.warn(
+            `Findings are left out: ${context} could not be read for them (${err instanceof Error ? err.message : String(err)})`,
+          ),
       );
     }
     r.disposables.push(

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import type { AuditEvent } from '../../src/cluster/endpoints/audit';
+import { AuditLog, type AuditEvent } from '../../src/cluster/endpoints/audit';
 import { FaultInjector } from '../../src/cluster/faults';
 import type { ApiServer } from '../../src/runtime/apiserver';
 import { FaultyApiServer } from '../../src/runtime/faultyapiserver';
@@ -82,6 +82,16 @@ function countingWatches(api: ApiServer): { api: ApiServer; open: () => number }
     };
   };
   return { api: counted, open: () => open };
+}
+
+/** A create in `namespace` completed, in `log` (the proxy's record). */
+function written(log: AuditLog, user: string, namespace: string): void {
+  const r = log.begin({ user, userAgent: 'manager/v0.0.0', requestURI: '/', method: 'POST' });
+  r.resolve(
+    { apiVersion: 'v1', resource: 'configmaps', subresource: '', namespace, name: 'x' },
+    false,
+  );
+  r.complete(201);
 }
 
 function reasons(source: RemoteFindingsSource): string[] {
@@ -245,6 +255,27 @@ describe('findings read from a real cluster (RemoteFindingsSource)', () => {
     assert.equal(problems.length, 1);
     assert.match(problems[0], /Events of namespace default cannot be read/);
     assert.deepEqual(source.events(), []);
+  });
+
+  it('reads the record back from `since`, then follows it until disposed', async (t) => {
+    const { cluster, clock } = await env(t);
+    for (const ns of ['before', 'early', 'late', 'after'])
+      cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const log = new AuditLog();
+    written(log, OPERATOR, 'before');
+    const since = log.events().at(-1)!.seq;
+    // The operator wrote here before the connection to the cluster was made.
+    written(log, OPERATOR, 'early');
+    written(log, 'someone', 'default');
+    const source = new RemoteFindingsSource(cluster, { user: OPERATOR });
+    t.after(() => source.dispose());
+    source.follow(log, since);
+    written(log, OPERATOR, 'late');
+    await clock.advance(0);
+    assert.deepEqual(source.namespaces(), ['early', 'late']);
+    source.dispose();
+    written(log, OPERATOR, 'after');
+    assert.deepEqual(source.namespaces(), []);
   });
 
   it('stops its watches when disposed, and starts none after', async (t) => {
