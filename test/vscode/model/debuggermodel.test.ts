@@ -163,82 +163,73 @@ describe('DebuggerModel on the sample operator', () => {
   });
 });
 
-describe('DebuggerModel latency chart', () => {
-  it('charts wall-clock reconcile time without the time spent held at a breakpoint', async () => {
-    const clock = new VirtualClock(0);
-    const cluster = createCluster({ clock, controllers: false });
-    const manager = new Manager({ api: cluster });
-    let wall = 0;
-    const model = new DebuggerModel(
-      manager,
-      eventsOf(cluster),
-      { apiVersion: 'v1', kind: 'ConfigMap' },
-      'x',
-      0,
-      () => wall,
-    );
-    const trace = { id: 1, start: 0, end: 0 } as Parameters<DebuggerModel['onReconcileEnd']>[0];
-    model.onReconcileStart(trace);
-    wall = 5;
+/**
+ * A model on an empty manager whose wall clock the test moves (`wall.now`), for the charts'
+ * measures; `hold()` holds a reconcile of default/a.
+ */
+function bareModel(startWall: number) {
+  const clock = new VirtualClock(0);
+  const cluster = createCluster({ clock, controllers: false });
+  const manager = new Manager({ api: cluster });
+  const wall = { now: startWall };
+  const model = new DebuggerModel(
+    manager,
+    eventsOf(cluster),
+    { apiVersion: 'v1', kind: 'ConfigMap' },
+    'x',
+    0,
+    () => wall.now,
+  );
+  const hold = () =>
     model.onHeld({
       trace: { key: 'default/a' },
       phase: { phase: 'read' },
       reason: 'step',
       when: 'enter',
     } as HeldState);
-    wall = 10_005; // ten seconds looking at the held phase
+  const trace = (id: number) =>
+    ({ id, key: 'default/a', start: 0, end: 0 }) as Parameters<DebuggerModel['onReconcileEnd']>[0];
+  return { model, wall, hold, trace, close: () => cluster.close() };
+}
+
+describe('DebuggerModel latency chart', () => {
+  it('charts wall-clock reconcile time without the time spent held at a breakpoint', async () => {
+    const { model, wall, hold, trace, close } = bareModel(0);
+    const t = trace(1);
+    model.onReconcileStart(t);
+    wall.now = 5;
+    hold();
+    wall.now = 10_005; // ten seconds looking at the held phase
     model.onResumed();
-    wall = 10_008;
-    model.onReconcileEnd(trace);
+    wall.now = 10_008;
+    model.onReconcileEnd(t);
     // At the running time 8: ten seconds held left out.
     assert.deepEqual(model.state().charts.latencyMs, [[0, 8, 8]]);
-    cluster.close();
+    close();
   });
 
   it('puts a hot loop on the virtual clock apart on running time', () => {
-    const clock = new VirtualClock(0);
-    const cluster = createCluster({ clock, controllers: false });
-    const manager = new Manager({ api: cluster });
-    let wall = 100;
-    const model = new DebuggerModel(
-      manager,
-      eventsOf(cluster),
-      { apiVersion: 'v1', kind: 'ConfigMap' },
-      'x',
-      0,
-      () => wall,
-    );
+    const { model, wall, hold, trace, close } = bareModel(100);
     // Three reconciles of one key at one instant of the controller's clock, 4 ms of wall each,
     // with a hold of a minute in the middle of the second.
-    const traces = [1, 2, 3].map(
-      (id) =>
-        ({ id, key: 'default/a', start: 0, end: 0 }) as Parameters<
-          DebuggerModel['onReconcileEnd']
-        >[0],
-    );
-    for (const t of traces) {
+    for (const t of [1, 2, 3].map(trace)) {
       model.onReconcileStart(t);
       model.onQueueChange(0, 1);
-      wall += 2;
+      wall.now += 2;
       if (t.id === 2) {
-        model.onHeld({
-          trace: { key: 'default/a' },
-          phase: { phase: 'read' },
-          reason: 'step',
-          when: 'enter',
-        } as HeldState);
-        wall += 60_000;
+        hold();
+        wall.now += 60_000;
         assert.equal(model.runNow(), 6, 'the running time stands still while held');
         model.onResumed();
       }
-      wall += 2;
+      wall.now += 2;
       model.onReconcileEnd(t);
     }
     const runs = (points: Array<[number, number, number]>) => points.map((p) => p[2]);
     assert.deepEqual(runs(model.state().charts.queueDepth), [0, 4, 8]);
     assert.deepEqual(runs(model.state().charts.latencyMs), [4, 8, 12]);
     assert.equal(model.state().charts.runMs, 12);
-    cluster.close();
+    close();
   });
 });
 
