@@ -195,6 +195,68 @@ export class GoPackage {
     return out;
   }
 
+  private tables: { byKey: Map<string, FuncDecl[]>; byType: Map<string, FuncDecl[]> } | null = null;
+
+  /**
+   * Function values held in tables of this package: `{version: v, upgrade: upgrade0_1_0}` (by
+   * the key `upgrade`), `[]stepFunc{r.reconcileStorage, r.reconcileSource}` (by the element type
+   * `stepFunc`), `map[string]T{...}` likewise. A call through such a value (`u.upgrade(ctx, t)`,
+   * `step(ctx, obj)`) may reach each of them. Values are the package's functions and method
+   * values (`r.reconcileStatus`: the methods of that name).
+   */
+  funcValues(by: 'key' | 'type', name: string): FuncDecl[] {
+    if (!this.tables) {
+      const byKey = new Map<string, FuncDecl[]>();
+      const byType = new Map<string, FuncDecl[]>();
+      const add = (m: Map<string, FuncDecl[]>, k: string, d: FuncDecl): void => {
+        const list = m.get(k) ?? [];
+        if (!list.includes(d)) list.push(d);
+        m.set(k, list);
+      };
+      const valueOf = (el: Node): Node | null => {
+        const v = el.type === 'keyed_element' ? named(el)[1] : el;
+        return v?.type === 'literal_element' ? (named(v)[0] ?? null) : (v ?? null);
+      };
+      for (const file of this.files) {
+        // `key: fn` in any literal, its type written or elided (`[]T{{version: v, up: f}}`).
+        for (const kv of descendants(file.root, 'keyed_element')) {
+          const key = named(kv)[0]?.text;
+          if (key) for (const d of this.valueFuncs(file, valueOf(kv))) add(byKey, key, d);
+        }
+        // `[]stepFunc{a, r.b}`, `map[string]stepFunc{...}`: by the element type.
+        for (const lit of descendants(file.root, 'composite_literal')) {
+          const type = field(lit, 'type');
+          const elem =
+            type?.type === 'slice_type' || type?.type === 'array_type'
+              ? field(type, 'element')
+              : type?.type === 'map_type'
+                ? field(type, 'value')
+                : null;
+          if (elem?.type !== 'type_identifier') continue;
+          for (const el of named(field(lit, 'body')))
+            for (const d of this.valueFuncs(file, valueOf(el))) add(byType, elem.text, d);
+        }
+      }
+      this.tables = { byKey, byType };
+    }
+    const out = (by === 'key' ? this.tables.byKey : this.tables.byType).get(name) ?? [];
+    this.recorder?.set(`t:${by}.${name}`, out.map((d) => d.node.id).join(','));
+    return out;
+  }
+
+  /** The functions a value names: `upgrade0_1_0`, or `r.reconcileStatus` (methods of that name). */
+  private valueFuncs(file: GoFile, value: Node | null): FuncDecl[] {
+    if (value?.type === 'identifier') {
+      const f = this.functions.get(value.text);
+      return f ? [f] : [];
+    }
+    if (value?.type !== 'selector_expression') return [];
+    const op = field(value, 'operand');
+    const name = field(value, 'field')?.text;
+    if (op?.type !== 'identifier' || !name || importPathOf(file, op.text)) return [];
+    return [...this.methods.values()].filter((d) => d.name === name);
+  }
+
   func(name: string): FuncDecl | undefined {
     const d = this.functions.get(name);
     this.recorder?.set(`f:${name}`, d ? String(d.node.id) : '');
@@ -229,7 +291,12 @@ export class GoPackage {
         if (kind === 's') now = this.types.struct(name)?.text ?? '';
         else if (kind === 'c') now = this.types.isClusterScoped(name) ? 'y' : '';
         else if (kind === 'u') now = summary(name);
-        else if (kind === 'i') {
+        else if (kind === 't') {
+          const dot = name.indexOf('.');
+          now = this.funcValues(name.slice(0, dot) as 'key' | 'type', name.slice(dot + 1))
+            .map((d) => d.node.id)
+            .join(',');
+        } else if (kind === 'i') {
           const dot = name.indexOf('.');
           now = this.implementations(name.slice(0, dot), name.slice(dot + 1))
             .map((d) => d.node.id)

@@ -385,7 +385,32 @@ function fetchedByHelper(pkg: GoPackage, root: PathFunc, request: string): Helpe
 function targetsOf(pkg: GoPackage, fn: PathFunc, call: Node): [Node, FuncDecl][] {
   const target = resolveCall(pkg, fn, call);
   if (target) return [[call, target]];
-  return dispatched(pkg, fn, call).map((d) => [call, d]);
+  const via = dispatched(pkg, fn, call);
+  return (via.length ? via : tabled(pkg, fn.node, fn.file, call)).map((d) => [call, d]);
+}
+
+/**
+ * A call through a function value held in a table of the package (package.ts funcValues):
+ * `step(ctx, obj)` where `step` ranges over a `[]stepFunc` (or is a parameter of that type), or
+ * `u.upgradeStack(ctx, t)` / `p.Reconcile(ctx, obj)` where that field is set in a literal
+ * (`{version: v, upgradeStack: upgrade0_1_0}`, `{Name: "Status", Reconcile: r.reconcileStatus}`).
+ */
+export function tabled(pkg: GoPackage, fnNode: Node, file: GoFile, call: Node): FuncDecl[] {
+  const c = callee(call);
+  if (!c) return [];
+  if (!c.operand) {
+    if (pkg.functions.has(c.name)) return [];
+    let t = varType(fnNode, c.name);
+    while (t && (t.type === 'pointer_type' || t.type === 'parenthesized_type'))
+      t = named(t)[0] ?? null;
+    return t?.type === 'type_identifier' ? pkg.funcValues('type', t.text) : [];
+  }
+  const op = unparen(c.operand);
+  if (op?.type === 'identifier' && importPathOf(file, op.text)) return [];
+  // `r.method(...)` on the receiver was resolved, or is a method of another package's type.
+  const recv = receiverOf(fnNode);
+  if (op?.type === 'identifier' && recv?.name === op.text) return [];
+  return pkg.funcValues('key', c.name);
 }
 
 /**

@@ -25,7 +25,7 @@ import {
   type GoFile,
   type GoPackage,
 } from './package';
-import { makePathFunc, type PathFunc } from './reconcilers';
+import { makePathFunc, tabled, type PathFunc } from './reconcilers';
 import {
   ancestor,
   argVar,
@@ -112,6 +112,9 @@ interface Entry {
   deps: { ref: FuncRef; node: Node | null; summary: FuncSummary | null }[];
 }
 
+/** Summaries being computed at once (a chain of callees) at most. */
+const MAX_SUMMARY_DEPTH = 400;
+
 /** Kept as long as the declaration's node lives: an edited declaration gets a new node. */
 const cache = new WeakMap<Node, Entry>();
 
@@ -160,6 +163,10 @@ export class Summaries {
     const file = decl.file;
     if (!c.operand) return pkg.functions.has(c.name) ? { path, recv: null, name: c.name } : null;
     const recv = decl.receiverType ? receiverOf(decl.node) : null;
+    // `upgrade.Upgrade{Client: c}.Upgrade(ctx, obj)`: a method of the literal's type.
+    const lit = unparen(c.operand);
+    if (lit?.type === 'composite_literal' && field(lit, 'type'))
+      return this.typeRef(file, path, field(lit, 'type')!, c.name);
     if (c.operand.type === 'identifier') {
       const x = c.operand.text;
       if (recv && x === recv.name) return { path, recv: recv.type, name: c.name };
@@ -234,7 +241,9 @@ export class Summaries {
   /** The summary of `decl`, from the cache when its dependencies still answer the same. */
   summary(pkg: GoPackage, path: string, decl: FuncDecl): FuncSummary {
     const node = decl.node;
-    if (this.computing.has(node)) return EMPTY;
+    // In a cycle, or a chain of calls deeper than any real helper stack (a generated package of
+    // a thousand steps): nothing more is known, and the JS stack is spared.
+    if (this.computing.has(node) || this.computing.size >= MAX_SUMMARY_DEPTH) return EMPTY;
     const cached = cache.get(node);
     if (
       cached &&
@@ -330,29 +339,38 @@ export class Summaries {
       }
     }
     for (const call of fn.calls) {
-      const ref = this.resolve(pkg, path, decl, call);
-      if (!ref) continue;
-      const target = this.decl(ref);
-      const cycle = !!target && this.computing.has(target.decl.node);
-      const s = target ? this.summary(target.pkg, ref.path, target.decl) : EMPTY;
-      deps.push({ ref, node: target?.decl.node ?? null, summary: cycle || !target ? null : s });
-      if (!target || s === EMPTY) continue;
-      const args = callArgs(call);
-      const argOf = (i: number | null): string | null =>
-        i === null ? null : i === -1 ? receiverArg(call) : argVar(args[i]);
-      if (s.perPass > 0 && s.write) {
-        const v = argOf(s.writeParam);
-        events.push({ call, key: v ?? `?${call.id}`, n: s.perPass, refresh: false });
-        out.write ??= s.write;
-        out.writeParam ??= indexOf(v);
-        out.always ||= s.always && unconditional(fn.body, call);
-      }
-      if (s.drop && !out.drop && !inGoroutine(call, fn.body)) out.drop = s.drop;
-      if (s.returnsStatusError) this.errorFate(fn, call, out, errorOf);
-      if (s.block && !out.block && !inGoroutine(call, fn.body)) out.block = s.block;
-      for (const [i, change] of s.spec) {
-        const at = indexOf(argOf(i));
-        if (at !== null && !out.spec.has(at)) out.spec.set(at, change);
+      // One target, or each function value a table of the package holds (`u.upgradeStack(...)`).
+      const one = this.resolve(pkg, path, decl, call);
+      const refs: FuncRef[] = one
+        ? [one]
+        : tabled(pkg, decl.node, decl.file, call).map((d) => ({
+            path,
+            recv: d.receiverType,
+            name: d.name,
+          }));
+      for (const ref of refs) {
+        const target = this.decl(ref);
+        const cycle = !!target && this.computing.has(target.decl.node);
+        const s = target ? this.summary(target.pkg, ref.path, target.decl) : EMPTY;
+        deps.push({ ref, node: target?.decl.node ?? null, summary: cycle || !target ? null : s });
+        if (!target || s === EMPTY) continue;
+        const args = callArgs(call);
+        const argOf = (i: number | null): string | null =>
+          i === null ? null : i === -1 ? receiverArg(call) : argVar(args[i]);
+        if (s.perPass > 0 && s.write) {
+          const v = argOf(s.writeParam);
+          events.push({ call, key: v ?? `?${call.id}`, n: s.perPass, refresh: false });
+          out.write ??= s.write;
+          out.writeParam ??= indexOf(v);
+          out.always ||= s.always && unconditional(fn.body, call);
+        }
+        if (s.drop && !out.drop && !inGoroutine(call, fn.body)) out.drop = s.drop;
+        if (s.returnsStatusError) this.errorFate(fn, call, out, errorOf);
+        if (s.block && !out.block && !inGoroutine(call, fn.body)) out.block = s.block;
+        for (const [i, change] of s.spec) {
+          const at = indexOf(argOf(i));
+          if (at !== null && !out.spec.has(at)) out.spec.set(at, change);
+        }
       }
     }
 
@@ -621,5 +639,14 @@ export function siteName(from: string, site: Site): string {
 
 /** How a call names its target, for messages: `common.UpdateStatus`, `obj.SetDefaults`. */
 export function callName(call: Node): string {
-  return field(call, 'function')?.text.replace(/\s+/g, '') ?? 'the call';
+  const f = field(call, 'function');
+  if (!f) return 'the call';
+  // `upgrade.Upgrade{Client: c, ...}.Upgrade`: the literal's fields say nothing here.
+  const lit = descendants(f, 'literal_value')[0];
+  const text = lit
+    ? f.text.slice(0, lit.startIndex - f.startIndex) +
+      '{…}' +
+      f.text.slice(lit.endIndex - f.startIndex)
+    : f.text;
+  return text.replace(/\s+/g, '');
 }
