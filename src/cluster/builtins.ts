@@ -8,6 +8,7 @@
 import { Cluster } from './cluster';
 import type { ClusterOptions } from './cluster';
 import { startControllers } from './controllers/controllers';
+import { startRootCACertPublisher } from './controllers/rootcacertpublisher';
 import { defaultStorageClass } from './admission/defaultstorageclass';
 import { defaultTolerationSeconds } from './admission/defaulttolerationseconds';
 import { priorityAdmission } from './admission/priority';
@@ -86,6 +87,15 @@ export function withBuiltins(cluster: Cluster, opts: BuiltinsOptions = {}): Clus
     kubelet: opts,
   });
   for (const stop of stops) cluster.onClose(stop);
+  if (opts.controllers !== false && opts.controllerManager !== false) {
+    // The root CA publisher publishes the CA of the server that serves the cluster, the latest.
+    let stopPublisher: (() => void) | undefined;
+    cluster.onServed(({ caPem }) => {
+      stopPublisher?.();
+      stopPublisher = startRootCACertPublisher(cluster, caPem);
+    });
+    cluster.onClose(() => stopPublisher?.());
+  }
   return cluster;
 }
 

@@ -125,3 +125,13 @@ test('differences name each path with both values, absent ones said so', () => {
   ]);
   assert.deepEqual(differences({ a: { b: 1 } }, { a: { b: 1 } }, 'body'), []);
 });
+
+test('a PEM bundle is certificate data however many blocks it holds', () => {
+  const block = (b: string) => `-----BEGIN CERTIFICATE-----\n${b}\n-----END CERTIFICATE-----\n`;
+  // kubectl's custom columns print a ConfigMap's data as text.
+  const line = (pem: string) => ({ stdout: `kube-root-ca.crt   map[ca.crt:${pem}]\n` });
+  const chain = normaliseAll([line(block('AAA') + block('BBB'))]);
+  const single = normaliseAll([line(block('CCC'))]);
+  assert.deepEqual(chain, single);
+  assert.notDeepEqual(normaliseAll([line('text')]), single);
+});

@@ -15,7 +15,12 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 /** A timestamp inside longer text (kubectl's YAML, an event's message). */
 const TIME_IN_TEXT = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)/g;
-const PEM = /-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----\n?/g;
+/**
+ * PEM text, a bundle of blocks as one: which certificates a bundle holds is each cluster's own (the
+ * reference's kube-controller-manager publishes the apiserver's self-signed chain, leaf and CA, as
+ * its root CA; the fake its CA).
+ */
+const PEM = /(?:-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----\n?)+/g;
 /** Fields that hold certificate data as base64 rather than PEM text. */
 const CERT_KEYS = new Set(['caBundle', 'certificate-authority-data', 'certificate', 'ca.crt']);
 /** Values an allocator picks at random within a range: which one is not part of the behaviour. */

@@ -461,6 +461,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     )
   )
     ensureKubernetesService(cluster, port);
+  cluster.served({ caPem: certs.caPem });
   const hostPart = host.includes(':') ? `[${host}]` : host;
   address = `${hostPart}:${port}`;
   const url = `https://${hostPart}:${port}`;
