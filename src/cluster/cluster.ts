@@ -20,7 +20,13 @@ import {
   replicasField as replicasFieldOf,
   scaleEntries,
 } from './managedfields/scalehandler';
-import { crdResourceTypes, establishedStatus } from './apiextensions/crd';
+import {
+  CRD_DELETION_PENDING,
+  CRD_FINALIZER,
+  crdResourceTypes,
+  preparedStatus,
+  setCrdCondition,
+} from './apiextensions/crd';
 import type { FieldError } from './apimachinery/errors';
 import {
   OBJECT_MODIFIED,
@@ -166,6 +172,8 @@ export interface HandOver extends SharedWriteOptions {
    * dropping these unknown fields: the write reports them and does not walk the object again.
    */
   unknownFields?: string[];
+  /** The fields the request's JSON body gave twice (endpoints/duplicatefields.ts). */
+  duplicateFields?: string[];
 }
 
 export interface Watch {
@@ -193,6 +201,12 @@ function bookmarkObject(
   return zero;
 }
 
+/** What an HTTPS server serving the cluster is known by. */
+export interface ServingIdentity {
+  /** The PEM of the CA that signed the serving certificate. */
+  caPem: string;
+}
+
 export class Cluster {
   readonly clock: Clock;
   readonly registry = new Registry();
@@ -207,6 +221,7 @@ export class Cluster {
   private session: WebhookSession | undefined;
   private readonly events: EventRecorder;
   private closed = false;
+  private readonly servedListeners: Array<(identity: ServingIdentity) => void> = [];
   /** CRD conversion webhooks (apiextensions/crconverter.ts). */
   readonly crConverter: CrConverter;
 
@@ -256,6 +271,20 @@ export class Cluster {
   /** Registers a stop function run by close(). */
   onClose(stop: () => void): void {
     this.stoppers.push(stop);
+  }
+
+  /**
+   * Runs `listener` each time an HTTPS server starts serving this cluster, with what that server
+   * is known by: the controllers that publish it (the root CA publisher) start then, as
+   * kube-controller-manager reads the apiserver's CA at its start.
+   */
+  onServed(listener: (identity: ServingIdentity) => void): void {
+    this.servedListeners.push(listener);
+  }
+
+  /** Called by the HTTPS server (endpoints/server.ts) once it listens. */
+  served(identity: ServingIdentity): void {
+    for (const l of this.servedListeners) l(identity);
   }
 
   close(): void {
@@ -929,8 +958,7 @@ export class Cluster {
       ...(st.validate?.(obj) ?? []),
     ];
     if (errs.length) throw newInvalid(qualifiedKind, md.name, errs);
-    if (t.info.group === 'apiextensions.k8s.io')
-      obj.status = establishedStatus(obj, this.now(), false);
+    if (isCrd(t)) obj.status = preparedStatus(obj);
     this.admit(attrs);
     const key = objectKey(md.namespace, md.name);
     if (this.store.get(t.storageKey, key)) throw newAlreadyExists(t.gr, md.name);
@@ -1171,9 +1199,7 @@ export class Cluster {
         next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     }
     if (!opts.subresource) st.finishUpdate?.(next, old);
-    if (t.info.group === 'apiextensions.k8s.io' && opts.subresource !== 'status') {
-      next.status = establishedStatus(next, this.now(), !!next.metadata.deletionTimestamp, old);
-    }
+    if (isCrd(t) && opts.subresource !== 'status') next.status = preparedStatus(next, old);
     next.metadata.resourceVersion = old.metadata.resourceVersion;
     if (!opts.applied)
       recordManagedFields(
@@ -1496,26 +1522,35 @@ export class Cluster {
         if (i >= 0 && !old.metadata.deletionTimestamp) finalizers.splice(i, 1);
       }
     }
+    // The CRD REST's first delete adds the finalizer that deletes its custom resources first.
+    if (isCrd(t) && !old.metadata.deletionTimestamp && !finalizers.includes(CRD_FINALIZER))
+      finalizers.push(CRD_FINALIZER);
     if (finalizers.length) md.finalizers = finalizers;
     else delete md.finalizers;
     const graceful = gracefulDeletion(old, gracePeriodSeconds(t, old, opts), this.clock.now());
     if (graceful.set) Object.assign(md, graceful.set);
     const pending = graceful.pending || hasFinalizers(t, next);
     if (pending) {
+      // Namespaces and CRDs are deleted by their REST's own Delete, which sets the timestamp
+      // alone; the generic store's updateForGracefulDeletion sets a grace period of 0 with it,
+      // and bumps a generation that is set, as a graceful deletion (rest.BeforeDelete) does.
+      const ownDelete = isNamespace(t) || isCrd(t);
       if (!md.deletionTimestamp) {
         md.deletionTimestamp = this.now();
-        md.deletionGracePeriodSeconds = 0;
+        if (!ownDelete) md.deletionGracePeriodSeconds = 0;
       }
-      // The first deletionTimestamp bumps a generation that is set, whether a graceful deletion
-      // (rest.BeforeDelete) or finalizers (the generic store's updateForGracefulDeletion) set it.
-      if (!old.metadata.deletionTimestamp && md.generation !== undefined) md.generation++;
-      if (t.info.kind === 'Namespace' && t.info.group === '')
+      if (!old.metadata.deletionTimestamp && md.generation !== undefined && !ownDelete)
+        md.generation++;
+      if (isNamespace(t))
         (next.status as Record<string, unknown>) = {
           ...(next.status as object),
           phase: 'Terminating',
         };
-      if (t.info.group === 'apiextensions.k8s.io')
-        next.status = establishedStatus(next, this.now(), true, old);
+      if (isCrd(t) && !old.metadata.deletionTimestamp) {
+        const status = { ...(next.status as Record<string, unknown>) };
+        setCrdCondition(status, CRD_DELETION_PENDING, this.now());
+        next.status = status;
+      }
       if (deepEqual(next, old)) return this.out(old, t);
       if (opts.dryRun) return this.out(next, t);
       md.resourceVersion = String(this.store.nextRv());
@@ -1654,15 +1689,27 @@ function storedApiVersion(t: ResourceType): string {
 }
 
 /** fieldValidation: Strict refuses unknown fields with the decoder's message; Warn reports them. */
-function checkUnknownFields(t: ResourceType, unknown: string[] | void, opts: WriteOptions): void {
-  if (!unknown || !unknown.length) return;
+/**
+ * sigs.k8s.io/json's strict decoding errors under the request's fieldValidation: the body's
+ * duplicate fields, then the fields its Go type does not know.
+ */
+function checkUnknownFields(
+  t: ResourceType,
+  unknown: string[] | void,
+  opts: WriteOptions & HandOver,
+): void {
+  const errs = [
+    ...(opts.duplicateFields ?? []).map((f) => `duplicate field "${f}"`),
+    ...(unknown ?? []).map((f) => `unknown field "${f}"`),
+  ];
+  if (!errs.length) return;
   const mode = opts.fieldValidation ?? 'Warn';
   if (mode === 'Strict') {
     throw newBadRequest(
-      `${t.info.kind} in version "${t.info.version}" cannot be handled as a ${t.info.kind}: strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`,
+      `${t.info.kind} in version "${t.info.version}" cannot be handled as a ${t.info.kind}: strict decoding error: ${errs.join(', ')}`,
     );
   }
-  if (mode === 'Warn') for (const f of unknown) opts.warnings?.push(`unknown field "${f}"`);
+  if (mode === 'Warn') opts.warnings?.push(...errs);
 }
 
 /** storage.Preconditions.Check: a UID or resourceVersion that is not the stored one is a 409. */
@@ -1908,3 +1955,11 @@ function decodeContinue(tok: string): { rv: number; start: string } {
 }
 
 export { newForbidden };
+
+function isCrd(t: ResourceType): boolean {
+  return t.info.kind === 'CustomResourceDefinition' && t.info.group === 'apiextensions.k8s.io';
+}
+
+function isNamespace(t: ResourceType): boolean {
+  return t.info.kind === 'Namespace' && t.info.group === '';
+}

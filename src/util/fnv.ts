@@ -1,6 +1,6 @@
 /**
  * 32-bit FNV-1a (Go's hash/fnv New32a), over a string's UTF-16 code units — the same as over its
- * bytes for ASCII, which is all the callers hash where Go would (pod-template-hash, discovery's
+ * bytes for ASCII, which is all the callers hash where Go would (pod-template-hash, the
  * storageVersionHash). Pass a previous result as `seed` to hash several strings as one.
  */
 export const FNV32_OFFSET = 0x811c9dc5;

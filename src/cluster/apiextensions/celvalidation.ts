@@ -65,6 +65,7 @@ export function blocksCel(e: FieldError): boolean {
     e.type === 'FieldValueNotSupported' ||
     e.type === 'FieldValueRequired' ||
     e.type === 'FieldValueTooLong' ||
+    e.type === 'FieldValueTooMany' ||
     e.type === 'FieldValueTypeInvalid'
   );
 }

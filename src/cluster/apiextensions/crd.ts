@@ -17,6 +17,7 @@ import {
   validateConversion,
 } from './conversionvalidation';
 import { rec } from '../apimachinery/unstructured';
+import { deepEqual } from '../apimachinery/patch';
 
 type Obj = Record<string, unknown>;
 
@@ -139,59 +140,125 @@ export function crdResourceTypes(crd: KubeObject): ResourceType[] {
       crd: crd.metadata.name,
       conversion,
       ...(storage ? { storageApiVersion: `${group}/${storage.name}` } : {}),
-      ...(root ? { schema: compileSchema(root) } : {}),
+      ...(root ? { schema: compileSchema(root, v.subresources?.scale) } : {}),
       printerColumns: v.additionalPrinterColumns ?? [],
     });
   }
   return out;
 }
 
+/** The Terminating condition the CRD REST's first delete sets. */
+export const CRD_DELETION_PENDING = {
+  type: 'Terminating',
+  status: 'True',
+  reason: 'InstanceDeletionPending',
+  message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+};
+
 /**
- * The status the NamesAccepted / Established controllers write. `storedVersions` keeps every
- * version objects may still be stored at: the previous list (`old`'s, on an update) with the
- * storage version added, as the CRD strategy's PrepareForCreate / PrepareForUpdate do, so a
- * storage version that changes leaves the old one listed until a migration removes it.
+ * The status a CRD is stored with (the strategy's PrepareForCreate and PrepareForUpdate): on
+ * create, empty accepted names and only its storage version stored; on an update, the old status
+ * with the storage version added to `storedVersions`, so a storage version that changes leaves
+ * the old one listed until a migration removes it. The names are accepted and the CRD is
+ * established afterwards, by the naming controller (crdnaming.ts).
  */
-export function establishedStatus(
-  crd: KubeObject,
+export function preparedStatus(crd: KubeObject, old?: KubeObject): Obj {
+  const base = old ? rec(old.status) : { acceptedNames: { plural: '', kind: '' } };
+  return { ...base, storedVersions: storedVersions(crd, old) };
+}
+
+/** A CRD condition as the helpers write it: the transition time kept while the status stays. */
+export function setCrdCondition(
+  status: Obj,
+  cond: { type: string; status: string; reason: string; message: string },
   now: string,
-  terminating: boolean,
-  old?: KubeObject,
-): Obj {
-  const spec = rec(crd.spec);
-  const names = rec(spec.names);
-  const cond = (type: string, status: string, reason: string, message: string) => ({
-    type,
-    status,
-    lastTransitionTime: now,
-    reason,
-    message,
-  });
-  const conditions = [
-    cond('NamesAccepted', 'True', 'NoConflicts', 'no conflicts found'),
-    cond('Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted'),
-  ];
-  if (terminating)
-    conditions.push(
-      cond(
-        'Terminating',
-        'True',
-        'InstanceDeletionInProgress',
-        'CustomResource deletion is in progress',
-      ),
-    );
-  return {
-    acceptedNames: {
-      kind: names.kind,
-      listKind: names.listKind ?? `${String(names.kind)}List`,
-      plural: names.plural,
-      singular: names.singular ?? String(names.kind).toLowerCase(),
-      ...(names.shortNames ? { shortNames: names.shortNames } : {}),
-      ...(names.categories ? { categories: names.categories } : {}),
-    },
-    conditions,
-    storedVersions: storedVersions(crd, old),
+): void {
+  const conditions = Array.isArray(status.conditions) ? (status.conditions as Obj[]) : [];
+  const i = conditions.findIndex((c) => c.type === cond.type);
+  const kept = i >= 0 && conditions[i]!.status === cond.status;
+  const next = {
+    ...cond,
+    lastTransitionTime: kept ? conditions[i]!.lastTransitionTime : now,
   };
+  const out = [...conditions];
+  // SetCRDCondition: type, status, lastTransitionTime, reason, message, in that order.
+  const ordered = {
+    type: next.type,
+    status: next.status,
+    lastTransitionTime: next.lastTransitionTime,
+    reason: next.reason,
+    message: next.message,
+  };
+  if (i >= 0) out[i] = ordered;
+  else out.push(ordered);
+  status.conditions = out;
+}
+
+/**
+ * The status the naming controller writes: the spec's names accepted and NamesAccepted; a CRD not
+ * yet Established is "Installing" until the establishing controller sees the names accepted
+ * (`establishedStatus`) — two writes, so the endpoint is served before it is said Established.
+ * Undefined when there is nothing to change.
+ */
+export function acceptedStatus(crd: KubeObject, now: string): Obj | undefined {
+  const current = rec(crd.status);
+  const names = rec(rec(crd.spec).names);
+  const acceptedNames = {
+    plural: names.plural,
+    ...(names.singular ? { singular: names.singular } : {}),
+    ...(names.shortNames ? { shortNames: names.shortNames } : {}),
+    kind: names.kind,
+    listKind: names.listKind ?? `${String(names.kind)}List`,
+    ...(names.categories ? { categories: names.categories } : {}),
+  };
+  const next: Obj = { ...current, acceptedNames };
+  setCrdCondition(
+    next,
+    { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' },
+    now,
+  );
+  if (!hasCondition(current, 'Established', 'True'))
+    setCrdCondition(
+      next,
+      {
+        type: 'Established',
+        status: 'False',
+        reason: 'Installing',
+        message: 'the initial names have been accepted',
+      },
+      now,
+    );
+  return deepEqual(next, current) ? undefined : next;
+}
+
+/**
+ * The establishing controller's write: a CRD whose names are accepted and that is not yet
+ * Established becomes so. Undefined when there is nothing to change.
+ */
+export function establishedStatus(crd: KubeObject, now: string): Obj | undefined {
+  const current = rec(crd.status);
+  if (
+    !hasCondition(current, 'NamesAccepted', 'True') ||
+    hasCondition(current, 'Established', 'True')
+  )
+    return undefined;
+  const next: Obj = { ...current };
+  setCrdCondition(
+    next,
+    {
+      type: 'Established',
+      status: 'True',
+      reason: 'InitialNamesAccepted',
+      message: 'the initial names have been accepted',
+    },
+    now,
+  );
+  return next;
+}
+
+function hasCondition(status: Obj, type: string, value: string): boolean {
+  const conditions = Array.isArray(status.conditions) ? (status.conditions as Obj[]) : [];
+  return conditions.some((c) => c.type === type && c.status === value);
 }
 
 function storedVersions(crd: KubeObject, old: KubeObject | undefined): string[] {

@@ -6,6 +6,8 @@
  */
 import { celValidator, CEL_NOT_CHECKED, blocksCel } from './celvalidation';
 import type { FieldError } from '../apimachinery/errors';
+import { fieldInvalid } from '../apimachinery/errors';
+import type { ScaleSpec } from '../registry/registry';
 import { isObject } from '../apimachinery/patch';
 import type { JSONSchemaProps } from './jsonschema';
 import { validateValue } from './schemavalidation';
@@ -22,7 +24,11 @@ export interface CompiledSchema {
   validate(obj: Record<string, unknown>, old?: Record<string, unknown>): FieldError[];
 }
 
-export function compileSchema(root: JSONSchemaProps): CompiledSchema {
+/**
+ * `scale`: the version's scale subresource, whose replicas paths the validator checks after the
+ * schema (customResourceValidator's ValidateScaleSpec and ValidateScaleStatus), before CEL.
+ */
+export function compileSchema(root: JSONSchemaProps, scale?: ScaleSpec): CompiledSchema {
   const cel = celValidator(root);
   return {
     root,
@@ -43,6 +49,7 @@ export function compileSchema(root: JSONSchemaProps): CompiledSchema {
         (r) => r !== 'apiVersion' && r !== 'kind' && r !== 'metadata',
       );
       validateValue(rest, { ...root, properties: props, required }, '', errs);
+      if (scale) errs.push(...validateScale(obj, scale));
       // CEL rules see only values of the right shape (hasBlockingErr in the CR strategy).
       if (cel) errs.push(...(errs.some(blocksCel) ? [CEL_NOT_CHECKED] : cel.validate(obj, old)));
       return errs;
@@ -108,4 +115,68 @@ function defaultNode(v: unknown, s: JSONSchemaProps): void {
     for (const k of Object.keys(v))
       if (!s.properties?.[k]) defaultNode(v[k], s.additionalProperties);
   }
+}
+
+/**
+ * ValidateScaleSpec and ValidateScaleStatus: the replicas at each path, when set, an int64 from 0
+ * to MaxInt32 (unstructured.NestedInt64's wording when it is another type), and the label selector
+ * a string. Paths are named as the subresource spells them (`.spec.replicas`).
+ */
+function validateScale(obj: Record<string, unknown>, scale: ScaleSpec): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const path of [scale.specReplicasPath, scale.statusReplicasPath]) {
+    const v = nested(obj, path);
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number' || !Number.isInteger(v))
+      errs.push(
+        fieldInvalid(
+          path,
+          0,
+          `${path} accessor error: ${goValue(v)} is of the type ${goType(v)}, expected int64`,
+        ),
+      );
+    else if (v < 0) errs.push(fieldInvalid(path, v, 'should be a non-negative integer'));
+    else if (v > 2147483647)
+      errs.push(fieldInvalid(path, v, 'should be less than or equal to 2147483647'));
+  }
+  const sel = scale.labelSelectorPath;
+  const v = sel === undefined ? undefined : nested(obj, sel);
+  if (sel !== undefined && v !== undefined && v !== null && typeof v !== 'string')
+    errs.push(
+      fieldInvalid(
+        sel,
+        '',
+        `${sel} accessor error: ${goValue(v)} is of the type ${goType(v)}, expected string`,
+      ),
+    );
+  return errs;
+}
+
+function nested(obj: Record<string, unknown>, path: string): unknown {
+  let v: unknown = obj;
+  for (const f of path.replace(/^\./, '').split('.')) {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
+    v = (v as Record<string, unknown>)[f];
+  }
+  return v;
+}
+
+/** %T of a JSON value as the unstructured decoder holds it. */
+function goType(v: unknown): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  if (Array.isArray(v)) return '[]interface {}';
+  return 'map[string]interface {}';
+}
+
+/** %v of a scalar; containers as fmt prints them only roughly (map[...] / [...]). */
+function goValue(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(goValue).join(' ')}]`;
+  if (v !== null && typeof v === 'object')
+    return `map[${Object.keys(v)
+      .sort()
+      .map((k) => `${k}:${goValue((v as Record<string, unknown>)[k])}`)
+      .join(' ')}]`;
+  return String(v);
 }

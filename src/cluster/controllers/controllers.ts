@@ -1,13 +1,15 @@
 /**
  * Starts the cluster's built-in controllers, as kube-controller-manager runs its controllers
- * against the apiserver. The CRD finalizer is apiextensions-apiserver's own and always runs. The
- * GC, namespace, quota, disruption and pvc/pv-protection controllers belong to the cluster's integrity and run unless
- * `controllerManager` is false (envtest's control plane: an apiserver and no controller manager);
- * the workload controllers (ServiceAccounts, Deployment, ReplicaSet, Job, TTL-after-finished,
- * CronJob, StatefulSet, DaemonSet, EndpointSlice, PersistentVolume binding with the fake node's provisioner, and the kwok-like pod lifecycle) run unless `workloads` is false.
+ * against the apiserver. The CRD finalizer and naming controller are apiextensions-apiserver's own
+ * and always run. The GC, namespace, quota, disruption and pvc/pv-protection controllers belong
+ * to the cluster's integrity and run unless `controllerManager` is false (envtest's control plane:
+ * an apiserver and no controller manager); the workload controllers (ServiceAccounts, Deployment,
+ * ReplicaSet, Job, TTL-after-finished, CronJob, StatefulSet, DaemonSet, EndpointSlice,
+ * PersistentVolume binding with the fake node's provisioner, and the kwok-like pod lifecycle) run
+ * unless `workloads` is false.
  */
 import type { ControllerHost } from './controllerhost';
-import { startCrdFinalizer } from '../apiextensions/crdcontroller';
+import { startCrdFinalizer, startCrdNamingController } from '../apiextensions/crdcontroller';
 import { startCronJobController } from './cronjob';
 import { startDaemonSetController } from './daemonset';
 import { startDeploymentController } from './deployment';
@@ -29,7 +31,7 @@ export function startControllers(
   cluster: ControllerHost,
   opts: { workloads: boolean; controllerManager?: boolean; kubelet?: KubeletOptions },
 ): Array<() => void> {
-  const stops = [startCrdFinalizer(cluster)];
+  const stops = [startCrdFinalizer(cluster), startCrdNamingController(cluster)];
   if (opts.controllerManager === false) return stops;
   stops.push(
     startNamespaceController(cluster),

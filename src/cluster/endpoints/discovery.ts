@@ -7,7 +7,7 @@ import { apiData } from '../api/apidata';
 import type { ApiResourceList, ReleaseVersion } from '../api/apidata';
 import { subresourceInfo } from '../registry/registry';
 import type { Registry, ResourceType } from '../registry/registry';
-import { fnv1a32 } from '../../util/fnv';
+import { createHash } from 'node:crypto';
 
 /** Go's names of the platform Node runs on (kube-apiserver reports runtime.GOOS/GOARCH). */
 const GOOS: Record<string, string> = { win32: 'windows' };
@@ -25,10 +25,22 @@ export function serverVersion(): ServerVersion {
   };
 }
 
-/** A CRD's storage version hash (kube-apiserver hashes the storage group/version/kind). */
+/**
+ * discovery.StorageVersionHash: the first 8 bytes of the SHA-256 of a storage group/version/kind,
+ * base64.
+ */
+export function storageVersionHashOf(group: string, version: string, kind: string): string {
+  return createHash('sha256')
+    .update(`${group}/${version}/${kind}`)
+    .digest()
+    .subarray(0, 8)
+    .toString('base64');
+}
+
+/** A CRD's storage version hash: of its storage version, whichever version is asked. */
 function storageVersionHash(t: ResourceType): string {
-  const h = fnv1a32(`${t.info.group}/${t.info.version}/${t.info.kind}`);
-  return Buffer.from(h.toString(16).padStart(8, '0')).toString('base64').slice(0, 11) + '=';
+  const version = t.storageApiVersion?.split('/').pop() ?? t.info.version;
+  return storageVersionHashOf(t.info.group, version, t.info.kind);
 }
 
 /** The resources CRDs add (built-ins are the release's documents). */

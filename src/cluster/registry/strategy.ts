@@ -494,9 +494,6 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
   'apiextensions.k8s.io/CustomResourceDefinition': {
     prepareForCreate(obj) {
       delete obj.status;
-      const f = obj.metadata.finalizers ?? [];
-      if (!f.includes('customresourcecleanup.apiextensions.k8s.io'))
-        obj.metadata.finalizers = [...f, 'customresourcecleanup.apiextensions.k8s.io'];
     },
     validate: (obj, old) => validateCrd(obj, old),
   },

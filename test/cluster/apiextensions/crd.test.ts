@@ -123,3 +123,40 @@ test('recordEvent aggregates repeats into one Event with a count', async () => {
   assert.deepEqual(evs[0].source, { component: 'my-controller' });
   cluster.close();
 });
+
+test("a scale subresource's replicas paths are validated after the schema: an int64 from 0, worded as the validator words it", () => {
+  const { cluster } = newCluster({ controllers: false });
+  const crd = widgetCrd();
+  const v = (crd.spec as { versions: Obj[] }).versions[0]!;
+  v.subresources = {
+    status: {},
+    scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.size' },
+  };
+  const spec = (v.schema as { openAPIV3Schema: { properties: { spec: Obj } } }).openAPIV3Schema
+    .properties.spec;
+  // A schema that lets any value through, so the scale check is what refuses it.
+  spec.properties = { ...(spec.properties as Obj), size: { 'x-kubernetes-int-or-string': true } };
+  cluster.create(crd);
+  const invalid = (size: unknown) => {
+    try {
+      cluster.create({ ...widgetNamed('w'), spec: { size } });
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return 'created';
+  };
+  assert.equal(
+    invalid('many'),
+    'Widget.example.com "w" is invalid: .spec.size: Invalid value: 0: .spec.size accessor error: many is of the type string, expected int64',
+  );
+  assert.equal(
+    invalid(-1),
+    'Widget.example.com "w" is invalid: .spec.size: Invalid value: -1: should be a non-negative integer',
+  );
+  assert.equal(invalid(2), 'created');
+  cluster.close();
+});
+
+function widgetNamed(name: string): KubeObject {
+  return { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace: 'default' } };
+}

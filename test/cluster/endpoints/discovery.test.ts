@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { apiData } from '../../../src/cluster/api/apidata';
 import { aggregatedVersion } from '../../../src/cluster/endpoints/aggregateddiscovery';
+import { storageVersionHashOf } from '../../../src/cluster/endpoints/discovery';
 import { served } from '../http';
 import type { Served } from '../http';
 
@@ -149,14 +150,41 @@ describe('legacy discovery', () => {
     assert.equal(created.status, 201, created.body);
     for (let i = 0; i < 50 && !s.cluster.registry.forResource('example.com/v1', 'widgets'); i++)
       await new Promise((r) => setTimeout(r, 20));
-    const names = (await resources('/apis/example.com/v1')).map((r) => r.name);
-    assert.deepEqual(names, ['widgets']);
+    const rs = await resources('/apis/example.com/v1');
+    assert.deepEqual(
+      rs.map((r) => r.name),
+      ['widgets'],
+    );
+    assert.equal(rs[0]!.storageVersionHash, storageVersionHashOf('example.com', 'v1', 'Widget'));
     const list = JSON.parse((await s.get('/apis')).body) as { groups: { name: string }[] };
     assert.equal(list.groups.at(-1)!.name, 'example.com');
     const agg = JSON.parse((await s.get('/apis', { accept: AGGREGATED })).body) as {
       items: { metadata: { name: string } }[];
     };
     assert.equal(agg.items.at(-1)!.metadata.name, 'example.com');
+  });
+});
+
+describe('storage version hashes', () => {
+  it("are computed as the release's own: equal to every built-in hash its documents hold", async () => {
+    let checked = 0;
+    for (const [gv, kinds] of [
+      ['/apis/batch/v1', ['Job', 'CronJob']],
+      ['/apis/apps/v1', ['Deployment', 'StatefulSet']],
+      ['/api/v1', ['ConfigMap', 'Pod']],
+    ] as const) {
+      const [group, version] = gv === '/api/v1' ? ['', 'v1'] : gv.split('/').slice(2);
+      for (const r of await resources(gv))
+        if ((kinds as readonly string[]).includes(r.kind) && !r.name.includes('/')) {
+          assert.equal(
+            storageVersionHashOf(group!, version!, r.kind),
+            r.storageVersionHash,
+            r.kind,
+          );
+          checked++;
+        }
+    }
+    assert.equal(checked, 6);
   });
 });
 

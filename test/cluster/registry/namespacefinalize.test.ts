@@ -20,6 +20,10 @@ describe('namespaces/finalize', () => {
     assert.equal(got.status, 200, 'with no namespace controller it stays');
     const ns = JSON.parse(got.body) as Record<string, unknown>;
     assert.equal((ns.status as { phase: string }).phase, 'Terminating');
+    const md = ns.metadata as Record<string, unknown>;
+    assert.ok(md.deletionTimestamp);
+    // The namespace REST's Delete sets no grace period, unlike the generic store's.
+    assert.equal(md.deletionGracePeriodSeconds, undefined);
     return ns;
   }
 

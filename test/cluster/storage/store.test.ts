@@ -447,24 +447,50 @@ test('unknown kinds are a 404 naming the kind and version', () => {
 
 test('a CRD becomes Established and its resource appears in discovery; deleting it removes its CRs', async () => {
   const { cluster, clock } = newCluster();
+  const CRD = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
   const crd = cluster.create(widgetCrd());
-  const conds = (crd.status as { conditions: Array<{ type: string; status: string }> }).conditions;
-  assert.ok(conds.some((c) => c.type === 'Established' && c.status === 'True'));
+  // Stored as the strategy leaves it; the naming controller accepts the names afterwards.
+  assert.deepEqual(crd.status, { acceptedNames: { plural: '', kind: '' }, storedVersions: ['v1'] });
+  assert.equal(crd.metadata.finalizers, undefined);
   const r = cluster.resources().find((x) => x.kind === 'Widget')!;
   assert.deepEqual(
     [r.group, r.version, r.plural, r.namespaced, r.shortNames],
     ['example.com', 'v1', 'widgets', true, ['wd']],
   );
+  await flush(clock);
+  const established = cluster.get(CRD, { name: 'widgets.example.com' });
+  const status = established.status as {
+    acceptedNames: { kind: string };
+    conditions: Array<{ type: string; status: string; reason: string }>;
+  };
+  assert.equal(status.acceptedNames.kind, 'Widget');
+  assert.deepEqual(
+    status.conditions.map((c) => [c.type, c.status, c.reason]),
+    [
+      ['NamesAccepted', 'True', 'NoConflicts'],
+      ['Established', 'True', 'InitialNamesAccepted'],
+    ],
+  );
+  const entry = established.metadata.managedFields!.find((m) => m.subresource === 'status');
+  assert.equal(entry?.manager, 'kube-apiserver');
+  assert.ok(Number(established.metadata.resourceVersion) > Number(crd.metadata.resourceVersion));
   cluster.create(widget('w1'));
-  cluster.delete(
-    { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' },
-    { name: 'widgets.example.com' },
+  const deleting = cluster.delete(CRD, { name: 'widgets.example.com' });
+  // The CRD REST's first delete: its finalizer, a Terminating condition, no grace period.
+  assert.deepEqual(deleting.metadata.finalizers, ['customresourcecleanup.apiextensions.k8s.io']);
+  assert.equal(deleting.metadata.deletionGracePeriodSeconds, undefined);
+  assert.equal(deleting.metadata.generation, crd.metadata.generation);
+  assert.ok(
+    (deleting.status as typeof status).conditions.some(
+      (c) => c.type === 'Terminating' && c.reason === 'InstanceDeletionPending',
+    ),
   );
   await flush(clock);
   assert.equal(
     cluster.resources().find((x) => x.kind === 'Widget'),
     undefined,
   );
+  assert.equal(cluster.peek(CRD, { name: 'widgets.example.com' }), undefined);
   cluster.close();
 });
 
