@@ -7,6 +7,7 @@
  * levels deep, and a value that cannot be serialized must never reach the store.
  */
 import YAML from 'yaml';
+import { duplicateFields } from './duplicatefields';
 import { goTypeOf } from '../api/apitypes';
 import type { FieldError } from '../apimachinery/errors';
 import {
@@ -16,6 +17,7 @@ import {
   newInvalid,
   newUnknownStorageError,
   newUnsupportedMediaType,
+  type StatusError,
 } from '../apimachinery/errors';
 import type { GoTypeError } from '../api/gotypes';
 import { goTypeErrorMessage, jsonKind, typedDecode } from '../api/gotypes';
@@ -138,8 +140,24 @@ export function decodeObject(
   return obj as KubeObject;
 }
 
-/** The kind and version of a body must be the URL's (built-ins may omit both). */
-export function checkKind(obj: KubeObject, t: ResourceType): void {
+/** The fields a JSON write body gives twice; none for YAML and protobuf bodies. */
+export function bodyDuplicateFields(
+  body: Buffer | undefined,
+  contentType: string | undefined,
+): string[] {
+  const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase() || 'application/json';
+  return mediaType === 'application/json' && body ? duplicateFields(body.toString('utf8')) : [];
+}
+
+/**
+ * The kind and version of a body must be the URL's (built-ins may omit both). `registered`
+ * answers whether the release's scheme knows a kind at an apiVersion (the registry's forKind).
+ */
+export function checkKind(
+  obj: KubeObject,
+  t: ResourceType,
+  registered: (apiVersion: string, kind: string) => boolean = () => false,
+): void {
   // Built-in types decode into their Go type, which supplies a missing kind/apiVersion;
   // custom resources decode as unstructured and need both.
   if (!t.crd && !obj.kind && !obj.apiVersion) {
@@ -148,16 +166,56 @@ export function checkKind(obj: KubeObject, t: ResourceType): void {
   }
   if (!obj.kind)
     throw newBadRequest(`Object 'Kind' is missing in '${JSON.stringify(obj).slice(0, 200)}'`);
-  if (obj.kind !== t.info.kind) {
-    throw newBadRequest(
-      `the kind of the object (${String(obj.kind)}) does not match the kind of the resource on the URL (${t.info.kind})`,
-    );
+  if (t.crd && obj.kind !== t.info.kind) {
+    // Decoded as unstructured: the custom resource validator's ValidateTypeMeta refuses it, in
+    // the body's own kind.
+    throw newInvalid({ group: t.info.group, kind: String(obj.kind) }, obj.metadata.name ?? '', [
+      fieldInvalid('kind', obj.kind, `must be ${t.info.kind}`),
+    ]);
+  }
+  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : t.apiVersion;
+  if (!t.crd && (obj.kind !== t.info.kind || apiVersion !== t.apiVersion)) {
+    const err = builtinDecodeError(String(obj.kind), apiVersion, t, registered);
+    if (err) throw err;
   }
   if (obj.apiVersion && obj.apiVersion !== t.apiVersion) {
     throw newBadRequest(
       `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${t.apiVersion})`,
     );
   }
+}
+
+/**
+ * A built-in body of another kind or group: the decoder decodes it as the type it names and fails
+ * to convert that into the URL's internal type, or does not know the type at all; create.go's
+ * transformDecodeError words either. The same kind at another version of its group converts.
+ */
+function builtinDecodeError(
+  kind: string,
+  apiVersion: string,
+  t: ResourceType,
+  registered: (apiVersion: string, kind: string) => boolean,
+): StatusError | undefined {
+  const slash = apiVersion.lastIndexOf('/');
+  const [group, version] =
+    slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
+  if (kind === t.info.kind && internalPackage(group) === internalPackage(t.info.group))
+    return undefined;
+  const cause = registered(apiVersion, kind)
+    ? `converting (${version}.${kind}) to (${internalPackage(t.info.group)}.${t.info.kind}): unknown conversion`
+    : `no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/runtime/scheme.go:111"`;
+  return newBadRequest(
+    `${kind} in version "${version}" cannot be handled as a ${t.info.kind}: ${cause}`,
+  );
+}
+
+/** The Go package of a group's internal types (k8s.io/kubernetes/pkg/apis/<name>). */
+function internalPackage(group: string): string {
+  if (group === '' || group === 'events.k8s.io') return 'core';
+  if (group === 'rbac.authorization.k8s.io') return 'rbac';
+  if (group === 'flowcontrol.apiserver.k8s.io') return 'flowcontrol';
+  if (group === 'internal.apiserver.k8s.io') return 'apiserverinternal';
+  return group.split('.')[0]!;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   int64Param,
   undecodable,
 } from '../../../src/cluster/endpoints/decode';
+import { widgetCrd } from '../helpers';
 
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
@@ -138,6 +139,86 @@ test("a YAML 1.1 boolean where a string belongs is the typed decoder's 400", asy
       (JSON.parse(a.body) as { message: string }).message,
       'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal bool into Go struct field ConfigMap.data of type string',
     );
+  } finally {
+    await s.close();
+  }
+});
+
+test('a body of another kind is worded as the decoder words it: unknown conversion, unregistered kind, or an invalid custom resource', async () => {
+  const { served } = await import('../http');
+  const s = await served();
+  const post = async (path: string, body: object) => {
+    const r = await s.call('POST', path, body);
+    return { ...(JSON.parse(r.body) as { message: string; reason: string }), status: r.status };
+  };
+  try {
+    const cms = '/api/v1/namespaces/default/configmaps';
+    const secret = await post(cms, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'a' } });
+    assert.deepEqual(
+      [secret.status, secret.message],
+      [
+        400,
+        'Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion',
+      ],
+    );
+    const wrongGroup = await post(cms, {
+      apiVersion: 'apps/v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'a' },
+    });
+    assert.deepEqual(
+      [wrongGroup.status, wrongGroup.message],
+      [
+        400,
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: no kind "ConfigMap" is registered for version "apps/v1" in scheme "pkg/runtime/scheme.go:111"',
+      ],
+    );
+    const deploy = await post('/apis/apps/v1/namespaces/default/statefulsets', {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'a' },
+    });
+    assert.equal(
+      deploy.message,
+      'Deployment in version "v1" cannot be handled as a StatefulSet: converting (v1.Deployment) to (apps.StatefulSet): unknown conversion',
+    );
+    // A custom resource decodes as unstructured; its validator refuses the kind, in that kind.
+    s.cluster.create(widgetCrd());
+    const gadget = await post('/apis/example.com/v1/namespaces/default/widgets', {
+      apiVersion: 'example.com/v1',
+      kind: 'Gadget',
+      metadata: { name: 'w' },
+    });
+    assert.deepEqual(
+      [gadget.status, gadget.reason, gadget.message],
+      [
+        422,
+        'Invalid',
+        'Gadget.example.com "w" is invalid: kind: Invalid value: "Gadget": must be Widget',
+      ],
+    );
+  } finally {
+    await s.close();
+  }
+});
+
+test('a field given twice is a strict decoding error under Strict and a warning under Warn', async () => {
+  const { served } = await import('../http');
+  const s = await served();
+  try {
+    const body =
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d"},"data":{"k":"1","k":"2"}}';
+    const cms = '/api/v1/namespaces/default/configmaps';
+    const strict = await s.call('POST', `${cms}?fieldValidation=Strict`, body);
+    assert.equal(strict.status, 400);
+    assert.equal(
+      (JSON.parse(strict.body) as { message: string }).message,
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data.k"',
+    );
+    const warned = await s.call('POST', cms, body);
+    assert.equal(warned.status, 201);
+    assert.equal(warned.headers.warning, '299 - "duplicate field \\"data.k\\""');
+    assert.deepEqual((JSON.parse(warned.body) as { data: object }).data, { k: '2' });
   } finally {
     await s.close();
   }

@@ -1,6 +1,7 @@
 /** POST to a collection (k8s.io/apiserver's handlers/create.go). */
 import {
   adoptRequestNamespace,
+  bodyDuplicateFields,
   checkKind,
   checkResourceVersionUnset,
   decodeObject,
@@ -15,7 +16,7 @@ export async function createResource(s: RequestScope): Promise<void> {
   const { t, namespace } = s;
   if (t.info.namespaced && namespace === undefined) throw newMethodNotSupported(t.gr, 'create');
   const obj = decodeObject(s.body, s.req.headers['content-type']);
-  checkKind(obj, t);
+  checkKind(obj, t, (apiVersion, kind) => !!s.cluster.registry.forKind({ apiVersion, kind }));
   // Decoded into its Go type once, here, as the apiserver's decoder does: the write reports the
   // unknown fields it dropped (fieldValidation) without walking the body again.
   const unknownFields = decodeTyped(t, obj);
@@ -23,7 +24,11 @@ export async function createResource(s: RequestScope): Promise<void> {
   // Only the etcd store refuses it: a dry run's storage answers the object as it was sent.
   if (!s.dryRun) checkResourceVersionUnset(obj);
   const out = await admittedWrite(s, reviewOptions(s, 'CreateOptions'), (fresh) =>
-    s.cluster.createAs(t, fresh(obj), writeOptions(s, unknownFields)),
+    s.cluster.createAs(
+      t,
+      fresh(obj),
+      writeOptions(s, unknownFields, bodyDuplicateFields(s.body, s.req.headers['content-type'])),
+    ),
   );
   s.record?.objectsOf(undefined, out);
   return sendWritten(s, 201, out);

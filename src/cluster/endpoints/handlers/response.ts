@@ -50,13 +50,14 @@ function setWarnings(s: RequestScope): void {
 /**
  * The request's warnings as `Warning: 299` headers. An error answer carries them too: the
  * apiserver's warning recorder sets its headers as warnings come, so a body refused as invalid
- * under `fieldValidation=Warn` still says which fields were unknown.
+ * under `fieldValidation=Warn` still says which fields were unknown. A warning recorded twice
+ * goes out once, as the recorder (filters/warning.go) keeps each text once.
  */
 export function writeWarnings(res: ServerResponse, warnings: readonly string[] | undefined): void {
   if (warnings?.length && !res.headersSent)
     res.setHeader(
       'Warning',
-      warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+      [...new Set(warnings)].map((w) => `299 - ${JSON.stringify(w)}`),
     );
 }
 

@@ -100,7 +100,11 @@ export function requestScope(
  * alone, so the cluster may keep it rather than copy it, and the answer (and the audit's "after")
  * is the stored object itself, sent from its cached JSON.
  */
-export function writeOptions(s: RequestScope, unknownFields?: string[]): WriteOptions & HandOver {
+export function writeOptions(
+  s: RequestScope,
+  unknownFields?: string[],
+  duplicateFields?: string[],
+): WriteOptions & HandOver {
   return {
     dryRun: s.dryRun,
     fieldManager: s.fieldManager,
@@ -110,6 +114,7 @@ export function writeOptions(s: RequestScope, unknownFields?: string[]): WriteOp
     ...(s.user ? { user: s.user } : {}),
     ...(s.fieldValidation ? { fieldValidation: s.fieldValidation } : {}),
     ...(unknownFields ? { unknownFields } : {}),
+    ...(duplicateFields?.length ? { duplicateFields } : {}),
   };
 }
 

@@ -2,7 +2,13 @@
  * PUT of one object (k8s.io/apiserver's handlers/update.go), its status or scale, and a
  * Namespace's `finalize` subresource.
  */
-import { adoptRequestNamespace, checkKind, decodeObject, decodeTyped } from '../decode';
+import {
+  adoptRequestNamespace,
+  bodyDuplicateFields,
+  checkKind,
+  decodeObject,
+  decodeTyped,
+} from '../decode';
 import { newBadRequest } from '../../apimachinery/errors';
 import { send, sendWritten } from './response';
 import { objectKey, writeOptions, type RequestScope } from './scope';
@@ -18,7 +24,7 @@ export async function updateResource(s: RequestScope, name: string): Promise<voi
   const obj = decodeObject(s.body, s.req.headers['content-type']);
   let unknownFields: string[] | undefined;
   if (subresource !== 'scale') {
-    checkKind(obj, t);
+    checkKind(obj, t, (apiVersion, kind) => !!s.cluster.registry.forKind({ apiVersion, kind }));
     // Into its Go type before admission, as in create.ts.
     unknownFields = decodeTyped(t, obj);
   }
@@ -35,7 +41,11 @@ export async function updateResource(s: RequestScope, name: string): Promise<voi
     s.record?.objectsOf(before, out);
     return send(s, 200, out);
   }
-  const opts: UpdateOptions & HandOver = writeOptions(s, unknownFields);
+  const opts: UpdateOptions & HandOver = writeOptions(
+    s,
+    unknownFields,
+    bodyDuplicateFields(s.body, s.req.headers['content-type']),
+  );
   if (subresource) opts.subresource = subresource as UpdateSubresource;
   const out = await admittedWrite(s, reviewOptions(s, 'UpdateOptions'), (fresh) =>
     cluster.updateAs(t, fresh(obj), opts),
