@@ -237,8 +237,41 @@ export function clientCall(fn: PathFunc, call: Node): ClientCall | null {
     }
     return null;
   }
+  if (c.name === 'Patch' && c.operand.type === 'identifier' && isPatcher(fn, c.operand.text))
+    return { call, method: c.name, status: true, args: callArgs(call) };
   if (!CLIENT_METHODS.has(c.name) || !isClientExpr(fn, c.operand)) return null;
   return { call, method: c.name, status: false, args: callArgs(call) };
+}
+
+/** Patch helper libraries whose `Patch(ctx, obj, ...)` writes the object and its status. */
+const PATCHER_PKG =
+  /^(github\.com\/fluxcd\/pkg\/runtime\/patch|sigs\.k8s\.io\/cluster-api\/util\/patch)$/;
+
+/**
+ * Is `name` a patch helper of flux (`patch.SerialPatcher`, `patch.Helper`) or cluster-api
+ * (`patch.Helper`)? Declared with that type, or made by its constructor
+ * (`sp := patch.NewSerialPatcher(obj, r.Client)`, `h, err := patch.NewHelper(obj, r.Client)`).
+ */
+function isPatcher(fn: PathFunc, name: string): boolean {
+  const fromPkg = (qual: string | undefined): boolean =>
+    !!qual && PATCHER_PKG.test(importPathOf(fn.file, qual) ?? '');
+  let t = varType(fn.node, name);
+  while (t && (t.type === 'pointer_type' || t.type === 'parenthesized_type'))
+    t = named(t)[0] ?? null;
+  if (t?.type === 'qualified_type')
+    return (
+      fromPkg(field(t, 'package')?.text) &&
+      /^(SerialPatcher|Helper)$/.test(field(t, 'name')?.text ?? '')
+    );
+  for (const d of descendants(fn.body, ['short_var_declaration', 'assignment_statement'])) {
+    if (named(field(d, 'left'))[0]?.text !== name) continue;
+    const v = unparen(named(field(d, 'right'))[0] ?? null);
+    const f = v?.type === 'call_expression' ? field(v, 'function') : null;
+    if (f?.type !== 'selector_expression') continue;
+    if (/^New(SerialPatcher|Helper)$/.test(field(f, 'field')?.text ?? ''))
+      return fromPkg(field(f, 'operand')?.text);
+  }
+  return false;
 }
 
 /** Is `key` the request's key: `req.NamespacedName`, or a key literal built from `req.Name`? */

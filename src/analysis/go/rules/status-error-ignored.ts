@@ -9,16 +9,22 @@
  * the status again. The error may come from a helper of the
  * module known to return one (`return ..., r.logAndWrap(err, "...")`). A deferred write gets no
  * such pardon: it runs on the success paths too.
+ *
+ * Nor when Reconcile ends every pass with a deferred patch of the reconciled object (flux's and
+ * cluster-api's patch helpers): a progress write dropped on the way is written again by it.
  */
 import { checkedCall, fix, insertAfter, replaceNode, replaceStatement } from '../../fixes';
 import type { Fix } from '../../diagnostics';
 import type { GoRule } from '../rule';
-import { returnErrorStatement, type PathFunc } from '../reconcilers';
+import { returnErrorStatement, type PathFunc, type Reconciler } from '../reconcilers';
 import { discarded, pardoned, type Verdict, type Within } from '../errorfate';
 import { callName, siteName } from '../summary';
 import {
+  ancestor,
+  descendants,
   enclosingStatement,
   field,
+  mentions,
   inGoroutine,
   scheduled,
   statements,
@@ -39,10 +45,31 @@ function message(what: string, v: Verdict): string {
   }
 }
 
+/**
+ * Does Reconcile end every pass with a deferred patch of the reconciled object (flux's
+ * `defer func() { ... SummarizeAndPatch(ctx, obj, ...) }()`, cluster-api's `defer
+ * patchHelper.Patch(ctx, obj)`, a deferred `r.Status().Update(ctx, obj)`)? Then a status write
+ * made on the way (a progress marker) whose failure is dropped loses nothing: the deferred patch
+ * writes the status again, and what becomes of its error is judged on its own.
+ */
+function patchedAtEnd(rec: Reconciler): boolean {
+  return descendants(rec.root.body, 'defer_statement').some(
+    (d) => /patch|status/i.test(d.text) && [...rec.root.reconciled].some((v) => mentions(d, v)),
+  );
+}
+
+/** A dropped status error in the function's own flow (not the deferred write, not a goroutine). */
+function inFlow(v: Verdict): boolean {
+  return v.kind !== 'deferred' && (v.kind !== 'logged' || v.within === 'flow');
+}
+
 export const statusErrorIgnored: GoRule = {
   id: 'status-error-ignored',
   check(ctx) {
     for (const rec of ctx.reconcilers) {
+      const rewritten = patchedAtEnd(rec);
+      const lost = (fn: PathFunc, call: Node, v: Verdict): boolean =>
+        !(rewritten && inFlow(v) && !inDefer(call, fn.body));
       for (const fn of rec.funcs) {
         const own = new Set<number>();
         const errorOf = ctx.summaries.errorOf(fn);
@@ -53,10 +80,15 @@ export const statusErrorIgnored: GoRule = {
           if (scheduled(cc.call, fn.body)) continue;
           const verdict = discarded(fn, cc.call);
           if (!verdict || pardoned(fn, cc.call, verdict, errorOf)) continue;
+          if (!lost(fn, cc.call, verdict)) continue;
           ctx.report({
             file: fn.file,
             node: cc.call,
-            message: message(`Status().${cc.method}`, verdict),
+            // `sp.Patch` of a patch helper library says its own name.
+            message: message(
+              /Status\(\)/.test(callName(cc.call)) ? `Status().${cc.method}` : callName(cc.call),
+              verdict,
+            ),
             fixes: () => fixesFor(fn, verdict, cc.call),
           });
         }
@@ -69,7 +101,7 @@ export const statusErrorIgnored: GoRule = {
           // A status helper whose error this function drops: as if the write were made here.
           if (s.returnsStatusError) {
             const verdict = discarded(fn, call);
-            if (verdict && !pardoned(fn, call, verdict, errorOf)) {
+            if (verdict && !pardoned(fn, call, verdict, errorOf) && lost(fn, call, verdict)) {
               ctx.report({
                 file: fn.file,
                 node: call,
@@ -85,6 +117,7 @@ export const statusErrorIgnored: GoRule = {
             continue;
           const stmt = enclosingStatement(call);
           if (stmt && pardoned(fn, call, { kind: 'dropped', stmt }, errorOf)) continue;
+          if (stmt && !lost(fn, call, { kind: 'dropped', stmt })) continue;
           ctx.report({
             file: fn.file,
             node: call,
@@ -95,6 +128,11 @@ export const statusErrorIgnored: GoRule = {
     }
   },
 };
+
+/** Is the call inside a `defer` of the function (the deferred patch itself)? */
+function inDefer(call: Node, body: Node): boolean {
+  return !!ancestor(call, ['defer_statement'], body);
+}
 
 const LOGGED_WHERE: Record<Within, string> = {
   flow: 'The reconcile goes on to return success',
