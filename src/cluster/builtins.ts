@@ -21,6 +21,7 @@ import { ensureKubernetesService } from './controllers/kubernetesservice';
 import { ensureApfConfiguration, startApfConfigConsumer } from './controllers/apf';
 import { DEFAULT_CLASS, standardStorageClass } from './controllers/persistentvolume';
 import { namespaceLifecycle } from './controllers/namespace';
+import { limitRangerDefaults, limitRangerValidation } from './admission/limitranger';
 import { quotaAdmission } from './admission/quota';
 import type { ServiceMap } from './admission/webhook/client';
 import {
@@ -57,6 +58,8 @@ export interface BuiltinsOptions extends KubeletOptions {
  */
 export function withBuiltins(cluster: Cluster, opts: BuiltinsOptions = {}): Cluster {
   const services = opts.webhookServices ?? new Map<string, string>();
+  // kube-apiserver's plugin order: NamespaceLifecycle, LimitRanger, ServiceAccount, ...
+  cluster.addMutatingAdmission(limitRangerDefaults(cluster));
   cluster.addMutatingAdmission(serviceAccountAdmission);
   cluster.addMutatingAdmission(priorityAdmission(cluster));
   cluster.addMutatingAdmission(defaultStorageClass(cluster));
@@ -64,6 +67,7 @@ export function withBuiltins(cluster: Cluster, opts: BuiltinsOptions = {}): Clus
   cluster.addMutatingAdmission(defaultTolerationSeconds);
   cluster.addMutatingAdmission(mutatingWebhookAdmission(cluster, services));
   cluster.addAdmission(namespaceLifecycle(cluster));
+  cluster.addAdmission(limitRangerValidation(cluster));
   cluster.addAdmission(validatingWebhookAdmission(cluster, services));
   cluster.addAdmission(quotaAdmission(cluster));
   // kube-apiserver's own bootstrap controller keeps the `kubernetes` Service, controllers or not,

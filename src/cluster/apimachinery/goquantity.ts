@@ -260,3 +260,17 @@ export function quantityAsRead(str: string): GoQuantity | undefined {
   const sent = parseGoQuantity(str.trim());
   return sent && parseGoQuantity(goQuantityString(sent));
 }
+
+/**
+ * ScaledValue: the quantity in units of 10^scale, rounded up (away from zero), as Value() (scale 0)
+ * and MilliValue() (scale -3) answer it.
+ */
+export function goScaledValue(q: GoQuantity, scale: number): bigint {
+  const [unscaled, exponent] = q.dec ? [q.dec.unscaled, -q.dec.scale] : [q.value, q.scale];
+  const shift = exponent - scale;
+  if (shift >= 0) return unscaled * 10n ** BigInt(shift);
+  const div = 10n ** BigInt(-shift);
+  const quotient = unscaled / div;
+  if (unscaled % div === 0n) return quotient;
+  return unscaled > 0n ? quotient + 1n : quotient - 1n;
+}
