@@ -1146,12 +1146,18 @@ export class Cluster {
       if (omd.deletionTimestamp) {
         const added = (md.finalizers ?? []).filter((f) => !(omd.finalizers ?? []).includes(f));
         if (added.length) {
-          throw newInvalid(qualifiedKind, name, [
-            fieldForbidden(
-              'metadata.finalizers',
-              `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
-            ),
-          ]);
+          const forbidden = fieldForbidden(
+            'metadata.finalizers',
+            `no new finalizers can be added if the object is being deleted, found new finalizers []string{${[
+              ...added,
+            ]
+              .sort()
+              .map((f) => JSON.stringify(f))
+              .join(', ')}}`,
+          );
+          // Found twice, as kube-apiserver finds it: by the strategy's ValidateObjectMetaUpdate
+          // and again by rest.BeforeUpdate's; the message says it once, the causes twice.
+          throw newInvalid(qualifiedKind, name, [forbidden, forbidden]);
         }
       }
       if (isCoreService(t)) keepAllocated(next, old);
@@ -1527,7 +1533,12 @@ export class Cluster {
       finalizers.push(CRD_FINALIZER);
     if (finalizers.length) md.finalizers = finalizers;
     else delete md.finalizers;
-    const graceful = gracefulDeletion(old, gracePeriodSeconds(t, old, opts), this.clock.now());
+    const graceful = gracefulDeletion(
+      old,
+      gracePeriodSeconds(t, old, opts),
+      this.clock.now(),
+      isPod(t),
+    );
     if (graceful.set) Object.assign(md, graceful.set);
     const pending = graceful.pending || hasFinalizers(t, next);
     if (pending) {
@@ -1557,11 +1568,21 @@ export class Cluster {
       this.store.commit(t.storageKey, skey, 'MODIFIED', next, old);
       return this.answer(next, t);
     }
-    if (opts.dryRun) return this.out(old, t);
-    md.resourceVersion = String(this.store.nextRv());
-    this.store.commit(t.storageKey, skey, 'DELETED', next, old);
-    this.afterWrite(t, undefined, next);
-    return this.answer(next, t);
+    if (graceful.set && md.generation !== undefined) md.generation++;
+    if (opts.dryRun) return this.out(graceful.set ? next : old, t);
+    let last = old;
+    if (graceful.set) {
+      // Marked, written, then deleted (updateForGracefulDeletionAndFinalizers): watchers see the
+      // marked object modified before it is deleted.
+      md.resourceVersion = String(this.store.nextRv());
+      this.store.commit(t.storageKey, skey, 'MODIFIED', next, old);
+      last = next;
+    }
+    const gone = graceful.set ? clone(next) : next;
+    gone.metadata.resourceVersion = String(this.store.nextRv());
+    this.store.commit(t.storageKey, skey, 'DELETED', gone, last);
+    this.afterWrite(t, undefined, gone);
+    return this.answer(gone, t);
   }
 
   /**
@@ -1955,6 +1976,10 @@ function decodeContinue(tok: string): { rv: number; start: string } {
 }
 
 export { newForbidden };
+
+function isPod(t: ResourceType): boolean {
+  return t.info.kind === 'Pod' && t.info.group === '';
+}
 
 function isCrd(t: ResourceType): boolean {
   return t.info.kind === 'CustomResourceDefinition' && t.info.group === 'apiextensions.k8s.io';

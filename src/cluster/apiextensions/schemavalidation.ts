@@ -172,7 +172,7 @@ function validateArray(v: unknown[], s: JSONSchemaProps, where: At, errs: FieldE
   const { path, name } = where;
   if (s.maxItems !== undefined && v.length > s.maxItems) {
     errs.push({
-      type: 'FieldValueTooLong',
+      type: 'FieldValueTooMany',
       field: path,
       message: `Too many: ${v.length}: must have at most ${s.maxItems} items`,
     });
@@ -222,7 +222,7 @@ function validateObject(v: Obj, s: JSONSchemaProps, where: At, errs: FieldError[
   const n = Object.keys(v).length;
   if (s.maxProperties !== undefined && n > s.maxProperties) {
     errs.push({
-      type: 'FieldValueTooLong',
+      type: 'FieldValueTooMany',
       field: path,
       message: `Too many: ${n}: must have at most ${s.maxProperties} items`,
     });

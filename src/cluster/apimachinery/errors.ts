@@ -229,7 +229,10 @@ export function newInvalid(
     message: `${e.message}`,
     field: e.field,
   }));
-  const rendered = errs.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message));
+  // utilerrors' aggregate says each distinct error once (the causes keep them all).
+  const rendered = [
+    ...new Set(errs.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message))),
+  ];
   const agg = rendered.length === 1 ? rendered[0] : `[${rendered.join(', ')}]`;
   const kindName = qualifiedKind.group
     ? `${qualifiedKind.kind}.${qualifiedKind.group}`

@@ -33,19 +33,28 @@ export function gracefulDeletion(
   old: KubeObject,
   grace: number,
   nowMs: number,
+  gracefulStrategy = false,
 ): { set?: { deletionTimestamp: string; deletionGracePeriodSeconds: number }; pending: boolean } {
   const current = old.metadata.deletionGracePeriodSeconds;
   const marked = old.metadata.deletionTimestamp !== undefined;
   // Marked without a grace period (or with 0): deleted now, as BeforeDelete recovers.
   if (marked && !current) return { pending: false };
+  // A kind with a graceful strategy (a Pod) deleted with no grace period is still marked first:
+  // BeforeDelete sets the timestamp and a grace period of 0, the store writes that, then deletes.
+  if (grace <= 0 && gracefulStrategy && !marked)
+    return {
+      set: { deletionTimestamp: goTime(nowMs), deletionGracePeriodSeconds: 0 },
+      pending: false,
+    };
   if (grace <= 0) return { pending: false };
   if (marked && grace >= current!) return { pending: true };
-  const at = new Date(Math.floor(nowMs / 1000) * 1000 + grace * 1000);
   return {
-    set: {
-      deletionTimestamp: at.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      deletionGracePeriodSeconds: grace,
-    },
+    set: { deletionTimestamp: goTime(nowMs + grace * 1000), deletionGracePeriodSeconds: grace },
     pending: true,
   };
+}
+
+/** metav1.Time as it serializes: RFC 3339 in whole seconds. */
+function goTime(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

@@ -114,3 +114,16 @@ test('allOf, anyOf, oneOf and not combine their schemas', () => {
     'spec.x: Invalid value: 3: spec.x in body should be less than or equal to 2',
   ]);
 });
+
+test('too many items or properties is a TooMany error, too long a string a TooLong one', () => {
+  const types = (v: unknown, s: JSONSchemaProps) => {
+    const errs: FieldError[] = [];
+    validateValue(v, s, 'spec.x', errs);
+    return errs.map((e) => e.type);
+  };
+  assert.deepEqual(types([1, 2], { type: 'array', maxItems: 1 }), ['FieldValueTooMany']);
+  assert.deepEqual(types({ a: 1, b: 2 }, { type: 'object', maxProperties: 1 }), [
+    'FieldValueTooMany',
+  ]);
+  assert.deepEqual(types('ab', { type: 'string', maxLength: 1 }), ['FieldValueTooLong']);
+});

@@ -64,11 +64,27 @@ describe('graceful Pod deletion', () => {
     assert.equal((await s.get(`${PODS}/g`)).status, 404);
   });
 
-  it('gracePeriodSeconds=0 deletes a running pod at once', async () => {
+  it('gracePeriodSeconds=0 deletes a running pod at once, answering it marked as BeforeDelete marks it', async () => {
     await runningPod('now');
+    const before = s.cluster.get(POD, { namespace: 'default', name: 'now' });
+    const events: Array<{ type: string; grace?: number }> = [];
+    const w = s.cluster.watch(POD, { namespace: 'default' }, (e) =>
+      events.push({ type: e.type, grace: e.object.metadata.deletionGracePeriodSeconds }),
+    );
     const r = await s.call('DELETE', `${PODS}/now?gracePeriodSeconds=0`);
     assert.equal(r.status, 200, r.body);
+    const md = meta(JSON.parse(r.body) as Record<string, unknown>);
+    assert.ok(md.deletionTimestamp);
+    assert.equal(md.deletionGracePeriodSeconds, 0);
+    assert.equal(md.generation, (before.metadata.generation ?? 0) + 1);
     assert.equal((await s.get(`${PODS}/now`)).status, 404);
+    await clock.advance(0);
+    w.stop();
+    // The mark is written before the delete: a MODIFIED, then the DELETED.
+    assert.deepEqual(
+      events.filter((e) => e.grace === 0).map((e) => e.type),
+      ['MODIFIED', 'DELETED'],
+    );
   });
 
   it('a second DELETE with a shorter grace period shortens it; a longer one changes nothing', async () => {

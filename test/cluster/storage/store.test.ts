@@ -373,9 +373,13 @@ test('delete of an object with finalizers sets deletionTimestamp; removing the l
   assert.equal(d.metadata.generation, 2);
   const w = cluster.get(WIDGET, { namespace: 'default', name: 'w1' });
   w.metadata.finalizers = [...w.metadata.finalizers!, 'example.com/more'];
+  // Said once in the message and twice in the causes, as kube-apiserver validates it twice.
   assert.throws(
     () => cluster.update(w),
-    /no new finalizers can be added if the object is being deleted/,
+    (err: StatusError) =>
+      err.message ===
+        'Widget.example.com "w1" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/more"}' &&
+      err.status.details?.causes?.length === 2,
   );
   const w2 = cluster.get(WIDGET, { namespace: 'default', name: 'w1' });
   w2.metadata.finalizers = [];
