@@ -135,3 +135,10 @@ test('a PEM bundle is certificate data however many blocks it holds', () => {
   assert.deepEqual(chain, single);
   assert.notDeepEqual(normaliseAll([line('text')]), single);
 });
+
+test("a precondition's and a record's resourceVersion in a conflict's message are versions", () => {
+  const msg = (record: string) => ({
+    message: `the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${record}). The object might have been modified`,
+  });
+  assert.deepEqual(normaliseAll([msg('881')]), normaliseAll([msg('975')]));
+});

@@ -34,7 +34,8 @@ const ALLOCATED_KEYS = new Set([
 /** The alphabet of the 5 characters apimachinery's SimpleNameGenerator appends to a generateName. */
 const GENERATED_SUFFIX = '[bcdfghjklmnpqrstvwxz2456789]{5}';
 /** Resource versions quoted in messages (410 Gone, 504 too large, conflicts). */
-const RV_IN_TEXT = /((?:resource ?version|current|resourceVersion)[:=]? ?"?)(\d+)/gi;
+const RV_IN_TEXT =
+  /((?:resource ?version(?: in (?:the precondition|record))?|current|resourceVersion)[:=]? ?"?\(?)(\d+)/gi;
 
 /** The values one side answered in one scenario, collected first so that ranks cover them all. */
 export class Vocabulary {

@@ -60,6 +60,20 @@ async function createNamespace(side: Side, ns: string): Promise<void> {
   });
   if (a.status !== 201)
     throw new Error(`${side.name}: cannot create namespace ${ns}: ${a.status} ${a.text}`);
+  // The same start: the objects kube-controller-manager puts into every namespace (its default
+  // ServiceAccount and kube-root-ca.crt) exist on both sides before the first step, rather than
+  // arriving on the reference during a scenario, whenever its controllers get to them.
+  for (const path of [
+    `/api/v1/namespaces/${ns}/serviceaccounts/default`,
+    `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`,
+  ]) {
+    const deadline = Date.now() + 30_000;
+    while ((await send(side, { method: 'GET', path })).status !== 200) {
+      if (Date.now() > deadline)
+        throw new Error(`${side.name}: ${path} did not appear in namespace ${ns}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
 }
 
 function show(v: unknown): string {

@@ -74,6 +74,12 @@ interface MatrixKind {
    * every template waits for it after creating the object, so no step races that write.
    */
   settled?: { until: string; equals?: unknown };
+  /**
+   * A controller completes the kind's deletion (it removes a finalizer the apiserver or an
+   * admission plugin added): every template waits for the object to be gone after deleting it,
+   * so no step races that controller.
+   */
+  deletionSettles?: boolean;
 }
 
 interface MatrixFile {
@@ -125,13 +131,13 @@ function expandMatrix(file: string, m: MatrixFile): Scenario[] {
         steps: t.steps.flatMap((s) => {
           const step = expandShorthand(instantiate(s, kind) as Record<string, unknown>);
           const creates = s.POST === '{{collection}}' && s.body === '$manifest';
-          if (!creates || !kind.settled) return [step];
-          const wait = expandShorthand({
-            WAIT: instantiate('{{object}}', kind),
-            ...kind.settled,
-            compare: false,
-          });
-          return [step, wait];
+          const deletes = typeof s.DELETE === 'string' && !s.DELETE.includes('dryRun');
+          const wait = (until: Record<string, unknown>) =>
+            expandShorthand({ WAIT: instantiate('{{object}}', kind), ...until, compare: false });
+          if (creates && kind.settled) return [step, wait(kind.settled)];
+          if (deletes && kind.deletionSettles)
+            return [step, wait({ until: 'code', equals: 404, timeoutMs: 30000 })];
+          return [step];
         }),
       });
     }
