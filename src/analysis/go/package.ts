@@ -244,6 +244,12 @@ export class GoPackage {
     return out;
   }
 
+  /** Does the package hold any `[]T{fn, ...}` table of function values? */
+  hasTypedFuncTables(): boolean {
+    this.funcValues('type', '');
+    return this.tables!.byType.size > 0;
+  }
+
   /** The functions a value names: `upgrade0_1_0`, or `r.reconcileStatus` (methods of that name). */
   private valueFuncs(file: GoFile, value: Node | null): FuncDecl[] {
     if (value?.type === 'identifier') {

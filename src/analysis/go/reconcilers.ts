@@ -432,7 +432,8 @@ export function tabled(pkg: GoPackage, fnNode: Node, file: GoFile, call: Node): 
   const c = callee(call);
   if (!c) return [];
   if (!c.operand) {
-    if (pkg.functions.has(c.name)) return [];
+    // Most plain calls are builtins or the package's own functions: no variable to look up.
+    if (pkg.functions.has(c.name) || !pkg.hasTypedFuncTables()) return [];
     let t = varType(fnNode, c.name);
     while (t && (t.type === 'pointer_type' || t.type === 'parenthesized_type'))
       t = named(t)[0] ?? null;
