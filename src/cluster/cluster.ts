@@ -56,6 +56,8 @@ import {
   decodeTyped,
 } from './endpoints/decode';
 import { generateName } from './apimachinery/names';
+import { goJsonSyntaxError } from './api/gojsonscan';
+import { jsonKind } from './api/gotypes';
 import {
   deepEqual,
   isObject,
@@ -1949,30 +1951,51 @@ function scaleOf(t: ResourceType, o: KubeObject): KubeObject {
   };
 }
 
+/** storage.EncodeContinue: the token's JSON, unpadded URL-safe base64. */
 function encodeContinue(rv: number, start: string): string {
-  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64');
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url');
 }
 
+/**
+ * storage.DecodeContinue, its errors worded as the storage layer words them (`invalid continue
+ * token: continue key is not valid: ...`, the inner one base64's or encoding/json's).
+ */
 function decodeContinue(tok: string): { rv: number; start: string } {
-  try {
-    const o = JSON.parse(Buffer.from(tok, 'base64').toString('utf8')) as {
-      v?: string;
-      rv?: number;
-      start?: string;
-    };
-    if (
-      o.v !== 'meta.k8s.io/v1' ||
-      typeof o.rv !== 'number' ||
-      o.rv === 0 ||
-      typeof o.start !== 'string'
-    )
-      throw new Error('bad');
-    return { rv: o.rv, start: o.start };
-  } catch {
-    throw newBadRequest(
+  const invalid = (why: string) => newBadRequest(`invalid continue token: ${why}`);
+  const generic = (err: string) => invalid(`continue key is not valid: ${err}`);
+  const bad = /[^A-Za-z0-9_-]/.exec(tok);
+  if (bad) throw generic(`illegal base64 data at input byte ${bad.index}`);
+  if (tok.length % 4 === 1) throw generic(`illegal base64 data at input byte ${tok.length - 1}`);
+  const data = Buffer.from(tok, 'base64url');
+  const syntax = goJsonSyntaxError(data);
+  if (syntax) throw generic(syntax);
+  const o = JSON.parse(data.toString('utf8')) as unknown;
+  if (!isObject(o))
+    throw generic(
+      `json: cannot unmarshal ${jsonKind(o)} into Go value of type storage.continueToken`,
+    );
+  const field = (name: string, goType: string, ok: (v: unknown) => boolean): void => {
+    const v = o[name];
+    if (v !== undefined && v !== null && !ok(v))
+      throw generic(
+        `json: cannot unmarshal ${typeof v === 'number' ? 'number' : jsonKind(v)} into Go struct field continueToken.${name} of type ${goType}`,
+      );
+  };
+  field('v', 'string', (v) => typeof v === 'string');
+  field('rv', 'int64', (v) => typeof v === 'number' && Number.isInteger(v));
+  field('start', 'string', (v) => typeof v === 'string');
+  const { v, rv, start } = o as { v?: string; rv?: number; start?: string };
+  if (v !== 'meta.k8s.io/v1')
+    throw invalid(
+      `continue key is not valid: server does not recognize this encoded version ${v ?? ''}`,
+    );
+  if (!rv)
+    throw invalid(
       'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
     );
-  }
+  if (!start)
+    throw invalid('continue key is not valid: encoded start key empty (version meta.k8s.io/v1)');
+  return { rv, start };
 }
 
 export { newForbidden };

@@ -50,11 +50,12 @@ test('a ConfigMap nested 6,000 levels deep is a 400 and poisons nothing', async 
   // 12 KB: the request that used to be stored, after which every ConfigMap read answered 500.
   const deep = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"data":{"x":${'['.repeat(6000)}${']'.repeat(6000)}}}`;
   const r = await call('POST', CMS, deep);
+  // create.go's transformDecodeError: the kind could not be found, so the body is summarized.
   assertStatus(
     r,
     400,
     'BadRequest',
-    "couldn't get version/kind; json parse error: exceeded max depth",
+    'the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: exceeded max depth ({"apiVersion":"v1","kind":"Con ...)',
   );
   // The same depth in an unknown field, and as a merge patch.
   const hidden = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"x":${'{"a":'.repeat(6000)}1${'}'.repeat(6000)}}`;
@@ -74,11 +75,12 @@ test('a ConfigMap nested 6,000 levels deep is a 400 and poisons nothing', async 
 test('YAML nested beyond what the parser can hold is the same 400', async () => {
   const yaml = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deepyaml}\nx: ${'['.repeat(3000)}${']'.repeat(3000)}\n`;
   const r = await call('POST', CMS, yaml, 'application/yaml');
+  // Summarized in hex: a body not starting with `{`.
   assertStatus(
     r,
     400,
     'BadRequest',
-    "couldn't get version/kind; json parse error: exceeded max depth",
+    `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: exceeded max depth (${Buffer.from(yaml.slice(0, 30)).toString('hex')} ...)`,
   );
 });
 

@@ -9,6 +9,7 @@
  * is described only in part: its undeclared fields are kept, not reported, since the fake
  * cluster does not know all of them.
  */
+import { parseGoQuantity } from '../apimachinery/goquantity';
 import { parseMetaTime } from '../apimachinery/metatime';
 
 /** The JSON kind of a value as Go's UnmarshalTypeError names it. */
@@ -213,9 +214,13 @@ class Walker {
           : this.fail(v, t, 'string', `illegal base64 data at input byte ${at}`);
       }
       case 'quantity':
-        return typeof v === 'string' || typeof v === 'number'
-          ? undefined
-          : this.fail(v, t, undefined, QUANTITY_MESSAGE);
+        // Quantity.UnmarshalJSON parses the (trimmed) string there and then: one that does not
+        // parse fails the decode, before any validation.
+        if (typeof v === 'string')
+          return parseGoQuantity(v.trim())
+            ? undefined
+            : this.fail(v, t, undefined, QUANTITY_MESSAGE);
+        return typeof v === 'number' ? undefined : this.fail(v, t, undefined, QUANTITY_MESSAGE);
       case 'intstr':
         if (typeof v === 'string') return undefined;
         if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 2 ** 31) return undefined;

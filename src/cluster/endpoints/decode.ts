@@ -8,6 +8,7 @@
  */
 import YAML from 'yaml';
 import { duplicateFields } from './duplicatefields';
+import { goJsonSyntaxError } from '../api/gojsonscan';
 import { goTypeOf } from '../api/apitypes';
 import type { FieldError } from '../apimachinery/errors';
 import {
@@ -112,15 +113,27 @@ const OBJECT_MEDIA_TYPES = [
   'application/vnd.kubernetes.protobuf',
 ];
 
-/** A create or update body: an object with a metadata object, or a 400/415. */
+/**
+ * A create or update body: an object with a metadata object, or a 400/415. `into`: the kind the
+ * URL's resource decodes into; a body whose kind cannot even be found is then worded as
+ * create.go's transformDecodeError words it (`the object provided is unrecognized (must be of
+ * type ConfigMap): ... (summary)`).
+ */
 export function decodeObject(
   body: Buffer | undefined,
   contentType: string | undefined,
+  into?: string,
 ): KubeObject {
   let obj: unknown;
   // NegotiateInputSerializer: no Content-Type means JSON; one the API does not speak is a 415.
   const mediaType = (contentType ?? '').split(';')[0].trim().toLowerCase() || 'application/json';
   if (!OBJECT_MEDIA_TYPES.includes(mediaType)) throw newUnsupportedMediaType(OBJECT_MEDIA_TYPES);
+  const unrecognized = (cause: string) =>
+    newBadRequest(
+      into
+        ? `the object provided is unrecognized (must be of type ${into}): ${cause} (${summarizeData(body)})`
+        : cause,
+    );
   if (mediaType === 'application/vnd.kubernetes.protobuf') {
     obj = decodeProtobufObject(body ?? new Uint8Array());
     checkDecodable(obj);
@@ -128,16 +141,31 @@ export function decodeObject(
     try {
       obj = parse(body?.toString('utf8') ?? '', mediaType === 'application/yaml');
     } catch (err) {
-      throw newBadRequest(`couldn't get version/kind; json parse error: ${message(err)}`);
+      // Go's words for JSON that is not JSON; the parser's own for the rest (depth, YAML).
+      const goWords =
+        mediaType === 'application/json' && err instanceof SyntaxError
+          ? goJsonSyntaxError(body ?? Buffer.alloc(0))
+          : undefined;
+      throw unrecognized(`couldn't get version/kind; json parse error: ${goWords ?? message(err)}`);
     }
   }
   if (obj === null) throw newBadRequest("Object 'Kind' is missing in 'null'");
   if (!isObject(obj))
-    throw newBadRequest(
+    throw unrecognized(
       `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(obj)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
     );
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   return obj as KubeObject;
+}
+
+/** summarizeData(body, 30): an object's first bytes as text, anything else's in hex. */
+function summarizeData(body: Buffer | undefined): string {
+  if (!body?.length) return '<empty>';
+  const max = 30;
+  const cut = body.length > max;
+  const head = body.subarray(0, max);
+  const shown = body[0] === 0x7b ? head.toString('utf8') : head.toString('hex');
+  return cut ? `${shown} ...` : shown;
 }
 
 /** The fields a JSON write body gives twice; none for YAML and protobuf bodies. */

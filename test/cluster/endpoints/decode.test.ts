@@ -223,3 +223,53 @@ test('a field given twice is a strict decoding error under Strict and a warning 
     await s.close();
   }
 });
+
+test('a body whose kind cannot be found is unrecognized, in Go’s JSON words, with the body summarized', async () => {
+  const { served } = await import('../http');
+  const s = await served();
+  try {
+    const post = async (body: string) =>
+      (
+        JSON.parse((await s.call('POST', '/api/v1/namespaces/default/configmaps', body)).body) as {
+          message: string;
+        }
+      ).message;
+    assert.equal(
+      await post('{"metadata": {"name": "a"'),
+      'the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: unexpected end of JSON input ({"metadata": {"name": "a")',
+    );
+    assert.equal(
+      await post('[1,2]'),
+      'the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" } (5b312c325d)',
+    );
+    assert.match(
+      await post('{"a" 1}'),
+      /json parse error: invalid character '1' after object key \(/,
+    );
+  } finally {
+    await s.close();
+  }
+});
+
+test('a quantity that does not parse fails the decode, as Quantity.UnmarshalJSON fails it', async () => {
+  const { served } = await import('../http');
+  const s = await served();
+  try {
+    const r = await s.call('POST', '/api/v1/namespaces/default/resourcequotas', {
+      metadata: { name: 'q' },
+      spec: { hard: { pods: 'lots' } },
+    });
+    assert.equal(r.status, 400);
+    assert.equal(
+      (JSON.parse(r.body) as { message: string }).message,
+      'ResourceQuota in version "v1" cannot be handled as a ResourceQuota: quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'',
+    );
+    const fine = await s.call('POST', '/api/v1/namespaces/default/resourcequotas', {
+      metadata: { name: 'q' },
+      spec: { hard: { pods: ' 10 ', 'requests.memory': '1.5Gi' } },
+    });
+    assert.equal(fine.status, 201, fine.body);
+  } finally {
+    await s.close();
+  }
+});

@@ -612,3 +612,33 @@ test('the store tells of each object a write replaced or deleted, once the write
     [v2.metadata.resourceVersion, false],
   ]);
 });
+
+test('a continue token that is not one is a 400 in the storage layer’s words', () => {
+  const { cluster } = newCluster();
+  const list = (token: string) => {
+    try {
+      cluster.list(CM, { namespace: 'default', limit: 1, continue: token });
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return 'listed';
+  };
+  assert.equal(
+    list('garbage'),
+    "invalid continue token: continue key is not valid: invalid character '\\u0081' looking for beginning of value",
+  );
+  assert.equal(
+    list('ab+c'),
+    'invalid continue token: continue key is not valid: illegal base64 data at input byte 2',
+  );
+  const token = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  assert.equal(
+    list(token({ v: 'meta.k8s.io/v1', rv: 0, start: 'x' })),
+    'invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+  );
+  assert.equal(
+    list(token({ v: 'v9', rv: 1, start: 'x' })),
+    'invalid continue token: continue key is not valid: server does not recognize this encoded version v9',
+  );
+  cluster.close();
+});

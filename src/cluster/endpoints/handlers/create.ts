@@ -15,7 +15,7 @@ import { admittedWrite, reviewOptions } from './admitted';
 export async function createResource(s: RequestScope): Promise<void> {
   const { t, namespace } = s;
   if (t.info.namespaced && namespace === undefined) throw newMethodNotSupported(t.gr, 'create');
-  const obj = decodeObject(s.body, s.req.headers['content-type']);
+  const obj = decodeObject(s.body, s.req.headers['content-type'], t.info.kind);
   checkKind(obj, t, (apiVersion, kind) => !!s.cluster.registry.forKind({ apiVersion, kind }));
   // Decoded into its Go type once, here, as the apiserver's decoder does: the write reports the
   // unknown fields it dropped (fieldValidation) without walking the body again.

@@ -21,7 +21,7 @@ export async function updateResource(s: RequestScope, name: string): Promise<voi
   const key = objectKey(s, name);
   // The stored object is never mutated in place, so holding it is holding the "before".
   const before = cluster.peek(type, key);
-  const obj = decodeObject(s.body, s.req.headers['content-type']);
+  const obj = decodeObject(s.body, s.req.headers['content-type'], t.info.kind);
   let unknownFields: string[] | undefined;
   if (subresource !== 'scale') {
     checkKind(obj, t, (apiVersion, kind) => !!s.cluster.registry.forKind({ apiVersion, kind }));
