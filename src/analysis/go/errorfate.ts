@@ -74,6 +74,11 @@ export function swallowed(fn: PathFunc, stmt: Node, err: string): Verdict | null
     if (check.id !== stmt.parent?.id && readBeforeOverwrite(fn, check, err)) return null;
     return { kind: 'logged', check, err, within: within(check, fn.body) };
   }
+  // A bare `return` ending the branch in a deferred function or a goroutine (no results to
+  // hand the error to): logged, and gone.
+  const where = within(check, fn.body);
+  if (where !== 'flow' && named(last).length === 0)
+    return { kind: 'logged', check, err, within: where };
   if (fn.results[fn.results.length - 1] !== 'error') return null;
   const exprs = named(named(last)[0]);
   if (exprs.length !== fn.results.length || exprs[exprs.length - 1].text !== 'nil') return null;
