@@ -9,6 +9,7 @@ import { Cluster } from './cluster';
 import type { ClusterOptions } from './cluster';
 import { startControllers } from './controllers/controllers';
 import { startRootCACertPublisher } from './controllers/rootcacertpublisher';
+import { startServiceAccountTokensController } from './controllers/serviceaccounttokens';
 import { defaultStorageClass } from './admission/defaultstorageclass';
 import { defaultTolerationSeconds } from './admission/defaulttolerationseconds';
 import { priorityAdmission } from './admission/priority';
@@ -92,13 +93,16 @@ export function withBuiltins(cluster: Cluster, opts: BuiltinsOptions = {}): Clus
   });
   for (const stop of stops) cluster.onClose(stop);
   if (opts.controllers !== false && opts.controllerManager !== false) {
-    // The root CA publisher publishes the CA of the server that serves the cluster, the latest.
-    let stopPublisher: (() => void) | undefined;
-    cluster.onServed(({ caPem }) => {
-      stopPublisher?.();
-      stopPublisher = startRootCACertPublisher(cluster, caPem);
+    // The controllers that need the serving CA and signing key: those of the latest server.
+    let stopServed: Array<() => void> = [];
+    cluster.onServed(({ caPem, serviceAccountTokens }) => {
+      for (const stop of stopServed) stop();
+      stopServed = [
+        startRootCACertPublisher(cluster, caPem),
+        startServiceAccountTokensController(cluster, caPem, serviceAccountTokens),
+      ];
     });
-    cluster.onClose(() => stopPublisher?.());
+    cluster.onClose(() => stopServed.forEach((stop) => stop()));
   }
   return cluster;
 }

@@ -56,6 +56,7 @@ import {
   decodeTyped,
 } from './endpoints/decode';
 import { generateName } from './apimachinery/names';
+import type { ServiceAccountTokens } from './auth/serviceaccounttoken';
 import { goJsonSyntaxError } from './api/gojsonscan';
 import { jsonKind } from './api/gotypes';
 import {
@@ -207,6 +208,8 @@ function bookmarkObject(
 export interface ServingIdentity {
   /** The PEM of the CA that signed the serving certificate. */
   caPem: string;
+  /** Its service account token issuer and signing key. */
+  serviceAccountTokens: ServiceAccountTokens;
 }
 
 export class Cluster {

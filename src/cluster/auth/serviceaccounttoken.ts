@@ -13,6 +13,10 @@ import { serviceAccountUserInfo, serviceAccountUsername, type UserInfo } from '.
 import { newNotFound } from '../apimachinery/errors';
 import type { KubeObject, ObjectKey, TypeRef } from '../apimachinery/types';
 
+/** legacy.go's LegacyIssuer, and the prefix of its private claims. */
+const LEGACY_ISSUER = 'kubernetes/serviceaccount';
+const LEGACY_PREFIX = 'kubernetes.io/serviceaccount/';
+
 /** go-jose's jwt.DefaultLeeway: the slack allowed on times, in seconds. */
 const LEEWAY_SECONDS = 60;
 
@@ -100,11 +104,28 @@ export class ServiceAccountTokens {
   }
 
   /**
+   * A legacy token for a service account token Secret (legacy.go's LegacyClaims), as the tokens
+   * controller puts into the Secret: issued by `kubernetes/serviceaccount`, for no audience, with
+   * no expiry, valid while the Secret holds it and the service account exists.
+   */
+  issueLegacy(sa: { namespace: string; name: string; uid: string }, secretName: string): string {
+    return signToken(this.key, {
+      iss: LEGACY_ISSUER,
+      [`${LEGACY_PREFIX}namespace`]: sa.namespace,
+      [`${LEGACY_PREFIX}secret.name`]: secretName,
+      [`${LEGACY_PREFIX}service-account.name`]: sa.name,
+      [`${LEGACY_PREFIX}service-account.uid`]: sa.uid,
+      sub: serviceAccountUsername(sa.namespace, sa.name),
+    });
+  }
+
+  /**
    * jwtTokenAuthenticator.AuthenticateToken. `requested`: the audiences the caller wants the
    * token for (a TokenReview's), default the apiserver's.
    */
   authenticate(token: string, requested?: readonly string[]): TokenAuthentication {
-    if (!this.hasCorrectIssuer(token)) return { handled: false };
+    const legacy = this.hasCorrectIssuer(token, LEGACY_ISSUER);
+    if (!legacy && !this.hasCorrectIssuer(token, this.issuer)) return { handled: false };
     const parsed = parseToken(token);
     if (!parsed) return { handled: false };
     if (!verifyToken(this.key, parsed))
@@ -120,13 +141,47 @@ export class ServiceAccountTokens {
         handled: true,
         error: `token audiences ${goQuoted(tokenAuds)} is invalid for the target audiences ${goQuoted(wanted)}`,
       };
-    const validated = this.validate(claims);
+    const validated = legacy ? this.validateLegacy(token, claims) : this.validate(claims);
     if (typeof validated === 'string') return { handled: true, error: validated };
     return { handled: true, user: serviceAccountUserInfo(validated), audiences: auds };
   }
 
-  /** hasCorrectIssuer: a compact JWT whose (unverified) `iss` is this issuer. */
-  private hasCorrectIssuer(token: string): boolean {
+  /**
+   * legacyValidator.Validate: the claims, then the Secret (still there, holding this very token)
+   * and the service account (still there, with the UID the token names). The Secret's
+   * last-used label, which kube-apiserver patches on each use, is not written.
+   */
+  private validateLegacy(
+    token: string,
+    claims: Record<string, unknown>,
+  ): ServiceAccountInfo | string {
+    const sub = stringOf(claims.sub);
+    const namespace = stringOf(claims[`${LEGACY_PREFIX}namespace`]);
+    const secretName = stringOf(claims[`${LEGACY_PREFIX}secret.name`]);
+    const name = stringOf(claims[`${LEGACY_PREFIX}service-account.name`]);
+    const uid = stringOf(claims[`${LEGACY_PREFIX}service-account.uid`]);
+    if (!sub) return 'sub claim is missing';
+    if (!namespace) return 'namespace claim is missing';
+    if (!secretName) return 'secretName claim is missing';
+    if (!name) return 'serviceAccountName claim is missing';
+    if (!uid) return 'serviceAccountUID claim is missing';
+    if (sub !== serviceAccountUsername(namespace, name)) return 'sub claim is invalid';
+    const secret = this.getter.peek(SECRET, { namespace, name: secretName });
+    if (!secret || secret.metadata.deletionTimestamp) return 'Token has been invalidated';
+    const held = objectOf((secret as { data?: unknown }).data).token;
+    if (typeof held !== 'string' || Buffer.from(held, 'base64').toString('utf8') !== token)
+      return "Token does not match server's copy";
+    const sa = this.getter.peek(SERVICE_ACCOUNT, { namespace, name });
+    if (!sa) return newNotFound({ group: '', resource: 'serviceaccounts' }, name).message;
+    if (sa.metadata.deletionTimestamp)
+      return `ServiceAccount ${namespace}/${name} has been deleted`;
+    if (sa.metadata.uid !== uid)
+      return `ServiceAccount UID (${sa.metadata.uid ?? ''}) does not match claim (${uid})`;
+    return { namespace, name, uid };
+  }
+
+  /** hasCorrectIssuer: a compact JWT whose (unverified) `iss` is `issuer`. */
+  private hasCorrectIssuer(token: string, issuer: string): boolean {
     if (token.trim().startsWith('{')) return false;
     const parts = token.split('.');
     if (parts.length !== 3 || !/^[A-Za-z0-9_-]*$/.test(parts[1]!)) return false;
@@ -135,7 +190,7 @@ export class ServiceAccountTokens {
       return (
         claims !== null &&
         typeof claims === 'object' &&
-        (claims as { iss?: unknown }).iss === this.issuer
+        (claims as { iss?: unknown }).iss === issuer
       );
     } catch {
       return false;

@@ -461,12 +461,12 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
     )
   )
     ensureKubernetesService(cluster, port);
-  cluster.served({ caPem: certs.caPem });
   const hostPart = host.includes(':') ? `[${host}]` : host;
   address = `${hostPart}:${port}`;
   const url = `https://${hostPart}:${port}`;
   // kube-apiserver's --service-account-issuer, and --api-audiences defaulting to it.
   const tokens = new ServiceAccountTokens(url, [url], cluster, () => cluster.clock.now());
+  cluster.served({ caPem: certs.caPem, serviceAccountTokens: tokens });
   authenticator = new RequestAuthenticator(users, tokens);
   const tokenOf = (user: string) => [...users].find(([, u]) => u === user)?.[0];
   return {

@@ -9,10 +9,18 @@ import { test } from 'node:test';
 import { ROOT_CA_CONFIGMAP } from '../../../src/cluster/controllers/rootcacertpublisher';
 import type { KubeObject } from '../../../src/cluster/apimachinery/types';
 import { flush, newCluster } from '../helpers';
+import type { Cluster } from '../../../src/cluster/cluster';
+import { ServiceAccountTokens } from '../../../src/cluster/auth/serviceaccounttoken';
 
 const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' };
 const CA = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 const rootCA = (cm: KubeObject | undefined) => (cm as { data?: Record<string, string> })?.data;
+
+/** The cluster served with the CA (and a signing key the publisher does not use). */
+function served(cluster: Cluster): void {
+  const tokens = new ServiceAccountTokens('https://x', ['https://x'], cluster, () => 0);
+  cluster.served({ caPem: CA, serviceAccountTokens: tokens });
+}
 
 function namespace(name: string): KubeObject {
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
@@ -25,7 +33,7 @@ test('every namespace gets kube-root-ca.crt with the serving CA once the cluster
     cluster.peek(CONFIGMAP, { namespace: 'default', name: ROOT_CA_CONFIGMAP }),
     undefined,
   );
-  cluster.served({ caPem: CA });
+  served(cluster);
   await flush(clock);
   for (const ns of ['default', 'kube-system', 'kube-public']) {
     const cm = cluster.peek(CONFIGMAP, { namespace: ns, name: ROOT_CA_CONFIGMAP });
@@ -43,7 +51,7 @@ test('every namespace gets kube-root-ca.crt with the serving CA once the cluster
 
 test('a deleted kube-root-ca.crt is put back and an edited one mended', async () => {
   const { cluster, clock } = newCluster();
-  cluster.served({ caPem: CA });
+  served(cluster);
   await flush(clock);
   const key = { namespace: 'default', name: ROOT_CA_CONFIGMAP };
   cluster.delete(CONFIGMAP, key);
@@ -63,7 +71,7 @@ test('a deleted kube-root-ca.crt is put back and an edited one mended', async ()
 
 test('a terminating namespace is left to the namespace controller', async () => {
   const { cluster, clock } = newCluster();
-  cluster.served({ caPem: CA });
+  served(cluster);
   cluster.create(namespace('gone'));
   await flush(clock);
   cluster.delete({ apiVersion: 'v1', kind: 'Namespace' }, { name: 'gone' });
@@ -77,7 +85,7 @@ test('a terminating namespace is left to the namespace controller', async () => 
 
 test('an apiserver without a controller manager publishes nothing', async () => {
   const { cluster, clock } = newCluster({ controllerManager: false });
-  cluster.served({ caPem: CA });
+  served(cluster);
   await flush(clock);
   assert.equal(
     cluster.peek(CONFIGMAP, { namespace: 'default', name: ROOT_CA_CONFIGMAP }),
