@@ -92,6 +92,8 @@ export function withBuiltins(cluster: Cluster, opts: BuiltinsOptions = {}): Clus
     kubelet: opts,
   });
   for (const stop of stops) cluster.onClose(stop);
+  // The apiserver is up: its watch cache starts here, after its own bootstrap writes.
+  cluster.store.startWatchWindow();
   if (opts.controllers !== false && opts.controllerManager !== false) {
     // The controllers that need the serving CA and signing key: those of the latest server.
     let stopServed: Array<() => void> = [];

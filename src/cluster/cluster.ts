@@ -793,7 +793,12 @@ export class Cluster {
       if (c.type === 'MODIFIED') {
         if (now && before) push({ type: 'MODIFIED', object: view(c.object) });
         else if (now) push({ type: 'ADDED', object: view(c.object) });
-        else if (before) push({ type: 'DELETED', object: view(c.object) });
+        else if (before) {
+          // Left the selection: the cacher sends the previous content at the event's version.
+          const left = clone(c.old!);
+          left.metadata.resourceVersion = c.object.metadata.resourceVersion;
+          push({ type: 'DELETED', object: view(left) });
+        }
       } else if (now) push({ type: c.type, object: view(c.object) });
     };
 

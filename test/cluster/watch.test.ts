@@ -98,7 +98,10 @@ test('label-selected watches see an object leave the selection as DELETED', asyn
       labelSelector: 'app=web',
       resourceVersion: String(cluster.store.resourceVersion),
     },
-    (e) => got.push(`${e.type}:${e.object.metadata.name}`),
+    (e) =>
+      got.push(
+        `${e.type}:${e.object.metadata.name}:${e.object.metadata.labels?.app}:${e.object.metadata.resourceVersion}`,
+      ),
   );
   const a = cluster.create({
     apiVersion: 'v1',
@@ -108,9 +111,14 @@ test('label-selected watches see an object leave the selection as DELETED', asyn
   a.metadata.labels = { app: 'db' };
   const a2 = cluster.update(a);
   a2.metadata.labels = { app: 'web' };
-  cluster.update(a2);
+  const a3 = cluster.update(a2);
   await flush();
-  assert.deepEqual(got, ['ADDED:a', 'DELETED:a', 'ADDED:a']);
+  // The DELETED carries the content that matched, at the version of the change that unmatched it.
+  assert.deepEqual(got, [
+    `ADDED:a:web:${a.metadata.resourceVersion}`,
+    `DELETED:a:web:${a2.metadata.resourceVersion}`,
+    `ADDED:a:web:${a3.metadata.resourceVersion}`,
+  ]);
   w.stop();
   cluster.close();
 });
@@ -311,6 +319,27 @@ test('the initial-events-end bookmark is the kind’s zero value: a built-in’s
     strategy: {},
   });
   assert.deepEqual(Object.keys(o.metadata as object).sort(), ['annotations', 'resourceVersion']);
+  w.stop();
+  cluster.close();
+});
+
+test("a watch from before the server's start is 410 Gone, as its watch cache starts at startup; from then on it resumes", async () => {
+  const cluster = createCluster({ controllers: false });
+  // The bootstrap objects (the kubernetes Service, priority classes, flow control) came first.
+  const started = Number(cluster.list(CM, {}).metadata.resourceVersion);
+  assert.ok(started > 1);
+  const got: WatchEvent[] = [];
+  cluster.watch(CM, { resourceVersion: '1' }, (e) => got.push(e));
+  await flush();
+  assert.equal(got[0]?.type, 'ERROR');
+  assert.equal((got[0]!.object as unknown as { code: number }).code, 410);
+  cluster.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after' } });
+  const resumed: string[] = [];
+  const w = cluster.watch(CM, { resourceVersion: String(started) }, (e) =>
+    resumed.push(`${e.type}:${e.object.metadata.name}`),
+  );
+  await flush();
+  assert.deepEqual(resumed, ['ADDED:after']);
   w.stop();
   cluster.close();
 });

@@ -142,3 +142,14 @@ test("a precondition's and a record's resourceVersion in a conflict's message ar
   });
   assert.deepEqual(normaliseAll([msg('881')]), normaliseAll([msg('975')]));
 });
+
+test("a Table's Age cells are compared as ages, not as the seconds that passed", () => {
+  const table = (age: string) => ({
+    kind: 'Table',
+    columnDefinitions: [{ name: 'Name' }, { name: 'Age' }],
+    rows: [{ cells: ['x', age] }],
+  });
+  assert.deepEqual(normaliseAll([table('0s')]), normaliseAll([table('1s')]));
+  const named = (name: string) => ({ ...table('0s'), rows: [{ cells: [name, '0s'] }] });
+  assert.notDeepEqual(normaliseAll([named('x')]), normaliseAll([named('y')]));
+});

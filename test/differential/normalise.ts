@@ -166,7 +166,7 @@ export function normalise(value: unknown, vocab: Vocabulary, key = '', ofList = 
   }
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    const obj = value as Record<string, unknown>;
+    const obj = ageless(value as Record<string, unknown>);
     for (const [k, v] of Object.entries(obj)) {
       // managedFields keys name list items by their values, uids among them.
       out[vocab.text(k)] = normalise(v, vocab, k, ofList || listLike(obj, k));
@@ -174,4 +174,24 @@ export function normalise(value: unknown, vocab: Vocabulary, key = '', ofList = 
     return out;
   }
   return value;
+}
+
+/**
+ * A Table with its Age cells as `<age>`: an age is the time since a creation timestamp, and
+ * timestamps are normalised (a second's tick between two requests changes it).
+ */
+function ageless(obj: Record<string, unknown>): Record<string, unknown> {
+  if (obj.kind !== 'Table' || !Array.isArray(obj.columnDefinitions) || !Array.isArray(obj.rows))
+    return obj;
+  const at = (obj.columnDefinitions as Array<{ name?: unknown }>).findIndex(
+    (c) => c.name === 'Age',
+  );
+  if (at < 0) return obj;
+  const rows = (obj.rows as Array<Record<string, unknown>>).map((row) => {
+    if (!Array.isArray(row.cells) || typeof row.cells[at] !== 'string') return row;
+    const cells = [...(row.cells as unknown[])];
+    cells[at] = '<age>';
+    return { ...row, cells };
+  });
+  return { ...obj, rows };
 }

@@ -210,7 +210,9 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       if (p === '/version') return sendJson(res, 200, serverVersion());
       if (['/healthz', '/livez', '/readyz'].includes(p)) return sendText(res, 200, 'ok');
       if (p === '/openapi/v2') return serveOpenapiV2(req, res, cluster.registry);
-      if (p === '/openapi/v3') return sendJson(res, 200, openapiV3Index(cluster.registry));
+      // kube-openapi's handler3 writes the index without a Content-Type: Go's sniffing names it.
+      if (p === '/openapi/v3')
+        return sendText(res, 200, JSON.stringify(openapiV3Index(cluster.registry)));
       if (p === '') {
         return sendJson(res, 200, {
           paths: [

@@ -124,6 +124,19 @@ export class Store {
     return this.rv;
   }
 
+  /**
+   * Starts the watch window now: a watch may resume only from the current revision on, as
+   * kube-apiserver's watch cache starts at the revision it lists when the server starts, and
+   * answers 410 Gone for a watch from before it.
+   */
+  startWatchWindow(): void {
+    for (let i = this.logStart; i < this.log.length; i++) {
+      this.logBytes -= this.sizes[i]!;
+      this.log[i] = DROPPED;
+    }
+    this.logStart = this.log.length;
+  }
+
   /** The oldest resourceVersion a watch can still resume from. */
   get oldestResumable(): number {
     return this.log.length > this.logStart ? this.log[this.logStart].rv - 1 : this.rv;

@@ -23,6 +23,8 @@ interface V3Doc {
 async function index(): Promise<Record<string, { serverRelativeURL: string }>> {
   const r = await s.get('/openapi/v3');
   assert.equal(r.status, 200);
+  // As kube-apiserver sends it: no Content-Type set, so Go's sniffing says plain text.
+  assert.equal(r.headers['content-type'], 'text/plain; charset=utf-8');
   return (JSON.parse(r.body) as { paths: Record<string, { serverRelativeURL: string }> }).paths;
 }
 
