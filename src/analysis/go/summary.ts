@@ -331,11 +331,18 @@ export class Summaries {
         a.type === 'assignment_statement' ? named(field(a, 'left')) : named(a).slice(0, 1);
       for (const t of targets) {
         const m = /^(\w+)\.Spec\b/.exec(t.text);
-        const i = m ? indexOf(m[1]) : null;
+        // A method of the spec type itself (`func (s *ShopSpec) withDefaults()`): its receiver's
+        // fields are the spec's, named as the object's (`s.Spec.Image`) for the caller.
+        const own =
+          !m && isSpecType(decl.receiverType) && fn.receiver
+            ? new RegExp(`^${fn.receiver}\\.(\\w+)`).exec(t.text)
+            : null;
+        const i = m ? indexOf(m[1]) : own ? -1 : null;
         if (i === null || out.spec.has(i)) continue;
         if (i >= 0 && params[i].type.type !== 'pointer_type') continue;
         if (i === -1 && field(receiverParam(decl.node), 'type')?.type !== 'pointer_type') continue;
-        out.spec.set(i, { target: t.text, site: { file: fn.file, node: a } });
+        const target = own ? `${fn.receiver}.Spec${t.text.slice(fn.receiver!.length)}` : t.text;
+        out.spec.set(i, { target, site: { file: fn.file, node: a } });
       }
     }
     for (const call of fn.calls) {
@@ -587,8 +594,16 @@ function unconditional(body: Node, call: Node): boolean {
 
 /** `obj.M(...)` → `obj`: the variable a method is called on. */
 function receiverArg(call: Node): string | null {
-  const op = callee(call)?.operand ?? null;
-  return op?.type === 'identifier' ? op.text : null;
+  const op = unparen(callee(call)?.operand ?? null);
+  if (op?.type === 'identifier') return op.text;
+  // `obj.Spec.withDefaults()`: a method of the spec type changes obj's spec.
+  const root = op?.type === 'selector_expression' ? unparen(field(op, 'operand')) : null;
+  return root?.type === 'identifier' && field(op, 'field')?.text === 'Spec' ? root.text : null;
+}
+
+/** A spec type's name: `ShopSpec`, `SolrCloudSpec`. */
+function isSpecType(name: string | null): boolean {
+  return !!name && /^[A-Z]\w*Spec$/.test(name);
 }
 
 function refKey(ref: FuncRef): string {

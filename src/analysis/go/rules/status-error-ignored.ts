@@ -21,6 +21,9 @@ import { discarded, pardoned, type Verdict, type Within } from '../errorfate';
 import { callName, siteName } from '../summary';
 import {
   ancestor,
+  argVar,
+  callArgs,
+  callee,
   descendants,
   enclosingStatement,
   field,
@@ -58,9 +61,12 @@ function patchedAtEnd(rec: Reconciler): boolean {
   );
 }
 
-/** A dropped status error in the function's own flow (not the deferred write, not a goroutine). */
-function inFlow(v: Verdict): boolean {
-  return v.kind !== 'deferred' && (v.kind !== 'logged' || v.within === 'flow');
+/** The variable a helper's status write writes: its argument (or receiver) at `param`. */
+function writtenArg(call: Node, param: number | null): string | null {
+  if (param === null) return null;
+  if (param >= 0) return argVar(callArgs(call)[param]);
+  const op = callee(call)?.operand;
+  return op?.type === 'identifier' ? op.text : null;
 }
 
 export const statusErrorIgnored: GoRule = {
@@ -68,8 +74,14 @@ export const statusErrorIgnored: GoRule = {
   check(ctx) {
     for (const rec of ctx.reconcilers) {
       const rewritten = patchedAtEnd(rec);
-      const lost = (fn: PathFunc, call: Node, v: Verdict): boolean =>
-        !(rewritten && inFlow(v) && !inDefer(call, fn.body));
+      // Written again by Reconcile's deferred patch: a write of the reconciled object made on
+      // the way (in a helper's own defer too, which runs before Reconcile's), not Reconcile's
+      // deferred write itself nor one in a goroutine, which may run after it.
+      const lost = (fn: PathFunc, call: Node, v: Verdict, obj: string | null): boolean => {
+        if (!rewritten || !obj || !fn.reconciled.has(obj)) return true;
+        if (v.kind === 'logged' && v.within === 'goroutine') return true;
+        return fn.isRoot && (v.kind === 'deferred' || inDefer(call, fn.body));
+      };
       for (const fn of rec.funcs) {
         const own = new Set<number>();
         const errorOf = ctx.summaries.errorOf(fn);
@@ -80,7 +92,7 @@ export const statusErrorIgnored: GoRule = {
           if (scheduled(cc.call, fn.body)) continue;
           const verdict = discarded(fn, cc.call);
           if (!verdict || pardoned(fn, cc.call, verdict, errorOf)) continue;
-          if (!lost(fn, cc.call, verdict)) continue;
+          if (!lost(fn, cc.call, verdict, argVar(cc.args[1]))) continue;
           ctx.report({
             file: fn.file,
             node: cc.call,
@@ -101,7 +113,8 @@ export const statusErrorIgnored: GoRule = {
           // A status helper whose error this function drops: as if the write were made here.
           if (s.returnsStatusError) {
             const verdict = discarded(fn, call);
-            if (verdict && !pardoned(fn, call, verdict, errorOf) && lost(fn, call, verdict)) {
+            const obj = writtenArg(call, s.writeParam);
+            if (verdict && !pardoned(fn, call, verdict, errorOf) && lost(fn, call, verdict, obj)) {
               ctx.report({
                 file: fn.file,
                 node: call,
@@ -117,7 +130,8 @@ export const statusErrorIgnored: GoRule = {
             continue;
           const stmt = enclosingStatement(call);
           if (stmt && pardoned(fn, call, { kind: 'dropped', stmt }, errorOf)) continue;
-          if (stmt && !lost(fn, call, { kind: 'dropped', stmt })) continue;
+          if (stmt && !lost(fn, call, { kind: 'dropped', stmt }, writtenArg(call, s.writeParam)))
+            continue;
           ctx.report({
             file: fn.file,
             node: call,
