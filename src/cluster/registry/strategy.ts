@@ -236,6 +236,26 @@ function validateReplicationController(obj: KubeObject): FieldError[] {
 
 let serviceIp = 10;
 
+/**
+ * The Service REST's initIPFamilyFields on a single-stack IPv4 cluster (kube-apiserver's default
+ * range): an ExternalName service gets no families; a headless one without a selector is
+ * RequireDualStack with both families (it allocates nothing, so the cluster's stacks do not
+ * limit it); any other is SingleStack IPv4. `clusterIPs` follows a lone `clusterIP`
+ * (normalizeClusterIPs).
+ */
+function initIPFamilyFields(spec: Obj): void {
+  if (spec.type === 'ExternalName') return;
+  if (typeof spec.clusterIP === 'string' && spec.clusterIP && !Array.isArray(spec.clusterIPs))
+    spec.clusterIPs = [spec.clusterIP];
+  const headlessSelectorless =
+    spec.clusterIP === 'None' && (!isObject(spec.selector) || !Object.keys(spec.selector).length);
+  setDefault(spec, 'ipFamilyPolicy', headlessSelectorless ? 'RequireDualStack' : 'SingleStack');
+  setDefault(spec, 'ipFamilies', ['IPv4']);
+  const families = spec.ipFamilies as string[];
+  if (headlessSelectorless && spec.ipFamilyPolicy !== 'SingleStack' && families.length === 1)
+    spec.ipFamilies = [...families, families[0] === 'IPv4' ? 'IPv6' : 'IPv4'];
+}
+
 const STRATEGIES: Record<string, Partial<Strategy>> = {
   '/Namespace': {
     prepareForCreate(obj) {
@@ -254,8 +274,7 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
         spec.clusterIP = `10.96.${(n >> 8) & 255}.${n & 255}`;
         spec.clusterIPs = [spec.clusterIP];
       }
-      setDefault(spec, 'ipFamilies', ['IPv4']);
-      setDefault(spec, 'ipFamilyPolicy', 'SingleStack');
+      initIPFamilyFields(spec);
     },
     validate: (obj, old) => validateService(obj, old),
   },

@@ -153,3 +153,39 @@ describe('service ports', () => {
     );
   });
 });
+
+describe('IP families', () => {
+  const families = async (name: string, spec: Record<string, unknown>) => {
+    const r = await s.call('POST', SVCS, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name },
+      spec,
+    });
+    assert.equal(r.status, 201, r.body);
+    const out = (JSON.parse(r.body) as { spec: Record<string, unknown> }).spec;
+    return [out.ipFamilyPolicy, out.ipFamilies, out.clusterIPs];
+  };
+
+  it('a ClusterIP service is SingleStack IPv4, a headless one without selector RequireDualStack with both families, an ExternalName one neither', async () => {
+    const ip = await families('fam-ip', { ports: [{ port: 80 }] });
+    assert.deepEqual(ip.slice(0, 2), ['SingleStack', ['IPv4']]);
+    assert.deepEqual(await families('fam-headless', { clusterIP: 'None', ports: [{ port: 80 }] }), [
+      'RequireDualStack',
+      ['IPv4', 'IPv6'],
+      ['None'],
+    ]);
+    assert.deepEqual(
+      await families('fam-headless-sel', {
+        clusterIP: 'None',
+        selector: { app: 'x' },
+        ports: [{ port: 80 }],
+      }),
+      ['SingleStack', ['IPv4'], ['None']],
+    );
+    assert.deepEqual(
+      await families('fam-ext', { type: 'ExternalName', externalName: 'example.com' }),
+      [undefined, undefined, undefined],
+    );
+  });
+});
