@@ -41,7 +41,7 @@ import {
   type Node,
 } from './syntax';
 import { varType } from './vartypes';
-import { blockingWait, inLoops, RETRY_REPORTED_FROM_MS, type Wait } from './waits';
+import { blockingWait, inLoops, RETRY_REPORTED_FROM_MS, shortRetry, type Wait } from './waits';
 
 /** A place in some file of the module. */
 export interface Site {
@@ -402,6 +402,7 @@ export class Summaries {
       const found = blockingWait(fn.file, call, scope);
       if (!found || !worthReporting(found) || inGoroutine(call, fn.body)) continue;
       const wait = inLoops(found, call, fn.body, scope);
+      if (shortRetry(wait)) continue;
       const site = { file: fn.file, node: call };
       if (!out.block || longer(wait, out.block.wait)) out.block = { wait, site };
     }

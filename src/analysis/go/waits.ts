@@ -22,6 +22,11 @@ export interface Wait {
    * they are reported only when they back off long
    */
   lib: 'time' | 'wait' | 'wait-backoff' | 'client-go-retry' | 'retry-go' | 'backoff';
+  /**
+   * A sleep in a hand-written retry loop: every loop around it leaves early once an attempt
+   * succeeds (a `return` or `break` in its body), and is counted or runs until a deadline
+   */
+  retry?: boolean;
 }
 
 /**
@@ -30,6 +35,15 @@ export interface Wait {
  * deliberate design, not reported. A retry that backs off longer holds the worker for it.
  */
 export const RETRY_REPORTED_FROM_MS = 5000;
+
+/**
+ * A wait not worth a finding once its loops are known: a sleep in a hand-written retry loop
+ * (counted, or until a deadline, leaving early on success) that gives up within
+ * RETRY_REPORTED_FROM_MS is the same bounded short retry as retry.OnError's.
+ */
+export function shortRetry(w: Wait): boolean {
+  return w.lib === 'time' && !!w.retry && w.ms !== null && w.ms < RETRY_REPORTED_FROM_MS;
+}
 
 const UNITS: Record<string, number> = {
   Nanosecond: 1e-6,
@@ -347,15 +361,84 @@ function cenkaltiWait(what: string, args: Node[], scope: Scope): Omit<Wait, 'lib
  */
 export function inLoops(w: Wait, call: Node, body: Node, scope: Scope): Wait {
   let times = 1;
+  let loops = 0;
+  let exits = true;
+  let deadline: number | null = null;
   for (let n = call.parent; n && n.id !== body.id; n = n.parent) {
     if (n.type === 'func_literal') break;
     if (n.type !== 'for_statement') continue;
+    loops++;
+    const until = loops === 1 ? deadlineOf(n, scope) : null;
+    // A loop until a deadline stops once its condition holds: a retry too.
+    exits &&= until !== null || leavesEarly(n);
+    if (until !== null) {
+      deadline = until;
+      continue;
+    }
     const count = loopCount(n, scope);
     if (count === null) return { ...w, ms: null, why: `${w.why}, in a loop` };
     times *= count;
   }
-  if (times === 1 || w.ms === null) return w;
-  return { ...w, ms: w.ms * times, why: `${w.why}, ${times} times in a loop` };
+  const retry = loops > 0 && exits;
+  if (deadline !== null && w.ms !== null) {
+    // `for time.Now().Before(deadline) { ...; time.Sleep(d) }`: until the deadline, plus a sleep.
+    return {
+      ...w,
+      ms: (deadline + w.ms) * times,
+      why: `a loop until a deadline ${formatDuration(deadline)} away`,
+      retry,
+    };
+  }
+  if (times === 1 || w.ms === null) return loops ? { ...w, retry } : w;
+  return { ...w, ms: w.ms * times, why: `${w.why}, ${times} times in a loop`, retry };
+}
+
+/**
+ * Does the loop leave early once an attempt succeeds (a `return`, or a `break` of this loop, in
+ * its body), as a hand-written retry does? A loop that always runs its count out is a poll.
+ */
+function leavesEarly(loop: Node): boolean {
+  const b = field(loop, 'body');
+  const own = (x: Node): boolean =>
+    !descendants(b, 'func_literal').some(
+      (f) => f.startIndex <= x.startIndex && x.endIndex <= f.endIndex,
+    );
+  if (descendants(b, 'return_statement').some(own)) return true;
+  return descendants(b, 'break_statement').some(
+    (k) => own(k) && !named(k).length && !ancestorWithin(k, loop),
+  );
+}
+
+/** Is there a loop, switch or select between `n` and `loop` (a plain break would leave that)? */
+function ancestorWithin(n: Node, loop: Node): boolean {
+  for (let p = n.parent; p && p.id !== loop.id; p = p.parent)
+    if (
+      /^(for_statement|expression_switch_statement|type_switch_statement|select_statement)$/.test(
+        p.type,
+      )
+    )
+      return true;
+  return false;
+}
+
+/**
+ * `for time.Now().Before(deadline) && ...`, where `deadline := time.Now().Add(d)` with d constant:
+ * the loop runs for at most d (milliseconds); null when it is not such a loop.
+ */
+function deadlineOf(loop: Node, scope: Scope): number | null {
+  const cond =
+    field(named(loop).find((c) => c.type === 'for_clause') ?? null, 'condition') ??
+    named(loop).find((c) => c.type === 'binary_expression' || c.type === 'call_expression') ??
+    null;
+  const m = cond ? /time\.Now\(\)\.Before\((\w+)\)/.exec(cond.text) : null;
+  if (!m) return null;
+  const bound = binding(m[1], scope);
+  const add =
+    bound?.type === 'call_expression' &&
+    /^time\.Now\(\)\.Add$/.test(field(bound, 'function')?.text ?? '')
+      ? callArgs(bound)[0]
+      : null;
+  return add ? evalConst(add, scope) : null;
 }
 
 function loopCount(loop: Node, scope: Scope): number | null {

@@ -8,7 +8,7 @@ import type { Fix } from '../../diagnostics';
 import type { GoRule } from '../rule';
 import { returnsResultAndError, type PathFunc } from '../reconcilers';
 import { callName, siteName, worthReporting } from '../summary';
-import { formatDuration, blockingWait, inLoops, type Wait } from '../waits';
+import { formatDuration, blockingWait, inLoops, shortRetry, type Wait } from '../waits';
 import {
   ancestor,
   callArgs,
@@ -39,6 +39,7 @@ export const blockingSleep: GoRule = {
           if (found) {
             if (!worthReporting(found)) continue;
             const wait = inLoops(found, call, fn.body, scope);
+            if (shortRetry(wait)) continue;
             ctx.report({
               file: fn.file,
               node: wait.what === '<-time.After' ? call.parent! : call,
