@@ -14,7 +14,7 @@ import { buildGoTool } from './gotool.mjs';
 import { kubernetesGoMod, kubernetesRelease, root } from './kubernetes.mjs';
 
 /** The group/version/Kinds the release serves, from the generated discovery (made first). */
-function servedKinds() {
+export function servedKinds() {
   const api = JSON.parse(readFileSync(join(root, 'generated', 'discovery', 'api.json'), 'utf8'));
   const served = new Set();
   for (const g of api.groups)

@@ -20,6 +20,7 @@ const GENERATORS = [
   { script: 'scripts/apigen-defaults.mjs', output: 'generated/defaults.json' },
   { script: 'scripts/apigen-printcolumns.mjs', output: 'generated/printcolumns.json' },
   { script: 'scripts/apigen-bootstrap.mjs', output: 'generated/bootstrap.json' },
+  { script: 'scripts/apigen-bookmarks.mjs', output: 'generated/bookmarks.json' },
 ];
 
 /** The release and the generators' own code, Go programs included (they share helpers, so all of it counts). */

@@ -56,6 +56,7 @@ import {
   decodeTyped,
 } from './endpoints/decode';
 import { generateName } from './apimachinery/names';
+import { bookmarkBody } from './api/bookmarks';
 import type { ServiceAccountTokens } from './auth/serviceaccounttoken';
 import { goJsonSyntaxError } from './api/gojsonscan';
 import { jsonKind } from './api/gotypes';
@@ -196,11 +197,13 @@ function bookmarkObject(
   resourceVersion: string,
   annotations?: Record<string, string>,
 ): KubeObject {
-  const zero = (goZero(t.apiVersion, t.info.kind) ?? {
-    kind: t.info.kind,
-    apiVersion: t.apiVersion,
-  }) as unknown as KubeObject;
-  zero.metadata = { resourceVersion, ...(annotations ? { annotations } : {}) };
+  const zero = (bookmarkBody(t.info.group, t.info.version, t.info.kind) ??
+    goZero(t.apiVersion, t.info.kind) ?? {
+      kind: t.info.kind,
+      apiVersion: t.apiVersion,
+    }) as unknown as KubeObject;
+  const all = { ...zero.metadata?.annotations, ...annotations };
+  zero.metadata = { resourceVersion, ...(Object.keys(all).length ? { annotations: all } : {}) };
   return zero;
 }
 

@@ -300,7 +300,7 @@ test('a reader that shares (sharedObjects) is handed the stored objects; others 
   assert.deepEqual(copies[0], shared[0]);
 });
 
-test('the initial-events-end bookmark is the kind’s zero value: a built-in’s structs are there, empty', async () => {
+test('the initial-events-end bookmark is the kind’s empty internal object in the version watched: structs there, empty, and what conversion sets', async () => {
   const { cluster } = newCluster({ controllers: false });
   const got: WatchEvent[] = [];
   const DEPLOY = { apiVersion: 'apps/v1', kind: 'Deployment' };
@@ -313,13 +313,28 @@ test('the initial-events-end bookmark is the kind’s zero value: a built-in’s
   const bookmark = got.find((e) => e.type === 'BOOKMARK')!;
   const o = bookmark.object as unknown as Record<string, unknown>;
   assert.equal(o.kind, 'Deployment');
+  // The internal Deployment's replicas is an int32, converted to apps/v1's pointer: 0.
   assert.deepEqual(o.spec, {
+    replicas: 0,
     selector: null,
     template: { metadata: {}, spec: { containers: null } },
     strategy: {},
   });
   assert.deepEqual(Object.keys(o.metadata as object).sort(), ['annotations', 'resourceVersion']);
   w.stop();
+  // A DaemonSet's conversion writes its template generation as an annotation, beside the watch's.
+  const ds: WatchEvent[] = [];
+  const w2 = cluster.watch(
+    { apiVersion: 'apps/v1', kind: 'DaemonSet' },
+    { namespace: 'default', sendInitialEvents: true, allowWatchBookmarks: true },
+    (e) => ds.push(e),
+  );
+  await flush();
+  assert.deepEqual(ds.find((e) => e.type === 'BOOKMARK')!.object.metadata.annotations, {
+    'deprecated.daemonset.template.generation': '0',
+    'k8s.io/initial-events-end': 'true',
+  });
+  w2.stop();
   cluster.close();
 });
 

@@ -87,7 +87,9 @@ test('watch faults: closeWatch ends it, gone sends the 410, cacheLagMs delivers 
     () => goneClosed++,
   );
   const lagged: WatchEvent[] = [];
-  const h = api.watch(CONFIGMAP, { namespace: 'default', resourceVersion: '1' }, (e) =>
+  // From the store's current version: one from before the server started would be 410 Gone.
+  const from = String(cluster.store.resourceVersion);
+  const h = api.watch(CONFIGMAP, { namespace: 'default', resourceVersion: from }, (e) =>
     lagged.push(e),
   );
   cleanup(t, () => h.stop());

@@ -11,6 +11,8 @@
 //	defaulting probes     the two probes of every served kind with defaults, as JSON lines
 //	defaulting default    JSON objects in (one a line), each defaulted by the scheme, out
 //	defaulting roundtrip  the same, decoded and encoded without defaulting
+//	defaulting bookmarks  for every served kind, the object its watch BOOKMARKs carry: an empty
+//	                      object of the internal type converted to the version, one JSON line each
 //	defaulting bootstrap  the objects kube-apiserver's post-start hooks create: the API Priority
 //	                      and Fairness configuration (k8s.io/apiserver's flowcontrol bootstrap: the
 //	                      mandatory and suggested PriorityLevelConfigurations, then FlowSchemas)
@@ -34,7 +36,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	flowcontrolbootstrap "k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
-	schedulingv1helpers "k8s.io/kubernetes/pkg/apis/scheduling/v1"
 	apiregistrationinstall "k8s.io/kube-aggregator/pkg/apis/apiregistration/install"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	_ "k8s.io/kubernetes/pkg/apis/admission/install"
@@ -59,6 +60,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/rbac/install"
 	_ "k8s.io/kubernetes/pkg/apis/resource/install"
 	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
+	schedulingv1helpers "k8s.io/kubernetes/pkg/apis/scheduling/v1"
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 	_ "k8s.io/kubernetes/pkg/apis/storagemigration/install"
 )
@@ -555,6 +557,32 @@ func bootstrap() error {
 	return nil
 }
 
+// bookmarks writes, for every served kind, the object a watch BOOKMARK carries: the watch cache
+// makes an empty object of the kind's internal type (the store's NewFunc) and the watch encodes it
+// in the version watched, converting it there — so a conversion's defaults (a Deployment's
+// replicas: 0, a DaemonSet's template-generation annotation) are in it. One JSON line each.
+func bookmarks() error {
+	w := bufio.NewWriter(os.Stdout)
+	defer w.Flush()
+	enc := json.NewEncoder(w)
+	for _, gvk := range servedKinds() {
+		var obj runtime.Object
+		internal, err := scheme.New(gvk.GroupKind().WithVersion(runtime.APIVersionInternal))
+		if err != nil {
+			if obj, err = scheme.New(gvk); err != nil {
+				return err
+			}
+		} else if obj, err = scheme.ConvertToVersion(internal, gvk.GroupVersion()); err != nil {
+			return err
+		}
+		obj.GetObjectKind().SetGroupVersionKind(gvk)
+		if err := enc.Encode(map[string]interface{}{"g": gvk.Group, "v": gvk.Version, "k": gvk.Kind, "o": obj}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func main() {
 	var err error
 	switch cmd := strings.Join(os.Args[1:], " "); cmd {
@@ -568,8 +596,10 @@ func main() {
 		err = defaultObjects(true)
 	case "bootstrap":
 		err = bootstrap()
+	case "bookmarks":
+		err = bookmarks()
 	default:
-		err = fmt.Errorf("usage: defaulting rules | probes | default | roundtrip | bootstrap (not %q)", cmd)
+		err = fmt.Errorf("usage: defaulting rules | probes | default | roundtrip | bootstrap | bookmarks (not %q)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
