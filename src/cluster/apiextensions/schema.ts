@@ -7,7 +7,6 @@
 import { celValidator, CEL_NOT_CHECKED, blocksCel } from './celvalidation';
 import type { FieldError } from '../apimachinery/errors';
 import { fieldInvalid } from '../apimachinery/errors';
-import type { ScaleSpec } from '../registry/registry';
 import { isObject } from '../apimachinery/patch';
 import type { JSONSchemaProps } from './jsonschema';
 import { validateValue } from './schemavalidation';
@@ -22,6 +21,13 @@ export interface CompiledSchema {
   default(obj: Record<string, unknown>): void;
   /** OpenAPI then CEL validation; old is the stored object on update (for transition rules). */
   validate(obj: Record<string, unknown>, old?: Record<string, unknown>): FieldError[];
+}
+
+/** A scale subresource's paths (the registry's ScaleSpec is this). */
+export interface ScaleSpec {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
 }
 
 /**

@@ -7,7 +7,7 @@
 import type { CrdConversion } from '../apiextensions/conversion';
 import { newNotFound } from '../apimachinery/errors';
 import type { GroupResource } from '../apimachinery/errors';
-import type { CompiledSchema } from '../apiextensions/schema';
+import type { CompiledSchema, ScaleSpec as SchemaScaleSpec } from '../apiextensions/schema';
 import type { ResourceInfo, TypeRef } from '../apimachinery/types';
 import { apiData } from '../api/apidata';
 import type { ApiResource } from '../api/apidata';
@@ -22,11 +22,8 @@ export interface PrinterColumn {
   priority?: number;
 }
 
-export interface ScaleSpec {
-  specReplicasPath: string;
-  statusReplicasPath: string;
-  labelSelectorPath?: string;
-}
+/** A scale subresource's paths: where a kind keeps its replicas and its selector. */
+export type ScaleSpec = SchemaScaleSpec;
 
 /** One served group/version/resource and the strategy the cluster applies to it. */
 export interface ResourceType {
