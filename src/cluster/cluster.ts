@@ -186,12 +186,13 @@ export interface Watch {
 
 const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
-/**
- * A watch's BOOKMARK object: the kind's zero value (the cacher's newFunc, so a built-in's
- * non-pointer structs are there, `spec: {}`) carrying only the resourceVersion and annotations.
- */
 const BINDING_TYPE = { apiVersion: 'v1', kind: 'Binding' };
 
+/**
+ * A watch's BOOKMARK object: the kind's empty object as the watch cache makes it (the release's
+ * own, `api/bookmarks.ts`; else the version's zero value), carrying only the resourceVersion and
+ * annotations.
+ */
 function bookmarkObject(
   t: ResourceType,
   resourceVersion: string,
@@ -248,7 +249,11 @@ export class Cluster {
     if (opts.state) this.importState(opts.state);
     for (const ns of DEFAULT_NAMESPACES) {
       if (!this.peek({ apiVersion: 'v1', kind: 'Namespace' }, { name: ns }))
-        this.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+        // As kube-apiserver's system namespaces controller creates them, under its own name.
+        this.create(
+          { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+          { fieldManager: 'kube-apiserver' },
+        );
     }
   }
 

@@ -5,7 +5,7 @@ import { Cluster } from '../../src/cluster/cluster';
 import { StatusError } from '../../src/cluster/apimachinery/errors';
 import type { KubeObject } from '../../src/cluster/apimachinery/types';
 import { VirtualClock } from '../../src/util/clock';
-import { CM, DEPLOY, NS, RS, flush } from './helpers';
+import { CM, DEPLOY, NS, RS, flush, newCluster } from './helpers';
 
 const NODE = { apiVersion: 'v1', kind: 'Node' };
 const SA = { apiVersion: 'v1', kind: 'ServiceAccount' };
@@ -134,4 +134,14 @@ test('withBuiltins wires a cluster built elsewhere, and close() stops its contro
   cluster.create(deployment('web'));
   await flush(clock);
   assert.equal(cluster.list(RS).items.length, 0);
+});
+
+test('the system namespaces are created as kube-apiserver creates them, under its own name', () => {
+  const { cluster } = newCluster({ controllers: false });
+  for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+    const ns = cluster.get({ apiVersion: 'v1', kind: 'Namespace' }, { name });
+    assert.equal(ns.metadata.managedFields?.[0]?.manager, 'kube-apiserver', name);
+    assert.equal(ns.metadata.labels?.['kubernetes.io/metadata.name'], name);
+  }
+  cluster.close();
 });

@@ -153,3 +153,11 @@ test("a Table's Age cells are compared as ages, not as the seconds that passed",
   const named = (name: string) => ({ ...table('0s'), rows: [{ cells: [name, '0s'] }] });
   assert.notDeepEqual(normaliseAll([named('x')]), normaliseAll([named('y')]));
 });
+
+test("a 410's oldest version and a signed token are each cluster's own values", () => {
+  const gone = (oldest: string) => ({ message: `too old resource version: 1 (${oldest})` });
+  assert.deepEqual(normaliseAll([gone('2459')]), normaliseAll([gone('33')]));
+  const secret = (token: string) => ({ data: { token, namespace: 'ZGVmYXVsdA==' } });
+  assert.deepEqual(normaliseAll([secret('ZXlKaA')]), normaliseAll([secret('ZXlKb')]));
+  assert.notDeepEqual(normaliseAll([secret('')]), normaliseAll([secret('ZXlKb')]));
+});

@@ -23,6 +23,8 @@ const TIME_IN_TEXT = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)/g;
 const PEM = /(?:-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----\n?)+/g;
 /** Fields that hold certificate data as base64 rather than PEM text. */
 const CERT_KEYS = new Set(['caBundle', 'certificate-authority-data', 'certificate', 'ca.crt']);
+/** Fields that hold a token each cluster signs with its own key (a token Secret's, a TokenRequest's). */
+const TOKEN_KEYS = new Set(['token']);
 /** Values an allocator picks at random within a range: which one is not part of the behaviour. */
 const ALLOCATED_KEYS = new Set([
   'nodePort',
@@ -34,6 +36,8 @@ const ALLOCATED_KEYS = new Set([
 /** The alphabet of the 5 characters apimachinery's SimpleNameGenerator appends to a generateName. */
 const GENERATED_SUFFIX = '[bcdfghjklmnpqrstvwxz2456789]{5}';
 /** Resource versions quoted in messages (410 Gone, 504 too large, conflicts). */
+/** The watch cache's oldest version in a 410's message: each store's own. */
+const OLDEST_IN_TEXT = /(too old resource version: \S+ \()(\d+)(\))/g;
 const RV_IN_TEXT =
   /((?:resource ?version(?: in (?:the precondition|record))?|current|resourceVersion)[:=]? ?"?\(?)(\d+)/gi;
 
@@ -103,6 +107,7 @@ export class Vocabulary {
     for (const [name, token] of [...this.generated].sort((a, b) => b[0].length - a[0].length)) {
       if (out.includes(name)) out = out.split(name).join(token);
     }
+    out = out.replace(OLDEST_IN_TEXT, '$1<oldest>$3');
     return out.replace(RV_IN_TEXT, (_m, pre: string, rv: string) =>
       this.rvs.has(rv) ? `${pre}${this.rvToken(rv)}` : `${pre}<rv>`,
     );
@@ -157,6 +162,7 @@ export function normalise(value: unknown, vocab: Vocabulary, key = '', ofList = 
       return ofList ? vocab.listRvToken(value) : vocab.rvToken(value);
     if (key === 'continue' && value !== '') return '<continue>';
     if (CERT_KEYS.has(key) && value !== '') return '<certificate>';
+    if (TOKEN_KEYS.has(key) && value !== '') return '<token>';
     if (ALLOCATED_KEYS.has(key) && value !== 'None' && value !== '') return '<allocated>';
     return vocab.text(value);
   }
