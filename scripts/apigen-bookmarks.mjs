@@ -5,19 +5,12 @@
 // `deprecated.daemonset.template.generation: "0"`), which the external type's zero value lacks.
 //
 // Run through scripts/generate.mjs.
-import { execFileSync } from 'node:child_process';
-import { buildDefaulting, servedKinds } from './apigen-defaults.mjs';
+import { runDefaulting, servedKinds } from './apigen-defaults.mjs';
 
 export function generate(release) {
-  const out = execFileSync(buildDefaulting(release), ['bookmarks'], {
-    encoding: 'utf8',
-    maxBuffer: 64 << 20,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
   const served = servedKinds();
   const kinds = {};
-  for (const line of out.trim().split('\n')) {
-    const k = JSON.parse(line);
+  for (const k of runDefaulting(release, 'bookmarks')) {
     if (!served.has(`${k.g}/${k.v}/${k.k}`)) continue;
     // Of the metadata only what the conversion wrote (annotations): the resourceVersion and the
     // initial-events-end annotation are the watch cache's own.

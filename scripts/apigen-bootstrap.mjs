@@ -6,24 +6,14 @@
 // cluster creates the same objects (src/cluster/registry/bootstrap.ts).
 //
 // Run through scripts/generate.mjs.
-import { execFileSync } from 'node:child_process';
-import { buildDefaulting } from './apigen-defaults.mjs';
+import { runDefaulting } from './apigen-defaults.mjs';
 
 export function generate(release) {
-  const out = execFileSync(buildDefaulting(release), ['bootstrap'], {
-    encoding: 'utf8',
-    maxBuffer: 64 << 20,
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const objects = runDefaulting(release, 'bootstrap').map((o) => {
+    // A bootstrap object is a literal: no server-set metadata, no status yet.
+    delete o.metadata.creationTimestamp;
+    delete o.status;
+    return o;
   });
-  const objects = out
-    .trim()
-    .split('\n')
-    .map((l) => {
-      const o = JSON.parse(l);
-      // A bootstrap object is a literal: no server-set metadata, no status yet.
-      delete o.metadata.creationTimestamp;
-      delete o.status;
-      return o;
-    });
   return { release, objects };
 }

@@ -32,16 +32,23 @@ export function buildDefaulting(release = kubernetesRelease()) {
   });
 }
 
-export function generate(release) {
-  const out = execFileSync(buildDefaulting(release), ['rules'], {
+/** Runs one command of tools/defaulting (built for the release) and answers its JSON lines. */
+export function runDefaulting(release, command) {
+  const out = execFileSync(buildDefaulting(release), [command], {
     encoding: 'utf8',
     maxBuffer: 256 << 20,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  return out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+}
+
+export function generate(release) {
   const served = servedKinds();
   const kinds = {};
-  for (const line of out.trim().split('\n')) {
-    const k = JSON.parse(line);
+  for (const k of runDefaulting(release, 'rules')) {
     if (!served.has(`${k.g}/${k.v}/${k.k}`)) continue;
     kinds[`${k.g}/${k.v}/${k.k}`] = {
       rules: (k.r ?? []).map((r) => (r.z ? [r.p, r.v, 1] : [r.p, r.v])),

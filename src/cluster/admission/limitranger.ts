@@ -129,20 +129,21 @@ function podErrors(lr: KubeObject, pod: KubeObject): string[] {
 }
 
 function claimErrors(lr: KubeObject, claim: KubeObject): string[] {
-  const errs: string[] = [];
-  const requests = list(rec(rec(claim.spec).resources).requests);
+  const request = list(rec(rec(claim.spec).resources).requests);
+  const errs: Array<string | undefined> = [];
   for (const item of limitsOf(lr)) {
     if (item.type !== 'PersistentVolumeClaim') continue;
-    for (const [k, v] of sorted(item.min)) {
-      const e = minConstraint('PersistentVolumeClaim', k, v, requests, {});
-      if (e) errs.push(e);
-    }
-    for (const [k, v] of sorted(item.max)) {
-      const e = maxRequestConstraint('PersistentVolumeClaim', k, v, requests);
-      if (e) errs.push(e);
-    }
+    const check = (name: string, enforced: string): Check => ({
+      type: 'PersistentVolumeClaim',
+      name,
+      enforced,
+      request,
+      limit: {},
+    });
+    for (const [k, v] of sorted(item.min)) errs.push(minConstraint(check(k, v)));
+    for (const [k, v] of sorted(item.max)) errs.push(maxRequestConstraint(check(k, v)));
   }
-  return errs;
+  return errs.filter((e): e is string => e !== undefined);
 }
 
 /** Go ranges over a map in no fixed order; the fake takes resource names in sorted order. */
@@ -150,13 +151,29 @@ function sorted(v: unknown): Array<[string, string]> {
   return Object.entries(list(v)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-function constraintErrors(type: string, item: Obj, req: ResourceList, lim: ResourceList): string[] {
-  const errs: Array<string | undefined> = [];
-  for (const [k, v] of sorted(item.min)) errs.push(minConstraint(type, k, v, req, lim));
-  for (const [k, v] of sorted(item.max)) errs.push(maxConstraint(type, k, v, req, lim));
-  for (const [k, v] of sorted(item.maxLimitRequestRatio))
-    errs.push(ratioConstraint(type, k, v, req, lim));
-  return errs.filter((e): e is string => e !== undefined);
+/** One constraint of a LimitRange item on one resource, and what it is checked against. */
+interface Check {
+  /** The item's type (Container, Pod, PersistentVolumeClaim), as the messages name it. */
+  type: string;
+  name: string;
+  enforced: string;
+  request: ResourceList;
+  limit: ResourceList;
+}
+
+function constraintErrors(
+  type: string,
+  item: Obj,
+  request: ResourceList,
+  limit: ResourceList,
+): string[] {
+  const checks = (v: unknown, f: (c: Check) => string | undefined) =>
+    sorted(v).map(([name, enforced]) => f({ type, name, enforced, request, limit }));
+  return [
+    ...checks(item.min, minConstraint),
+    ...checks(item.max, maxConstraint),
+    ...checks(item.maxLimitRequestRatio, ratioConstraint),
+  ].filter((e): e is string => e !== undefined);
 }
 
 const ZERO: GoQuantity = { value: 0n, scale: 0, s: '0', format: 'DecimalSI' };
@@ -168,84 +185,58 @@ function q(v: string | undefined): GoQuantity {
 const str = (v: string) => goQuantityString(q(v));
 
 /** requestLimitEnforcedValues: milli-values when all three fit, else values. */
-function compared(
-  req: GoQuantity,
-  lim: GoQuantity,
-  enforced: GoQuantity,
-): [bigint, bigint, bigint] {
-  const values = [req, lim, enforced].map((x) => goScaledValue(x, 0));
+function compared({ name, enforced, request, limit }: Check): [bigint, bigint, bigint] {
+  const all = [q(request[name]), q(limit[name]), q(enforced)];
+  const values = all.map((x) => goScaledValue(x, 0));
   if (values.every((v) => v <= MAX_MILLI_VALUE))
-    return [req, lim, enforced].map((x) => goScaledValue(x, -3)) as [bigint, bigint, bigint];
+    return all.map((x) => goScaledValue(x, -3)) as [bigint, bigint, bigint];
   return values as [bigint, bigint, bigint];
 }
 
-function minConstraint(
-  type: string,
-  name: string,
-  enforced: string,
-  request: ResourceList,
-  limit: ResourceList,
-): string | undefined {
-  const [r, l, e] = compared(q(request[name]), q(limit[name]), q(enforced));
-  if (request[name] === undefined)
-    return `minimum ${name} usage per ${type} is ${str(enforced)}.  No request is specified`;
-  if (r < e)
-    return `minimum ${name} usage per ${type} is ${str(enforced)}, but request is ${str(request[name])}`;
-  if (limit[name] !== undefined && l < e)
-    return `minimum ${name} usage per ${type} is ${str(enforced)}, but limit is ${str(limit[name])}`;
+function minConstraint(c: Check): string | undefined {
+  const { type, name, enforced, request, limit } = c;
+  const [r, l, e] = compared(c);
+  const head = `minimum ${name} usage per ${type} is ${str(enforced)}`;
+  if (request[name] === undefined) return `${head}.  No request is specified`;
+  if (r < e) return `${head}, but request is ${str(request[name])}`;
+  if (limit[name] !== undefined && l < e) return `${head}, but limit is ${str(limit[name])}`;
   return undefined;
 }
 
-function maxRequestConstraint(
-  type: string,
-  name: string,
-  enforced: string,
-  request: ResourceList,
-): string | undefined {
-  const [r, , e] = compared(q(request[name]), ZERO, q(enforced));
-  if (request[name] === undefined)
-    return `maximum ${name} usage per ${type} is ${str(enforced)}.  No request is specified`;
-  if (r > e)
-    return `maximum ${name} usage per ${type} is ${str(enforced)}, but request is ${str(request[name])}`;
+/** maxRequestConstraint: for claims, whose limits are not the user's input. */
+function maxRequestConstraint(c: Check): string | undefined {
+  const { type, name, enforced, request } = c;
+  const [r, , e] = compared({ ...c, limit: {} });
+  const head = `maximum ${name} usage per ${type} is ${str(enforced)}`;
+  if (request[name] === undefined) return `${head}.  No request is specified`;
+  if (r > e) return `${head}, but request is ${str(request[name])}`;
   return undefined;
 }
 
-function maxConstraint(
-  type: string,
-  name: string,
-  enforced: string,
-  request: ResourceList,
-  limit: ResourceList,
-): string | undefined {
-  const [r, l, e] = compared(q(request[name]), q(limit[name]), q(enforced));
-  if (limit[name] === undefined)
-    return `maximum ${name} usage per ${type} is ${str(enforced)}.  No limit is specified`;
-  if (l > e)
-    return `maximum ${name} usage per ${type} is ${str(enforced)}, but limit is ${str(limit[name])}`;
-  if (request[name] !== undefined && r > e)
-    return `maximum ${name} usage per ${type} is ${str(enforced)}, but request is ${str(request[name])}`;
+function maxConstraint(c: Check): string | undefined {
+  const { type, name, enforced, request, limit } = c;
+  const [r, l, e] = compared(c);
+  const head = `maximum ${name} usage per ${type} is ${str(enforced)}`;
+  if (limit[name] === undefined) return `${head}.  No limit is specified`;
+  if (l > e) return `${head}, but limit is ${str(limit[name])}`;
+  if (request[name] !== undefined && r > e) return `${head}, but request is ${str(request[name])}`;
   return undefined;
 }
 
-function ratioConstraint(
-  type: string,
-  name: string,
-  enforced: string,
-  request: ResourceList,
-  limit: ResourceList,
-): string | undefined {
-  const [r, l] = compared(q(request[name]), q(limit[name]), q(enforced));
+function ratioConstraint(c: Check): string | undefined {
+  const { type, name, enforced, request, limit } = c;
+  const [r, l] = compared(c);
+  const head = `${name} max limit to request ratio per ${type} is ${str(enforced)}`;
   if (request[name] === undefined || r === 0n)
-    return `${name} max limit to request ratio per ${type} is ${str(enforced)}, but no request is specified or request is 0`;
+    return `${head}, but no request is specified or request is 0`;
   if (limit[name] === undefined || l === 0n)
-    return `${name} max limit to request ratio per ${type} is ${str(enforced)}, but no limit is specified or limit is 0`;
+    return `${head}, but no limit is specified or limit is 0`;
   const shown = Number(l) / Number(r);
   const e = q(enforced);
   const milli = goScaledValue(e, 0) <= MAX_MILLI_VALUE;
   const observed = milli ? shown * 1000 : shown;
   const max = Number(milli ? goScaledValue(e, -3) : goScaledValue(e, 0));
-  if (observed > max)
-    return `${name} max limit to request ratio per ${type} is ${str(enforced)}, but provided ratio is ${shown.toFixed(6)}`;
+  if (observed > max) return `${head}, but provided ratio is ${shown.toFixed(6)}`;
   return undefined;
 }
 
