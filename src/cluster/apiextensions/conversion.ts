@@ -10,6 +10,7 @@
  * As kube-apiserver does, every object is converted on its own (the watch cache converts each item
  * of a list, so a list of N objects makes N calls), and the call's time-out is the client's 30 s.
  */
+import { goJsonType } from '../apimachinery/unstructured';
 import { randomUUID } from 'node:crypto';
 import { isObject } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
@@ -213,16 +214,6 @@ function restoreObjectMeta(original: Obj, converted: Obj): string | undefined {
     restored[fld] = given;
   }
   return undefined;
-}
-
-/** The Go type encoding/json decodes a JSON value into, as `%T` prints it (unstructured). */
-function goJsonType(v: unknown): string {
-  if (v === null || v === undefined) return '<nil>';
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
-  if (Array.isArray(v)) return '[]interface {}';
-  return 'map[string]interface {}';
 }
 
 function goQuote(s: string): string {

@@ -7,6 +7,7 @@
 import { celValidator, CEL_NOT_CHECKED, blocksCel } from './celvalidation';
 import type { FieldError } from '../apimachinery/errors';
 import { fieldInvalid } from '../apimachinery/errors';
+import { goJsonType } from '../apimachinery/unstructured';
 import { isObject } from '../apimachinery/patch';
 import type { JSONSchemaProps } from './jsonschema';
 import { validateValue } from './schemavalidation';
@@ -138,7 +139,7 @@ function validateScale(obj: Record<string, unknown>, scale: ScaleSpec): FieldErr
         fieldInvalid(
           path,
           0,
-          `${path} accessor error: ${goValue(v)} is of the type ${goType(v)}, expected int64`,
+          `${path} accessor error: ${goValue(v)} is of the type ${goJsonType(v)}, expected int64`,
         ),
       );
     else if (v < 0) errs.push(fieldInvalid(path, v, 'should be a non-negative integer'));
@@ -152,7 +153,7 @@ function validateScale(obj: Record<string, unknown>, scale: ScaleSpec): FieldErr
       fieldInvalid(
         sel,
         '',
-        `${sel} accessor error: ${goValue(v)} is of the type ${goType(v)}, expected string`,
+        `${sel} accessor error: ${goValue(v)} is of the type ${goJsonType(v)}, expected string`,
       ),
     );
   return errs;
@@ -165,15 +166,6 @@ function nested(obj: Record<string, unknown>, path: string): unknown {
     v = (v as Record<string, unknown>)[f];
   }
   return v;
-}
-
-/** %T of a JSON value as the unstructured decoder holds it. */
-function goType(v: unknown): string {
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
-  if (Array.isArray(v)) return '[]interface {}';
-  return 'map[string]interface {}';
 }
 
 /** %v of a scalar; containers as fmt prints them only roughly (map[...] / [...]). */

@@ -31,3 +31,13 @@ export function ensure(o: Obj, k: string): Obj {
 export function setDefault(o: Obj, k: string, v: unknown): void {
   if (o[k] === undefined || o[k] === null) o[k] = v;
 }
+
+/** The Go type encoding/json decodes a JSON value into, as `%T` prints it (unstructured). */
+export function goJsonType(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  if (Array.isArray(v)) return '[]interface {}';
+  return 'map[string]interface {}';
+}
