@@ -910,7 +910,12 @@ export class Cluster {
     const st = strategyFor(t);
     if (!opts.owned) checkDecodable(input);
     const decoded = opts.owned ? input : clone(input);
-    checkUnknownFields(t, opts.unknownFields ?? decodeTyped(t, decoded), opts);
+    checkUnknownFields(
+      t,
+      opts.unknownFields ?? decodeTyped(t, decoded),
+      opts,
+      opts.duplicateFields,
+    );
     const obj = this.in(decoded, t);
     obj.apiVersion = storedApiVersion(t);
     obj.kind = t.info.kind;
@@ -1093,7 +1098,12 @@ export class Cluster {
       // Checked even when handed over: a patched object was never decoded from a body.
       checkDecodable(input);
       if (!opts.owned) decoded = clone(input);
-      checkUnknownFields(t, opts.unknownFields ?? decodeTyped(t, decoded), opts);
+      checkUnknownFields(
+        t,
+        opts.unknownFields ?? decodeTyped(t, decoded),
+        opts,
+        opts.duplicateFields,
+      );
     }
     const name = decoded.metadata.name;
     const qualifiedKind = invalidKindOf(t);
@@ -1727,18 +1737,19 @@ function storedApiVersion(t: ResourceType): string {
   return t.info.kind === 'Event' && t.info.group === 'events.k8s.io' ? 'v1' : t.apiVersion;
 }
 
-/** fieldValidation: Strict refuses unknown fields with the decoder's message; Warn reports them. */
 /**
- * sigs.k8s.io/json's strict decoding errors under the request's fieldValidation: the body's
- * duplicate fields, then the fields its Go type does not know.
+ * sigs.k8s.io/json's strict decoding errors under the request's fieldValidation (Strict refuses
+ * with the decoder's message, Warn reports them): `duplicates`, the fields the body gave twice
+ * (only the decode of the body has them), then the fields its Go type does not know.
  */
 function checkUnknownFields(
   t: ResourceType,
   unknown: string[] | void,
-  opts: WriteOptions & HandOver,
+  opts: WriteOptions,
+  duplicates: readonly string[] = [],
 ): void {
   const errs = [
-    ...(opts.duplicateFields ?? []).map((f) => `duplicate field "${f}"`),
+    ...duplicates.map((f) => `duplicate field "${f}"`),
     ...(unknown ?? []).map((f) => `unknown field "${f}"`),
   ];
   if (!errs.length) return;
@@ -1974,7 +1985,8 @@ function encodeContinue(rv: number, start: string): string {
 
 /**
  * storage.DecodeContinue, its errors worded as the storage layer words them (`invalid continue
- * token: continue key is not valid: ...`, the inner one base64's or encoding/json's).
+ * token: continue key is not valid: ...`, the inner one base64's or encoding/json's). Unlike
+ * upstream, a start key that path.Clean would change is not refused: the fake's keys are not paths.
  */
 function decodeContinue(tok: string): { rv: number; start: string } {
   const invalid = (why: string) => newBadRequest(`invalid continue token: ${why}`);

@@ -240,7 +240,11 @@ function ratioConstraint(c: Check): string | undefined {
   return undefined;
 }
 
-/** podRequests and podLimits: the containers' sums, each init container's max taken over them. */
+/**
+ * podRequests and podLimits: the containers' sums, each init container's max taken over them.
+ * Simpler than the plugin's: restartable (sidecar) init containers are not added to the sum, and
+ * pod-level resources (PodLevelResources) are not read.
+ */
 function podTotals(pod: KubeObject): [ResourceList, ResourceList] {
   const spec = rec(pod.spec);
   const sum = (key: 'requests' | 'limits'): ResourceList => {

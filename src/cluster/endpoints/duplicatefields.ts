@@ -26,7 +26,9 @@ export function duplicateFields(text: string): string[] {
       const top = frames[frames.length - 1];
       // A string is a key when it sits in an object and a colon follows it.
       if (top?.keys && nextSignificant(text, end) === 0x3a) {
-        const key = JSON.parse(text.slice(i, end)) as string;
+        // Most keys have no escape: their text is the key.
+        const raw = text.slice(i + 1, end - 1);
+        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw;
         if (top.keys.has(key)) out.push(top.path ? `${top.path}.${key}` : key);
         else top.keys.add(key);
         top.key = key;
