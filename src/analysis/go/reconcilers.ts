@@ -275,7 +275,12 @@ function isPatcher(fn: PathFunc, name: string): boolean {
 }
 
 /** Is `key` the request's key: `req.NamespacedName`, or a key literal built from `req.Name`? */
-function isRequestKey(fn: PathFunc, key: Node | undefined, request: string, depth = 0): boolean {
+export function isRequestKey(
+  fn: PathFunc,
+  key: Node | undefined,
+  request: string,
+  depth = 0,
+): boolean {
   const k = unparen(key ?? null);
   if (!k) return false;
   if (k.text === `${request}.NamespacedName`) return true;

@@ -7,8 +7,17 @@ import { fix, packageName, replaceNode } from '../../fixes';
 import type { Fix } from '../../diagnostics';
 import type { GoRule } from '../rule';
 import { CLIENT_PKG } from '../package';
-import type { PathFunc } from '../reconcilers';
-import { argVar, descendants, field, named, statements, unparen, type Node } from '../syntax';
+import { isRequestKey, type PathFunc } from '../reconcilers';
+import {
+  argVar,
+  callArgs,
+  descendants,
+  field,
+  named,
+  statements,
+  unparen,
+  type Node,
+} from '../syntax';
 
 /** The `if` that handles the Get's error: its own `if err := ...;` or the next `if err != nil`. */
 function errorIf(call: Node): { ifs: Node[]; err: string } | null {
@@ -40,9 +49,13 @@ export const notfoundNotIgnored: GoRule = {
       const fn = rec.root;
       // Only the first read of the object: a later re-fetch after a write may fail once and the
       // next reconcile's first Get then ignores NotFound.
-      const first = fn.clientCalls.find(
+      const direct = fn.clientCalls.find(
         (cc) => !cc.status && cc.method === 'Get' && fn.reconciled.has(argVar(cc.args[2]) ?? ''),
       );
+      // A Get after an earlier read with the request's key that handles NotFound is a re-fetch
+      // too (kamaji's `r.getTenantControlPlane(ctx, req.NamespacedName)()` then a Get in a
+      // RetryOnConflict closure).
+      const first = direct && !readBefore(fn, direct.call, rec.request) ? direct : undefined;
       // Or the helper that reads it, when it does not deal with NotFound itself.
       const reads = first
         ? [{ call: first.call, v: argVar(first.args[2])!, what: 'this Get returns' }]
@@ -66,6 +79,26 @@ export const notfoundNotIgnored: GoRule = {
     }
   },
 };
+
+/**
+ * Does a call before `call` read with the request's key and deal with NotFound? The call may be
+ * called in turn (`r.getter(ctx, req.NamespacedName)()`): its outermost call holds the error.
+ */
+function readBefore(fn: PathFunc, call: Node, request: string): boolean {
+  for (const c of fn.calls) {
+    if (c.endIndex > call.startIndex) continue;
+    if (!callArgs(c).some((a) => isRequestKey(fn, a, request))) continue;
+    let outer = c;
+    while (
+      outer.parent?.type === 'call_expression' &&
+      field(outer.parent, 'function')?.id === outer.id
+    )
+      outer = outer.parent;
+    const handled = errorIf(outer);
+    if (handled?.ifs.some((s) => s.text.includes('NotFound'))) return true;
+  }
+  return false;
+}
 
 /** The error expression of a return inside the ifs that hands back `err` itself. */
 function firstReturnOf(ifs: Node[], err: string): Node | null {
