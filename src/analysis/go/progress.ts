@@ -6,10 +6,14 @@
  *
  * A pair is a progress marker when both writes record the same status field (the same helper
  * called with other arguments, `updateStatus(ctx, obj, Collecting)` then `updateStatus(ctx, obj,
- * Enabled)`, or the same field set before each: `Status.Phase`, the conditions) and real work lies
- * between them: a call that is not logging, an event, a condition setter or a value helper.
+ * Enabled)`, or the same field set before each: `Status.Phase`, the conditions), or the first
+ * records when the work started (`Status.StartTime`), and real work lies between them: a call that
+ * is not logging, an event, a condition setter or a value helper.
  */
 import { callArgs, callee, contains, descendants, field, named, type Node } from './syntax';
+
+/** A status field that records when the work started: StartTime, StartedAt, StartTimestamp. */
+const START_FIELD = /^Start(ed)?(Time|At|Timestamp)?$/;
 
 /** Calls that are bookkeeping, not work: logging, events, clocks, formatting, builtins. */
 const BOOKKEEPING_NAME =
@@ -160,6 +164,9 @@ export function progressMarkers(
     if (helper && name(earlier) === name(later) && a.length === b.length)
       if (a.some((x, i) => x !== b[i])) return true;
     const first = before(earlier);
+    // The earlier write records when the work started (`Status.StartTime = metav1.Now()`): users
+    // see it while the work runs, whatever the later write records.
+    if ([...first].some((f) => START_FIELD.test(f))) return true;
     const second = before(later);
     if (first.has('*') || second.has('*')) return first.size > 0 && second.size > 0;
     return [...first].some((f) => second.has(f));
