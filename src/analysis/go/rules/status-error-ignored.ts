@@ -61,6 +61,28 @@ function patchedAtEnd(rec: Reconciler): boolean {
   );
 }
 
+/**
+ * The path functions Reconcile calls in its own defer (`defer UpdateStatus(ctx, r.Client, cr)`),
+ * and what they call: their writes are Reconcile's deferred write itself, which nothing writes
+ * again after it.
+ */
+function deferredHelpers(rec: Reconciler): Set<PathFunc> {
+  const out = new Set<PathFunc>();
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const e of rec.edges) {
+      if (out.has(e.callee)) continue;
+      const fromDefer = e.caller.isRoot && inDefer(e.call, e.caller.body);
+      if (fromDefer || out.has(e.caller)) {
+        out.add(e.callee);
+        grew = true;
+      }
+    }
+  }
+  return out;
+}
+
 /** The variable a helper's status write writes: its argument (or receiver) at `param`. */
 function writtenArg(call: Node, param: number | null): string | null {
   if (param === null) return null;
@@ -74,11 +96,12 @@ export const statusErrorIgnored: GoRule = {
   check(ctx) {
     for (const rec of ctx.reconcilers) {
       const rewritten = patchedAtEnd(rec);
+      const deferred = deferredHelpers(rec);
       // Written again by Reconcile's deferred patch: a write of the reconciled object made on
       // the way (in a helper's own defer too, which runs before Reconcile's), not Reconcile's
       // deferred write itself nor one in a goroutine, which may run after it.
       const lost = (fn: PathFunc, call: Node, v: Verdict, obj: string | null): boolean => {
-        if (!rewritten || !obj || !fn.reconciled.has(obj)) return true;
+        if (!rewritten || !obj || !fn.reconciled.has(obj) || deferred.has(fn)) return true;
         if (v.kind === 'logged' && v.within === 'goroutine') return true;
         return fn.isRoot && (v.kind === 'deferred' || inDefer(call, fn.body));
       };
