@@ -51,7 +51,10 @@ export function swallowed(fn: PathFunc, stmt: Node, err: string): Verdict | null
     check = siblings[siblings.findIndex((x) => x.id === stmt.id) + 1] ?? null;
   }
   if (check?.type !== 'if_statement') return null;
-  if (field(check, 'condition')?.text.replace(/\s+/g, ' ') !== `${err} != nil`) return null;
+  // `err != nil`, or `err != nil && !apierrors.IsNotFound(err)`: some failures are let go
+  // silently and the others only reach the branch.
+  const cond = field(check, 'condition')?.text.replace(/\s+/g, ' ') ?? '';
+  if (cond !== `${err} != nil` && !cond.startsWith(`${err} != nil && `)) return null;
   // The error must go nowhere but into predicates (IsConflict) and logs. A log is a call whose
   // result is thrown away: `fmt.Errorf("...: %w", err)` appended to a list is the error kept.
   for (const id of descendants(field(check, 'consequence'), 'identifier')) {
@@ -179,12 +182,25 @@ export function discarded(fn: PathFunc, call: Node): Verdict | null {
   return swallowed(fn, stmt, name);
 }
 
+/** Does `body` declare `name` (`name := ...`, `x, name := ...`, `var name ...`)? */
+function declaresIn(body: Node | null, name: string): boolean {
+  if (!body) return false;
+  return descendants(body, ['short_var_declaration', 'var_spec']).some((d) =>
+    (d.type === 'var_spec' ? [field(d, 'name')] : named(field(d, 'left'))).some(
+      (x) => x?.type === 'identifier' && x.text === name,
+    ),
+  );
+}
+
 /**
  * Is `name` read after `stmt` before being overwritten? Looks at the first later mention in source
  * order; inside a loop any mention in the loop counts as a read (the next iteration may check it).
  */
 export function readBeforeOverwrite(fn: PathFunc, stmt: Node, name: string): boolean {
-  const loop = ancestor(stmt, ['for_statement', 'func_literal'], fn.body);
+  // A variable the loop body (or a function literal called again) declares itself is a new one
+  // each time round: an earlier mention cannot read it.
+  const found = ancestor(stmt, ['for_statement', 'func_literal'], fn.body);
+  const loop = found && !declaresIn(field(found, 'body'), name) ? found : null;
   if (loop && descendants(loop, 'identifier').some((i) => i.text === name && !contains(stmt, i))) {
     return true;
   }
