@@ -172,9 +172,12 @@ export function discarded(fn: PathFunc, call: Node): Verdict | null {
   if (!stmt || (stmt.type !== 'assignment_statement' && stmt.type !== 'short_var_declaration')) {
     return null;
   }
+  // `err := write(...)`, or `msg, err := helper(...)`: the error comes last.
   const left = named(field(stmt, 'left'));
-  if (left.length !== 1 || left[0].type !== 'identifier') return null;
-  const name = left[0].text;
+  const err = left[left.length - 1];
+  if (!err || err.type !== 'identifier' || named(parent).length !== 1) return null;
+  if (left.length > 1 && err.text === '_') return { kind: 'dropped', stmt };
+  const name = err.text;
   // An `if err := ...; err != nil` initializer is checked: is the failure then dropped?
   if (stmt.parent?.type !== 'statement_list') return swallowed(fn, stmt, name);
   if (name === '_') return { kind: 'dropped', stmt };

@@ -80,11 +80,15 @@ function declaredIn(loop: Node): Set<string> {
   return out;
 }
 
-/** The counts without objects named through one of `names` (`pod`, `&list.Items[i]`). */
+/**
+ * The counts without objects named through one of `names` (`pod`, `&list.Items[i]`), nor those a
+ * helper finds itself (`?` keys: `updateAuthStatus(ctx, c, ns, name)` reads the object it
+ * writes, another one on each pass).
+ */
 function forget(state: Counts, names: Set<string>): Counts {
   const out = new Map(state);
   for (const key of state.keys())
-    if (key.split(/\W+/).some((part) => names.has(part))) out.delete(key);
+    if (key.startsWith('?') || key.split(/\W+/).some((part) => names.has(part))) out.delete(key);
   return out;
 }
 

@@ -436,7 +436,7 @@ export class Summaries {
  */
 function returnsIt(fn: PathFunc, call: Node): boolean {
   if (fn.results[fn.results.length - 1] !== 'error') return false;
-  const ret = ancestor(call, ['return_statement'], fn.body) ?? checkedReturn(call);
+  const ret = ancestor(call, ['return_statement'], fn.body) ?? checkedReturn(call, fn.body);
   if (!ret) return false;
   if (/status/i.test(fn.decl.name)) return true;
   return descendants(fn.body, 'return_statement').every((r) => {
@@ -453,11 +453,12 @@ function returnsIt(fn: PathFunc, call: Node): boolean {
  * `if err := c.Status().Update(ctx, obj); err != nil { ...; return err }` (or `err := ...` and
  * the `if` after it): the return that hands the write's error back, maybe wrapped, or null.
  */
-function checkedReturn(call: Node): Node | null {
+function checkedReturn(call: Node, body: Node): Node | null {
   const stmt = call.parent?.type === 'expression_list' ? call.parent.parent : null;
   if (stmt?.type !== 'short_var_declaration' && stmt?.type !== 'assignment_statement') return null;
   const left = named(field(stmt, 'left'));
-  const err = left.length === 1 && left[0].type === 'identifier' ? left[0].text : null;
+  const last = left[left.length - 1];
+  const err = last?.type === 'identifier' && named(call.parent!).length === 1 ? last.text : null;
   if (!err || err === '_') return null;
   let check: Node | null = null;
   if (stmt.parent?.type === 'if_statement' && field(stmt.parent, 'initializer')?.id === stmt.id)
@@ -475,8 +476,36 @@ function checkedReturn(call: Node): Node | null {
       const exprs = named(named(r)[0]);
       const last = exprs[exprs.length - 1];
       return !!last && mentions(last, err);
-    }) ?? null
+    }) ?? joinedReturn(consequence, err, body)
   );
+}
+
+/** Calls that gather errors into one: errors.Join, multierr.Append, append to a list. */
+const GATHER = /^(Join|Append|append|Combine)$/;
+
+/**
+ * `if err != nil { errs = errors.Join(errs, err) }` (or `append(errs, err)`, multierr): the
+ * error is gathered into a variable, and the return of the function that hands that variable
+ * back (`return errs`, `return "...", errs`) hands the write's error back too.
+ */
+function joinedReturn(consequence: Node | null, err: string, body: Node): Node | null {
+  for (const a of descendants(consequence, 'assignment_statement')) {
+    const left = named(field(a, 'left'));
+    const right = named(field(a, 'right'));
+    if (left.length !== 1 || right.length !== 1 || left[0].type !== 'identifier') continue;
+    const c = right[0].type === 'call_expression' ? right[0] : null;
+    if (!c || !GATHER.test(callee(c)?.name ?? '') || !mentions(c, err)) continue;
+    const into = left[0].text;
+    const ret = descendants(body, 'return_statement').find((r) => {
+      const lit = (n: Node): number => ancestor(n, ['func_literal'], body)?.id ?? -1;
+      if (lit(r) !== lit(consequence!)) return false;
+      const exprs = named(named(r)[0]);
+      const last = exprs[exprs.length - 1];
+      return !!last && mentions(last, into);
+    });
+    if (ret) return ret;
+  }
+  return null;
 }
 
 /**
