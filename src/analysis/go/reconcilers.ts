@@ -5,7 +5,7 @@
  */
 import type { GoFile, GoPackage, FuncDecl, StructInfo } from './package';
 import { varType } from './vartypes';
-import { importPathOf, paramsOf, receiverOf, resultsOf } from './package';
+import { CLIENT_PKG, importPathOf, paramsOf, receiverOf, resultsOf } from './package';
 import {
   argVar,
   callArgs,
@@ -31,7 +31,18 @@ const CLIENT_METHODS = new Set([
 ]);
 const STATUS_METHODS = new Set(['Update', 'Patch', 'Create', 'Apply']);
 /** Parameter or field types that are a controller-runtime client. */
-const CLIENT_TYPE = /^(client\.(Client|Writer|Reader|StatusClient|WithWatch|SubResourceClient))$/;
+const CLIENT_TYPE = /^(\w+)\.(Client|Writer|Reader|StatusClient|WithWatch|SubResourceClient)$/;
+
+/**
+ * Is `type` controller-runtime's client (`client.Client`, or under another import name:
+ * `runtimeclient.StatusClient`)? The qualifier must name the client package in one of `files`.
+ */
+function isClientType(type: string, files: GoFile[]): boolean {
+  const m = CLIENT_TYPE.exec(type);
+  if (!m) return false;
+  if (m[1] === 'client') return true;
+  return files.some((f) => importPathOf(f, m[1]) === CLIENT_PKG);
+}
 /**
  * A reconciler's path is followed through at most this many functions, so a pathological package
  * stays cheap. Real operator packages reach a few hundred (argocd-operator's controller package
@@ -160,7 +171,8 @@ export function makePathFunc(pkg: GoPackage, decl: FuncDecl, isRoot: boolean): P
       clientFields.add('Client');
     }
   }
-  for (const p of paramsOf(decl.node)) if (CLIENT_TYPE.test(p.type.text)) clientIdents.add(p.name);
+  for (const p of paramsOf(decl.node))
+    if (isClientType(p.type.text, [decl.file])) clientIdents.add(p.name);
   const fn: PathFunc = {
     decl,
     file: decl.file,
@@ -188,10 +200,10 @@ export function makePathFunc(pkg: GoPackage, decl: FuncDecl, isRoot: boolean): P
  * is taken to hold its client in a field named Client, as controller-runtime's examples do.
  */
 function embedsClient(pkg: GoPackage, struct: StructInfo, fields: Set<string>, depth = 0): boolean {
-  for (const [name, type] of struct.fields) if (CLIENT_TYPE.test(type)) fields.add(name);
+  for (const [name, type] of struct.fields) if (isClientType(type, pkg.files)) fields.add(name);
   let embeds = false;
   for (const e of struct.embedded) {
-    if (CLIENT_TYPE.test(e)) {
+    if (isClientType(e, pkg.files)) {
       // An embedded field is named by its type: `client.Client` is also `r.Client`.
       fields.add(/(\w+)$/.exec(e)?.[1] ?? '');
       embeds = true;

@@ -439,12 +439,20 @@ function returnsIt(fn: PathFunc, call: Node): boolean {
   const ret = ancestor(call, ['return_statement'], fn.body) ?? checkedReturn(call, fn.body);
   if (!ret) return false;
   if (/status/i.test(fn.decl.name)) return true;
+  // With no other call to the API server, the failures returned before the write are checks of
+  // its input (keda's TransformObject: a transform that fails, an unknown type), not other work.
+  const only = fn.clientCalls.every((cc) => cc.status);
   return descendants(fn.body, 'return_statement').every((r) => {
     if (ancestor(r, ['func_literal'], fn.body)) return true;
     const exprs = named(named(r)[0]);
     const last = exprs[exprs.length - 1];
     return (
-      !last || last.text === 'nil' || contains(last, call) || contains(r, call) || r.id === ret.id
+      !last ||
+      last.text === 'nil' ||
+      contains(last, call) ||
+      contains(r, call) ||
+      r.id === ret.id ||
+      (only && r.endIndex <= call.startIndex)
     );
   });
 }
@@ -476,8 +484,21 @@ function checkedReturn(call: Node, body: Node): Node | null {
       const exprs = named(named(r)[0]);
       const last = exprs[exprs.length - 1];
       return !!last && mentions(last, err);
-    }) ?? joinedReturn(consequence, err, body)
+    }) ??
+    joinedReturn(consequence, err, body) ??
+    returnAfter(check, err)
   );
+}
+
+/** `if err != nil { log }` and then `return err`: the return right after the `if`. */
+function returnAfter(check: Node, err: string): Node | null {
+  if (check.parent?.type !== 'statement_list') return null;
+  const siblings = named(check.parent);
+  const next = siblings[siblings.findIndex((x) => x.id === check.id) + 1];
+  if (next?.type !== 'return_statement') return null;
+  const exprs = named(named(next)[0]);
+  const last = exprs[exprs.length - 1];
+  return last?.type === 'identifier' && last.text === err ? next : null;
 }
 
 /** Calls that gather errors into one: errors.Join, multierr.Append, append to a list. */
