@@ -10,7 +10,17 @@
  * records when the work started (`Status.StartTime`), and real work lies between them: a call that
  * is not logging, an event, a condition setter or a value helper.
  */
-import { callArgs, callee, contains, descendants, field, named, type Node } from './syntax';
+import {
+  ancestor,
+  callArgs,
+  callee,
+  contains,
+  descendants,
+  field,
+  named,
+  type Node,
+} from './syntax';
+import { paramsOf } from './package';
 
 /** A status field that records when the work started: StartTime, StartedAt, StartTimestamp. */
 const START_FIELD = /^Start(ed)?(Time|At|Timestamp)?$/;
@@ -136,6 +146,7 @@ export function progressMarkers(
   body: Node,
   calls: Node[],
   writes: Node[],
+  outcome: (call: Node) => boolean = () => false,
 ): (earlier: Node, later: Node) => boolean {
   const sorted = [...writes].sort((a, b) => a.startIndex - b.startIndex);
   const before = (w: Node): Set<string> => {
@@ -167,8 +178,31 @@ export function progressMarkers(
     // The earlier write records when the work started (`Status.StartTime = metav1.Now()`): users
     // see it while the work runs, whatever the later write records.
     if ([...first].some((f) => START_FIELD.test(f))) return true;
+    // The later write is a step that runs the operation itself and then records its outcome
+    // (pulumi's `rs.Preview(ctx, obj, client)` after a Progressing condition): a marker.
+    if (first.size > 0 && outcome(later)) return true;
     const second = before(later);
     if (first.has('*') || second.has('*')) return first.size > 0 && second.size > 0;
     return [...first].some((f) => second.has(f));
   };
+}
+
+/**
+ * Does the function run an operation before its first status write: a call handed its context
+ * (`client.Preview(ctx, req)`, `r.deploy(ctx, obj)`) that is not logging, an event, a condition
+ * setter or a status write? Such a step records the outcome of work it does itself.
+ */
+export function worksBeforeWriting(decl: Node): boolean {
+  const body = field(decl, 'body');
+  const ctx = paramsOf(decl).find((p) => /(^|\.)Context$/.test(p.type.text))?.name;
+  if (!body || !ctx) return false;
+  const calls = descendants(body, 'call_expression').sort((a, b) => a.startIndex - b.startIndex);
+  for (const c of calls) {
+    if (ancestor(c, ['func_literal'], body)) continue;
+    const name = field(c, 'function')?.text ?? '';
+    if (/Status\(\)|status/i.test(name)) return false;
+    if (bookkeeping(c)) continue;
+    if (callArgs(c)[0]?.text === ctx) return true;
+  }
+  return false;
 }

@@ -16,7 +16,7 @@ import { relative, dirname, sep } from 'node:path';
 import { discarded, pardoned } from './errorfate';
 import { certainlyNonNil, type ErrorOf } from './errors';
 import { StatusPasses, type WriteEvent } from './passes';
-import { progressMarkers } from './progress';
+import { progressMarkers, worksBeforeWriting } from './progress';
 import {
   importPathOf,
   paramsOf,
@@ -391,7 +391,11 @@ export class Summaries {
           if (total > out.perPass) out.perPass = total;
           if (total >= 2 && !out.twice) out.twice = { file: fn.file, node: w.call };
         },
-        progressMarkers(fn.body, fn.calls, writes),
+        progressMarkers(fn.body, fn.calls, writes, (call) => {
+          const ref = this.resolve(pkg, path, decl, call);
+          const target = ref ? this.decl(ref) : null;
+          return !!target && worksBeforeWriting(target.decl.node);
+        }),
       ).block(statementsOf(fn.body), new Map());
       out.perPass = Math.max(out.perPass, 1);
     }

@@ -16,7 +16,7 @@
  */
 import type { GoRule } from '../rule';
 import { StatusPasses, type WriteEvent } from '../passes';
-import { progressMarkers } from '../progress';
+import { progressMarkers, worksBeforeWriting } from '../progress';
 import { callName, siteName } from '../summary';
 import { argVar, callArgs, callee, statements } from '../syntax';
 
@@ -71,7 +71,11 @@ export const repeatedStatusUpdate: GoRule = {
         )
           continue;
         const writes = events.filter((e) => !e.refresh).map((e) => e.call);
-        const replaces = progressMarkers(fn.body, fn.calls, writes);
+        const replaces = progressMarkers(fn.body, fn.calls, writes, (call) => {
+          const ref = ctx.summaries.ofCall(fn, call)?.ref;
+          const target = ref ? ctx.summaries.decl(ref) : null;
+          return !!target && worksBeforeWriting(target.decl.node);
+        });
         new StatusPasses(
           events,
           (w, before) => {
