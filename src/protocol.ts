@@ -291,6 +291,16 @@ export interface DebuggerSnapshot {
   /** The reconcile shown: its request, the last phase it reached, and whether it was held there. */
   shown: { id: string; request: RequestView; phase: Phase | null; held: boolean } | null;
   breakpoints: { phases: Phase[]; outcomes: Outcome[] };
+  /** The panel's tab (Reconcile or Charts) when it was saved: a reload opens the same one. */
+  tab?: DebuggerTab;
+}
+
+/** The Reconcile Debugger's tabs under its controls. */
+export type DebuggerTab = 'reconcile' | 'charts';
+
+/** The tab a saved webview state names; Reconcile (the panel's first) when it names none. */
+export function savedTab(raw: unknown): DebuggerTab {
+  return record(raw)?.tab === 'charts' ? 'charts' : 'reconcile';
 }
 
 /**
@@ -301,6 +311,7 @@ export interface DebuggerSnapshot {
 export function debuggerSnapshot(
   state: DebuggerState,
   previous?: DebuggerSnapshot,
+  tab?: DebuggerTab,
 ): DebuggerSnapshot | null {
   if (!state.source) return null;
   const cur = state.current;
@@ -322,6 +333,7 @@ export function debuggerSnapshot(
           }
         : null),
     breakpoints: state.breakpoints,
+    ...(tab ? { tab } : {}),
   };
 }
 
@@ -357,6 +369,7 @@ export function parseDebuggerSnapshot(raw: unknown): DebuggerSnapshot | undefine
         }
       : null,
     breakpoints: phases && outcomes ? { phases, outcomes } : { phases: [...PHASES], outcomes: [] },
+    ...(o.tab === 'reconcile' || o.tab === 'charts' ? { tab: o.tab } : {}),
   };
 }
 

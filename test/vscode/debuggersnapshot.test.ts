@@ -1,7 +1,12 @@
 // The snapshot the debugger webview saves and the extension reads back after a window reload.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { debuggerSnapshot, emptyDebuggerState, parseDebuggerSnapshot } from '../../src/protocol';
+import {
+  debuggerSnapshot,
+  emptyDebuggerState,
+  parseDebuggerSnapshot,
+  savedTab,
+} from '../../src/protocol';
 import { heldState } from '../webviews/debugger/states';
 
 describe('the Reconcile Debugger snapshot', () => {
@@ -51,6 +56,25 @@ describe('the Reconcile Debugger snapshot', () => {
   it('reads back what it saved, through JSON', () => {
     const saved = debuggerSnapshot(heldState());
     assert.deepEqual(parseDebuggerSnapshot(JSON.parse(JSON.stringify(saved))), saved);
+  });
+
+  it('keeps the tab shown, so a reloaded panel opens the same one', () => {
+    const saved = debuggerSnapshot(heldState(), undefined, 'charts');
+    assert.equal(saved?.tab, 'charts');
+    const back = parseDebuggerSnapshot(JSON.parse(JSON.stringify(saved)));
+    assert.equal(back?.tab, 'charts');
+    assert.equal(savedTab(back), 'charts');
+    assert.equal(savedTab(debuggerSnapshot(heldState(), undefined, 'reconcile')), 'reconcile');
+  });
+
+  it('opens on the Reconcile tab when the saved state names none, or one it does not know', () => {
+    assert.equal(savedTab(undefined), 'reconcile');
+    assert.equal(savedTab(debuggerSnapshot(heldState())), 'reconcile');
+    assert.equal(savedTab({ tab: 'settings' }), 'reconcile');
+    assert.equal(
+      parseDebuggerSnapshot({ ...debuggerSnapshot(heldState()), tab: 7 })?.tab,
+      undefined,
+    );
   });
 
   it('refuses a saved state without a session it can start again', () => {

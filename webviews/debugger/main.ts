@@ -3,7 +3,8 @@
  * user's intents back; it holds no reconcile logic of its own. On load it says `ready` and the
  * host answers with the whole state, so hiding and re-showing the panel loses nothing. Each state
  * is also saved with `setState` (as a DebuggerSnapshot): after a window reload VS Code hands it to
- * the extension, which brings the panel back saying what it showed.
+ * the extension, which brings the panel back saying what it showed. The snapshot keeps the tab
+ * shown, so a reload of the webview (or of the window) opens the same tab.
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
@@ -15,6 +16,7 @@ import {
   debuggerSnapshot,
   emptyDebuggerState,
   parseDebuggerSnapshot,
+  savedTab,
   type DebuggerSnapshot,
   type DebuggerState,
   type HostMessage,
@@ -46,6 +48,13 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
 let state: DebuggerState = emptyDebuggerState();
+// The tab the panel showed before it was reloaded.
+selectTab(savedTab(vscode.getState()));
+
+/** Saves what the panel shows, and its tab, for a reload (null while no session has run). */
+function save(): void {
+  vscode.setState(debuggerSnapshot(state, parseDebuggerSnapshot(vscode.getState()), selectedTab()));
+}
 
 /** When the user last pressed Step: the panel measures click-to-update itself (see render()). */
 let stepPressedAt: number | undefined;
@@ -56,6 +65,7 @@ const post = (msg: WebviewMessage) => {
     if (selectedTab() !== 'reconcile') {
       selectTab('reconcile');
       render();
+      save();
     }
   }
   vscode.postMessage(msg);
@@ -89,7 +99,10 @@ function render(): void {
     pipeline(view, cur),
     outcomeBreakpoints(view),
     faultControls(view),
-    tabBar(view, render),
+    tabBar(view, () => {
+      render();
+      save();
+    }),
     selectedTab() === 'charts'
       ? tabPanel(chartsPane(view))
       : cur
@@ -113,7 +126,7 @@ window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
   if (msg?.type === 'state') {
     state = msg.state;
     render();
-    vscode.setState(debuggerSnapshot(state, parseDebuggerSnapshot(vscode.getState())));
+    save();
   }
 });
 

@@ -2,13 +2,16 @@
  * The panel's two tabs under the controls: Reconcile (the reconcile shown — request, result, API
  * calls, objects — and its key's timeline) and Charts. Step first: the panel opens on Reconcile,
  * and a Step goes back to it; the charts never push what a step shows below the fold. The tab
- * chosen stays across renders. A tab list in the ARIA pattern: the arrow keys move between tabs.
+ * chosen stays across renders, and across a reload of the webview: the panel saves it with its
+ * state (DebuggerSnapshot.tab) and selects it again on load. A tab list in the ARIA pattern: the
+ * arrow keys move between tabs.
  */
+import type { DebuggerTab } from '../../src/protocol';
 import { pileUps } from './chartdata';
 import { h } from './dom';
 import type { View } from './view';
 
-export type Tab = 'reconcile' | 'charts';
+export type Tab = DebuggerTab;
 
 const TABS: Array<[Tab, string]> = [
   ['reconcile', 'Reconcile'],
@@ -26,7 +29,7 @@ export function selectTab(tab: Tab): void {
 }
 
 /**
- * The tab list; choosing a tab calls `render`. The Charts tab says when a key piled up at one
+ * The tab list; choosing a tab calls `render` (which the panel follows by saving its state). The Charts tab says when a key piled up at one
  * instant of controller time (a hot loop), so the charts are not missed behind their tab.
  */
 export function tabBar(v: View, render: () => void): HTMLElement {
