@@ -23,7 +23,7 @@ import { formatZapEntry } from '../runtime/zaplog';
 import type { ClusterSession } from './clustersession';
 import type { ClusterTargetPicker, OperatorEndpoint } from './clustertarget';
 import type { DiscoveringApiServer } from '../runtime/remotefindings';
-import { goOperatorLensOffsets } from './model/golenses';
+import { GO_OPERATOR_LENSES, goOperatorLensOffsets } from './model/golenses';
 import { plural } from './model/timeformat';
 import { describeEvidence } from './model/findingevidence';
 import { adaptSnapshot } from './model/queuetree';
@@ -430,16 +430,19 @@ export async function pickModule(uri?: vscode.Uri): Promise<string | undefined> 
   return pick?.dir;
 }
 
-/** "Run Go Operator" above a manager's `func main()` and each controller-runtime `Reconcile`. */
+/**
+ * "Run Go Operator" and "Debug Go Operator" above a manager's `func main()` and each
+ * controller-runtime `Reconcile`: the debug lens holds the manager first in that Reconcile.
+ */
 export class GoOperatorCodeLensProvider implements vscode.CodeLensProvider {
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
-    return goOperatorLensOffsets(doc.getText()).map((offset) => {
+    return goOperatorLensOffsets(doc.getText()).flatMap((offset) => {
       const pos = doc.positionAt(offset);
-      return new vscode.CodeLens(new vscode.Range(pos, pos), {
-        title: 'Run Go Operator',
-        command: 'reconcileStudio.runGoOperator',
-        arguments: [doc.uri],
-      });
+      const range = new vscode.Range(pos, pos);
+      return GO_OPERATOR_LENSES.map(
+        ({ title, command }) =>
+          new vscode.CodeLens(range, { title, command, arguments: [doc.uri] }),
+      );
     });
   }
 }

@@ -1,9 +1,15 @@
 /**
- * Where "Run Go Operator" code lenses go in a Go file: over a manager's `func main()` (a
- * `package main` that imports controller-runtime) and over each method with controller-runtime's
- * Reconcile signature. A signature match is all a lens needs, and it shows at once, without
- * waiting for the language server's parse.
+ * Where the "Run Go Operator" and "Debug Go Operator" code lenses go in a Go file: over a
+ * manager's `func main()` (a `package main` that imports controller-runtime) and over each method
+ * with controller-runtime's Reconcile signature. A signature match is all a lens needs, and it
+ * shows at once, without waiting for the language server's parse.
  */
+/** The lenses over each of those lines, in order: run it, or debug it held in its Reconcile. */
+export const GO_OPERATOR_LENSES = [
+  { title: 'Run Go Operator', command: 'reconcileStudio.runGoOperator' },
+  { title: 'Debug Go Operator', command: 'reconcileStudio.debugGoOperator' },
+] as const;
+
 const RECONCILE = /^func \([^)]*\) Reconcile\(\s*\w+ context\.Context,[^)]*\)/gm;
 const MAIN = /^func main\(\)/gm;
 
