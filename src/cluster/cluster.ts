@@ -1262,10 +1262,16 @@ export class Cluster {
       !old.metadata.deletionGracePeriodSeconds
     ) {
       // The last finalizer is gone: the deletion completes now (ShouldDeleteDuringUpdate; an
-      // object in its grace period waits for the DELETE that ends it).
+      // object in its grace period waits for the DELETE that ends it). The update itself is
+      // never stored: the answer is the updated object at the version it was read at
+      // (deleteWithoutFinalizers returns the request's object), the DELETED event the delete's.
       this.store.commit(t.storageKey, key, 'DELETED', toStore, stored);
       this.afterWrite(t, undefined, toStore);
-      return this.answer(toStore, t);
+      const answered = {
+        ...toStore,
+        metadata: { ...toStore.metadata, resourceVersion: old.metadata.resourceVersion },
+      };
+      return this.answer(answered, t);
     }
     this.store.commit(t.storageKey, key, 'MODIFIED', toStore, stored);
     this.afterWrite(t, toStore);

@@ -168,6 +168,7 @@ export function quotaAdmission(cluster: ControllerHost): AdmissionPlugin {
     const requested = usageOf(a.type, a.object);
     if (!requested.size) return;
     const name = a.object.metadata.name ?? '';
+    const charged: KubeObject[] = [];
     for (const q of quotas) {
       const hard = rec(rec(q.spec).hard);
       const names = Object.keys(hard);
@@ -215,8 +216,49 @@ export function quotaAdmission(cluster: ControllerHost): AdmissionPlugin {
           pretty(limited, fmt),
         );
       }
+      const next = charge(q, relevant, used, requested, fmt);
+      if (next) charged.push(next);
     }
+    // As the plugin's evaluator does once every quota admits the request: each quota whose usage
+    // the request changes gets it in status.used, written by kube-apiserver before the object is
+    // stored (a dry run changes nothing).
+    if (!a.dryRun) for (const next of charged) writeCharge(cluster, next);
   };
+}
+
+/**
+ * The quota with `requested` added to its status.used, or undefined when nothing changes. Only
+ * a quota the controller has observed (status.hard set) is charged: kube-apiserver refuses a
+ * request against one it has not ("status unknown for quota"), where the fake admits from the
+ * store and lets the controller write the first status.
+ */
+function charge(
+  q: KubeObject,
+  names: string[],
+  used: Usage,
+  requested: Usage,
+  fmt: Map<string, QuantityFormat>,
+): KubeObject | undefined {
+  const status = rec(q.status);
+  if (!Object.keys(rec(status.hard)).length) return undefined;
+  const was = rec(status.used);
+  const now: Obj = { ...was };
+  for (const n of names)
+    if (n in rec(status.hard))
+      now[n] = formatQuantity(used.get(n)! + requested.get(n)!, fmt.get(n));
+  if (deepEqual(was, now)) return undefined;
+  const next = clone(q);
+  next.status = { ...status, used: now };
+  return next;
+}
+
+/** UpdateQuotaStatus through kube-apiserver's loopback client; a conflict leaves it to the controller. */
+function writeCharge(cluster: ControllerHost, next: KubeObject): void {
+  try {
+    cluster.update(next, { subresource: 'status', fieldManager: 'kube-apiserver' });
+  } catch (err) {
+    if (!(err instanceof StatusError && (err.code === 409 || err.code === 404))) throw err;
+  }
 }
 
 /** The resource quota controller: status.hard mirrors spec.hard, status.used is recomputed on change. */

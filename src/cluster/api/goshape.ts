@@ -12,29 +12,34 @@ import { fromJson, toJson } from './govalue';
 
 type Obj = Record<string, unknown>;
 
-/** Makes `target` hold exactly what `source` holds, keeping `target` itself. */
-function replaceIn(target: Obj, source: Obj): void {
-  for (const k of Object.keys(target)) if (!(k in source)) delete target[k];
-  Object.assign(target, source);
+/**
+ * Makes `target` hold exactly what `source` holds, keeping `target` itself and every object
+ * below it that the source still has: a map two fields share (a Job's labels, defaulted to its
+ * template's map itself, as Go shares it) stays one map.
+ */
+function replaceIn(target: Obj, source: Obj, depth = 0): void {
+  const before: Obj = { ...target };
+  // The object's fields and its top-level objects' (metadata, spec, data) keep their order, as
+  // they always have; deeper down the fields take the source's (the type's) order.
+  const keepOrder = depth <= 1;
+  for (const k of Object.keys(target)) if (!keepOrder || !(k in source)) delete target[k];
+  for (const [k, v] of Object.entries(source)) {
+    const was = before[k];
+    if (isObject(was) && isObject(v) && was !== v) {
+      replaceIn(was, v, depth + 1);
+      target[k] = was;
+    } else target[k] = v;
+  }
 }
 
 /**
  * Reshapes a built-in object of `apiVersion` `kind` in place; a kind without a Go type is left.
- * The object and its top-level objects (metadata, spec, status) stay the same objects, as callers
- * hold them.
+ * The object and the objects below it stay the same objects, as callers hold them.
  */
 export function goShape(obj: Obj, apiVersion: string, kind: string): void {
   const shape = kindShape(apiVersion, kind);
   if (!shape) return;
-  const shaped = toJson(shape, fromJson(shape, obj)) as Obj;
-  for (const [k, v] of Object.entries(shaped)) {
-    const was = obj[k];
-    if (isObject(was) && isObject(v)) {
-      replaceIn(was, v);
-      shaped[k] = was;
-    }
-  }
-  replaceIn(obj, shaped);
+  replaceIn(obj, toJson(shape, fromJson(shape, obj)) as Obj);
 }
 
 /** The zero value of a built-in kind as JSON, a fresh object the caller may change. */

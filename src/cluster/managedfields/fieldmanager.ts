@@ -131,28 +131,89 @@ function withoutIgnored(set: Set<string>, ignored: IgnoredFields): Set<string> {
   return set;
 }
 
-/** Leaf paths whose values differ between two objects. */
-function changedFields(a: Obj, b: Obj, subresource: string | undefined, t: FieldType): Set<string> {
+/**
+ * Leaf paths whose values differ between two objects (`changed`: added or modified in `b`), and
+ * whether a leaf of `a` is gone from `b` (then some manager may own a removed field).
+ */
+function changedFields(
+  a: Obj,
+  b: Obj,
+  subresource: string | undefined,
+  t: FieldType,
+): { changed: Set<string>; removedAny: boolean } {
   const sa = fieldSet(a, subresource, t);
   const sb = fieldSet(b, subresource, t);
-  const out = new Set<string>();
+  const changed = new Set<string>();
   for (const p of sb)
-    if (!sa.has(p) || !deepEqual(valueAt(a, p.split(SEP)), valueAt(b, p.split(SEP)))) out.add(p);
+    if (!sa.has(p) || !deepEqual(valueAt(a, p.split(SEP), t), valueAt(b, p.split(SEP), t)))
+      changed.add(p);
+  let removedAny = false;
+  for (const p of sa)
+    if (!sb.has(p)) {
+      removedAny = true;
+      break;
+    }
+  return { changed, removedAny };
+}
+
+/**
+ * The entries without the fields the write removed: structured-merge-diff's updater takes a
+ * Comparison's Removed set (every path of `old` that `obj` no longer has, the nodes' own `.`
+ * among them) from every manager, the writer's own entry too; an entry left empty goes.
+ */
+function withoutRemoved(
+  entries: ManagedFieldsEntry[],
+  old: Obj,
+  obj: Obj,
+  subresource: string | undefined,
+  ignored: IgnoredFields,
+): ManagedFieldsEntry[] {
+  const ignoredPrefixes = ignored.map((p) => p.map((f) => `f:${f}`).join(SEP));
+  const gone = (e: string): boolean => {
+    const top = e.slice(2, e.indexOf(SEP) < 0 ? undefined : e.indexOf(SEP));
+    if (outsideWrite(top, subresource)) return false;
+    if (ignoredPrefixes.some((p) => e === p || e.startsWith(p + SEP))) return false;
+    const path = e.split(SEP);
+    return valueAt(old, path) !== undefined && valueAt(obj, path) === undefined;
+  };
+  const out: ManagedFieldsEntry[] = [];
+  for (const entry of entries) {
+    const set = entrySet(entry);
+    let changed = false;
+    for (const e of set)
+      if (gone(e)) {
+        set.delete(e);
+        changed = true;
+      }
+    if (!changed) out.push(entry);
+    else if (set.size) out.push({ ...entry, fieldsV1: toFieldsV1(set) });
+  }
   return out;
 }
 
-export function valueAt(o: unknown, path: Path): unknown {
+/**
+ * The value at a field path; with the type, a keyed list's item that omits a key field matches
+ * by the field's schema default, as its key says (`k:{"port":80,"protocol":"TCP"}`).
+ */
+export function valueAt(o: unknown, path: Path, type: FieldType = DEDUCED): unknown {
   let cur = o;
+  let t = type;
   for (const seg of path) {
     if (seg === '.') return cur;
     if (seg === '') return cur;
     if (seg.startsWith('f:')) {
       if (!isObject(cur)) return undefined;
       cur = cur[seg.slice(2)];
+      t = fieldOf(t, seg.slice(2));
     } else if (seg.startsWith('k:')) {
       if (!Array.isArray(cur)) return undefined;
       const k = JSON.parse(seg.slice(2)) as Obj;
-      cur = cur.find((x) => isObject(x) && Object.entries(k).every(([kk, vv]) => x[kk] === vv));
+      const defaults = t.k === 'list' ? t.keyDefaults?.() : undefined;
+      cur = cur.find(
+        (x) =>
+          isObject(x) && Object.entries(k).every(([kk, vv]) => (x[kk] ?? defaults?.[kk]) === vv),
+      );
+      t = t.k === 'list' ? t.elem : DEDUCED;
     } else if (seg.startsWith('v:')) {
       if (!Array.isArray(cur)) return undefined;
       const v = JSON.parse(seg.slice(2));
@@ -322,10 +383,14 @@ export function recordManagedFields(
     }
     manager = 'unknown';
   }
-  const entries = old ? (old.metadata.managedFields ?? []) : [];
-  const changed = old
-    ? changedFields(old as Obj, obj as Obj, subresource ?? '', type)
-    : fieldSet(obj as Obj, undefined, type);
+  let entries = old ? (old.metadata.managedFields ?? []) : [];
+  let changed: Set<string>;
+  if (old) {
+    const diff = changedFields(old as Obj, obj as Obj, subresource ?? '', type);
+    changed = diff.changed;
+    if (diff.removedAny && entries.length)
+      entries = withoutRemoved(entries, old as Obj, obj as Obj, subresource ?? '', ignored);
+  } else changed = fieldSet(obj as Obj, undefined, type);
   // The maps and structs the write adds are owned themselves too (their `.`).
   if (changed.size)
     addedNodes(obj, old, SEP, (field) => outsideWrite(field, subresource), changed, type);
@@ -432,7 +497,15 @@ export function applyPatch(
       for (const p of entrySet(e)) {
         if (!appliedSet.has(p)) continue;
         const segs = p.split(SEP);
-        if (deepEqual(valueAt(live, segs), valueAt(applied, segs))) continue;
+        const [was, now] = [valueAt(live, segs, type), valueAt(applied, segs, type)];
+        // A struct's or item's own node (`.`) is compared as structured-merge-diff compares a
+        // non-atomic node: only its being there; its fields conflict one by one.
+        if (
+          segs[segs.length - 1] === '.'
+            ? (was === undefined) === (now === undefined)
+            : deepEqual(was, now)
+        )
+          continue;
         const c = conflicts.get(who) ?? {
           manager: who,
           apiVersion: e.apiVersion ?? apiVersion,

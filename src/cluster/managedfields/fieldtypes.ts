@@ -12,14 +12,21 @@
  * else atomic. A node without a schema (RawExtension, preserved unknown fields) is "deduced": maps
  * field by field, lists atomic.
  */
-import { openapiV2Text } from '../api/apidata';
+import { openapiV2Text, openapiV3Paths, openapiV3Text } from '../api/apidata';
 import type { JSONSchemaProps } from '../apiextensions/jsonschema';
 import { isObject } from '../apimachinery/patch';
 
 /** A node of the schema. `field` gives a struct's or map's child (deduced when unknown). */
 export type FieldType =
   | { k: 'map'; atomic: boolean; field(name: string): FieldType }
-  | { k: 'list'; rel: 'atomic' | 'set' | 'map'; keys: readonly string[]; elem: FieldType }
+  | {
+      k: 'list';
+      rel: 'atomic' | 'set' | 'map';
+      keys: readonly string[];
+      elem: FieldType;
+      /** The defaults of key fields the schema gives one (a ServicePort's `protocol: TCP`). */
+      keyDefaults?: () => Readonly<Record<string, unknown>>;
+    }
   | { k: 'scalar' }
   | { k: 'deduced' };
 
@@ -42,6 +49,7 @@ interface Schema {
   'x-kubernetes-preserve-unknown-fields'?: boolean;
   'x-kubernetes-int-or-string'?: boolean;
   'x-kubernetes-group-version-kind'?: Array<{ group: string; version: string; kind: string }>;
+  default?: unknown;
 }
 
 interface Definitions {
@@ -107,15 +115,62 @@ function listOf(s: Schema, elem: FieldType): FieldType {
   const lt = s['x-kubernetes-list-type'];
   if (lt === 'atomic') return { k: 'list', rel: 'atomic', keys: [], elem };
   if (lt === 'set') return { k: 'list', rel: 'set', keys: [], elem };
-  if (lt === 'map')
-    return { k: 'list', rel: 'map', keys: s['x-kubernetes-list-map-keys'] ?? [], elem };
+  const keyed = (keys: string[]): FieldType => ({
+    k: 'list',
+    rel: 'map',
+    keys,
+    elem,
+    keyDefaults: keyDefaultsOf(s.items, keys),
+  });
+  if (lt === 'map') return keyed(s['x-kubernetes-list-map-keys'] ?? []);
   if (s['x-kubernetes-patch-strategy']?.split(',').includes('merge')) {
     const key = s['x-kubernetes-patch-merge-key'];
-    return key
-      ? { k: 'list', rel: 'map', keys: [key], elem }
-      : { k: 'list', rel: 'set', keys: [], elem };
+    return key ? keyed([key]) : { k: 'list', rel: 'set', keys: [], elem };
   }
   return { k: 'list', rel: 'atomic', keys: [], elem };
+}
+
+/**
+ * The defaults of a keyed list's key fields, read on first use: structured-merge-diff keys an
+ * item that omits a key field by the field's schema default (getAssociativeKeyDefault), so an
+ * applied Service port without a protocol is `k:{"port":80,"protocol":"TCP"}`. A CRD's schema
+ * holds its defaults inline; the served OpenAPI v2 drops them, so a built-in definition's come
+ * from the v3 documents, which keep them.
+ */
+function keyDefaultsOf(
+  items: Schema | undefined,
+  keys: readonly string[],
+): () => Readonly<Record<string, unknown>> {
+  let found: Record<string, unknown> | undefined;
+  return () => {
+    if (found) return found;
+    found = {};
+    const ref = items?.$ref ?? (items?.allOf?.length === 1 ? items.allOf[0].$ref : undefined);
+    const props = ref?.startsWith(REF)
+      ? v3Definition(ref.slice(REF.length))?.properties
+      : items?.properties;
+    for (const k of keys) {
+      const dflt = props?.[k]?.default;
+      if (dflt !== undefined) found[k] = dflt;
+    }
+    return found;
+  };
+}
+
+let v3Definitions: Map<string, Schema> | undefined;
+/** A definition of the release's OpenAPI v3 documents (every document read once, on first use). */
+function v3Definition(name: string): Schema | undefined {
+  if (!v3Definitions) {
+    v3Definitions = new Map();
+    for (const path of openapiV3Paths()) {
+      const doc = JSON.parse(openapiV3Text(path) ?? '{}') as {
+        components?: { schemas?: Record<string, Schema> };
+      };
+      for (const [n, schema] of Object.entries(doc.components?.schemas ?? {}))
+        if (!v3Definitions.has(n)) v3Definitions.set(n, schema);
+    }
+  }
+  return v3Definitions.get(name);
 }
 
 function build(s: Schema, d: Definitions): FieldType {
@@ -181,6 +236,9 @@ export function isAtomic(t: FieldType): boolean {
 export function itemKey(t: FieldType, item: unknown): Record<string, unknown> | undefined {
   if (t.k !== 'list' || t.rel !== 'map' || !isObject(item)) return undefined;
   const key: Record<string, unknown> = {};
-  for (const k of [...t.keys].sort()) if (item[k] !== undefined) key[k] = item[k];
+  let defaults: Readonly<Record<string, unknown>> | undefined;
+  for (const k of [...t.keys].sort())
+    if (item[k] !== undefined) key[k] = item[k];
+    else if ((defaults ??= t.keyDefaults?.() ?? {})[k] !== undefined) key[k] = defaults[k];
   return Object.keys(key).length ? key : undefined;
 }

@@ -8,7 +8,9 @@
  */
 import type { FieldError } from '../apimachinery/errors';
 import { fieldInvalid, fieldNotSupported, fieldRequired } from '../apimachinery/errors';
-import { isObject } from '../apimachinery/patch';
+import { clone } from '../apimachinery/clone';
+import { deepEqual, isObject } from '../apimachinery/patch';
+import { fromLabelSelector, matchesLabels } from '../apimachinery/selector';
 import type { KubeObject } from '../apimachinery/types';
 import { isKnownTimeZone, parseCronSchedule } from '../../util/cron';
 import { rec, ensure } from '../apimachinery/unstructured';
@@ -142,4 +144,86 @@ function validateTimeZone(tz: unknown): FieldError[] {
       ),
     ];
   return isKnownTimeZone(name) ? [] : [fieldInvalid(f, tz, `unknown time zone ${name}`)];
+}
+
+/**
+ * ValidateJobSpec's selector checks: a Job has one (generated at create unless manualSelector),
+ * and it selects its template's labels. A nil selector (LabelSelectorAsSelector's Nothing)
+ * selects no labels at all.
+ */
+export function validateJobSelector(spec: Obj, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const selector = spec.selector;
+  if (selector === undefined || selector === null) errs.push(fieldRequired(`${path}.selector`));
+  const labels = rec(rec(spec.template).metadata).labels;
+  const selects =
+    isObject(selector) &&
+    matchesLabels(fromLabelSelector(selector) ?? [], labels as Record<string, string>);
+  if (!selects)
+    errs.push(
+      fieldInvalid(
+        `${path}.template.metadata.labels`,
+        labels ?? null,
+        '`selector` does not match template `labels`',
+      ),
+    );
+  return errs;
+}
+
+/** The fields ValidateJobSpecUpdate keeps as they were created. */
+const IMMUTABLE_JOB_FIELDS = [
+  'selector',
+  'completionMode',
+  'podFailurePolicy',
+  'backoffLimitPerIndex',
+  'managedBy',
+  'successPolicy',
+] as const;
+
+/**
+ * ValidateJobSpecUpdate's own checks (the spec's are ValidateJobSpec's): completions are fixed
+ * unless the Job is Indexed (then they move with parallelism), the selector and the policy fields
+ * are immutable, and the template is too — but for a suspended Job's container resources
+ * (validatePodResourceUpdatesOnly, MutablePodResourcesForSuspendedJobs).
+ */
+export function validateJobSpecUpdate(spec: Obj, old: Obj): FieldError[] {
+  const errs: FieldError[] = [];
+  const immutable = (field: string, now: unknown, was: unknown): void => {
+    if (!deepEqual(now ?? null, was ?? null))
+      errs.push(fieldInvalid(`spec.${field}`, now ?? null, 'field is immutable'));
+  };
+  if (spec.completionMode !== 'Indexed')
+    immutable('completions', spec.completions, old.completions);
+  else if (
+    !deepEqual(spec.completions, old.completions) &&
+    spec.completions != null &&
+    spec.completions !== spec.parallelism
+  )
+    errs.push(
+      fieldInvalid(
+        'spec.completions',
+        spec.completions,
+        'can only be modified in tandem with spec.parallelism',
+      ),
+    );
+  immutable('selector', spec.selector, old.selector);
+  const template = rec(spec.template);
+  const was = rec(old.template);
+  if (old.suspend !== true) immutable('template', template, was);
+  else {
+    // Only the containers' resources may change: compare with them put back as they were.
+    const podSpec = rec(template.spec);
+    const oldSpec = clone(rec(was.spec));
+    const now = Array.isArray(podSpec.containers) ? podSpec.containers : [];
+    const before = Array.isArray(oldSpec.containers) ? (oldSpec.containers as Obj[]) : [];
+    if (now.length === before.length)
+      before.forEach((c, i) => {
+        if (c.name === rec(now[i]).name) c.resources = rec(now[i]).resources;
+      });
+    // The pod spec alone: a suspended Job's template metadata is not compared.
+    if (!deepEqual(podSpec, oldSpec))
+      errs.push(fieldInvalid('spec.template.spec', podSpec, 'field is immutable'));
+  }
+  for (const f of IMMUTABLE_JOB_FIELDS.slice(1)) immutable(f, spec[f], old[f]);
+  return errs;
 }

@@ -46,6 +46,8 @@ import {
   prepareJobForCreate,
   validateCronJob,
   validateJobTemplate,
+  validateJobSelector,
+  validateJobSpecUpdate,
 } from './job';
 import { prepareCsrForCreate, prepareCsrForUpdate, validateCsr } from './certificatesigningrequest';
 import type { UserInfo } from '../auth/user';
@@ -465,10 +467,18 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     hasGeneration: true,
     orphansByDefault: true,
     prepareForCreate: prepareJobForCreate,
-    validate: (obj) => [
-      ...validatePodSpec(rec(rec(rec(obj.spec).template).spec), 'spec.template.spec'),
-      ...validateJobTemplate(rec(obj.spec), 'spec'),
-    ],
+    // jobStrategy.ValidateUpdate is ValidateJob and ValidateJobUpdate, both with ValidateJobSpec:
+    // an update's spec errors are listed twice (the message says each once).
+    validate(obj, old, subresource) {
+      const spec = rec(obj.spec);
+      const specErrs = [
+        ...validatePodSpec(rec(rec(spec.template).spec), 'spec.template.spec'),
+        ...validateJobTemplate(spec, 'spec'),
+        ...validateJobSelector(spec, 'spec'),
+      ];
+      if (!old || subresource) return specErrs;
+      return [...specErrs, ...specErrs, ...validateJobSpecUpdate(spec, rec(old.spec))];
+    },
   },
   'batch/CronJob': {
     hasGeneration: true,
@@ -486,8 +496,9 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
     },
   },
   '/ResourceQuota': {
+    // The status is a struct held by value: reset, it is still written (`status: {}`).
     prepareForCreate(obj) {
-      delete obj.status;
+      obj.status = {};
     },
     validate(obj) {
       const errs: FieldError[] = [];
@@ -590,8 +601,8 @@ function builtinStrategy(t: ResourceType): Strategy {
     defaults(obj) {
       const apiVersion = String(obj.apiVersion ?? t.apiVersion);
       const kind = String(obj.kind ?? t.info.kind);
-      goShape(obj as Obj, apiVersion, kind);
       applyDefaults(obj as Obj, apiVersion, kind);
+      goShape(obj as Obj, apiVersion, kind);
       return own.defaults?.(obj);
     },
   };

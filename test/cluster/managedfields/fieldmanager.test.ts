@@ -167,3 +167,73 @@ test('an owner reference is owned whole by its uid, and generateName is the writ
     },
   });
 });
+
+// structured-merge-diff's updater takes the fields a write removes from every manager, the
+// writer's own entry too; an entry left with nothing goes (a real kube-apiserver's answer).
+test('an update that removes fields takes them from every manager, and drops emptied entries', () => {
+  const { cluster } = newCluster({ controllers: false });
+  const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
+  const key = { namespace: 'default', name: 'a' };
+  cluster.create(
+    { ...CM, metadata: { name: 'a', namespace: 'default', labels: { x: '1' } }, data: { k: 'v' } },
+    { fieldManager: 'creator' },
+  );
+  cluster.patch(CM, key, { metadata: { labels: { y: '2' } } }, 'merge', { fieldManager: 'other' });
+  const got = cluster.patch(CM, key, [{ op: 'remove', path: '/metadata/labels' }], 'json', {
+    fieldManager: 'remover',
+  });
+  assert.deepEqual(
+    got.metadata.managedFields?.map((e) => [e.manager, e.fieldsV1]),
+    [['creator', { 'f:data': { '.': {}, 'f:k': {} } }]],
+  );
+  cluster.close();
+});
+
+test('the update that removes the last finalizer answers the updated object at the version it read', () => {
+  const { cluster } = newCluster({ controllers: false });
+  const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
+  const key = { namespace: 'default', name: 'a' };
+  cluster.create(
+    { ...CM, metadata: { name: 'a', namespace: 'default', finalizers: ['example.com/keep'] } },
+    { fieldManager: 'm' },
+  );
+  const deleting = cluster.delete(CM, key) as KubeObject;
+  const got = cluster.patch(CM, key, [{ op: 'remove', path: '/metadata/finalizers' }], 'json', {
+    fieldManager: 'm',
+  });
+  assert.equal(got.metadata.resourceVersion, deleting.metadata.resourceVersion);
+  assert.equal(got.metadata.finalizers, undefined);
+  assert.equal(got.metadata.managedFields, undefined);
+  assert.throws(() => cluster.get(CM, key), /not found/);
+  cluster.close();
+});
+
+// getAssociativeKeyDefault: an item that omits a key field is keyed by the field's schema
+// default (the v3 documents keep it), and its fields conflict one by one, not its node.
+test("an applied Service port without a protocol is keyed by the protocol's default, TCP", () => {
+  const { cluster } = newCluster({ controllers: false });
+  const S = { apiVersion: 'v1', kind: 'Service' };
+  const key = { namespace: 'default', name: 's' };
+  const apply = (targetPort: number, fieldManager: string) =>
+    cluster.patch(
+      S,
+      key,
+      { ...S, metadata: { name: 's' }, spec: { ports: [{ port: 80, targetPort }] } },
+      'apply',
+      { fieldManager },
+    );
+  assert.deepEqual(fieldsOf(apply(8080, 'a')), {
+    'f:spec': {
+      'f:ports': {
+        'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:port': {}, 'f:targetPort': {} },
+      },
+    },
+  });
+  assert.throws(
+    () => apply(9090, 'b'),
+    (e: Error) =>
+      e.message ===
+      'Apply failed with 1 conflict: conflict with "a": .spec.ports[port=80,protocol="TCP"].targetPort',
+  );
+  cluster.close();
+});

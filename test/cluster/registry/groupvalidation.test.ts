@@ -140,6 +140,26 @@ test("a HorizontalPodAutoscaler's maxReplicas is at least its minReplicas", () =
     'HorizontalPodAutoscaler.autoscaling "i" is invalid: spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`',
   ));
 
+// Go decodes `policies: []` as an empty list, not nil: the defaulter keeps it and validation
+// refuses it; only an absent list is defaulted (encoding drops the empty one afterwards).
+test("an HPA's scaling rules with an empty policy list are refused, not defaulted", () => {
+  const hpa = (scaleDown: Record<string, unknown>): KubeObject => ({
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { name: 'h', ...NS },
+    spec: {
+      maxReplicas: 2,
+      scaleTargetRef: { kind: 'Deployment', name: 'web', apiVersion: 'apps/v1' },
+      behavior: { scaleDown },
+    },
+  });
+  refused(
+    hpa({ policies: [] }),
+    'HorizontalPodAutoscaler.autoscaling "h" is invalid: spec.behavior.scaleDown.policies: Required value: must specify at least one Policy',
+  );
+  accepted(hpa({ stabilizationWindowSeconds: 10 }));
+});
+
 test("a core Event's involved object is in the Event's namespace", () =>
   refused(
     {
