@@ -4,7 +4,7 @@
  * layout: the header is one line, the fault buttons one row, the findings one line each above the
  * controls, the panes the user steps with (API calls, objects) in the first tab and the charts in
  * a tab of their own, on one axis of running time where the sample's hot loop reads as a rate,
- * their titles clear of the pinned toolbar.
+ * their titles clear of the pinned toolbar, and the tab chosen kept across a reload of the webview.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -220,6 +220,33 @@ describe('the Reconcile Debugger at 800 px wide', { timeout: 600_000 }, () => {
       await panel.evaluate(() => window.scrollTo(0, 0));
       await showTab(panel, 'reconcile');
       await wb.screenshot('layout-800');
+    });
+  });
+
+  it('keeps the Charts tab across a reload of the webview', async () => {
+    await withScreenshotOnFailure(wb, 'layout-tab-reload', async () => {
+      await showTab(panel, 'charts');
+      // Marks the panel's page, so the one found after the reload is not this one.
+      await panel.evaluate(() => (document.body.dataset.beforeReload = 'true'));
+      await wb.runCommand('Developer: Reload Webviews');
+      // The reloaded panel is a new page: it opens on the tab it saved. Read in each frame as
+      // it is at the time (the webview's frames are replaced while it reloads).
+      let selected: string | null = null;
+      for (let i = 0; i < 240 && selected === null; i++) {
+        for (const frame of wb.page.frames()) {
+          selected ??= await frame
+            .evaluate(() =>
+              document.body.dataset.beforeReload
+                ? null
+                : (document.querySelector('#tab-charts')?.getAttribute('aria-selected') ?? null),
+            )
+            .catch(() => null);
+        }
+        if (selected === null) await wb.page.waitForTimeout(250);
+      }
+      assert.equal(selected, 'true');
+      panel = await wb.findFrame('body:not([data-before-reload]) .tabpanel-charts', 30_000);
+      await showTab(panel, 'reconcile');
     });
   });
 
