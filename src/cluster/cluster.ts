@@ -493,12 +493,23 @@ export class Cluster {
 
   /**
    * An object on its way into storage at the storage version: a custom resource whose CRD
-   * converts by webhook, written at another version, is converted. Otherwise the object itself.
+   * converts by webhook, written at another version, is converted. One whose CRD converts with
+   * None is stored at the storage version, pruned and defaulted by that version's schema, as
+   * apiextensions-apiserver's storage codec decodes what it reads back (so a field only the
+   * written version knows is gone, and the storage version's defaults are there, in the answer
+   * and every read). Otherwise the object itself.
    */
   private toStorage(obj: KubeObject, t: ResourceType): KubeObject {
     const to = t.storageApiVersion;
-    if (!this.session || !needsWebhook(t, to) || obj.apiVersion === to) return obj;
-    return this.crConverter.write(this.session, t, obj, to!);
+    if (!t.crd || !to || obj.apiVersion === to) return obj;
+    if (needsWebhook(t, to))
+      return this.session ? this.crConverter.write(this.session, t, obj, to) : obj;
+    const storage = this.registry.forKind({ apiVersion: to, kind: t.info.kind });
+    const stored = clone(obj);
+    stored.apiVersion = to;
+    storage?.schema?.prune(stored as Record<string, unknown>);
+    storage?.schema?.default(stored as Record<string, unknown>);
+    return stored;
   }
 
   /**
@@ -568,7 +579,12 @@ export class Cluster {
       return JSON.stringify(withoutTypeMeta(this.out(o, t)));
     };
     const items = page.objects.map(item).join(',');
-    return `{"apiVersion":${JSON.stringify(t.apiVersion)},"kind":${JSON.stringify(t.info.listKind)},"metadata":${JSON.stringify(page.metadata)},"items":[${items}]}`;
+    // A custom resource's list is unstructured: the storage's UpdateList sets its continue
+    // always, an empty one too, where a built-in ListMeta omits it.
+    const metadata = t.crd
+      ? { ...page.metadata, continue: page.metadata.continue ?? '' }
+      : page.metadata;
+    return `{"apiVersion":${JSON.stringify(t.apiVersion)},"kind":${JSON.stringify(t.info.listKind)},"metadata":${JSON.stringify(metadata)},"items":[${items}]}`;
   }
 
   /**
@@ -1315,12 +1331,43 @@ export class Cluster {
         fieldInvalid('spec.replicas', replicas ?? null, 'must be greater than or equal to 0'),
       ]);
     }
+    let record = opts;
+    if (!managedFields) {
+      // An update through /scale is recorded on the Scale, whose owners of the replicas are the
+      // parent's, then written back as ScaleHandler.ToParent writes it: an owner new to the
+      // parent gets an entry without a time, one already there keeps its entry as it was.
+      const replicasField = replicasFieldOf(t.scale.specReplicasPath);
+      const current = scaleOf(t, this.out(old, t));
+      current.metadata.managedFields = scaleEntries(
+        old.metadata.managedFields ?? [],
+        replicasField,
+      );
+      const nextScale = clone(current);
+      (nextScale.spec as Record<string, unknown>).replicas = replicas;
+      recordManagedFields(
+        nextScale,
+        current,
+        opts.fieldManager,
+        'Update',
+        SCALE_API_VERSION,
+        this.now(),
+        'scale',
+        builtinFieldType(SCALE_API_VERSION, 'Scale'),
+      );
+      managedFields = parentEntries(
+        old.metadata.managedFields ?? [],
+        nextScale.metadata.managedFields ?? [],
+        replicasField,
+        t.apiVersion,
+      );
+      record = { ...opts, applied: scale };
+    }
     const next = clone(old);
     setPath(next, t.scale.specReplicasPath, replicas);
-    if (managedFields?.length) next.metadata.managedFields = managedFields;
-    else if (managedFields) delete next.metadata.managedFields;
+    if (managedFields.length) next.metadata.managedFields = managedFields;
+    else delete next.metadata.managedFields;
     const key = objectKey(old.metadata.namespace, old.metadata.name!);
-    const out = this.finishUpdate(t, key, old, next, { ...opts, subresource: 'scale' });
+    const out = this.finishUpdate(t, key, old, next, { ...record, subresource: 'scale' });
     return scaleOf(t, out);
   }
 

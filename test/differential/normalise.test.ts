@@ -161,3 +161,29 @@ test("a 410's oldest version and a signed token are each cluster's own values", 
   assert.deepEqual(normaliseAll([secret('ZXlKaA')]), normaliseAll([secret('ZXlKb')]));
   assert.notDeepEqual(normaliseAll([secret('')]), normaliseAll([secret('ZXlKb')]));
 });
+
+test("a Service's allocated addresses in YAML text are tokens, its type and None are not", () => {
+  const yaml = (ip: string, port: string) =>
+    `spec:\n  clusterIP: ${ip}\n  clusterIPs:\n  - ${ip}\n  ports:\n  - nodePort: ${port}\n    port: 80\n  type: NodePort\n`;
+  const [a] = normaliseAll([{ body: yaml('10.0.0.155', '31000') }]);
+  const [b] = normaliseAll([{ body: yaml('10.96.0.21', '30123') }]);
+  assert.deepEqual(a, b);
+  assert.match(JSON.stringify(a), /clusterIP: <allocated>\\n {2}clusterIPs:\\n {2}- <allocated>/);
+  const [headless] = normaliseAll([{ body: 'spec:\n  clusterIP: None\n' }]);
+  assert.deepEqual(headless, { body: 'spec:\n  clusterIP: None\n' });
+});
+
+test('managedFields are compared in an order that does not depend on their times', () => {
+  const entry = (manager: string, operation = 'Update') => ({ manager, operation, time: 't' });
+  const [a] = normaliseAll([{ metadata: { managedFields: [entry('unknown'), entry('kcm')] } }]);
+  const [b] = normaliseAll([{ metadata: { managedFields: [entry('kcm'), entry('unknown')] } }]);
+  assert.deepEqual(a, b);
+  // Apply before Update is not a matter of time: it stays.
+  const [c] = normaliseAll([
+    { metadata: { managedFields: [entry('z', 'Apply'), entry('a', 'Update')] } },
+  ]);
+  assert.equal(
+    (c as { metadata: { managedFields: { manager: string }[] } }).metadata.managedFields[0].manager,
+    'z',
+  );
+});

@@ -33,6 +33,10 @@ const ALLOCATED_KEYS = new Set([
   'containerID',
   'healthCheckNodePort',
 ]);
+/** The same values in YAML text (a body asked for as application/yaml). */
+const ALLOCATED_IN_YAML =
+  /^(\s*(?:- )?(?:nodePort|clusterIP|healthCheckNodePort|containerID): )(?!None$|""$)(.+)$/gm;
+const ALLOCATED_LIST_IN_YAML = /^(\s*clusterIPs:\n)((?:\s*- .+\n)+)/gm;
 /** The alphabet of the 5 characters apimachinery's SimpleNameGenerator appends to a generateName. */
 const GENERATED_SUFFIX = '[bcdfghjklmnpqrstvwxz2456789]{5}';
 /** Resource versions quoted in messages (410 Gone, 504 too large, conflicts). */
@@ -108,6 +112,12 @@ export class Vocabulary {
       if (out.includes(name)) out = out.split(name).join(token);
     }
     out = out.replace(OLDEST_IN_TEXT, '$1<oldest>$3');
+    if (out.includes('\n'))
+      out = out
+        .replace(ALLOCATED_IN_YAML, '$1<allocated>')
+        .replace(ALLOCATED_LIST_IN_YAML, (_m, head: string, items: string) =>
+          head.concat(items.replace(/- .+/g, '- <allocated>')),
+        );
     return out.replace(RV_IN_TEXT, (_m, pre: string, rv: string) =>
       this.rvs.has(rv) ? `${pre}${this.rvToken(rv)}` : `${pre}<rv>`,
     );
@@ -155,6 +165,19 @@ function isList(obj: Record<string, unknown>): boolean {
   );
 }
 
+/**
+ * managedFields in an order that does not depend on time: the apiserver lists entries by
+ * operation, then time to the second, then manager; times are each cluster's own, so two writers
+ * a second apart on one side and in the same second on the other would swap places.
+ */
+function byManager(entries: unknown[]): unknown[] {
+  const key = (e: unknown): string => {
+    const m = (e ?? {}) as Record<string, unknown>;
+    return JSON.stringify([m.operation, m.manager, m.apiVersion, m.subresource ?? '']);
+  };
+  return [...entries].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
 /** A copy of `value` with what must differ replaced by stable tokens. */
 export function normalise(value: unknown, vocab: Vocabulary, key = '', ofList = false): unknown {
   if (typeof value === 'string') {
@@ -168,7 +191,8 @@ export function normalise(value: unknown, vocab: Vocabulary, key = '', ofList = 
   }
   if (typeof value === 'number' && ALLOCATED_KEYS.has(key)) return '<allocated>';
   if (Array.isArray(value)) {
-    return value.map((v) => normalise(v, vocab, ALLOCATED_KEYS.has(key) ? key : ''));
+    const items = value.map((v) => normalise(v, vocab, ALLOCATED_KEYS.has(key) ? key : ''));
+    return key === 'managedFields' ? byManager(items) : items;
   }
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};

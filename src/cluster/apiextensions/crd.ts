@@ -80,13 +80,20 @@ export function validateCrd(obj: KubeObject, old?: KubeObject): FieldError[] {
           'must have exactly one version marked as storage version',
         ),
       );
-    versions.forEach((v, i) => {
-      const path = `spec.versions[${i}].schema.openAPIV3Schema`;
-      const schema = v.schema?.openAPIV3Schema;
-      if (!schema) errs.push(fieldRequired(path, 'schemas are required'));
-      // x-kubernetes-validations rules must compile before the CRD is stored.
-      else errs.push(...validateSchemaRules(schema, path));
-    });
+    // The internal CRD holds one schema in spec.validation when every version's is the same
+    // (v1's conversion moves it there), so its errors are reported there, once.
+    const shared = versions.every((v) => deepEqual(v.schema, versions[0].schema))
+      ? versions[0].schema?.openAPIV3Schema
+      : undefined;
+    if (shared) errs.push(...validateSchemaRules(shared, 'spec.validation.openAPIV3Schema'));
+    else
+      versions.forEach((v, i) => {
+        const path = `spec.versions[${i}].schema.openAPIV3Schema`;
+        const schema = v.schema?.openAPIV3Schema;
+        if (!schema) errs.push(fieldRequired(path, 'schemas are required'));
+        // x-kubernetes-validations rules must compile before the CRD is stored.
+        else errs.push(...validateSchemaRules(schema, path));
+      });
   }
   defaultConversion(spec);
   errs.push(

@@ -19,8 +19,9 @@ const REASONS = [
 ];
 
 /**
- * The errors of every rule in a CRD version's schema, at the apiserver's paths
- * (`spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule`).
+ * The errors of every rule in a CRD's schema, at the apiserver's paths
+ * (`spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule` for the
+ * schema every version shares, `spec.versions[1].schema.openAPIV3Schema…` for one version's).
  */
 export function validateSchemaRules(root: JSONSchemaProps, path: string): FieldError[] {
   const errs: FieldError[] = [];
@@ -146,15 +147,19 @@ function ruleErrors(
 }
 
 /**
- * The rule as field.Error prints a Go struct (%#v). A set pointer prints as an address in Go;
- * the address is meaningless to a client, so a fixed one stands in for it.
+ * The rule as field.Error prints a value that is not a string or number: json.Marshal of the
+ * internal type, which has no JSON tags, so its fields go by their Go names; a nil pointer is
+ * null, a set one its value.
  */
 function goValidationRule(r: ValidationRule): RawValue {
-  const ptr = (type: string, set: boolean) => `(*${type})(${set ? '0xc000000000' : 'nil'})`;
   return new RawValue(
-    `apiextensions.ValidationRule{Rule:${JSON.stringify(r.rule)}, Message:${JSON.stringify(r.message ?? '')}, ` +
-      `MessageExpression:${JSON.stringify(r.messageExpression ?? '')}, ` +
-      `Reason:${ptr('apiextensions.FieldValueErrorReason', r.reason !== undefined)}, ` +
-      `FieldPath:${JSON.stringify(r.fieldPath ?? '')}, OptionalOldSelf:${ptr('bool', r.optionalOldSelf !== undefined)}}`,
+    JSON.stringify({
+      Rule: r.rule,
+      Message: r.message ?? '',
+      MessageExpression: r.messageExpression ?? '',
+      Reason: r.reason ?? null,
+      FieldPath: r.fieldPath ?? '',
+      OptionalOldSelf: r.optionalOldSelf ?? null,
+    }),
   );
 }

@@ -11,6 +11,7 @@ import type { KubeObject } from '../apimachinery/types';
 import { rec } from '../apimachinery/unstructured';
 import { readFileSync } from 'node:fs';
 import { generatedFile } from '../api/apidata';
+import { partialObjectMetadata } from './partialmetadata';
 
 /**
  * generated/printcolumns.json: each built-in kind's columns as the release's printers.go declares
@@ -891,7 +892,7 @@ export function toTable(
           ? null
           : include === 'Object'
             ? o
-            : { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata },
+            : partialObjectMetadata(o, 'meta.k8s.io/v1'),
     })),
   };
 }

@@ -4,7 +4,7 @@
  * server-side apply to /scale conflicts with them in the Scale's version; and a write through /scale
  * moves the ownership of the parent's replicas field to the Scale's writers (ToParent).
  */
-import { entrySet, fieldSetEntry, toFieldsV1 } from './fieldmanager';
+import { entrySet, fieldSetEntry, sortEntries, toFieldsV1 } from './fieldmanager';
 import type { ManagedFieldsEntry } from '../apimachinery/types';
 
 export const SCALE_API_VERSION = 'autoscaling/v1';
@@ -67,5 +67,6 @@ export function parentEntries(
     const { time: _time, ...entry } = e;
     out.push({ ...entry, apiVersion: parentApiVersion, fieldsV1: toFieldsV1(new Set([replicas])) });
   }
-  return out;
+  // Encoded as every managedFields is (sortEncodedManagedFields): an entry without a time first.
+  return sortEntries(out);
 }

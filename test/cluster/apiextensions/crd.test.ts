@@ -160,3 +160,35 @@ test("a scale subresource's replicas paths are validated after the schema: an in
 function widgetNamed(name: string): KubeObject {
   return { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace: 'default' } };
 }
+
+// apiextensions-apiserver's storage codec prunes and defaults what it reads back by the storage
+// version's schema: an object written at another version (None conversion) comes back without
+// the fields only that version knows and with the storage version's defaults (crd/other-version).
+test("a custom resource written at another version is kept as its storage version's schema says", () => {
+  const { cluster } = newCluster({ controllers: false });
+  const crd = widgetCrd();
+  const versions = (crd.spec as Obj).versions as Obj[];
+  versions.push({
+    name: 'v2',
+    served: true,
+    storage: false,
+    schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+  });
+  cluster.create(crd);
+  const v2 = { apiVersion: 'example.com/v2', kind: 'Widget' };
+  const created = cluster.create({
+    ...v2,
+    metadata: { name: 'w', namespace: 'default' },
+    spec: { size: 1, anything: true },
+  });
+  assert.equal(created.apiVersion, 'example.com/v2');
+  assert.deepEqual(created.spec, { size: 1, color: 'red' });
+  const v1 = { apiVersion: 'example.com/v1', kind: 'Widget' };
+  assert.deepEqual(cluster.get(v1, { namespace: 'default', name: 'w' }).spec, {
+    size: 1,
+    color: 'red',
+  });
+  // An unstructured list's continue is written even when empty.
+  assert.match(cluster.listJSON(v1, { namespace: 'default' }), /"metadata":\{[^}]*"continue":""/);
+  cluster.close();
+});

@@ -70,3 +70,24 @@ test('apply to /scale takes only autoscaling/v1 Scale, as the apiserver', () => 
     { code: 400, message: 'invalid object type: apps/v1, Kind=Scale' },
   );
 });
+
+// ScaleHandler.ToParent gives a /scale writer new to the parent an entry without a time, keeps
+// it as it was on the next write, and the entries are encoded sorted (no time sorts first).
+test('an update through /scale takes the replicas in an entry without a time, listed first', () => {
+  const cluster = created();
+  for (const replicas of [3, 4])
+    cluster.patch(DEPLOY, KEY, { spec: { replicas } }, 'merge', {
+      fieldManager: 'scaler',
+      subresource: 'scale',
+    });
+  const managed = cluster.get(DEPLOY, KEY).metadata.managedFields ?? [];
+  assert.deepEqual(managed[0], {
+    manager: 'scaler',
+    operation: 'Update',
+    apiVersion: 'apps/v1',
+    fieldsType: 'FieldsV1',
+    fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+    subresource: 'scale',
+  });
+  assert.equal(managed[1].manager, 'kubectl-create');
+});

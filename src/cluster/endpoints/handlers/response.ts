@@ -130,7 +130,4 @@ export function sendWritten(s: RequestScope, code: number, out: KubeObject): voi
   return send(s, code, out);
 }
 
-/** An object as a metadata-only client asks for it. */
-export function partialObjectMetadata(o: KubeObject, apiVersion: string): object {
-  return { kind: 'PartialObjectMetadata', apiVersion, metadata: o.metadata };
-}
+export { partialObjectMetadata } from '../partialmetadata';
