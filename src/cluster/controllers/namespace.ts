@@ -52,15 +52,35 @@ export function namespaceLifecycle(cluster: ControllerHost): AdmissionPlugin {
   };
 }
 
+/**
+ * namespaceDeletionGracePeriod: kube-controller-manager's namespace controller takes up a
+ * namespace event 5 s after it comes (so HA apiservers see the deletion and etcd the last
+ * creations in it); until then a deleted namespace is Terminating with nothing done to it.
+ */
+export const NAMESPACE_DELETION_GRACE_MS = 5_000;
+
 export function startNamespaceController(cluster: ControllerHost): () => void {
-  const q = new WorkQueue('namespace-controller', cluster.clock, (name) => sync(cluster, name));
+  /** Namespaces the controller has begun to empty: their contents' deletions requeue them. */
+  const emptying = new Set<string>();
+  const q = new WorkQueue('namespace-controller', cluster.clock, (name) => {
+    emptying.add(name);
+    sync(cluster, name);
+  });
   const unsub = cluster.subscribe((c) => {
     if (c.storageKey === NS_STORAGE) {
-      if (c.type !== 'DELETED' && c.object.metadata.deletionTimestamp)
-        q.add(c.object.metadata.name!);
+      const name = c.object.metadata.name!;
+      if (c.type === 'DELETED') emptying.delete(name);
+      else if (c.object.metadata.deletionTimestamp) q.addAfter(name, NAMESPACE_DELETION_GRACE_MS);
     } else if (c.type === 'DELETED' || c.object.metadata.deletionTimestamp) {
+      // Where the upstream controller requeues after its estimate of what is left, the fake
+      // goes on as soon as the last of it is gone.
       const ns = c.object.metadata.namespace;
-      if (ns && cluster.peek(NAMESPACE, { name: ns })?.metadata.deletionTimestamp) q.add(ns);
+      if (
+        ns &&
+        emptying.has(ns) &&
+        cluster.peek(NAMESPACE, { name: ns })?.metadata.deletionTimestamp
+      )
+        q.add(ns);
     }
   });
   return () => {

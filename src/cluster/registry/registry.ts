@@ -97,14 +97,25 @@ const FIELD_LABELS: Partial<Record<string, FieldLabels>> = {
   'v1/namespaces': (o) => ({ 'status.phase': str(rec(o.status).phase) }),
   'v1/nodes': (o) => ({ 'spec.unschedulable': String(rec(o.spec).unschedulable ?? false) }),
   'v1/secrets': (o) => ({ type: str(o.type) }),
-  'v1/pods': (o) => ({
-    'spec.nodeName': str(rec(o.spec).nodeName),
-    'spec.restartPolicy': str(rec(o.spec).restartPolicy),
-    'spec.schedulerName': str(rec(o.spec).schedulerName),
-    'spec.serviceAccountName': str(rec(o.spec).serviceAccountName),
-    'status.phase': str(rec(o.status).phase),
-    'status.podIP': str(rec(o.status).podIP),
-  }),
+  // PodToSelectableFields; the v1 conversion also takes status.podIPs (in no field set, so
+  // always "") and spec.host (the old name of spec.nodeName).
+  'v1/pods': (o) => {
+    const spec = rec(o.spec);
+    const status = rec(o.status);
+    const podIPs = Array.isArray(status.podIPs) ? status.podIPs : [];
+    return {
+      'spec.nodeName': str(spec.nodeName),
+      'spec.host': str(spec.nodeName),
+      'spec.restartPolicy': str(spec.restartPolicy),
+      'spec.schedulerName': str(spec.schedulerName),
+      'spec.serviceAccountName': str(spec.serviceAccountName),
+      'spec.hostNetwork': String(spec.hostNetwork === true),
+      'status.phase': str(status.phase),
+      'status.podIP': podIPs.length ? str(rec(podIPs[0]).ip) : str(status.podIP),
+      'status.podIPs': '',
+      'status.nominatedNodeName': str(status.nominatedNodeName),
+    };
+  },
   'v1/events': coreEventFields,
   'events.k8s.io/v1/events': (o) => {
     const core = coreEventFields(o);

@@ -1,3 +1,4 @@
+import { NAMESPACE_DELETION_GRACE_MS } from '../../../src/cluster/controllers/namespace';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -9,7 +10,7 @@ import {
   isBadRequest,
 } from '../../../src/cluster/apimachinery/errors';
 import { Store } from '../../../src/cluster/storage/store';
-import { CM, WIDGET, flush, newCluster, widget, widgetCrd } from '../helpers';
+import { CM, POD, WIDGET, flush, newCluster, widget, widgetCrd } from '../helpers';
 
 test('every write bumps one cluster-wide resourceVersion', () => {
   const { cluster } = newCluster();
@@ -277,6 +278,26 @@ test('field selectors on metadata.name and metadata.namespace; unknown fields ar
   cluster.close();
 });
 
+// PodToSelectableFields and the v1 pod field label conversion (status.podIPs is taken but in no
+// field set, so it is always empty; spec.host is spec.nodeName's old name).
+test("a pod's field selectors are kube-apiserver's", () => {
+  const { cluster } = newCluster({ controllers: false });
+  cluster.create({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'default' },
+    spec: { nodeName: 'n1', hostNetwork: true, containers: [{ name: 'c', image: 'i' }] },
+  });
+  const names = (fieldSelector: string) =>
+    cluster.list(POD, { namespace: 'default', fieldSelector }).items.map((o) => o.metadata.name);
+  assert.deepEqual(names('status.nominatedNodeName='), ['p']);
+  assert.deepEqual(names('spec.hostNetwork=true'), ['p']);
+  assert.deepEqual(names('spec.host=n1'), ['p']);
+  assert.deepEqual(names('status.podIPs='), ['p']);
+  assert.deepEqual(names('status.podIPs=10.0.0.1'), []);
+  cluster.close();
+});
+
 test('list pages with limit and continue see every object once', () => {
   const { cluster } = newCluster();
   for (let i = 0; i < 7; i++)
@@ -348,7 +369,10 @@ test('creating in a missing namespace is 404; in a terminating one 403 Forbidden
       (e as Error).message ===
         'configmaps "b" is forbidden: unable to create new content in namespace team because it is being terminated',
   );
-  // The held object blocks the namespace until its finalizer goes.
+  // After its grace period the namespace controller deletes the contents; the held object
+  // blocks the namespace until its finalizer goes.
+  await clock.advance(NAMESPACE_DELETION_GRACE_MS);
+  await flush(clock);
   const held = cluster.get(CM, { namespace: 'team', name: 'held' });
   assert.ok(held.metadata.deletionTimestamp);
   held.metadata.finalizers = [];
