@@ -45,8 +45,20 @@ export class BuildProgress {
 
 /** "Building: 57 packages, 0:42 — sigs.k8s.io/controller-runtime/pkg/client". */
 export function describeBuild(state: BuildState, elapsedMs: number): string {
-  const s = Math.floor(elapsedMs / 1000);
-  const clock = `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
   const count = state.packages === 1 ? '1 package' : `${state.packages} packages`;
-  return `Building: ${count}, ${clock}${state.last ? ` — ${state.last}` : ''}`;
+  return `Building: ${count}, ${elapsedClock(elapsedMs)}${state.last ? ` — ${state.last}` : ''}`;
+}
+
+/**
+ * "Building under Delve: 0:42": Delve builds the operator itself and prints no package lines,
+ * so only the time taken can be said.
+ */
+export function describeDelveBuild(elapsedMs: number): string {
+  return `Building under Delve: ${elapsedClock(elapsedMs)}`;
+}
+
+/** Minutes and seconds, `m:ss`. */
+function elapsedClock(elapsedMs: number): string {
+  const s = Math.floor(elapsedMs / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }

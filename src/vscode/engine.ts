@@ -26,7 +26,7 @@ export {
   toFindingView,
 } from './model/debuggermodel';
 export { GoManagerProcess, commandLine, freePort } from '../runtime/goprocess';
-export { BuildProgress, describeBuild } from '../runtime/buildprogress';
+export { BuildProgress, describeBuild, describeDelveBuild } from '../runtime/buildprogress';
 export { ObservedManager } from '../runtime/observedcontroller';
 export { analyze } from '../runtime/findings';
 export { clusterFindingsSource, observedFindings } from '../runtime/observedfindings';

@@ -209,6 +209,8 @@ export class GoDebugController implements vscode.Disposable {
   /** On a real target: its Events and objects, read while the manager runs (findings need them). */
   private remoteFindings: RemoteFindingsSource | undefined;
   private status: DebuggerState['status'] = 'idle';
+  /** Ends the status bar's build item (showBuild), while one shows. */
+  private building: (() => void) | undefined;
   /** Phase and outcome breakpoints, as the panel sets them (every phase until it does). */
   private breakpointsShown: DebuggerState['breakpoints'] = { phases: [...PHASES], outcomes: [] };
   /** A Step holds at the next phase whatever it is; the session's start at the user's Reconcile. */
@@ -427,6 +429,7 @@ export class GoDebugController implements vscode.Disposable {
     this.stepping = 'reconcile';
     this.origin = Date.now();
     this.setStatus('starting', `Building ${reconcilers[0].name} under Delve…`);
+    this.showBuild(engine.describeDelveBuild);
     const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(moduleDir));
     const metricsPort = await engine.freePort();
     const started = await vscode.debug.startDebugging(folder, {
@@ -676,10 +679,40 @@ export class GoDebugController implements vscode.Disposable {
   private setStatus(status: DebuggerState['status'], message: string): void {
     this.status = status;
     this.message = message;
+    if (status !== 'starting') this.hideBuild();
     this.changed.fire(this.state());
   }
 
+  /**
+   * While Delve builds the operator and starts it (minutes the first time, on a busy machine),
+   * the status bar says so with the time taken, as Run Go Operator's build does; a click stops
+   * it. It goes at the first status that is not `starting`.
+   */
+  private showBuild(describe: (elapsedMs: number) => string): void {
+    this.hideBuild();
+    const item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
+    item.command = 'reconcileStudio.stopGoOperator';
+    item.tooltip = 'Building the Go operator under Delve and starting it. Click to stop.';
+    const started = Date.now();
+    const show = (): void => {
+      item.text = `$(sync~spin) ${describe(Date.now() - started)}`;
+    };
+    show();
+    item.show();
+    const timer = setInterval(show, 1000);
+    this.building = () => {
+      clearInterval(timer);
+      item.dispose();
+    };
+  }
+
+  private hideBuild(): void {
+    this.building?.();
+    this.building = undefined;
+  }
+
   dispose(): void {
+    this.hideBuild();
     void this.stop();
     for (const d of this.disposables.splice(0)) d.dispose();
     this.changed.dispose();

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BuildProgress, describeBuild } from '../../src/runtime/buildprogress';
+import { BuildProgress, describeBuild, describeDelveBuild } from '../../src/runtime/buildprogress';
 
 test('the packages go run -v compiles count as progress until the program speaks', () => {
   const b = new BuildProgress();
@@ -35,4 +35,9 @@ test('the description says how many packages, how long and which was last', () =
     describeBuild({ packages: 0, last: undefined, done: false }, 900),
     'Building: 0 packages, 0:00',
   );
+});
+
+test('a build under Delve is said with the time it has taken, as it prints no packages', () => {
+  assert.equal(describeDelveBuild(0), 'Building under Delve: 0:00');
+  assert.equal(describeDelveBuild(102_400), 'Building under Delve: 1:42');
 });
