@@ -25,6 +25,8 @@ import type { WorkspaceFaults } from './workspacefaults';
 export class ClusterSession implements vscode.Disposable {
   private source: ResourceSource | undefined;
   private embedded: Cluster | undefined;
+  /** The start under way or done, shared by every caller until the cluster stops. */
+  private starting: Promise<Cluster> | undefined;
   private served: ServerHandle | undefined;
   /** The embedded cluster's state file's log, while `cluster.keepState` keeps it. */
   private persistence: Persistence | undefined;
@@ -66,9 +68,21 @@ export class ClusterSession implements vscode.Disposable {
       : undefined;
   }
 
-  /** Starts the embedded cluster (once) with the workspace's manifests; returns it. */
-  async startEmbedded(): Promise<Cluster> {
-    if (this.embedded) return this.embedded;
+  /**
+   * Starts the embedded cluster (once) with the workspace's manifests; returns it once it is
+   * served and watched. A caller that comes while a start is under way (Run Go Operator while the
+   * view's own start is still loading, on a busy machine) waits for that start: a second cluster
+   * beside it would take the kubeconfig and the views from the one the first caller uses.
+   */
+  startEmbedded(): Promise<Cluster> {
+    this.starting ??= this.start().catch((err: unknown) => {
+      this.starting = undefined;
+      throw err;
+    });
+    return this.starting;
+  }
+
+  private async start(): Promise<Cluster> {
     const settings = readSettings();
     return vscode.window.withProgress(
       {
@@ -267,6 +281,9 @@ export class ClusterSession implements vscode.Disposable {
   }
 
   async stop(): Promise<void> {
+    // A start under way finishes first, so what it starts is stopped too.
+    await this.starting?.catch(() => undefined);
+    this.starting = undefined;
     this.detach();
     const kubeconfig = this.kubeconfigPath;
     await this.served?.close();
