@@ -19,9 +19,9 @@ async function main(): Promise<void> {
   }
   const dir = mkdtempSync(join(tmpdir(), 'rs-gochaos-bench-'));
   try {
-    await goBuild(SAMPLE, join(dir, 'warm')); // fills the build cache
+    await goBuild({ cwd: SAMPLE, out: join(dir, 'warm') }); // fills the build cache
     const t0 = performance.now();
-    const built = await goBuild(SAMPLE, join(dir, 'manager'));
+    const built = await goBuild({ cwd: SAMPLE, out: join(dir, 'manager') });
     if (!built.ok) throw new Error(built.output);
     const build = performance.now() - t0;
     const t1 = performance.now();

@@ -8,6 +8,7 @@ import { registerCommands } from './vscode/commands';
 import { DebuggerPanel } from './vscode/debuggerpanel';
 import { GoDebugController } from './vscode/godebug';
 import { GoOperatorCodeLensProvider, GoOperatorSession } from './vscode/gooperator';
+import { GoBuildWarmup } from './vscode/gowarmup';
 import { ClusterTargetPicker } from './vscode/clustertarget';
 import { LiveYamlProvider, SCHEME } from './vscode/liveyaml';
 import { createLogger } from './vscode/output';
@@ -37,8 +38,10 @@ export function activate(context: vscode.ExtensionContext): void {
   const liveYaml = new LiveYamlProvider(clusters);
   const reconciles = new ReconcileSession(log, clusters, queue);
   const target = new ClusterTargetPicker(context, log);
-  const goOperator = new GoOperatorSession(context, log, clusters, queue, target);
-  const goDebug = new GoDebugController(context, log, clusters, target);
+  // The first Run or Debug of a Go operator finds its packages compiled (stopped when either builds).
+  const warmup = new GoBuildWarmup(log);
+  const goOperator = new GoOperatorSession(context, log, clusters, queue, target, warmup);
+  const goDebug = new GoDebugController(context, log, clusters, target, warmup);
   const statusBar = new ClusterStatusBar();
   const updateStatus = () =>
     statusBar.update({
@@ -56,6 +59,7 @@ export function activate(context: vscode.ExtensionContext): void {
     clusters,
     liveYaml,
     reconciles,
+    warmup,
     goOperator,
     goDebug,
     target,
@@ -87,6 +91,8 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   registerCommands({ context, log, clusters, reconciles, goOperator, goDebug, target });
   watchTrust(context, log);
+  warmup.schedule();
+  context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => warmup.schedule()));
   // The language client library is large: load it after activation returns.
   import('./vscode/languageclient')
     .then(({ startLanguageClient }) => startLanguageClient(context))

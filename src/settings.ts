@@ -36,7 +36,7 @@ export const SETTINGS = {
     allowWrites: 'boolean',
   },
   runtime: { hangTimeoutMs: 'number' },
-  go: { runCommand: 'string' },
+  go: { runCommand: 'string', warmBuildCache: 'boolean' },
   debugger: { breakOnStart: 'boolean' },
   diagnostics: { enabled: 'boolean', severity: 'severities', debounceMs: 'number' },
 } as const satisfies Record<string, Record<string, Kind>>;

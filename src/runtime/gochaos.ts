@@ -108,7 +108,12 @@ export async function goChaos(opts: GoChaosOptions): Promise<GoChaosReport> {
   const dir = mkdtempSync(join(tmpdir(), 'reconcile-studio-gochaos-'));
   try {
     const binary = join(dir, 'manager');
-    const built = await goBuild(opts.moduleDir, binary, opts.pkg, process.env, opts.signal);
+    const built = await goBuild({
+      cwd: opts.moduleDir,
+      out: binary,
+      ...(opts.pkg ? { pkg: opts.pkg } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
     if (opts.signal?.aborted) throw new GoChaosCancelled();
     if (!built.ok) throw new Error(`go build failed in ${opts.moduleDir}:\n${built.output.trim()}`);
     // One CA for every run: generating it is the slowest part of starting a server.

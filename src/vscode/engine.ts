@@ -26,13 +26,15 @@ export {
   toFindingView,
 } from './model/debuggermodel';
 export { GoManagerProcess, commandLine, freePort } from '../runtime/goprocess';
-export { BuildProgress, describeBuild, describeDelveBuild } from '../runtime/buildprogress';
+export { BuildProgress, describeBuild, describeDelveStart } from '../runtime/buildprogress';
+export { goBuild } from '../runtime/gotoolchain';
+export { warmBuildCache } from '../runtime/gowarmup';
 export { ObservedManager } from '../runtime/observedcontroller';
 export { analyze } from '../runtime/findings';
 export { clusterFindingsSource, observedFindings } from '../runtime/observedfindings';
 export { RemoteFindingsSource } from '../runtime/remotefindings';
 export { managerFlags } from '../runtime/goprocess';
-export { DELVE_INSTALL, DELVE_MISSING, findDelve } from '../runtime/godebug/delve';
+export { DELVE_GCFLAGS, DELVE_INSTALL, DELVE_MISSING, findDelve } from '../runtime/godebug/delve';
 export { PhaseReader } from '../runtime/godebug/stops';
 export { delveGoProblem } from '../runtime/godebug/goversion';
 export { controllerRuntimeOf, resolvePhaseSymbols } from '../runtime/godebug/symbols';

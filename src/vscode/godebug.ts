@@ -38,6 +38,8 @@ import { goDebuggerState, reconcileIdOf, type GoStop } from './model/godebugview
 import { restoredMessage } from './model/restoredsession';
 import { MAX_HOLDS, pushPoint, queueDepthOf } from './model/chartseries';
 import type { Logger } from './output';
+import { showBuildProblems, showBuildStatus } from './buildstatus';
+import { plural } from './model/timeformat';
 
 export const GO_DEBUG_TYPE = 'reconcile-studio-go';
 /** The debugged manager's own user, so the audit record tells its requests apart. */
@@ -209,8 +211,14 @@ export class GoDebugController implements vscode.Disposable {
   /** On a real target: its Events and objects, read while the manager runs (findings need them). */
   private remoteFindings: RemoteFindingsSource | undefined;
   private status: DebuggerState['status'] = 'idle';
-  /** Ends the status bar's build item (showBuild), while one shows. */
+  /** Ends the status bar's build item (build()), while one shows. */
   private building: (() => void) | undefined;
+  /** Stops the `go build` of build(), while one runs. */
+  private buildAbort: AbortController | undefined;
+  /** The last debug build's compile errors. */
+  private readonly problems = vscode.languages.createDiagnosticCollection(
+    'reconcile-studio-go-debug',
+  );
   /** Phase and outcome breakpoints, as the panel sets them (every phase until it does). */
   private breakpointsShown: DebuggerState['breakpoints'] = { phases: [...PHASES], outcomes: [] };
   /** A Step holds at the next phase whatever it is; the session's start at the user's Reconcile. */
@@ -237,6 +245,8 @@ export class GoDebugController implements vscode.Disposable {
     private readonly log: Logger,
     private readonly clusters: ClusterSession,
     private readonly target: ClusterTargetPicker,
+    /** The background build-cache warm-up, stopped when this builds the manager. */
+    private readonly warmup?: { cancel(): void },
   ) {
     this.factory.onRelay = (session, relay, server) => this.attach(session, relay, server);
     this.factory.onRun = (command, fromEditor) => {
@@ -428,23 +438,25 @@ export class GoDebugController implements vscode.Disposable {
     this.holds = [];
     this.stepping = 'reconcile';
     this.origin = Date.now();
-    this.setStatus('starting', `Building ${reconcilers[0].name} under Delve…`);
-    this.showBuild(engine.describeDelveBuild);
+    const binary = join(this.context.globalStorageUri.fsPath, 'go-debug-manager');
+    if (!(await this.build(engine, moduleDir, binary))) return;
+    this.setStatus('starting', `Starting ${reconcilers[0].name} under Delve…`);
     const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(moduleDir));
     const metricsPort = await engine.freePort();
     const started = await vscode.debug.startDebugging(folder, {
       type: GO_DEBUG_TYPE,
       name: 'Debug Go Operator',
       request: 'launch',
-      mode: 'debug',
-      program: './cmd',
+      // Built by us (build()), so the status bar can say what is being compiled: Delve's own
+      // build (mode "debug") prints nothing until it is done.
+      mode: 'exec',
+      program: binary,
       cwd: moduleDir,
       // Leader election off: a held process would lose its Lease.
       args: engine.managerFlags(metricsPort),
       env: { KUBECONFIG: kubeconfig },
       // The Call Stack lists the program's goroutines, not the Go runtime's own.
       hideSystemGoroutines: true,
-      output: join(this.context.globalStorageUri.fsPath, 'go-debug-manager'),
     });
     if (!started) {
       this.cleanup();
@@ -545,6 +557,9 @@ export class GoDebugController implements vscode.Disposable {
   }
 
   async stop(): Promise<void> {
+    // A build under way stops with its `go build`; start() then says so.
+    this.buildAbort?.abort();
+    this.buildAbort = undefined;
     const session = this.session;
     if (session) {
       const stopping = Date.now();
@@ -684,26 +699,66 @@ export class GoDebugController implements vscode.Disposable {
   }
 
   /**
-   * While Delve builds the operator and starts it (minutes the first time, on a busy machine),
-   * the status bar says so with the time taken, as Run Go Operator's build does; a click stops
-   * it. It goes at the first status that is not `starting`.
+   * Builds the manager as Delve's debug mode would (optimisations and inlining off), with `-v` so
+   * the status bar names the packages being compiled and the time taken; the item stays, saying
+   * Delve is starting it, until the first status that is not `starting`, and a click stops the
+   * run. False when the build failed (its errors in Problems) or was stopped.
    */
-  private showBuild(describe: (elapsedMs: number) => string): void {
-    this.hideBuild();
-    const item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
-    item.command = 'reconcileStudio.stopGoOperator';
-    item.tooltip = 'Building the Go operator under Delve and starting it. Click to stop.';
-    const started = Date.now();
-    const show = (): void => {
-      item.text = `$(sync~spin) ${describe(Date.now() - started)}`;
-    };
-    show();
-    item.show();
-    const timer = setInterval(show, 1000);
-    this.building = () => {
-      clearInterval(timer);
-      item.dispose();
-    };
+  private async build(
+    engine: typeof import('./engine'),
+    moduleDir: string,
+    binary: string,
+  ): Promise<boolean> {
+    this.setStatus('starting', `Building ${moduleDir} for Delve…`);
+    const progress = new engine.BuildProgress();
+    const item = showBuildStatus(
+      `Building the Go operator in ${moduleDir} for Delve and starting it. Click to stop.`,
+      (elapsedMs) =>
+        progress.current.done
+          ? engine.describeDelveStart(progress.current, elapsedMs)
+          : engine.describeBuild(progress.current, elapsedMs),
+    );
+    this.building = () => item.dispose();
+    // Stop Go Operator (the item's command) is enabled while the build runs.
+    const running = (on: boolean) =>
+      void vscode.commands.executeCommand('setContext', 'reconcileStudio.goDebugRunning', on);
+    running(true);
+    const abort = new AbortController();
+    this.buildAbort = abort;
+    this.problems.clear();
+    this.warmup?.cancel();
+    const built = await engine.goBuild({
+      cwd: moduleDir,
+      out: binary,
+      flags: ['-v', `-gcflags=${engine.DELVE_GCFLAGS}`],
+      signal: abort.signal,
+      onLine: (line) => {
+        if (progress.feed(line)) item.update();
+      },
+    });
+    progress.finish();
+    item.update();
+    if (this.buildAbort === abort) this.buildAbort = undefined;
+    if (!built.ok) running(false);
+    if (built.aborted) {
+      this.log.info(`the Go operator's build in ${moduleDir} was stopped`);
+      this.setStatus('stopped', 'Stopped while the operator was building.');
+      return false;
+    }
+    if (!built.ok) {
+      showBuildProblems(this.problems, built.errors);
+      const why = built.errors.length
+        ? `${plural(built.errors.length, 'error')}; see Problems`
+        : built.output.trim().split('\n').slice(-3).join(' ');
+      const message = `The Go operator did not build (${why}).`;
+      this.log.error(`go build in ${moduleDir} failed:\n${built.output.trim()}`);
+      this.setStatus('error', message);
+      void vscode.window.showErrorMessage(
+        `Reconcile Studio: ${message} The cluster keeps running.`,
+      );
+      return false;
+    }
+    return true;
   }
 
   private hideBuild(): void {
@@ -713,6 +768,7 @@ export class GoDebugController implements vscode.Disposable {
 
   dispose(): void {
     this.hideBuild();
+    this.problems.dispose();
     void this.stop();
     for (const d of this.disposables.splice(0)) d.dispose();
     this.changed.dispose();

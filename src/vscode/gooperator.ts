@@ -31,6 +31,7 @@ import { adaptSnapshot } from './model/queuetree';
 import type { Logger } from './output';
 import type { QueueTreeProvider } from './queuetree';
 import { readSettings } from './settings';
+import { showBuildProblems, showBuildStatus } from './buildstatus';
 import { DebuggerPanel } from './debuggerpanel';
 import { ObservedRunBackend } from './observedrunbackend';
 import type { ReconcileTrace } from '../runtime/trace';
@@ -76,6 +77,8 @@ export class GoOperatorSession implements vscode.Disposable {
     private readonly clusters: ClusterSession,
     private readonly queueTree: QueueTreeProvider,
     private readonly target: ClusterTargetPicker,
+    /** The background build-cache warm-up, stopped when this builds the manager. */
+    private readonly warmup?: { cancel(): void },
   ) {
     this.saves = vscode.workspace.onDidSaveTextDocument((doc) => this.onSave(doc));
   }
@@ -136,27 +139,16 @@ export class GoOperatorSession implements vscode.Disposable {
     writeKubeconfigFile(kubeconfig, server.kubeconfig('reconcile-studio', GO_OPERATOR_USER));
     const command = readSettings().go.runCommand;
     const metricsPort = await freePort();
+    this.warmup?.cancel();
     const proc = new GoManagerProcess({ command, cwd: moduleDir, kubeconfig, metricsPort });
     // A first build takes minutes: the status bar shows it going (packages, time) until the
     // manager speaks; clicking it stops the run.
     const build = new BuildProgress();
-    const building = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
-    building.command = 'reconcileStudio.stopGoOperator';
-    building.tooltip = `Building and starting the Go operator in ${moduleDir}. Click to stop.`;
-    const buildStarted = Date.now();
-    const showBuild = (): void => {
-      building.text = `$(sync~spin) ${describeBuild(build.current, Date.now() - buildStarted)}`;
-    };
-    showBuild();
-    building.show();
-    const buildTimer = setInterval(showBuild, 1000);
-    let over = false;
-    const buildOver = (): void => {
-      if (over) return;
-      over = true;
-      clearInterval(buildTimer);
-      building.dispose();
-    };
+    const building = showBuildStatus(
+      `Building and starting the Go operator in ${moduleDir}. Click to stop.`,
+      (elapsedMs) => describeBuild(build.current, elapsedMs),
+    );
+    const buildOver = (): void => building.dispose();
     const observed = new ObservedManager(GO_OPERATOR_USER);
     // The record from here on is this run's (the proxy outlives runs).
     const since = server.audit.events().at(-1)?.seq ?? 0;
@@ -307,18 +299,7 @@ export class GoOperatorSession implements vscode.Disposable {
     await this.stop();
     const tail = x.lastLines.slice(-10).join('\n');
     if (x.buildErrors.length) {
-      const byFile = new Map<string, vscode.Diagnostic[]>();
-      for (const e of x.buildErrors) {
-        const pos = new vscode.Position(e.line - 1, e.column - 1);
-        const d = new vscode.Diagnostic(
-          new vscode.Range(pos, pos.translate(0, 1)),
-          e.message,
-          vscode.DiagnosticSeverity.Error,
-        );
-        d.source = 'go build';
-        byFile.set(e.file, [...(byFile.get(e.file) ?? []), d]);
-      }
-      for (const [file, diags] of byFile) this.problems.set(vscode.Uri.file(file), diags);
+      showBuildProblems(this.problems, x.buildErrors);
       void vscode.window.showErrorMessage(
         `Reconcile Studio: the Go operator did not build (${plural(x.buildErrors.length, 'error')}; see Problems). The cluster keeps running.`,
       );
@@ -398,7 +379,7 @@ function versionOf(r: Running, running: boolean): string {
 
 /** The Go module to run: the one holding `uri`, the workspace's only one, or the user's pick. */
 /** The workspace's Go modules (their go.mod directories). */
-async function goModuleDirs(): Promise<string[]> {
+export async function goModuleDirs(): Promise<string[]> {
   return (await vscode.workspace.findFiles('**/go.mod', '{**/vendor/**,**/testdata/**}', 50))
     .map((u) => dirname(u.fsPath))
     .sort();

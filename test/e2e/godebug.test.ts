@@ -1,6 +1,7 @@
 /**
  * A new user debugs the sample's real Go operator in a real VS Code (code-server): Debug Go
- * Operator builds the manager under Delve against the embedded cluster and holds it first in the
+ * Operator builds the manager for Delve (the status bar naming the packages compiled and the time
+ * taken) against the embedded cluster and holds it first in the
  * user's own Reconcile, with the Breakpoints view holding none of the debugger's own; Step walks
  * the reconcile to the Deployment create the cluster answered 201, then to the Result and the
  * queue's next step; VS Code's own Call Stack and Variables show the user's frame, even held in
@@ -15,6 +16,7 @@ import type { Frame } from 'playwright-core';
 import { DELVE_MISSING, findDelve } from '../../src/runtime/godebug/delve';
 import {
   launchWorkbench,
+  recordStatusBar,
   showTab,
   stepAndWait,
   withScreenshotOnFailure,
@@ -43,6 +45,9 @@ describe('Debug Go Operator on the sample', { timeout: 900_000 }, async () => {
     { skip },
     async () => {
       await withScreenshotOnFailure(wb, 'godebug-start', async () => {
+        // The debug build shows in the status bar (packages compiled, time taken), then Delve
+        // starting it; the item goes at the first hold.
+        const build = await recordStatusBar(wb, /Building:|Starting under Delve:/);
         await wb.runCommand('Reconcile Studio: Debug Go Operator');
         // The first debug build of the manager takes a while on a cold cache. The panel comes back
         // to the front at each hold (the stop's source opens in its editor group): find it again.
@@ -51,6 +56,15 @@ describe('Debug Go Operator on the sample', { timeout: 900_000 }, async () => {
           await panel.locator('.status').innerText(),
           /Held at reconcile default\/(blog|shop)/,
         );
+        const seen = await build.seen();
+        console.log(`# Debug Go Operator's build item: ${JSON.stringify(seen)}`);
+        assert.match(seen[0] ?? '', /Building: \d+ packages?, \d+:\d\d/);
+        assert.match(seen.at(-1) ?? '', /Starting under Delve: \d+:\d\d/);
+        await wb.page
+          .locator('.part.statusbar .statusbar-item', {
+            hasText: /Building:|Starting under Delve:/,
+          })
+          .waitFor({ state: 'detached', timeout: 10_000 });
         // The stop VS Code shows is the user's Reconcile, not controller-runtime's controller.go.
         await wb.page
           .locator('.tab', { hasText: 'webapp_controller.go' })

@@ -11,7 +11,12 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { checkGoVersion, goVersion } from '../../src/runtime/gotoolchain';
-import { launchWorkbench, withScreenshotOnFailure, type Workbench } from './workbench';
+import {
+  launchWorkbench,
+  recordStatusBar,
+  withScreenshotOnFailure,
+  type Workbench,
+} from './workbench';
 
 describe('Run Go Operator', { timeout: 400_000 }, async () => {
   const goProblem = checkGoVersion(await goVersion());
@@ -34,27 +39,10 @@ describe('Run Go Operator', { timeout: 400_000 }, async () => {
       await withScreenshotOnFailure(wb, 'go-operator', async () => {
         // The build shows in the status bar while it goes ("Building: 12 packages, 0:41 — …"):
         // watched from before the command, since a warm build cache can make it brief.
-        // (No named functions in the page's code: the test's transpiler would wrap them in a
-        // helper the page does not have.)
-        await wb.page.evaluate(() => {
-          const seen: string[] = [];
-          (window as unknown as { buildSeen: string[] }).buildSeen = seen;
-          const bar = document.querySelector('.part.statusbar')!;
-          new MutationObserver(() => {
-            for (const item of Array.from(bar.querySelectorAll('.statusbar-item')))
-              if (/Building:/.test(item.textContent ?? '')) seen.push(item.textContent ?? '');
-          }).observe(bar, { childList: true, subtree: true, characterData: true });
-        });
+        const builds = await recordStatusBar(wb, /Building:/);
         await wb.runCommand('Reconcile Studio: Run Go Operator');
-        await wb.page.waitForFunction(
-          () => (window as unknown as { buildSeen: string[] }).buildSeen.length > 0,
-          undefined,
-          { timeout: 120_000 },
-        );
-        const building = await wb.page.evaluate(
-          () => (window as unknown as { buildSeen: string[] }).buildSeen[0],
-        );
-        assert.match(building ?? '', /Building: \d+ packages?, \d+:\d\d/);
+        await builds.waitFor(/Building:/, 120_000);
+        assert.match((await builds.seen())[0] ?? '', /Building: \d+ packages?, \d+:\d\d/);
         const sidebar = wb.page.locator('.sidebar');
         // The controller's name comes from its own logs: controller-runtime's, not ours.
         await sidebar.getByText('webapp', { exact: true }).waitFor({ timeout: 240_000 });

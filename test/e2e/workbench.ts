@@ -165,6 +165,52 @@ function makeWorkbench(
   };
 }
 
+/**
+ * Records from now on each text a status bar item shows that matches `pattern` (a build item can
+ * come and go between two polls); the function returned reads what was seen, in order.
+ * (No named functions in the page's code: the test's transpiler would wrap them in a helper the
+ * page does not have.)
+ */
+export async function recordStatusBar(wb: Workbench, pattern: RegExp): Promise<StatusBarRecord> {
+  const key = `statusSeen${Math.random().toString(36).slice(2)}`;
+  await wb.page.evaluate(
+    ([key, source, flags]) => {
+      const seen: string[] = [];
+      (window as unknown as Record<string, string[]>)[key] = seen;
+      const re = new RegExp(source, flags);
+      const bar = document.querySelector('.part.statusbar')!;
+      new MutationObserver(() => {
+        for (const item of Array.from(bar.querySelectorAll('.statusbar-item'))) {
+          const text = item.textContent ?? '';
+          if (re.test(text) && seen.at(-1) !== text) seen.push(text);
+        }
+      }).observe(bar, { childList: true, subtree: true, characterData: true });
+    },
+    [key, pattern.source, pattern.flags] as const,
+  );
+  return {
+    seen: () =>
+      wb.page.evaluate((key) => [...(window as unknown as Record<string, string[]>)[key]!], key),
+    waitFor: async (test, timeoutMs) => {
+      await wb.page.waitForFunction(
+        ([key, source]) =>
+          (window as unknown as Record<string, string[]>)[key]!.some((t) =>
+            new RegExp(source).test(t),
+          ),
+        [key, test.source] as const,
+        { timeout: timeoutMs },
+      );
+    },
+  };
+}
+
+export interface StatusBarRecord {
+  /** The texts seen so far, in order (a text repeated at once is recorded once). */
+  seen(): Promise<string[]>;
+  /** Waits until a text seen matches `test`. */
+  waitFor(test: RegExp, timeoutMs: number): Promise<void>;
+}
+
 /** Runs `fn`; on failure saves a screenshot named after the test before rethrowing. */
 export async function withScreenshotOnFailure<T>(
   wb: Workbench,

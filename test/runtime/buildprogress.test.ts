@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BuildProgress, describeBuild, describeDelveBuild } from '../../src/runtime/buildprogress';
+import { BuildProgress, describeBuild, describeDelveStart } from '../../src/runtime/buildprogress';
 
 test('the packages go run -v compiles count as progress until the program speaks', () => {
   const b = new BuildProgress();
@@ -37,7 +37,15 @@ test('the description says how many packages, how long and which was last', () =
   );
 });
 
-test('a build under Delve is said with the time it has taken, as it prints no packages', () => {
-  assert.equal(describeDelveBuild(0), 'Building under Delve: 0:00');
-  assert.equal(describeDelveBuild(102_400), 'Building under Delve: 1:42');
+test('once the debug build is done, Delve starting it is said with the time and what was built', () => {
+  const built = { packages: 57, last: 'example.com/op/cmd', done: true };
+  assert.equal(
+    describeDelveStart(built, 102_400),
+    'Starting under Delve: 1:42 (57 packages built)',
+  );
+  assert.equal(
+    describeDelveStart({ packages: 0, last: undefined, done: true }, 3_000),
+    'Starting under Delve: 0:03',
+    'a build from a warm cache compiles nothing and says nothing of it',
+  );
 });

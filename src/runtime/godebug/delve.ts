@@ -13,6 +13,12 @@ const run = promisify(execFile);
 export const DELVE_MODULE = 'github.com/go-delve/delve/cmd/dlv';
 export const DELVE_VERSION = 'v1.27.2';
 export const DELVE_INSTALL = `go install ${DELVE_MODULE}@${DELVE_VERSION}`;
+/**
+ * The compiler flags Delve's debug mode builds with (gobuild.optflags, Go 1.10 and later):
+ * optimisations and inlining off in every package, so each line and variable can be stopped at
+ * and read. A build of ours that Delve then executes uses the same.
+ */
+export const DELVE_GCFLAGS = 'all=-N -l';
 export const DELVE_MISSING = `Delve (dlv) was not found on the PATH or in GOPATH/bin; install it with \`${DELVE_INSTALL}\``;
 
 function executable(path: string): boolean {
