@@ -117,16 +117,21 @@ export function within(node: Node, body: Node): Within {
 
 /**
  * A dropped status error is harmless when every path from the write on returns a non-nil error:
- * controller-runtime requeues, and the next pass writes the status again. (A Result asking for a
- * requeue beside a nil error is not enough: the reconcile reports success, the failure goes
- * unseen, and the delay may be long.) Walks the statements
+ * controller-runtime requeues, and the next pass writes the status again. A failure that is
+ * checked and logged is handled too when every path on returns a Result that requeues
+ * (`ctrl.Result{RequeueAfter: d}`, `&ctrl.Result{Requeue: true}` from a helper whose Result
+ * Reconcile returns), as a failure branch ending in such a return is (see `swallowed`): the
+ * failure is seen and the next pass writes again. An error thrown away unseen (`_ =`, a bare call)
+ * is not pardoned by a requeue: nothing says the write failed. Walks the statements
  * after the write outwards (past the `if` it is in, and so on) to the first `return` that ends the
- * path, collecting the returns met on the way; every one must hand back an error known non-nil.
+ * path, collecting the returns met on the way; every one must hand back an error known non-nil
+ * (or, for a logged failure, a requeueing Result).
  * A loop or a function literal on the way makes the answer unknown: no pardon.
  */
 export function pardoned(fn: PathFunc, call: Node, v: Verdict, errorOf?: ErrorOf): boolean {
   if (v.kind === 'swallowed' || v.kind === 'deferred') return false;
-  if (fn.results[fn.results.length - 1] !== 'error') return false;
+  const requeue = v.kind === 'logged';
+  if (fn.results[fn.results.length - 1] !== 'error' && !requeue) return false;
   const from = v.kind === 'logged' ? v.check : enclosingStatement(call);
   const returns: Node[] = [];
   for (let x = from; x && x.id !== fn.body.id; x = x.parent) {
@@ -135,29 +140,54 @@ export function pardoned(fn: PathFunc, call: Node, v: Verdict, errorOf?: ErrorOf
     if (p.type !== 'statement_list' && p.type !== 'block') continue;
     const after = p.children.slice(p.children.indexOf(x) + 1).filter((s) => s.isNamed);
     for (const s of after) {
-      if (s.type === 'return_statement') return retried(fn, [...returns, s], errorOf);
+      if (s.type === 'return_statement') return retried(fn, [...returns, s], errorOf, requeue);
       if (s.type === 'defer_statement' || s.type === 'go_statement') continue;
       returns.push(
         ...descendants(s, 'return_statement').filter((r) => !ancestor(r, ['func_literal'], s)),
       );
-      if (terminates(s)) return retried(fn, returns, errorOf);
+      if (terminates(s)) return retried(fn, returns, errorOf, requeue);
     }
   }
   return false;
 }
 
-/** Does every one of these returns hand back an error that cannot be nil? */
-export function retried(fn: PathFunc, returns: Node[], errorOf?: ErrorOf): boolean {
+/** Does every one of these returns hand back an error that cannot be nil (or, if `requeue`, a requeue)? */
+export function retried(
+  fn: PathFunc,
+  returns: Node[],
+  errorOf?: ErrorOf,
+  requeue = false,
+): boolean {
+  const error = fn.results[fn.results.length - 1] === 'error';
   return (
     returns.length > 0 &&
     returns.every((r) => {
       const exprs = named(named(r)[0]);
-      return (
-        exprs.length === fn.results.length &&
-        certainlyNonNil(exprs[exprs.length - 1], fn.body, errorOf)
-      );
+      if (exprs.length !== fn.results.length) return false;
+      if (error && certainlyNonNil(exprs[exprs.length - 1], fn.body, errorOf)) return true;
+      return requeue && exprs.some(requeues);
     })
   );
+}
+
+/**
+ * A Result literal that asks for another pass: `ctrl.Result{RequeueAfter: d}`, `reconcile.Result{
+ * Requeue: true}`, or its address (`&ctrl.Result{...}`, a helper's `*Result`). `Result{}` and
+ * fields set to zero values do not.
+ */
+export function requeues(expr: Node): boolean {
+  let x = expr;
+  if (x.type === 'unary_expression' && x.text.startsWith('&')) x = field(x, 'operand') ?? x;
+  if (x.type !== 'composite_literal') return false;
+  if (!/(^|\.)Result$/.test(field(x, 'type')?.text ?? '')) return false;
+  return descendants(field(x, 'body'), 'keyed_element').some((k) => {
+    const [key, value] = named(k);
+    if (!key || !value) return false;
+    const name = key.text.trim();
+    const v = value.text.trim();
+    if (name === 'Requeue') return v === 'true';
+    return name === 'RequeueAfter' && v !== '0';
+  });
 }
 
 /** How the call's error is lost, or null when it reaches an `if`, a return, or an argument. */
