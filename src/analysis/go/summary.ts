@@ -40,7 +40,7 @@ import {
   unparen,
   type Node,
 } from './syntax';
-import { varType } from './vartypes';
+import { resultTypes, varType } from './vartypes';
 import { blockingWait, inLoops, RETRY_REPORTED_FROM_MS, shortRetry, type Wait } from './waits';
 
 /** A place in some file of the module. */
@@ -167,15 +167,29 @@ export class Summaries {
     const lit = unparen(c.operand);
     if (lit?.type === 'composite_literal' && field(lit, 'type'))
       return this.typeRef(file, path, field(lit, 'type')!, c.name);
+    // `scaling.NewScaler(c).Scale(ctx)`: a method of the type the inner call returns, named
+    // where that function is declared.
+    if (lit?.type === 'call_expression') {
+      const inner = this.target(pkg, path, decl, lit);
+      const type = inner && resultTypes(inner.decl.node)[0];
+      return type ? this.typeRef(inner.decl.file, inner.path, type, c.name) : null;
+    }
     if (c.operand.type === 'identifier') {
       const x = c.operand.text;
       if (recv && x === recv.name) return { path, recv: recv.type, name: c.name };
       const imported = importPathOf(file, x);
       if (imported)
         return this.inModule(imported) ? { path: imported, recv: null, name: c.name } : null;
-      const type = varType(decl.node, x, (inner) =>
-        inner.id === call.id ? null : this.targetNode(pkg, path, decl, inner),
-      );
+      // A type taken from a call's result is named in the callee's file and package.
+      let from: { decl: FuncDecl; path: string } | null = null;
+      const type = varType(decl.node, x, (inner) => {
+        const t = inner.id === call.id ? null : this.target(pkg, path, decl, inner);
+        if (t) from = t;
+        return t?.decl.node ?? null;
+      });
+      const origin = from as { decl: FuncDecl; path: string } | null;
+      if (type && origin && within(type, origin.decl.node))
+        return this.typeRef(origin.decl.file, origin.path, type, c.name);
       if (type) return this.typeRef(file, path, type, c.name);
       return null;
     }
@@ -192,13 +206,22 @@ export class Summaries {
     return null;
   }
 
-  /** The declaration a call reaches, for a variable's type taken from a call's result. */
-  private targetNode(pkg: GoPackage, path: string, decl: FuncDecl, call: Node): Node | null {
+  /**
+   * The declaration a call reaches and its package's import path, for a type taken from a call's
+   * result.
+   */
+  private target(
+    pkg: GoPackage,
+    path: string,
+    decl: FuncDecl,
+    call: Node,
+  ): { decl: FuncDecl; path: string } | null {
     if (this.depth > 3) return null;
     this.depth++;
     try {
       const ref = this.resolve(pkg, path, decl, call);
-      return (ref && this.decl(ref)?.decl.node) ?? null;
+      const found = ref && this.decl(ref);
+      return ref && found ? { decl: found.decl, path: ref.path } : null;
     } finally {
       this.depth--;
     }
@@ -719,4 +742,10 @@ export function callName(call: Node): string {
       f.text.slice(lit.endIndex - f.startIndex)
     : f.text;
   return text.replace(/\s+/g, '');
+}
+
+/** Is `node` inside `outer` (by the tree, so nodes of two files are never confused)? */
+function within(node: Node, outer: Node): boolean {
+  for (let n: Node | null = node; n; n = n.parent) if (n.id === outer.id) return true;
+  return false;
 }

@@ -54,6 +54,20 @@ const UNITS: Record<string, number> = {
   Hour: 3_600_000,
 };
 
+/** The math package's integer limits, as `Steps: math.MaxInt32` writes "no limit". */
+const LIMITS: Record<string, number> = {
+  MaxInt32: 2 ** 31 - 1,
+  MaxInt64: 2 ** 63 - 1,
+  MaxInt: 2 ** 63 - 1,
+  MaxUint32: 2 ** 32 - 1,
+};
+
+/**
+ * A backoff of this many steps or more retries until its condition holds, as a poll does: the
+ * bound is no bound (`Steps: math.MaxInt32` holds a worker for years).
+ */
+const ENDLESS_STEPS = 1_000_000;
+
 const WAIT_PKG = 'k8s.io/apimachinery/pkg/util/wait';
 const RETRY_PKG = 'k8s.io/client-go/util/retry';
 const RETRY_GO = /^github\.com\/avast\/retry-go(\/v\d+)?$/;
@@ -85,6 +99,7 @@ export function evalConst(expr: Node | null, scope: Scope, depth = 0): number | 
       const op = field(e, 'operand')?.text;
       const name = field(e, 'field')?.text ?? '';
       if (op === 'time' && name in UNITS) return UNITS[name];
+      if (op === 'math' && name in LIMITS) return LIMITS[name];
       return null;
     }
     case 'binary_expression': {
@@ -161,7 +176,7 @@ export function blockingWait(file: GoFile, call: Node, scope: Scope): Wait | nul
   const path = qual === 'time' ? 'time' : importPathOf(file, qual);
   const args = callArgs(call);
   const arg = (i: number): number | null => evalConst(args[i] ?? null, scope);
-  let w: Omit<Wait, 'lib'> | null = null;
+  let w: (Omit<Wait, 'lib'> & { endless?: boolean }) | null = null;
   let lib: Wait['lib'] = 'time';
   if (path === 'time') {
     if (name === 'Sleep') w = known(what, arg(0), 'its argument');
@@ -172,8 +187,9 @@ export function blockingWait(file: GoFile, call: Node, scope: Scope): Wait | nul
     )
       w = known('<-time.After', arg(0), 'its argument');
   } else if (path === WAIT_PKG) {
-    lib = /^ExponentialBackoff/.test(name) ? 'wait-backoff' : 'wait';
     w = pollWait(what, name, args, scope);
+    // A backoff without end is a poll until its condition holds: reported like one.
+    lib = /^ExponentialBackoff/.test(name) && !w?.endless ? 'wait-backoff' : 'wait';
   } else if (path === RETRY_PKG && (name === 'RetryOnConflict' || name === 'OnError')) {
     lib = 'client-go-retry';
     w = backoffWait(what, args[0] ?? null, scope);
@@ -184,7 +200,9 @@ export function blockingWait(file: GoFile, call: Node, scope: Scope): Wait | nul
     lib = 'backoff';
     w = cenkaltiWait(what, args, scope);
   }
-  return w && { ...w, lib };
+  if (!w) return null;
+  const { endless: _, ...wait } = w;
+  return { ...wait, lib };
 }
 
 function known(what: string, ms: number | null, why: string): Omit<Wait, 'lib'> {
@@ -197,7 +215,7 @@ function pollWait(
   name: string,
   args: Node[],
   scope: Scope,
-): Omit<Wait, 'lib'> | null {
+): (Omit<Wait, 'lib'> & { endless?: boolean }) | null {
   const timeoutAt: Record<string, number> = {
     Poll: 1,
     PollImmediate: 1,
@@ -233,7 +251,11 @@ function literalFields(expr: Node | null, scope: Scope): Map<string, Node> | nul
  * them (Duration, times Factor each time, at most Cap, where reaching Cap ends the steps), each
  * sleep stretched by up to Jitter. retry.DefaultRetry and DefaultBackoff are its own values.
  */
-function backoffWait(what: string, expr: Node | null, scope: Scope): Omit<Wait, 'lib'> {
+function backoffWait(
+  what: string,
+  expr: Node | null,
+  scope: Scope,
+): Omit<Wait, 'lib'> & { endless?: boolean } {
   const text = unparen(expr)?.text ?? '';
   let b: { steps: number; d: number; factor: number; jitter: number; cap: number } | null = null;
   if (/(^|\.)DefaultRetry$/.test(text)) b = { steps: 5, d: 10, factor: 1, jitter: 0.1, cap: 0 };
@@ -252,6 +274,10 @@ function backoffWait(what: string, expr: Node | null, scope: Scope): Omit<Wait, 
       b = { steps, d, factor, jitter, cap };
   }
   if (!b) return { what, ms: null, why: 'a backoff not known here' };
+  if (b.steps >= ENDLESS_STEPS) {
+    const steps = unparen(literalFields(expr, scope)?.get('Steps') ?? null)?.text ?? b.steps;
+    return { what, ms: null, why: `Steps: ${steps}, until its condition holds`, endless: true };
+  }
   let total = 0;
   let { steps, d } = b;
   while (steps > 1) {
