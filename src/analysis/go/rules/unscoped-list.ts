@@ -92,6 +92,18 @@ function fixesFor(fn: PathFunc, cc: ClientCall): Fix[] {
   ];
 }
 
+/**
+ * A List into a fresh literal: `r.List(ctx, &monitoringv1.ServiceMonitorList{})`. Nothing can
+ * read its items, only its error is looked at — a probe of whether the API server serves the kind
+ * (an optional CRD installed or not), not a read of the objects, so scoping it is not the point.
+ */
+function probe(cc: ClientCall): boolean {
+  let arg = unparen(cc.args[1] ?? null);
+  if (arg?.type === 'unary_expression' && arg.text.startsWith('&'))
+    arg = unparen(field(arg, 'operand'));
+  return arg?.type === 'composite_literal';
+}
+
 export const unscopedList: GoRule = {
   id: 'unscoped-list',
   check(ctx) {
@@ -101,7 +113,7 @@ export const unscopedList: GoRule = {
           if (cc.status || cc.method !== 'List' || cc.args.length < 2) continue;
           // A trailing `opts...` spreads unknown options: assume they scope the list.
           if (cc.call.text.includes('...)')) continue;
-          if (cc.args.slice(2).some(narrows) || exempt(ctx.pkg, fn, cc)) continue;
+          if (cc.args.slice(2).some(narrows) || exempt(ctx.pkg, fn, cc) || probe(cc)) continue;
           ctx.report({
             file: fn.file,
             node: cc.call,
