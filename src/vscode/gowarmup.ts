@@ -5,7 +5,7 @@
  * notification: it is background work the user did not ask for.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
 import { goModuleDirs } from './gooperator';
 import type { Logger } from './output';
@@ -45,7 +45,9 @@ export class GoBuildWarmup implements vscode.Disposable {
     for (const dir of await operatorModules()) {
       if (abort.signal.aborted) return;
       const pkg = existsSync(join(dir, 'cmd')) ? './cmd' : '.';
-      const rel = vscode.workspace.asRelativePath(dir);
+      // The workspace folder itself reads as its name, not as its absolute path.
+      const shown = vscode.workspace.asRelativePath(dir);
+      const rel = shown === dir ? basename(dir) : shown;
       this.log.info(`warming the Go build cache for ${rel} (${pkg}) in the background`);
       const steps = await warmBuildCache({ cwd: dir, pkg, signal: abort.signal });
       if (abort.signal.aborted) return;
