@@ -6,7 +6,7 @@
  *  3. linting a workspace of 200 controller files;
  *  4. module-wide analysis (calls followed into the module's other packages through function
  *     summaries) against the same files linted package by package (no go.mod: nothing followed,
- *     today's analysis), in paired interleaved rounds (BENCH_ANALYSIS_ROUNDS, default 61), and
+ *     today's analysis), in paired interleaved rounds (BENCH_ANALYSIS_ROUNDS, default 121), and
  *     re-analysis after a one-character edit of a 1,000-line file inside that module.
  * Prints figures only; nothing asserts.
  */
@@ -284,7 +284,7 @@ async function moduleWide(a: Analyzer): Promise<void> {
     // the other side hit both alike; the ratio is the mean of the middle half of the per-round
     // ratios (a burst of load in a round falls outside it), printed with that half's range so that
     // a reader can see how steady it was.
-    const rounds = Number(process.env.BENCH_ANALYSIS_ROUNDS ?? 61);
+    const rounds = Number(process.env.BENCH_ANALYSIS_ROUNDS ?? 121);
     const gc = (globalThis as { gc?: () => void }).gc;
     const modFile = join(dir, 'go.mod');
     interface Lint {

@@ -245,15 +245,34 @@ export class Summaries {
 
   /** The summary of the function a call in a path function reaches, or null (not in module). */
   ofCall(fn: PathFunc, call: Node): { ref: FuncRef; summary: FuncSummary } | null {
+    // Every rule asks of the same calls: resolved once per analysis (the package and module do
+    // not change during one), the use recorded again for whichever reconciler asks.
+    let hit = this.calls.get(call);
+    if (hit === undefined) {
+      hit = this.summarizeCall(fn, call);
+      this.calls.set(call, hit);
+    }
+    if (hit.ref) this.home.recorder?.set(`u:${refKey(hit.ref)}`, hit.print);
+    return hit.ref && hit.summary ? { ref: hit.ref, summary: hit.summary } : null;
+  }
+
+  private readonly calls = new Map<
+    Node,
+    { ref: FuncRef | null; summary: FuncSummary | null; print: string }
+  >();
+
+  private summarizeCall(
+    fn: PathFunc,
+    call: Node,
+  ): { ref: FuncRef | null; summary: FuncSummary | null; print: string } {
     const ref = this.resolve(this.home, this.homePath, fn.decl, call);
-    if (!ref) return null;
     // `return r.inner.Reconcile(req)` into another package: that Reconcile is analyzed as a root
     // where it is declared, and its findings said again at this call would be each said twice.
-    if (ref.recv && ref.name === 'Reconcile' && ref.path !== this.homePath) return null;
+    if (!ref || (ref.recv && ref.name === 'Reconcile' && ref.path !== this.homePath))
+      return { ref: null, summary: null, print: '' };
     const target = this.decl(ref);
     const summary = target ? this.summary(target.pkg, ref.path, target.decl) : null;
-    this.home.recorder?.set(`u:${refKey(ref)}`, summary ? fingerprint(summary) : '');
-    return summary ? { ref, summary } : null;
+    return { ref, summary, print: summary ? fingerprint(summary) : '' };
   }
 
   /** What the module knows of the error a call in a path function returns (see `ErrorOf`). */
