@@ -13,6 +13,7 @@ import { ruleMeta } from '../rules';
 import { GoPackage, type GoFile, type ModuleFuncs, type TypeIndex } from './package';
 import { buildReconciler, MAX_PATH_FUNCS, reconcileRoots, type Reconciler } from './reconcilers';
 import type { GoRule, GoReport } from './rule';
+import { statedIntent } from './intent';
 import { Summaries } from './summary';
 import { dirname } from 'node:path';
 import { blockingSleep } from './rules/blocking-sleep';
@@ -96,7 +97,11 @@ function analyzeReconciler(
         pkg,
         summaries,
         reconcilers: [rec],
-        report: (r) => reports.push({ ...r, rule: rule.id }),
+        report: (r) => {
+          // The code says it is so on purpose: not reported (intent.ts).
+          if (INTENT_RULES.has(rule.id) && statedIntent(r.file, r.node)) return;
+          reports.push({ ...r, rule: rule.id });
+        },
       });
     }
     return { rec, deps, reports };
@@ -113,6 +118,18 @@ function limitMessage(rec: Reconciler, limit: number): string {
     fn.decl.receiverType ? `${fn.decl.receiverType}.${fn.decl.name}` : fn.decl.name;
   return `${at.fn.file.path}:${line}: analysis of ${where(rec.root)} stopped at ${where(at.fn)}: its call of ${at.target} was not followed, because the path already has ${limit} functions; findings in functions reached only from there are missing.`;
 }
+
+/**
+ * Rules whose findings a comment stating intent silences: each reports a choice an author can make
+ * on purpose (dropping a status write's error, writing the spec, listing across namespaces,
+ * writing status twice). The rest report what is a mistake however it is commented.
+ */
+const INTENT_RULES = new Set([
+  'status-error-ignored',
+  'spec-write',
+  'unscoped-list',
+  'repeated-status-update',
+]);
 
 export function analyzeGoPackage(files: GoFile[], options: GoAnalyzeOptions = {}): Finding[] {
   const pkg = new GoPackage(files, options.types);
