@@ -8,6 +8,7 @@ import type { Fix } from '../../diagnostics';
 import { fix, packageName } from '../../fixes';
 import { CLUSTER_SCOPED_KINDS, NAMESPACED_KINDS } from '../kinds';
 import { CLIENT_PKG, paramsOf, type GoPackage } from '../package';
+import { clusterScopedByDoc } from '../intent';
 import type { GoRule } from '../rule';
 import { localVarType, type ClientCall, type PathFunc } from '../reconcilers';
 import { argVar, callArgs, callee, field, named, typeName, unparen, type Node } from '../syntax';
@@ -104,6 +105,22 @@ function probe(cc: ClientCall): boolean {
   return arg?.type === 'composite_literal';
 }
 
+/**
+ * Does the function clear state its reconciler holds (`r.RegexCache.Reset()`)? Then its Lists
+ * rebuild an in-memory index of every object of their kinds (a cache the process serves from), and
+ * an index needs all of them: scoping the List would make it wrong. Lists that feed what the
+ * reconcile writes, in a function that clears nothing, are still reported.
+ */
+const CLEARS = new Set(['Reset', 'Clear', 'Purge', 'Flush']);
+function rebuildsHeldState(fn: PathFunc): boolean {
+  if (!fn.receiver) return false;
+  return fn.calls.some((call) => {
+    const c = callee(call);
+    if (!c || !CLEARS.has(c.name) || c.operand?.type !== 'selector_expression') return false;
+    return field(c.operand, 'operand')?.text === fn.receiver && callArgs(call).length === 0;
+  });
+}
+
 export const unscopedList: GoRule = {
   id: 'unscoped-list',
   check(ctx) {
@@ -114,6 +131,7 @@ export const unscopedList: GoRule = {
           // A trailing `opts...` spreads unknown options: assume they scope the list.
           if (cc.call.text.includes('...)')) continue;
           if (cc.args.slice(2).some(narrows) || exempt(ctx.pkg, fn, cc) || probe(cc)) continue;
+          if (clusterScopedByDoc(fn.file, cc.call) || rebuildsHeldState(fn)) continue;
           ctx.report({
             file: fn.file,
             node: cc.call,
