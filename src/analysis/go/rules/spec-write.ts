@@ -223,6 +223,26 @@ class SpecFlow {
 const WHY =
   "Spec is the user's desired state and each write triggers another reconcile (an endless loop if it differs each time); keep derived values in status.";
 
+/**
+ * Is the value assigned the reconciler's own configuration (`obj.Spec.Image = r.DefaultImage`,
+ * `… .Replicas = &r.DesiredReplicas`)? Then the operator is set up to own that field: whoever
+ * deploys it chose the value, and overwriting the user's is the point (an image the operator pins,
+ * a replica count it enforces in a bundle). A value computed from the object, a literal default or
+ * a helper's result is still reported.
+ */
+function fromConfig(fn: PathFunc, a: Node, i: number): boolean {
+  const values = named(field(a, 'right'));
+  const targets = named(field(a, 'left'));
+  if (!fn.receiver || values.length !== targets.length) return false;
+  let v = unparen(values[i] ?? null);
+  if (v?.type === 'unary_expression' && v.text.startsWith('&')) v = unparen(field(v, 'operand'));
+  return (
+    v?.type === 'selector_expression' &&
+    unparen(field(v, 'operand'))?.text === fn.receiver &&
+    field(v, 'field')?.type === 'field_identifier'
+  );
+}
+
 export const specWrite: GoRule = {
   id: 'spec-write',
   check(ctx) {
@@ -252,6 +272,8 @@ export const specWrite: GoRule = {
             return !!m && fn.reconciled.has(m[1]);
           });
           if (!hit) continue;
+          if (a.type === 'assignment_statement' && fromConfig(fn, a, targets.indexOf(hit)))
+            continue;
           const v = hit.text.split('.')[0];
           const w = flow.writtenAfter(fn, v, a);
           if (!w) continue;
