@@ -16,6 +16,7 @@ import { relative, dirname, sep } from 'node:path';
 import { discarded, pardoned } from './errorfate';
 import { certainlyNonNil, type ErrorOf } from './errors';
 import { StatusPasses, type WriteEvent } from './passes';
+import { boolGuard, guardAtCall, type Guard } from './guards';
 import { progressMarkers, worksBeforeWriting } from './progress';
 import {
   importPathOf,
@@ -65,7 +66,7 @@ export interface FuncSummary {
   /** the function returns the error of a status write it makes */
   returnsStatusError: boolean;
   /** a blocking call reached, with its longest wait (null when none worth reporting) */
-  block: { wait: Wait; site: Site } | null;
+  block: { wait: Wait; site: Site; guard?: Guard } | null;
   /** parameter index (-1 the receiver) → the spec field it changes, and where */
   spec: Map<number, { target: string; site: Site }>;
   /**
@@ -332,6 +333,7 @@ export class Summaries {
     const fn = makePathFunc(pkg, decl, false);
     if (!fn) return { summary: EMPTY, deps, file: decl.file };
     const params = paramsOf(decl.node);
+    const names = params.map((p) => p.name);
     const indexOf = (name: string | null): number | null => {
       if (name === null) return null;
       if (name === fn.receiver) return -1;
@@ -415,7 +417,14 @@ export class Summaries {
         }
         if (s.drop && !out.drop && !inGoroutine(call, fn.body)) out.drop = s.drop;
         if (s.returnsStatusError) this.errorFate(fn, call, out, errorOf);
-        if (s.block && !out.block && !inGoroutine(call, fn.body)) out.block = s.block;
+        if (s.block && !out.block && !inGoroutine(call, fn.body)) {
+          // A wait the callee makes only when a bool argument says so (guards.ts).
+          const passed = guardAtCall(s.block.guard, args, names);
+          if (passed !== 'off') {
+            const guard = boolGuard(fn.body, call, names) ?? passed ?? undefined;
+            out.block = { wait: s.block.wait, site: s.block.site, guard };
+          }
+        }
         for (const [i, change] of s.spec) {
           const at = indexOf(argOf(i));
           if (at !== null && !out.spec.has(at)) out.spec.set(at, change);
@@ -450,7 +459,8 @@ export class Summaries {
       const wait = inLoops(found, call, fn.body, scope);
       if (shortRetry(wait)) continue;
       const site = { file: fn.file, node: call };
-      if (!out.block || longer(wait, out.block.wait)) out.block = { wait, site };
+      const guard = boolGuard(fn.body, call, names) ?? undefined;
+      if (!out.block || longer(wait, out.block.wait)) out.block = { wait, site, guard };
     }
 
     out.errorResult = errorResult(fn, params, errorOf);
@@ -736,7 +746,7 @@ function computeFingerprint(s: FuncSummary): string {
     s.drop ? `${s.drop.how}@${at(s.drop.site)}` : '',
     s.returnsStatusError,
     s.block
-      ? `${s.block.wait.what}:${s.block.wait.ms}:${s.block.wait.why}@${at(s.block.site)}`
+      ? `${s.block.wait.what}:${s.block.wait.ms}:${s.block.wait.why}@${at(s.block.site)}:${s.block.guard ? `${s.block.guard.param}=${s.block.guard.when}` : ''}`
       : '',
     [...s.spec].map(([i, c]) => `${i}=${c.target}@${at(c.site)}`).join(','),
     s.errorResult,

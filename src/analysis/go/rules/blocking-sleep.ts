@@ -5,6 +5,7 @@
  */
 import { fix, replaceNode } from '../../fixes';
 import type { Fix } from '../../diagnostics';
+import { guardAtCall } from '../guards';
 import type { GoRule } from '../rule';
 import { returnsResultAndError, type PathFunc } from '../reconcilers';
 import { callName, siteName, worthReporting } from '../summary';
@@ -53,6 +54,8 @@ export const blockingSleep: GoRule = {
           const hit = ctx.summaries.ofCall(fn, call);
           const block = hit?.summary.block;
           if (!hit || !block || hit.ref.path === ctx.summaries.homePath) continue;
+          // Told not to wait (`EnsureDeleted(..., false)` where the wait is `if wait { ... }`).
+          if (guardAtCall(block.guard, callArgs(call), []) === 'off') continue;
           ctx.report({
             file: fn.file,
             node: call,
