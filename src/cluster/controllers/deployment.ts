@@ -2,9 +2,10 @@
  * The Deployment controller: one ReplicaSet per pod template (named and labelled with the
  * pod-template-hash), rollouts by RollingUpdate (maxSurge / maxUnavailable, paced by pods becoming
  * ready) or Recreate, revision annotations, ScalingReplicaSet events, and status with the
- * Available and Progressing conditions `kubectl rollout status` reads. Not modelled: the
- * progress deadline (ProgressDeadlineExceeded), revisionHistoryLimit cleanup, rollbacks.
- * The decisions themselves are pure functions in deploymentutil.ts.
+ * Available and Progressing conditions `kubectl rollout status` reads, written in the steps
+ * kube-controller-manager writes them (the new ReplicaSet's revision and Progressing first, then
+ * the counts), the progress deadline included (ProgressDeadlineExceeded). Not modelled:
+ * revisionHistoryLimit cleanup, rollbacks. The decisions are pure functions in deploymentutil.ts.
  */
 import type { ControllerHost } from './controllerhost';
 import { clone } from '../apimachinery/clone';
@@ -13,7 +14,13 @@ import {
   REVISION,
   availableOf,
   calculateStatus,
+  conditionOf,
+  conditionsOf,
   desiredReplicas,
+  hasProgressDeadline,
+  newCondition,
+  rolloutStatus,
+  setCondition,
   findNewReplicaSet,
   maxRevision,
   newRSNewReplicas,
@@ -50,39 +57,108 @@ export function getReplicaSetsForDeployment(cluster: ControllerHost, d: KubeObje
 export function startDeploymentController(cluster: ControllerHost): () => void {
   const q = new WorkQueue('deployment-controller', cluster.clock, (key) => sync(key));
 
-  /** syncDeployment: find or create the new ReplicaSet, take one rollout step, report status. */
+  /**
+   * syncDeployment: the paused condition, then find or create the new ReplicaSet (writing its
+   * revision and Progressing onto the Deployment), take one rollout step, report status.
+   */
   function sync(key: string): void {
     const [ns, name] = key.split('/');
-    const d = cluster.peek(DEPLOY, { namespace: ns, name });
+    let d = cluster.peek(DEPLOY, { namespace: ns, name });
     if (!d || d.metadata.deletionTimestamp) return;
     const rss = getReplicaSetsForDeployment(cluster, d);
+    d = checkPausedConditions(key, d);
+    if (!d) return;
     if (isObject(d.spec) && d.spec.paused === true) {
-      syncRolloutStatus(key, findNewReplicaSet(d, rss)?.metadata.name);
+      // sync: the new ReplicaSet's revision only (none is created), and syncDeploymentStatus.
+      const found = getNewReplicaSet(key, d, rss, false);
+      if (!found) return;
+      const status = calculateStatus(found.d, rss, found.rs, cluster.now());
+      if (!deepEqual(status, found.d.status ?? {})) writeStatus(key, found.d, status);
       return;
     }
     const recreate = rec(rec(d.spec).strategy).type === 'Recreate';
     // rolloutRecreate creates the new ReplicaSet only once the old ones' pods are gone.
     if (recreate && !findNewReplicaSet(d, rss) && !scaleDownOlds(d, rss)) {
-      syncRolloutStatus(key, undefined);
+      syncRolloutStatus(key, d, rss, undefined);
       return;
     }
-    const newRs = getNewReplicaSet(key, d, rss);
-    if (!newRs) return;
-    const olds = rss.filter((rs) => rs !== newRs);
-    if (recreate) rolloutRecreate(d, newRs, olds);
-    else rolloutRolling(d, newRs, olds);
-    syncRevision(key, newRs);
-    syncRolloutStatus(key, newRs.metadata.name);
+    const found = getNewReplicaSet(key, d, rss, true);
+    if (!found?.rs) return;
+    const newRs = found.rs;
+    const olds = rss.filter((rs) => rs.metadata.uid !== newRs.metadata.uid);
+    if (recreate) rolloutRecreate(found.d, newRs, olds);
+    else rolloutRolling(found.d, newRs, olds);
+    // As kube-controller-manager: the ReplicaSets as they were listed, the new one added.
+    syncRolloutStatus(key, found.d, [...olds, newRs], newRs);
   }
 
   /**
-   * The new ReplicaSet, created (at the next revision) if there is none, at the replicas
-   * NewRSNewReplicas allows at once (all of them for Recreate, whose old pods are gone by then);
-   * undefined on a conflict (retried).
+   * checkPausedConditions: Progressing Unknown "DeploymentPaused" once paused, "DeploymentResumed"
+   * once resumed (not over a timed-out rollout); the Deployment as it is after, or undefined when
+   * the write failed (retried).
    */
-  function getNewReplicaSet(key: string, d: KubeObject, rss: KubeObject[]): KubeObject | undefined {
+  function checkPausedConditions(key: string, d: KubeObject): KubeObject | undefined {
+    if (!hasProgressDeadline(d)) return d;
+    const cond = conditionOf(d, 'Progressing');
+    if (cond?.reason === 'ProgressDeadlineExceeded') return d;
+    const pausedCond = cond?.reason === 'DeploymentPaused';
+    const paused = rec(d.spec).paused === true;
+    if (paused === pausedCond) return d;
+    const c = paused
+      ? newCondition(
+          'Progressing',
+          'Unknown',
+          'DeploymentPaused',
+          'Deployment is paused',
+          cluster.now(),
+        )
+      : newCondition(
+          'Progressing',
+          'Unknown',
+          'DeploymentResumed',
+          'Deployment is resumed',
+          cluster.now(),
+        );
+    return writeStatus(key, d, {
+      ...rec(d.status),
+      conditions: setCondition(conditionsOf(rec(d.status)), c),
+    });
+  }
+
+  /**
+   * getNewReplicaSet: the new ReplicaSet, created (at the next revision, with `create`) if there
+   * is none, at the replicas NewRSNewReplicas allows at once (all of them for Recreate, whose old
+   * pods are gone by then). The Deployment then carries its revision and, with a progress
+   * deadline, Progressing "NewReplicaSetCreated" (or "FoundNewReplicaSet" when it had none), in
+   * one status write as UpdateStatus does. Undefined on a conflict (retried).
+   */
+  function getNewReplicaSet(
+    key: string,
+    d: KubeObject,
+    rss: KubeObject[],
+    create: boolean,
+  ): { d: KubeObject; rs: KubeObject | undefined } | undefined {
     const existing = findNewReplicaSet(d, rss);
-    if (existing) return existing;
+    if (existing) {
+      const rev = existing.metadata.annotations?.[REVISION];
+      let status = rec(d.status);
+      let changed = rev !== undefined && d.metadata.annotations?.[REVISION] !== rev;
+      if (hasProgressDeadline(d) && !conditionOf(d, 'Progressing')) {
+        const c = newCondition(
+          'Progressing',
+          'True',
+          'FoundNewReplicaSet',
+          `Found new replica set "${existing.metadata.name}"`,
+          cluster.now(),
+        );
+        status = { ...status, conditions: setCondition(conditionsOf(rec(d.status)), c) };
+        changed = true;
+      }
+      if (!changed) return { d, rs: existing };
+      const written = writeStatus(key, withRevision(d, rev), status);
+      return written ? { d: written, rs: existing } : undefined;
+    }
+    if (!create) return { d, rs: undefined };
     const desired = desiredReplicas(d);
     const replicas =
       rec(rec(d.spec).strategy).type === 'Recreate'
@@ -93,23 +169,67 @@ export function startDeploymentController(cluster: ControllerHost): () => void {
             0,
             rss.reduce((n, rs) => n + replicasOf(live(rs)), 0),
           );
+    const revision = maxRevision(rss) + 1;
+    let created: KubeObject;
     try {
-      const created = cluster.create(newReplicaSetFor(d, maxRevision(rss) + 1, replicas), MANAGER);
-      if (replicas > 0)
-        cluster.recordEvent(
-          d,
-          'Normal',
-          'ScalingReplicaSet',
-          `Scaled up replica set ${created.metadata.name} from 0 to ${replicas}`,
-          SOURCE,
-        );
-      return created;
+      created = cluster.create(newReplicaSetFor(d, revision, replicas), MANAGER);
     } catch (err) {
       if (err instanceof StatusError && err.code === 409) {
         q.addRateLimited(key);
         return undefined;
       }
       throw err;
+    }
+    if (replicas > 0)
+      cluster.recordEvent(
+        d,
+        'Normal',
+        'ScalingReplicaSet',
+        `Scaled up replica set ${created.metadata.name} from 0 to ${replicas}`,
+        SOURCE,
+      );
+    let status = rec(d.status);
+    if (hasProgressDeadline(d)) {
+      const c = newCondition(
+        'Progressing',
+        'True',
+        'NewReplicaSetCreated',
+        `Created new replica set "${created.metadata.name}"`,
+        cluster.now(),
+      );
+      status = { ...status, conditions: setCondition(conditionsOf(rec(d.status)), c) };
+    }
+    const written = writeStatus(key, withRevision(d, String(revision)), status);
+    return written ? { d: written, rs: created } : undefined;
+  }
+
+  /** SetDeploymentRevision, on a copy. */
+  function withRevision(d: KubeObject, rev: string | undefined): KubeObject {
+    if (rev === undefined || d.metadata.annotations?.[REVISION] === rev) return d;
+    const next = clone(d);
+    next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [REVISION]: rev };
+    return next;
+  }
+
+  /**
+   * UpdateStatus of `d` with `status`: through the status subresource, whose strategy keeps the
+   * annotations it carries (a main-resource write would bump the generation, which annotation
+   * changes do for Deployments). The Deployment as written, or undefined on a conflict or when it
+   * is gone (a conflict is retried, rate limited).
+   */
+  function writeStatus(
+    key: string,
+    d: KubeObject,
+    status: Record<string, unknown>,
+  ): KubeObject | undefined {
+    const next = clone(d);
+    next.status = status;
+    try {
+      return cluster.update(next, { subresource: 'status', ...MANAGER });
+    } catch (err) {
+      if (!(err instanceof StatusError && (err.code === 409 || err.code === 404))) throw err;
+      if (err.code === 409) q.addRateLimited(key);
+      return undefined;
     }
   }
 
@@ -178,42 +298,21 @@ export function startDeploymentController(cluster: ControllerHost): () => void {
   }
 
   /**
-   * The Deployment carries its new ReplicaSet's revision annotation, written through the status
-   * subresource as the controller's UpdateStatus does (its strategy keeps the annotations): a
-   * main-resource write would bump the generation, which annotation changes do for Deployments.
+   * syncRolloutStatus: rolloutStatus over the ReplicaSets, written when it changed; a rollout
+   * that made no progress is looked at again by its deadline (requeueStuckDeployment).
    */
-  function syncRevision(key: string, newRs: KubeObject): void {
-    const [ns, name] = key.split('/');
-    const rev = newRs.metadata.annotations?.[REVISION];
-    const d = cluster.peek(DEPLOY, { namespace: ns, name });
-    if (!rev || !d || d.metadata.annotations?.[REVISION] === rev) return;
-    const next = clone(d);
-    next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [REVISION]: rev };
-    try {
-      cluster.update(next, { subresource: 'status', ...MANAGER });
-    } catch (err) {
-      if (!(err instanceof StatusError && (err.code === 409 || err.code === 404))) throw err;
-      q.addRateLimited(key);
+  function syncRolloutStatus(
+    key: string,
+    d: KubeObject,
+    rss: KubeObject[],
+    newRs: KubeObject | undefined,
+  ): void {
+    const { status, recheckInMs } = rolloutStatus(d, rss, newRs, cluster.now());
+    if (recheckInMs !== undefined) {
+      if (recheckInMs === 0) q.addRateLimited(key);
+      else q.addAfter(key, recheckInMs);
     }
-  }
-
-  /** syncRolloutStatus: writes calculateStatus over the ReplicaSets as they are now. */
-  function syncRolloutStatus(key: string, newRsName: string | undefined): void {
-    const [ns, name] = key.split('/');
-    const d = cluster.peek(DEPLOY, { namespace: ns, name });
-    if (!d) return;
-    const rss = getReplicaSetsForDeployment(cluster, d);
-    const newRs = rss.find((rs) => rs.metadata.name === newRsName);
-    const status = calculateStatus(d, rss, newRs, cluster.now());
-    if (deepEqual(status, d.status)) return;
-    const next = clone(d);
-    next.status = status;
-    try {
-      cluster.update(next, { subresource: 'status', ...MANAGER });
-    } catch (err) {
-      if (err instanceof StatusError && err.code === 409) q.add(key);
-      else if (!(err instanceof StatusError && err.code === 404)) throw err;
-    }
+    if (!deepEqual(status, d.status ?? {})) writeStatus(key, d, status);
   }
 
   const unsub = cluster.subscribe((c) => {

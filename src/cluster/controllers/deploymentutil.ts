@@ -198,12 +198,6 @@ export function oldReplicaSetsScaleDown(
 }
 
 /**
- * calculateStatus and the conditions of syncRolloutStatus: the counts summed over the
- * Deployment's ReplicaSets, Available (minimum availability) and Progressing (the new ReplicaSet
- * progressing or complete, Unknown while paused without one), and ReplicaFailure copied from the
- * new ReplicaSet. A condition keeps its times while it does not change.
- */
-/**
  * GetTerminatingReplicaCountForReplicaSets: the ReplicaSets' terminating pods, unless one the
  * controller has synced does not report them (then none is reported).
  */
@@ -217,86 +211,103 @@ function terminatingReplicas(rss: KubeObject[]): Obj {
   return { terminatingReplicas: sum };
 }
 
+/** A condition as NewDeploymentCondition makes it: both of its times now. */
+export function newCondition(
+  type: string,
+  status: string,
+  reason: string,
+  message: string,
+  now: string,
+): Obj {
+  return { type, status, lastUpdateTime: now, lastTransitionTime: now, reason, message };
+}
+
+/**
+ * SetDeploymentCondition: a condition of the same status and reason is left as it is; otherwise
+ * the new one replaces it at the end of the list, keeping its lastTransitionTime while the status
+ * stays the same. (So the order of a Deployment's conditions says which changed last.)
+ */
+export function setCondition(conditions: Obj[], c: Obj): Obj[] {
+  const current = conditions.find((x) => x.type === c.type);
+  if (current && current.status === c.status && current.reason === c.reason) return conditions;
+  const next =
+    current && current.status === c.status
+      ? { ...c, lastTransitionTime: current.lastTransitionTime }
+      : c;
+  return [...conditions.filter((x) => x.type !== c.type), next];
+}
+
+export function conditionOf(d: KubeObject, type: string): Obj | undefined {
+  return conditionsOf(rec(d.status)).find((c) => c.type === type);
+}
+
+/** A status's conditions (none when it has no list). */
+export function conditionsOf(status: Obj): Obj[] {
+  return Array.isArray(status.conditions) ? (status.conditions as Obj[]) : [];
+}
+
+/** HasProgressDeadline: progressDeadlineSeconds set (the apiserver defaults 600) and not MaxInt32. */
+export function hasProgressDeadline(d: KubeObject): boolean {
+  const s = rec(d.spec).progressDeadlineSeconds;
+  return typeof s === 'number' && s !== 2147483647;
+}
+
+/** MaxUnavailable: none for Recreate or zero replicas, else the rolling budget's, at most all. */
+function maxUnavailableOf(d: KubeObject): number {
+  const desired = desiredReplicas(d);
+  if (rec(rec(d.spec).strategy).type === 'Recreate' || desired === 0) return 0;
+  return Math.min(rollingBudget(d).maxUnavailable, desired);
+}
+
+/**
+ * calculateStatus: the counts summed over the Deployment's ReplicaSets, its conditions carried
+ * over, and Available set by minimum availability. Zero counts are left out, as omitempty does.
+ */
 export function calculateStatus(
   d: KubeObject,
   rss: KubeObject[],
   newRs: KubeObject | undefined,
   now: string,
 ): Obj {
-  const desired = desiredReplicas(d);
-  const sum = (k: string, list = rss) => list.reduce((s, rs) => s + num(rec(rs.status)[k]), 0);
-  const replicas = sum('replicas');
-  const updated = newRs ? sum('replicas', [newRs]) : 0;
-  const ready = sum('readyReplicas');
+  const sum = (k: string, list = rss) => list.reduce((n, rs) => n + num(rec(rs.status)[k]), 0);
   const available = sum('availableReplicas');
-  const maxUnavailable = resolveFraction(
-    rec(rec(rec(d.spec).strategy).rollingUpdate).maxUnavailable ?? '25%',
-    desired,
-    false,
-  );
-  const prev = Array.isArray(rec(d.status).conditions) ? (rec(d.status).conditions as Obj[]) : [];
-  const cond = (type: string, status: string, reason: string, message: string): Obj => {
-    const p = prev.find((c) => c.type === type);
-    const changed = !p || p.status !== status;
-    return {
-      type,
-      status,
-      lastUpdateTime: p && p.reason === reason && p.message === message ? p.lastUpdateTime : now,
-      lastTransitionTime: changed ? now : p.lastTransitionTime,
-      reason,
-      message,
-    };
-  };
-  const conditions: Obj[] = [
-    available >= desired - maxUnavailable
-      ? cond(
-          'Available',
-          'True',
-          'MinimumReplicasAvailable',
-          'Deployment has minimum availability.',
-        )
-      : cond(
-          'Available',
-          'False',
-          'MinimumReplicasUnavailable',
-          'Deployment does not have minimum availability.',
-        ),
-  ];
-  const complete = newRs && updated === desired && replicas === desired && available === desired;
-  conditions.push(
-    complete
-      ? cond(
-          'Progressing',
-          'True',
-          'NewReplicaSetAvailable',
-          `ReplicaSet "${newRs!.metadata.name}" has successfully progressed.`,
-        )
-      : newRs
-        ? cond(
-            'Progressing',
-            'True',
-            'ReplicaSetUpdated',
-            `ReplicaSet "${newRs.metadata.name}" is progressing.`,
-          )
-        : cond('Progressing', 'Unknown', 'DeploymentPaused', 'Deployment is paused'),
-  );
-  const failure =
-    newRs &&
-    (rec(newRs.status).conditions as Obj[] | undefined)?.find((c) => c.type === 'ReplicaFailure');
-  if (failure)
-    conditions.push(
-      cond('ReplicaFailure', 'True', String(failure.reason), String(failure.message)),
-    );
+  // GetReplicaCountForReplicaSets: the replicas they are asked for, not those they have.
+  const total = rss.reduce((n, rs) => n + replicasOf(rs), 0);
+  const collisionCount = rec(d.status).collisionCount;
   const status: Obj = {
     observedGeneration: d.metadata.generation,
-    replicas,
-    updatedReplicas: updated,
-    readyReplicas: ready,
+    replicas: sum('replicas'),
+    updatedReplicas: newRs ? sum('replicas', [newRs]) : 0,
+    readyReplicas: sum('readyReplicas'),
     availableReplicas: available,
-    unavailableReplicas: Math.max(0, desired - available),
+    unavailableReplicas: Math.max(0, total - available),
     ...terminatingReplicas(rss),
-    conditions,
+    ...(collisionCount !== undefined ? { collisionCount } : {}),
   };
+  let conditions = [...conditionsOf(rec(d.status))];
+  conditions =
+    available >= desiredReplicas(d) - maxUnavailableOf(d)
+      ? setCondition(
+          conditions,
+          newCondition(
+            'Available',
+            'True',
+            'MinimumReplicasAvailable',
+            'Deployment has minimum availability.',
+            now,
+          ),
+        )
+      : setCondition(
+          conditions,
+          newCondition(
+            'Available',
+            'False',
+            'MinimumReplicasUnavailable',
+            'Deployment does not have minimum availability.',
+            now,
+          ),
+        );
+  if (conditions.length) status.conditions = conditions;
   for (const k of [
     'replicas',
     'updatedReplicas',
@@ -306,4 +317,147 @@ export function calculateStatus(
   ])
     if (status[k] === 0) delete status[k];
   return status;
+}
+
+/** DeploymentComplete: every desired replica updated and available, none old, generation seen. */
+function deploymentComplete(d: KubeObject, st: Obj): boolean {
+  const desired = desiredReplicas(d);
+  return (
+    num(st.updatedReplicas) === desired &&
+    num(st.replicas) === desired &&
+    num(st.availableReplicas) === desired &&
+    num(st.observedGeneration) >= num(d.metadata.generation)
+  );
+}
+
+/**
+ * DeploymentProgressing: against the status the Deployment has now, more pods updated, ready or
+ * available, or fewer old ones.
+ */
+function deploymentProgressing(d: KubeObject, st: Obj): boolean {
+  const old = rec(d.status);
+  return (
+    num(st.updatedReplicas) > num(old.updatedReplicas) ||
+    num(st.replicas) - num(st.updatedReplicas) < num(old.replicas) - num(old.updatedReplicas) ||
+    num(st.readyReplicas) > num(old.readyReplicas) ||
+    num(st.availableReplicas) > num(old.availableReplicas)
+  );
+}
+
+/** DeploymentTimedOut: the Progressing condition last updated more than the deadline ago. */
+function deploymentTimedOut(d: KubeObject, st: Obj, nowMs: number): boolean {
+  if (!hasProgressDeadline(d)) return false;
+  const c = conditionsOf(st).find((x) => x.type === 'Progressing');
+  if (!c || c.reason === 'NewReplicaSetAvailable') return false;
+  if (c.reason === 'ProgressDeadlineExceeded') return true;
+  const from = Date.parse(String(c.lastUpdateTime));
+  return from + num(rec(d.spec).progressDeadlineSeconds) * 1000 < nowMs;
+}
+
+export interface RolloutStatus {
+  status: Obj;
+  /**
+   * requeueStuckDeployment: when to look again for a rollout that made no progress, so it times
+   * out at its deadline (ms from now; 0 for at once); undefined when it need not be.
+   */
+  recheckInMs?: number;
+}
+
+/**
+ * syncRolloutStatus's status: calculateStatus, then Progressing as the rollout stands (complete,
+ * progressing since the status the Deployment has, or past its deadline), without it when there
+ * is no deadline, and the ReplicaSets' ReplicaFailure (the new one's first).
+ */
+export function rolloutStatus(
+  d: KubeObject,
+  rss: KubeObject[],
+  newRs: KubeObject | undefined,
+  now: string,
+): RolloutStatus {
+  const status = calculateStatus(d, rss, newRs, now);
+  let conditions = conditionsOf(status);
+  const deadline = hasProgressDeadline(d);
+  if (!deadline) conditions = conditions.filter((c) => c.type !== 'Progressing');
+  const current = conditionOf(d, 'Progressing');
+  const complete =
+    num(status.replicas) === num(status.updatedReplicas) &&
+    current?.reason === 'NewReplicaSetAvailable';
+  const name = newRs ? `ReplicaSet "${newRs.metadata.name}"` : `Deployment "${d.metadata.name}"`;
+  const nowMs = Date.parse(now);
+  if (deadline && !complete) {
+    const withConditions = { ...status, conditions };
+    if (deploymentComplete(d, withConditions)) {
+      conditions = setCondition(
+        conditions,
+        newCondition(
+          'Progressing',
+          'True',
+          'NewReplicaSetAvailable',
+          `${name} has successfully progressed.`,
+          now,
+        ),
+      );
+    } else if (deploymentProgressing(d, withConditions)) {
+      // The same reason with a new lastUpdateTime: progress seen again (SetDeploymentCondition
+      // alone would leave a condition of the same reason as it was).
+      const c = newCondition(
+        'Progressing',
+        'True',
+        'ReplicaSetUpdated',
+        `${name} is progressing.`,
+        now,
+      );
+      if (current?.status === 'True') c.lastTransitionTime = current.lastTransitionTime;
+      if (current) conditions = conditions.filter((x) => x.type !== 'Progressing');
+      conditions = setCondition(conditions, c);
+    } else if (deploymentTimedOut(d, withConditions, nowMs)) {
+      conditions = setCondition(
+        conditions,
+        newCondition(
+          'Progressing',
+          'False',
+          'ProgressDeadlineExceeded',
+          `${name} has timed out progressing.`,
+          now,
+        ),
+      );
+    }
+  }
+  const failure = replicaFailure(rss, newRs);
+  conditions = failure
+    ? setCondition(conditions, failure)
+    : conditions.filter((c) => c.type !== 'ReplicaFailure');
+  const out = { ...status };
+  if (conditions.length) out.conditions = conditions;
+  else delete out.conditions;
+  if (!deepEqual(out, d.status ?? {})) return { status: out };
+  return { status: out, ...recheck(d, out, nowMs) };
+}
+
+/** getReplicaFailures: the new ReplicaSet's ReplicaFailure, else the first old one's. */
+function replicaFailure(rss: KubeObject[], newRs: KubeObject | undefined): Obj | undefined {
+  for (const rs of newRs ? [newRs, ...rss] : rss) {
+    const c = conditionsOf(rec(rs.status)).find((x) => x.type === 'ReplicaFailure');
+    if (c)
+      return {
+        type: 'ReplicaFailure',
+        status: c.status,
+        lastUpdateTime: c.lastTransitionTime,
+        lastTransitionTime: c.lastTransitionTime,
+        reason: c.reason,
+        message: c.message,
+      };
+  }
+  return undefined;
+}
+
+/** requeueStuckDeployment, for a status that did not change. */
+function recheck(d: KubeObject, st: Obj, nowMs: number): { recheckInMs?: number } {
+  const c = conditionOf(d, 'Progressing');
+  if (!hasProgressDeadline(d) || !c) return {};
+  if (deploymentComplete(d, st) || c.reason === 'ProgressDeadlineExceeded') return {};
+  const after =
+    Date.parse(String(c.lastUpdateTime)) + num(rec(d.spec).progressDeadlineSeconds) * 1000 - nowMs;
+  // Less than a second left: now (rate limited, in the controller); else a second after it.
+  return { recheckInMs: after < 1000 ? 0 : after + 1000 };
 }

@@ -154,3 +154,87 @@ test('a RollingUpdate surges the new ReplicaSet and drains the old one as new po
   );
   cluster.close();
 });
+
+test("a new Deployment's first status write is its revision and Progressing NewReplicaSetCreated; the counts come after, as kube-controller-manager writes them", async () => {
+  const { cluster, clock } = newCluster({ podReadyDelayMs: 1000 });
+  const seen: Obj[] = [];
+  const w = cluster.watch(DEPLOY, { namespace: 'default' }, (ev) => seen.push(ev.object as Obj));
+  cluster.create(deployment('web', 0));
+  await flush(clock);
+  w.stop();
+  const [, first, second] = seen as Array<{
+    metadata: { annotations?: Record<string, string> };
+    status?: { observedGeneration?: number; conditions?: Array<Obj> };
+  }>;
+  assert.equal(first?.metadata.annotations?.['deployment.kubernetes.io/revision'], '1');
+  assert.deepEqual(
+    first?.status?.conditions?.map((c) => [c.type, c.status, c.reason]),
+    [['Progressing', 'True', 'NewReplicaSetCreated']],
+  );
+  assert.equal(first?.status?.observedGeneration, undefined);
+  assert.equal(second?.status?.observedGeneration, 1);
+  assert.deepEqual(
+    second?.status?.conditions?.map((c) => [c.type, c.status, c.reason]),
+    [
+      ['Available', 'True', 'MinimumReplicasAvailable'],
+      ['Progressing', 'True', 'NewReplicaSetAvailable'],
+    ],
+    'the condition changed last comes last',
+  );
+  cluster.close();
+});
+
+test('a paused Deployment says so in Progressing, and resumed says that, with no rollout while paused', async () => {
+  const { cluster, clock } = newCluster({ podReadyDelayMs: 10 });
+  cluster.create(deployment('web', 1));
+  await flush(clock);
+  let d = cluster.get(DEPLOY, { namespace: 'default', name: 'web' });
+  (d.spec as Obj).paused = true;
+  cluster.update(d);
+  await flush(clock);
+  const progressing = () =>
+    (
+      (cluster.get(DEPLOY, { namespace: 'default', name: 'web' }).status as Obj).conditions as Obj[]
+    ).find((c) => c.type === 'Progressing');
+  assert.deepEqual(
+    [progressing()?.status, progressing()?.reason, progressing()?.message],
+    ['Unknown', 'DeploymentPaused', 'Deployment is paused'],
+  );
+  d = cluster.get(DEPLOY, { namespace: 'default', name: 'web' });
+  (d.spec as Obj).paused = false;
+  cluster.update(d);
+  await flush(clock);
+  await clock.advance(10);
+  await flush(clock);
+  assert.notEqual(progressing()?.reason, 'DeploymentPaused');
+  cluster.close();
+});
+
+test('a rollout that makes no progress times out at its progress deadline', async () => {
+  const { cluster, clock } = newCluster({ podReadyDelayMs: 1000 });
+  const d = deployment('web', 1);
+  (d.spec as Obj).progressDeadlineSeconds = 30;
+  // A quota of no pods: the ReplicaSet can create none, so the rollout never progresses.
+  cluster.create({
+    apiVersion: 'v1',
+    kind: 'ResourceQuota',
+    metadata: { name: 'none', namespace: 'default' },
+    spec: { hard: { pods: '0' } },
+  });
+  await flush(clock);
+  cluster.create(d);
+  await flush(clock);
+  const p0 = (
+    (cluster.get(DEPLOY, { namespace: 'default', name: 'web' }).status as Obj).conditions as Obj[]
+  ).find((c) => c.type === 'Progressing');
+  assert.notEqual(p0?.reason, 'ProgressDeadlineExceeded');
+  await clock.advance(31_000);
+  await flush(clock);
+  await clock.advance(2_000);
+  await flush(clock);
+  const p = (
+    (cluster.get(DEPLOY, { namespace: 'default', name: 'web' }).status as Obj).conditions as Obj[]
+  ).find((c) => c.type === 'Progressing');
+  assert.equal(p?.reason, 'ProgressDeadlineExceeded');
+  cluster.close();
+});

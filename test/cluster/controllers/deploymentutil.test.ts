@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import {
   REVISION,
   calculateStatus,
+  newCondition,
+  rolloutStatus,
+  setCondition,
   findNewReplicaSet,
   maxRevision,
   newRSNewReplicas,
@@ -154,62 +157,163 @@ test('old ReplicaSets shrink oldest first, keeping desired − maxUnavailable av
   assert.deepEqual(oldReplicaSetsScaleDown([older], { replicas: 2, available: 0 }, 2, 0), []);
 });
 
-test('status sums the ReplicaSets and reports a complete rollout as NewReplicaSetAvailable', () => {
+test('status sums the ReplicaSets: unavailable counts the replicas asked for, not those there', () => {
   const d = deployment({ replicas: 2 });
-  const rs = replicaSet('web-new', 2, { replicas: 2, readyReplicas: 2, availableReplicas: 2 });
+  const rs = replicaSet('web-new', 3, { replicas: 2, readyReplicas: 2, availableReplicas: 2 });
   const status = calculateStatus(d, [rs], rs, '2026-01-01T00:00:10Z');
   assert.equal(status.observedGeneration, 3);
   assert.equal(status.replicas, 2);
   assert.equal(status.updatedReplicas, 2);
   assert.equal(status.availableReplicas, 2);
-  assert.equal(status.unavailableReplicas, undefined, 'zero counts are omitted');
-  const conds = status.conditions as Obj[];
+  assert.equal(status.unavailableReplicas, 1, 'GetReplicaCountForReplicaSets: spec.replicas');
+  assert.equal(status.readyReplicas, 2);
   assert.deepEqual(
-    conds.map((c) => [c.type, c.status, c.reason]),
-    [
-      ['Available', 'True', 'MinimumReplicasAvailable'],
-      ['Progressing', 'True', 'NewReplicaSetAvailable'],
-    ],
+    (status.conditions as Obj[]).map((c) => [c.type, c.status, c.reason]),
+    [['Available', 'True', 'MinimumReplicasAvailable']],
+    'calculateStatus sets Available alone; Progressing is syncRolloutStatus',
   );
 });
 
-test('status conditions keep their times while they do not change', () => {
+test('a condition set again keeps its place and times; a changed one moves last, keeping its transition while its status holds', () => {
+  const a = newCondition('Available', 'True', 'MinimumReplicasAvailable', 'm', 't0');
+  const p = newCondition('Progressing', 'True', 'NewReplicaSetCreated', 'created', 't0');
+  const same = setCondition(
+    [p, a],
+    newCondition('Progressing', 'True', 'NewReplicaSetCreated', 'other', 't1'),
+  );
+  assert.deepEqual(same, [p, a], 'same status and reason: left as it was');
+  const moved = setCondition(
+    [p, a],
+    newCondition('Progressing', 'True', 'NewReplicaSetAvailable', 'done', 't2'),
+  );
+  assert.deepEqual(
+    moved.map((c) => [c.type, c.reason, c.lastUpdateTime, c.lastTransitionTime]),
+    [
+      ['Available', 'MinimumReplicasAvailable', 't0', 't0'],
+      ['Progressing', 'NewReplicaSetAvailable', 't2', 't0'],
+    ],
+  );
+  const flipped = setCondition(
+    [a],
+    newCondition('Available', 'False', 'MinimumReplicasUnavailable', 'm', 't3'),
+  );
+  assert.equal(flipped[0]!.lastTransitionTime, 't3', 'True to False is a transition');
+});
+
+test('a new ReplicaSet created: Progressing moves from NewReplicaSetCreated to NewReplicaSetAvailable once it is complete', () => {
+  const created = newCondition(
+    'Progressing',
+    'True',
+    'NewReplicaSetCreated',
+    'Created new replica set "web-new"',
+    't0',
+  );
+  const d = deployment({ replicas: 2, progressDeadlineSeconds: 600 }, { conditions: [created] });
+  const rs = replicaSet('web-new', 2, { replicas: 2, readyReplicas: 2, availableReplicas: 2 });
+  const { status, recheckInMs } = rolloutStatus(d, [rs], rs, '2026-01-01T00:00:10Z');
+  assert.deepEqual(
+    (status.conditions as Obj[]).map((c) => [c.type, c.status, c.reason, c.message]),
+    [
+      ['Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.'],
+      [
+        'Progressing',
+        'True',
+        'NewReplicaSetAvailable',
+        'ReplicaSet "web-new" has successfully progressed.',
+      ],
+    ],
+  );
+  assert.equal((status.conditions as Obj[])[1]!.lastTransitionTime, 't0', 'still True');
+  assert.equal(recheckInMs, undefined);
+});
+
+test('progress since the status the Deployment has is ReplicaSetUpdated with a new update time; none keeps the condition and rechecks by the deadline', () => {
+  const before = {
+    replicas: 4,
+    updatedReplicas: 4,
+    conditions: [
+      newCondition('Progressing', 'True', 'NewReplicaSetCreated', 'c', '2026-01-01T00:00:00Z'),
+    ],
+  };
+  const d = deployment({ progressDeadlineSeconds: 600 }, before);
+  const rs = replicaSet('web-new', 4, { replicas: 4, readyReplicas: 1 });
+  const moving = rolloutStatus(d, [rs], rs, '2026-01-01T00:01:00Z').status;
+  const p = (moving.conditions as Obj[]).find((c) => c.type === 'Progressing')!;
+  assert.deepEqual(
+    [p.reason, p.message, p.lastUpdateTime, p.lastTransitionTime],
+    [
+      'ReplicaSetUpdated',
+      'ReplicaSet "web-new" is progressing.',
+      '2026-01-01T00:01:00Z',
+      '2026-01-01T00:00:00Z',
+    ],
+  );
+  const stuck = deployment({ progressDeadlineSeconds: 600 }, moving);
+  const still = rolloutStatus(stuck, [rs], rs, '2026-01-01T00:02:00Z');
+  assert.deepEqual(still.status, moving, 'no progress: nothing to write');
+  assert.equal(still.recheckInMs, 540_000 + 1000, 'looked at again a second after the deadline');
+});
+
+test('past its deadline without progress a rollout is ProgressDeadlineExceeded; without a deadline it has no Progressing', () => {
+  const last = newCondition(
+    'Progressing',
+    'True',
+    'ReplicaSetUpdated',
+    'u',
+    '2026-01-01T00:00:00Z',
+  );
+  const d = deployment(
+    { progressDeadlineSeconds: 60 },
+    { replicas: 4, updatedReplicas: 4, conditions: [last] },
+  );
   const rs = replicaSet('web-new', 4, { replicas: 4 });
-  const first = calculateStatus(deployment(), [rs], rs, '2026-01-01T00:00:00Z');
-  const progressing = (first.conditions as Obj[])[1];
-  assert.equal(progressing.reason, 'ReplicaSetUpdated');
-  const again = calculateStatus(deployment({}, first), [rs], rs, '2026-01-01T00:05:00Z');
-  assert.deepEqual(again.conditions, first.conditions);
-  const ready = replicaSet('web-new', 4, { replicas: 4, availableReplicas: 4 });
-  const done = calculateStatus(deployment({}, first), [ready], ready, '2026-01-01T00:06:00Z');
-  const available = (done.conditions as Obj[])[0];
-  assert.equal(available.status, 'True');
-  assert.equal(
-    available.lastTransitionTime,
-    '2026-01-01T00:06:00Z',
-    'False to True is a transition',
+  const late = rolloutStatus(d, [rs], rs, '2026-01-01T00:02:00Z').status;
+  const p = (late.conditions as Obj[]).find((c) => c.type === 'Progressing')!;
+  assert.deepEqual(
+    [p.status, p.reason, p.message],
+    ['False', 'ProgressDeadlineExceeded', 'ReplicaSet "web-new" has timed out progressing.'],
   );
-  const p = (done.conditions as Obj[])[1];
-  assert.equal(p.reason, 'NewReplicaSetAvailable');
-  assert.equal(p.lastUpdateTime, '2026-01-01T00:06:00Z');
-  assert.equal(p.lastTransitionTime, '2026-01-01T00:00:00Z', 'still True: no transition');
+  const none = rolloutStatus(
+    deployment({ progressDeadlineSeconds: 2147483647 }, { conditions: [last] }),
+    [rs],
+    rs,
+    'now',
+  ).status;
+  assert.deepEqual(
+    (none.conditions as Obj[]).map((c) => c.type),
+    ['Available'],
+  );
 });
 
-test('a paused Deployment without a new ReplicaSet is Progressing Unknown; a failing one carries ReplicaFailure', () => {
-  const paused = calculateStatus(deployment({ paused: true }), [], undefined, 'now');
-  assert.deepEqual(
-    (paused.conditions as Obj[]).map((c) => [c.type, c.status, c.reason]),
-    [
-      ['Available', 'False', 'MinimumReplicasUnavailable'],
-      ['Progressing', 'Unknown', 'DeploymentPaused'],
-    ],
-  );
+test('a failing ReplicaSet carries its ReplicaFailure onto the Deployment, and it goes with the failure', () => {
   const failing = replicaSet('web-new', 4, {
     conditions: [
-      { type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'quota' },
+      {
+        type: 'ReplicaFailure',
+        status: 'True',
+        reason: 'FailedCreate',
+        message: 'quota',
+        lastTransitionTime: 't0',
+      },
     ],
   });
-  const status = calculateStatus(deployment(), [failing], failing, 'now');
+  const { status } = rolloutStatus(
+    deployment({ progressDeadlineSeconds: 600 }),
+    [failing],
+    failing,
+    '2026-01-01T00:00:00Z',
+  );
   const failure = (status.conditions as Obj[]).find((c) => c.type === 'ReplicaFailure');
-  assert.equal(failure?.message, 'quota');
+  assert.deepEqual([failure?.message, failure?.lastUpdateTime], ['quota', 't0']);
+  const healed = replicaSet('web-new', 4, { replicas: 4 });
+  const after = rolloutStatus(
+    deployment({ progressDeadlineSeconds: 600 }, status),
+    [healed],
+    healed,
+    '2026-01-01T00:00:01Z',
+  ).status;
+  assert.equal(
+    (after.conditions as Obj[]).some((c) => c.type === 'ReplicaFailure'),
+    false,
+  );
 });
