@@ -126,6 +126,32 @@ test('differences name each path with both values, absent ones said so', () => {
   assert.deepEqual(differences({ a: { b: 1 } }, { a: { b: 1 } }, 'body'), []);
 });
 
+test('an object answered as YAML is compared as data at its paths, and as text by style and key order', () => {
+  const ref =
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: "1"\n  y: plain\n';
+  assert.deepEqual(differences({ body: ref }, { body: ref }, 'step1'), []);
+  assert.deepEqual(
+    differences(
+      { body: ref },
+      { body: ref.replace('name: a', 'name: b').replace('x: "1"', "x: '1'") },
+      'step1',
+    ),
+    [
+      { path: 'step1.body.metadata.name', reference: 'a', fake: 'b' },
+      { path: 'step1.body.data.x (YAML style)', reference: 'QUOTE_DOUBLE', fake: 'QUOTE_SINGLE' },
+    ],
+  );
+  const reordered =
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  y: plain\n  x: "1"\n';
+  assert.deepEqual(differences({ body: ref }, { body: reordered }, 'step1'), [
+    { path: 'step1.body.data (key order)', reference: ['x', 'y'], fake: ['y', 'x'] },
+  ]);
+  // Text that is not an object as YAML is compared as text.
+  assert.deepEqual(differences({ body: 'a: 1' }, { body: 'a: 2' }, 'step1'), [
+    { path: 'step1.body', reference: 'a: 1', fake: 'a: 2' },
+  ]);
+});
+
 test('a PEM bundle is certificate data however many blocks it holds', () => {
   const block = (b: string) => `-----BEGIN CERTIFICATE-----\n${b}\n-----END CERTIFICATE-----\n`;
   // kubectl's custom columns print a ConfigMap's data as text.

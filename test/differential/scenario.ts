@@ -130,7 +130,10 @@ function expandMatrix(file: string, m: MatrixFile): Scenario[] {
         file,
         steps: t.steps.flatMap((s) => {
           const step = expandShorthand(instantiate(s, kind) as Record<string, unknown>);
-          const creates = s.POST === '{{collection}}' && s.body === '$manifest';
+          // A server-side apply of the manifest creates the object as a POST does.
+          const creates =
+            s.body === '$manifest' &&
+            (s.POST === '{{collection}}' || (typeof s.PATCH === 'string' && s.type === 'apply'));
           const deletes = typeof s.DELETE === 'string' && !s.DELETE.includes('dryRun');
           const wait = (until: Record<string, unknown>) =>
             expandShorthand({ WAIT: instantiate('{{object}}', kind), ...until, compare: false });
