@@ -5,7 +5,7 @@
  *
  * - A comment that states intent on the statement, on the lines just above it, or (for a checked
  *   call `if err := f(); err != nil { … }`) directly in the block that handles the error:
- *   "Don't fail reconciliation if …", "best effort", "ignore the error", "intentionally", "nolint".
+ *   "Don't fail reconciliation if …", "best effort", "ignore the error", "intentionally", a bare "nolint" or "nolint:errcheck".
  * - For a List across namespaces, the enclosing function's doc comment saying that its scope is
  *   the cluster: "singleton", "cluster-wide", "across all namespaces", "only one … in the cluster".
  */
@@ -14,7 +14,9 @@ import { ancestor, enclosingStatement, field, named, type Node } from './syntax'
 
 /** Words of a comment that says the code does this on purpose. */
 const INTENT =
-  /\b(?:(?:don'?t|do not|never|should not|shouldn'?t|must not) (?:fail|error|block|return (?:an? )?err(?:or)?)|(?<![-\w])ignor(?:e|ed|ing)\b|best[- ]effort|intentional(?:ly)?|on purpose|deliberate(?:ly)?|not fatal|non[- ]?fatal|nolint)/i;
+  /\b(?:(?:don'?t|do not|never|should not|shouldn'?t|must not) (?:fail|error|block|return (?:an? )?err(?:or)?)|(?<![-\w])ignor(?:e|ed|ing)\b|best[- ]effort|intentional(?:ly)?|on purpose|deliberate(?:ly)?|not fatal|non[- ]?fatal|nolint(?![:\w])|nolint:[\w,]*\berrcheck\b)/i;
+
+const DIRECTIVE = /reconcile-studio:ignore/;
 
 /** Words of a doc comment that says a function's scope is the whole cluster. */
 const CLUSTER_SCOPE =
@@ -71,7 +73,8 @@ export function statedIntent(file: GoFile, node: Node): boolean {
     ...trailing(file, stmt),
     ...inHandler(stmt, node),
   ];
-  return comments.some((c) => INTENT.test(c.text));
+  // A suppression directive names its rules (suppression.ts): one for another rule says nothing here.
+  return comments.some((c) => !DIRECTIVE.test(c.text) && INTENT.test(c.text));
 }
 
 /** Does the doc comment of the function holding `node` say its scope is the whole cluster? */
