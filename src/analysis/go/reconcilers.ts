@@ -125,15 +125,29 @@ export function returnErrorStatement(fn: PathFunc, err: string): string | null {
 /**
  * `Reconcile(ctx, req Request) (Result, error)`, or the one-parameter form controller-runtime had
  * before v0.7, which reconcilers wrapped by a newer one still keep (`return r.inner.Reconcile(req)`).
+ * Also controller-runtime's `reconcile.ObjectReconciler[T]` form, `Reconcile(ctx, obj *T) (Result,
+ * error)`, handed the object already read (by `reconcile.AsReconciler` or an operator's own
+ * wrapper): it has no request (''), and its parameter is the reconciled object (typedObject).
  */
 function isReconcileMethod(node: Node): { request: string } | null {
   if (node.type !== 'method_declaration' || field(node, 'name')?.text !== 'Reconcile') return null;
   const params = paramsOf(node);
   const last = params[params.length - 1];
-  if (params.length < 1 || params.length > 2 || typeName(last.type) !== 'Request') return null;
+  if (params.length < 1 || params.length > 2) return null;
   const results = resultsOf(node);
   if (results.length !== 2 || !isResultType(results[0]) || results[1] !== 'error') return null;
-  return { request: last.name };
+  if (typeName(last.type) === 'Request') return { request: last.name };
+  return typedObject(node) ? { request: '' } : null;
+}
+
+/** The object parameter of `Reconcile(ctx context.Context, obj *T)`, T a named type. */
+function typedObject(node: Node): { name: string; type: string } | null {
+  const params = paramsOf(node);
+  if (params.length !== 2 || !/\bContext$/.test(params[0].type.text)) return null;
+  const p = params[1];
+  const type = typeName(p.type);
+  if (p.type.type !== 'pointer_type' || !type || !p.name || p.name === '_') return null;
+  return { name: p.name, type };
 }
 
 export function findReconcilers(pkg: GoPackage): Reconciler[] {
@@ -294,7 +308,7 @@ export function isRequestKey(
   depth = 0,
 ): boolean {
   const k = unparen(key ?? null);
-  if (!k) return false;
+  if (!k || !request) return false;
   if (k.text === `${request}.NamespacedName`) return true;
   if (k.type === 'composite_literal') return k.text.includes(`${request}.Name`);
   if (k.type === 'identifier' && depth === 0) {
@@ -345,6 +359,11 @@ export function buildReconciler(
   const root = makePathFunc(pkg, decl, true);
   if (!root) return null;
   let objectType: string | null = null;
+  const typed = typedObject(decl.node);
+  if (typed) {
+    root.reconciled.add(typed.name);
+    objectType = typed.type;
+  }
   for (const cc of root.clientCalls) {
     if (cc.method !== 'Get' || cc.status || !isRequestKey(root, cc.args[1], request)) continue;
     const v = argVar(cc.args[2]);
