@@ -41,7 +41,7 @@ export function activate(context: vscode.ExtensionContext): void {
   // The first Run or Debug of a Go operator finds its packages compiled (stopped when either builds).
   const warmup = new GoBuildWarmup(log);
   const goOperator = new GoOperatorSession(context, log, clusters, queue, target, warmup);
-  const goDebug = new GoDebugController(context, log, clusters, target, warmup);
+  const goDebug = new GoDebugController(context, log, clusters, target, warmup, queue);
   const statusBar = new ClusterStatusBar();
   const updateStatus = () =>
     statusBar.update({

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { BuildError } from '../runtime/gotoolchain';
+import type { QueueTreeProvider } from './queuetree';
 
 export interface BuildStatusItem {
   /** Redraws now (after a line of progress), not only at the next second. */
@@ -14,19 +15,24 @@ export interface BuildStatusItem {
 }
 
 /**
- * Shows the item until disposed. `describe` gets the time since it was shown and says the
- * rest (`Building: 57 packages, 0:42 — sigs.k8s.io/controller-runtime/pkg/client`).
+ * Shows the item until disposed, and the same text atop the Work Queue (`queue`), which would
+ * otherwise say no reconciler is running. `describe` gets the time since it was shown and says
+ * the rest (`Building: 57 packages, 0:42 — sigs.k8s.io/controller-runtime/pkg/client`).
  */
 export function showBuildStatus(
   tooltip: string,
   describe: (elapsedMs: number) => string,
+  queue: QueueTreeProvider | undefined,
 ): BuildStatusItem {
   const item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
   item.command = 'reconcileStudio.stopGoOperator';
   item.tooltip = tooltip;
   const started = Date.now();
   const show = (): void => {
-    item.text = `$(sync~spin) ${describe(Date.now() - started)}`;
+    const text = describe(Date.now() - started);
+    item.text = `$(sync~spin) ${text}`;
+    queue?.model.setBuild({ text, tooltip });
+    queue?.refresh();
   };
   show();
   item.show();
@@ -41,6 +47,8 @@ export function showBuildStatus(
       over = true;
       clearInterval(timer);
       item.dispose();
+      queue?.model.setBuild(undefined);
+      queue?.refresh();
     },
   };
 }

@@ -38,6 +38,7 @@ import { goDebuggerState, reconcileIdOf, type GoStop } from './model/godebugview
 import { restoredMessage } from './model/restoredsession';
 import { MAX_HOLDS, pushPoint, queueDepthOf } from './model/chartseries';
 import type { Logger } from './output';
+import type { QueueTreeProvider } from './queuetree';
 import { showBuildProblems, showBuildStatus } from './buildstatus';
 import { plural } from './model/timeformat';
 
@@ -247,6 +248,8 @@ export class GoDebugController implements vscode.Disposable {
     private readonly target: ClusterTargetPicker,
     /** The background build-cache warm-up, stopped when this builds the manager. */
     private readonly warmup?: { cancel(): void },
+    /** The Work Queue, which shows the build while it goes. */
+    private readonly queue?: QueueTreeProvider,
   ) {
     this.factory.onRelay = (session, relay, server) => this.attach(session, relay, server);
     this.factory.onRun = (command, fromEditor) => {
@@ -717,6 +720,7 @@ export class GoDebugController implements vscode.Disposable {
         progress.current.done
           ? engine.describeDelveStart(progress.current, elapsedMs)
           : engine.describeBuild(progress.current, elapsedMs),
+      this.queue,
     );
     this.building = () => item.dispose();
     // Stop Go Operator (the item's command) is enabled while the build runs.

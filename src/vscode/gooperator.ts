@@ -147,6 +147,7 @@ export class GoOperatorSession implements vscode.Disposable {
     const building = showBuildStatus(
       `Building and starting the Go operator in ${moduleDir}. Click to stop.`,
       (elapsedMs) => describeBuild(build.current, elapsedMs),
+      this.queueTree,
     );
     const buildOver = (): void => building.dispose();
     const observed = new ObservedManager(GO_OPERATOR_USER);

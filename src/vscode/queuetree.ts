@@ -25,6 +25,14 @@ export class QueueTreeProvider implements vscode.TreeDataProvider<QueueNode>, vs
   getTreeItem(node: QueueNode): vscode.TreeItem {
     const Collapsed = vscode.TreeItemCollapsibleState;
     switch (node.type) {
+      case 'build': {
+        const item = new vscode.TreeItem(node.text, Collapsed.None);
+        item.tooltip = node.tooltip;
+        item.iconPath = new vscode.ThemeIcon('loading~spin');
+        item.id = node.id;
+        item.contextValue = 'queueBuild';
+        return item;
+      }
       case 'controller': {
         const item = new vscode.TreeItem(node.controller, Collapsed.Expanded);
         item.description = `${node.busy} processing · ${node.depth} queued · ${node.waiting} waiting`;

@@ -14,6 +14,7 @@ import { checkGoVersion, goVersion } from '../../src/runtime/gotoolchain';
 import {
   launchWorkbench,
   recordStatusBar,
+  recordTexts,
   withScreenshotOnFailure,
   type Workbench,
 } from './workbench';
@@ -40,9 +41,12 @@ describe('Run Go Operator', { timeout: 400_000 }, async () => {
         // The build shows in the status bar while it goes ("Building: 12 packages, 0:41 — …"):
         // watched from before the command, since a warm build cache can make it brief.
         const builds = await recordStatusBar(wb, /Building:/);
+        // The Work Queue says so too, rather than that no reconciler is running.
+        const queued = await recordTexts(wb, '.sidebar', '.monaco-list-row', /Building:/);
         await wb.runCommand('Reconcile Studio: Run Go Operator');
         await builds.waitFor(/Building:/, 120_000);
         assert.match((await builds.seen())[0] ?? '', /Building: \d+ packages?, \d+:\d\d/);
+        await queued.waitFor(/Building: \d+ packages?, \d+:\d\d/, 60_000);
         const sidebar = wb.page.locator('.sidebar');
         // The controller's name comes from its own logs: controller-runtime's, not ours.
         await sidebar.getByText('webapp', { exact: true }).waitFor({ timeout: 240_000 });

@@ -3,7 +3,15 @@
  * throw-away profile, opened on a copy of a workspace, driven by playwright-core in Debian's
  * Chromium. Screenshots go to test-results/.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
@@ -139,7 +147,8 @@ function makeWorkbench(
           await input.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
         }
       }
-      await input.press('Enter');
+      // The row asked for, not whichever the list has focused (a recently used command can be).
+      await row.click();
     },
     async openView(containerTitle) {
       const item = page.locator(`.activitybar [aria-label^="${containerTitle}"]`).first();
@@ -167,26 +176,38 @@ function makeWorkbench(
 
 /**
  * Records from now on each text a status bar item shows that matches `pattern` (a build item can
- * come and go between two polls); the function returned reads what was seen, in order.
- * (No named functions in the page's code: the test's transpiler would wrap them in a helper the
- * page does not have.)
+ * come and go between two polls); see recordTexts.
  */
-export async function recordStatusBar(wb: Workbench, pattern: RegExp): Promise<StatusBarRecord> {
-  const key = `statusSeen${Math.random().toString(36).slice(2)}`;
+export function recordStatusBar(wb: Workbench, pattern: RegExp): Promise<TextRecord> {
+  return recordTexts(wb, '.part.statusbar', '.statusbar-item', pattern);
+}
+
+/**
+ * Records from now on each text of an `items` element under `root` that matches `pattern`; the
+ * record answers what was seen, in order, and waits for a text. (No named functions in the
+ * page's code: the test's transpiler would wrap them in a helper the page does not have.)
+ */
+export async function recordTexts(
+  wb: Workbench,
+  root: string,
+  items: string,
+  pattern: RegExp,
+): Promise<TextRecord> {
+  const key = `textsSeen${Math.random().toString(36).slice(2)}`;
   await wb.page.evaluate(
-    ([key, source, flags]) => {
+    ([key, root, items, source, flags]) => {
       const seen: string[] = [];
       (window as unknown as Record<string, string[]>)[key] = seen;
       const re = new RegExp(source, flags);
-      const bar = document.querySelector('.part.statusbar')!;
+      const parent = document.querySelector(root)!;
       new MutationObserver(() => {
-        for (const item of Array.from(bar.querySelectorAll('.statusbar-item'))) {
+        for (const item of Array.from(parent.querySelectorAll(items))) {
           const text = item.textContent ?? '';
           if (re.test(text) && seen.at(-1) !== text) seen.push(text);
         }
-      }).observe(bar, { childList: true, subtree: true, characterData: true });
+      }).observe(parent, { childList: true, subtree: true, characterData: true });
     },
-    [key, pattern.source, pattern.flags] as const,
+    [key, root, items, pattern.source, pattern.flags] as const,
   );
   return {
     seen: () =>
@@ -204,7 +225,7 @@ export async function recordStatusBar(wb: Workbench, pattern: RegExp): Promise<S
   };
 }
 
-export interface StatusBarRecord {
+export interface TextRecord {
   /** The texts seen so far, in order (a text repeated at once is recorded once). */
   seen(): Promise<string[]>;
   /** Waits until a text seen matches `test`. */
@@ -221,7 +242,30 @@ export async function withScreenshotOnFailure<T>(
     return await fn();
   } catch (err) {
     await wb.screenshot(`failure-${name}`).catch(() => undefined);
+    printExtensionLog(wb);
     throw err;
+  }
+}
+
+/**
+ * The end of the extension's own log ("Reconcile Studio" output channel, which VS Code keeps in a
+ * file under the profile's logs), so a failure in CI says what the extension saw.
+ */
+function printExtensionLog(wb: Workbench): void {
+  const logs = join(wb.userDataDir, 'logs');
+  if (!existsSync(logs)) return;
+  for (const f of readdirSync(logs, { recursive: true }).map(String)) {
+    // The extension host's own log: what the extension's code printed or threw outside its channel.
+    if (/exthost\d*\.log$|remoteexthost\.log$/.test(f)) {
+      const lines = readFileSync(join(logs, f), 'utf8').split('\n');
+      const errors = lines.filter((l) => /fake cluster:|\[error\]|Error:/.test(l)).slice(-40);
+      if (errors.length) console.log(`# ${f} (errors, last ${errors.length}):`);
+      for (const line of errors) console.log(`#   ${line.slice(0, 400)}`);
+    }
+    if (!f.endsWith('Reconcile Studio.log')) continue;
+    const lines = readFileSync(join(logs, f), 'utf8').trimEnd().split('\n');
+    console.log(`# ${f} (last ${Math.min(lines.length, 80)} lines):`);
+    for (const line of lines.slice(-80)) console.log(`#   ${line}`);
   }
 }
 

@@ -28,7 +28,15 @@ export interface QueueSnapshot {
   findings?: Array<{ kind: string; key: string; message: string; evidence?: string[] }>;
 }
 
+/** A Go operator being built (Run or Debug Go Operator), shown above the controllers. */
+export interface BuildRow {
+  /** `Building: 57 packages, 0:42 — sigs.k8s.io/controller-runtime/pkg/client`. */
+  text: string;
+  tooltip: string;
+}
+
 export type QueueNode =
+  | { type: 'build'; id: 'build'; text: string; tooltip: string }
   | {
       type: 'controller';
       id: string;
@@ -68,6 +76,15 @@ function formatDelay(ms: number): string {
 
 export class QueueTreeModel {
   private snapshots = new Map<string, QueueSnapshot>();
+  private build: BuildRow | undefined;
+
+  /**
+   * The build under way, or none. While a first build takes minutes, the view says so rather
+   * than "No reconciler is running".
+   */
+  setBuild(build: BuildRow | undefined): void {
+    this.build = build;
+  }
 
   update(s: QueueSnapshot): void {
     this.snapshots.set(s.controller, s);
@@ -82,7 +99,7 @@ export class QueueTreeModel {
   }
 
   get empty(): boolean {
-    return this.snapshots.size === 0;
+    return this.snapshots.size === 0 && !this.build;
   }
 
   /** Total queued + processing + waiting over all controllers, for the status bar. */
@@ -95,17 +112,22 @@ export class QueueTreeModel {
 
   children(node?: QueueNode): QueueNode[] {
     if (!node) {
-      return [...this.snapshots.values()]
-        .sort((a, b) => a.controller.localeCompare(b.controller))
-        .map((s) => ({
-          type: 'controller',
-          id: `c:${s.controller}`,
-          controller: s.controller,
-          depth: Math.max(s.queued.length, s.depth ?? 0),
-          busy: s.processing.length,
-          waiting: s.waiting.length,
-        }));
+      const build: QueueNode[] = this.build ? [{ type: 'build', id: 'build', ...this.build }] : [];
+      return [
+        ...build,
+        ...[...this.snapshots.values()]
+          .sort((a, b) => a.controller.localeCompare(b.controller))
+          .map((s): QueueNode => ({
+            type: 'controller',
+            id: `c:${s.controller}`,
+            controller: s.controller,
+            depth: Math.max(s.queued.length, s.depth ?? 0),
+            busy: s.processing.length,
+            waiting: s.waiting.length,
+          })),
+      ];
     }
+    if (node.type === 'build') return [];
     const s = this.snapshots.get(node.controller);
     if (!s) return [];
     if (node.type === 'controller') {

@@ -15,6 +15,28 @@ const snapshot = {
 };
 
 describe('QueueTreeModel', () => {
+  it('shows a Go operator being built above the controllers, until the build is over', () => {
+    const m = new QueueTreeModel();
+    assert.equal(m.empty, true);
+    m.setBuild({ text: 'Building: 57 packages, 0:42 — x', tooltip: 'Click to stop.' });
+    assert.equal(m.empty, false, 'the view does not say no reconciler is running');
+    m.update(snapshot);
+    const [build, controller] = m.children();
+    assert.deepEqual(build, {
+      type: 'build',
+      id: 'build',
+      text: 'Building: 57 packages, 0:42 — x',
+      tooltip: 'Click to stop.',
+    });
+    assert.deepEqual(m.children(build), []);
+    assert.equal(controller?.type, 'controller');
+    m.setBuild(undefined);
+    assert.deepEqual(
+      m.children().map((n) => n.type),
+      ['controller'],
+    );
+  });
+
   it('lists processing, queued and waiting sections per controller', () => {
     const m = new QueueTreeModel();
     m.update(snapshot);
