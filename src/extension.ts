@@ -24,7 +24,7 @@ import { watchTrust } from './vscode/trust';
 export function activate(context: vscode.ExtensionContext): void {
   const started = performance.now();
   const log = createLogger(context);
-  const resources = new ResourceTreeProvider();
+  const resources = new ResourceTreeProvider((m) => log.error(m));
   const queue = new QueueTreeProvider();
   const faults = new WorkspaceFaults(log);
   // Watch events reach the live YAML documents too; events only flow once a cluster has started.

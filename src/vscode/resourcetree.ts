@@ -23,6 +23,9 @@ export class ResourceTreeProvider
   implements vscode.TreeDataProvider<ResourceNode>, vscode.Disposable
 {
   readonly model = new ResourceTreeModel();
+
+  /** `onError`: where a node that could not be drawn is reported (the extension's log). */
+  constructor(private readonly onError: (message: string) => void = () => undefined) {}
   private readonly changed = new vscode.EventEmitter<ResourceNode | undefined | void>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly debouncer = new KeyDebouncer<string>(new RealClock(), 100, (ids) =>
@@ -47,10 +50,31 @@ export class ResourceTreeProvider
   }
 
   getChildren(node?: ResourceNode): ResourceNode[] {
-    return this.model.children(node);
+    try {
+      return this.model.children(node);
+    } catch (err) {
+      this.onError(`Custom Resources: the children of ${node?.id ?? 'the root'}: ${describe(err)}`);
+      return [];
+    }
   }
 
+  /**
+   * Never throws: VS Code chains a view's refreshes on one promise, and a refresh that fails (a
+   * tree item that throws) leaves every later one undone — the view would stay as it was.
+   */
   getTreeItem(node: ResourceNode): vscode.TreeItem {
+    try {
+      return this.treeItem(node);
+    } catch (err) {
+      this.onError(`Custom Resources: the row of ${node.id}: ${describe(err)}`);
+      const item = new vscode.TreeItem(node.id, vscode.TreeItemCollapsibleState.None);
+      item.id = node.id;
+      item.description = 'could not be drawn (see the Reconcile Studio log)';
+      return item;
+    }
+  }
+
+  private treeItem(node: ResourceNode): vscode.TreeItem {
     switch (node.type) {
       case 'kind': {
         const item = new vscode.TreeItem(node.kind.kind, vscode.TreeItemCollapsibleState.Expanded);
@@ -123,4 +147,8 @@ export class ResourceTreeProvider
     this.debouncer.dispose();
     this.changed.dispose();
   }
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
