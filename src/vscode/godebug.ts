@@ -462,6 +462,8 @@ export class GoDebugController implements vscode.Disposable {
       hideSystemGoroutines: true,
     });
     if (!started) {
+      // No session to end: the context build() set for Stop goes with the run.
+      void vscode.commands.executeCommand('setContext', 'reconcileStudio.goDebugRunning', false);
       this.cleanup();
       throw new Error('VS Code did not start the Go debug session.');
     }

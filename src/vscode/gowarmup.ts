@@ -18,11 +18,14 @@ const START_DELAY_MS = 5_000;
 export class GoBuildWarmup implements vscode.Disposable {
   private abort: AbortController | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private done = false;
 
   constructor(private readonly log: Logger) {}
 
   /** Schedules the warm-up of each operator module of the workspace, if trusted and enabled. */
   schedule(): void {
+    // Once per window: activation and a later grant of trust both ask.
+    if (this.timer || this.abort || this.done) return;
     if (!vscode.workspace.isTrusted || !readSettings().go.warmBuildCache) return;
     this.timer = setTimeout(() => void this.run(), START_DELAY_MS);
   }
@@ -39,6 +42,7 @@ export class GoBuildWarmup implements vscode.Disposable {
 
   private async run(): Promise<void> {
     this.timer = undefined;
+    this.done = true;
     const abort = new AbortController();
     this.abort = abort;
     const { warmBuildCache } = await import('./engine');

@@ -5,7 +5,10 @@
  * Available and Progressing conditions `kubectl rollout status` reads, written in the steps
  * kube-controller-manager writes them (the new ReplicaSet's revision and Progressing first, then
  * the counts), the progress deadline included (ProgressDeadlineExceeded). Not modelled:
- * revisionHistoryLimit cleanup, rollbacks. The decisions are pure functions in deploymentutil.ts.
+ * revisionHistoryLimit cleanup, rollbacks, the annotation sync of an existing new ReplicaSet.
+ * Unlike kube-controller-manager, a sync that wrote the revision goes on from the object it wrote
+ * (kube-controller-manager's later UpdateStatus of its stale copy conflicts and is retried): the
+ * writes a watcher sees are the same, sooner. The decisions are pure functions in deploymentutil.ts.
  */
 import type { ControllerHost } from './controllerhost';
 import { clone } from '../apimachinery/clone';
@@ -141,19 +144,11 @@ export function startDeploymentController(cluster: ControllerHost): () => void {
     const existing = findNewReplicaSet(d, rss);
     if (existing) {
       const rev = existing.metadata.annotations?.[REVISION];
-      let status = rec(d.status);
-      let changed = rev !== undefined && d.metadata.annotations?.[REVISION] !== rev;
-      if (hasProgressDeadline(d) && !conditionOf(d, 'Progressing')) {
-        const c = newCondition(
-          'Progressing',
-          'True',
-          'FoundNewReplicaSet',
-          `Found new replica set "${existing.metadata.name}"`,
-          cluster.now(),
-        );
-        status = { ...status, conditions: setCondition(conditionsOf(rec(d.status)), c) };
-        changed = true;
-      }
+      const found = hasProgressDeadline(d) && !conditionOf(d, 'Progressing');
+      const status = found
+        ? progressing(d, 'FoundNewReplicaSet', `Found new replica set "${existing.metadata.name}"`)
+        : rec(d.status);
+      const changed = found || (rev !== undefined && d.metadata.annotations?.[REVISION] !== rev);
       if (!changed) return { d, rs: existing };
       const written = writeStatus(key, withRevision(d, rev), status);
       return written ? { d: written, rs: existing } : undefined;
@@ -188,19 +183,17 @@ export function startDeploymentController(cluster: ControllerHost): () => void {
         `Scaled up replica set ${created.metadata.name} from 0 to ${replicas}`,
         SOURCE,
       );
-    let status = rec(d.status);
-    if (hasProgressDeadline(d)) {
-      const c = newCondition(
-        'Progressing',
-        'True',
-        'NewReplicaSetCreated',
-        `Created new replica set "${created.metadata.name}"`,
-        cluster.now(),
-      );
-      status = { ...status, conditions: setCondition(conditionsOf(rec(d.status)), c) };
-    }
+    const status = hasProgressDeadline(d)
+      ? progressing(d, 'NewReplicaSetCreated', `Created new replica set "${created.metadata.name}"`)
+      : rec(d.status);
     const written = writeStatus(key, withRevision(d, String(revision)), status);
     return written ? { d: written, rs: created } : undefined;
+  }
+
+  /** The Deployment's status with Progressing True for `reason`, as getNewReplicaSet sets it. */
+  function progressing(d: KubeObject, reason: string, message: string): Record<string, unknown> {
+    const c = newCondition('Progressing', 'True', reason, message, cluster.now());
+    return { ...rec(d.status), conditions: setCondition(conditionsOf(rec(d.status)), c) };
   }
 
   /** SetDeploymentRevision, on a copy. */
