@@ -93,10 +93,15 @@ describe('Run Go Operator', { timeout: 400_000 }, async () => {
         await row(5, new RegExp(`^ReplicaSet ${name}-`)).waitFor({ timeout: 60_000 });
         await row(5, /^ScalingReplicaSet/).waitFor({ timeout: 60_000 });
         await row(3, app).click({ button: 'right' });
-        await wb.page
+        const edit = wb.page
           .locator('.context-view .action-label', { hasText: 'Edit YAML' })
-          .first()
-          .click();
+          .first();
+        await edit.click();
+        // The operator's hot loop redraws the tree under the menu, and a click can land while the
+        // menu is re-laid: the item is focused by then, so Enter takes it.
+        await edit
+          .waitFor({ state: 'detached', timeout: 5_000 })
+          .catch(() => wb.page.keyboard.press('Enter'));
         await wb.page
           .locator('.tab', { hasText: `webapp-default-${name}.yaml` })
           .first()
