@@ -5,7 +5,10 @@
  * type checker, so a small one here catches what cel-go's checker reports most often on CRD rules
  * — an undefined field of `self`, an undeclared identifier or function, a rule that is not a
  * bool, a messageExpression that is not a string — with cel-go's wording and positions
- * (`compilation failed: ERROR: <input>:1:5: undefined field 'foo'`).
+ * (`compilation failed: ERROR: <input>:1:5: undefined field 'foo'`). Like cel-go it goes on past
+ * an error (the erroneous value typed as an error, which raises nothing further) and lists every
+ * error in source order. checkExpression is the same checker over any variables typed by schemas
+ * (a ValidatingAdmissionPolicy's object, params, request, variables: typechecking.go's use).
  */
 import type { CelResult } from '@bufbuild/cel';
 import { parse, plan } from '@bufbuild/cel';
@@ -28,8 +31,12 @@ export interface CompiledRule {
   fieldPath?: string;
 }
 
-/** A CEL value's static type: a schema node, or a primitive CEL type name. */
-type StaticType = JSONSchemaProps | string;
+/**
+ * A CEL value's static type: a schema node (as SchemaDeclType would declare it: an object's
+ * properties are its fields, additionalProperties makes it a map), or a primitive CEL type name
+ * ('dyn' for anything not known; 'error' for the value of an expression already reported).
+ */
+export type StaticType = JSONSchemaProps | string;
 
 /** The type of `self` at a resource root: only apiVersion, kind, metadata.name/generateName. */
 export function withTypeAndObjectMeta(s: JSONSchemaProps): JSONSchemaProps {
@@ -89,6 +96,7 @@ function primitive(t: StaticType): string {
     case 'boolean':
       return 'bool';
     case 'string':
+      if (t.format === 'byte') return 'bytes';
       if (t.format === 'duration') return 'duration';
       if (t.format === 'date' || t.format === 'date-time') return 'timestamp';
       return 'string';
@@ -120,15 +128,47 @@ function renderIssue(source: string, offset: number, message: string): string {
   return `ERROR: <input>:${line}:${column + 1}: ${message}\n | ${text}\n | ${'.'.repeat(column)}^`;
 }
 
-/** The static checker: walks the parsed expression, returning its type or throwing CompileError. */
+/**
+ * Declarations the checker knows beyond its variables. `declared` (CRD rules): an identifier or
+ * function the environment lacks is cel-go's undeclared reference. `assumed` (admission policies,
+ * whose expressions the apiserver already compiled against its own environment when it admitted
+ * them): anything the checker does not know — an identifier, a function, a macro cel-es leaves
+ * unexpanded — is dyn and raises nothing.
+ */
+export type References = 'declared' | 'assumed';
+
+/** Functions cel-es leaves as calls where cel-go expands a macro (two-variable comprehensions, cel.bind). */
+const UNEXPANDED_MACROS = new Set([
+  'all',
+  'exists',
+  'existsOne',
+  'exists_one',
+  'transformList',
+  'transformMap',
+  'transformMapEntry',
+  'map',
+  'filter',
+  'bind',
+  'sortBy',
+]);
+
+/** The static checker: walks the parsed expression, returning its type and collecting errors. */
 class Checker {
   usesOldSelf = false;
+  readonly errors: CompileError[] = [];
 
   constructor(
     private readonly source: string,
     private readonly positions: Record<string, number>,
     private readonly vars: Map<string, StaticType>,
+    private readonly references: References = 'declared',
   ) {}
+
+  /** Notes an error, as cel-go's checker does before going on with the error type. */
+  private fail(message: string, offset: number): StaticType {
+    this.errors.push(new CompileError(message, offset));
+    return 'error';
+  }
 
   private at(e: Expr): number {
     return this.positions[String(e.id)] ?? 0;
@@ -156,23 +196,22 @@ class Checker {
           return t;
         }
         if (TYPE_IDENTS.has(k.value.name)) return 'type';
-        throw new CompileError(
-          `undeclared reference to '${k.value.name}' (in container '')`,
-          this.at(e),
-        );
+        if (this.references === 'assumed') return 'dyn';
+        return this.fail(`undeclared reference to '${k.value.name}' (in container '')`, this.at(e));
       }
       case 'selectExpr': {
         const operand = this.check(k.value.operand!, scope);
+        if (operand === 'error') return k.value.testOnly ? 'bool' : 'error';
         const field = selectField(operand, k.value.field);
-        if (field === undefined)
-          throw new CompileError(`undefined field '${k.value.field}'`, this.at(e));
+        if (field === undefined) return this.fail(`undefined field '${k.value.field}'`, this.at(e));
         const p = primitive(operand);
         if (SCALARS.has(p))
-          throw new CompileError(`type '${p}' does not support field selection`, this.at(e));
+          return this.fail(`type '${p}' does not support field selection`, this.at(e));
         return k.value.testOnly ? 'bool' : field;
       }
       case 'callExpr': {
         const { target, function: fn, args } = k.value;
+        if (this.references === 'assumed' && UNEXPANDED_MACROS.has(fn)) return 'dyn';
         let name = fn;
         const qualified =
           target?.exprKind.case === 'identExpr' && !scope.has(target.exprKind.value.name);
@@ -185,10 +224,13 @@ class Checker {
           : /^[_@!-]/.test(name)
             ? this.at(e)
             : this.tokenAt(e, '(');
-        if (mismatch) throw new CompileError(mismatch, where);
+        if (mismatch) return this.fail(mismatch, where);
         const known = /^[_@!-]/.test(name) || !!kubernetesCelEnv().funcs.find(name);
-        if (!known)
-          throw new CompileError(`undeclared reference to '${name}' (in container '')`, where);
+        if (!known) {
+          if (this.references === 'assumed') return 'dyn';
+          return this.fail(`undeclared reference to '${name}' (in container '')`, where);
+        }
+        if (name === '_[_]') return indexType(argTypes[0]!);
         if (BOOL_CALLS.has(name)) return 'bool';
         if (name === '_?_:_') {
           const [then, otherwise] = argTypes.slice(1).map(primitive);
@@ -214,6 +256,7 @@ class Checker {
         const range = this.check(c.iterRange!, scope);
         const inner = new Map(scope);
         inner.set(c.iterVar, elementType(range));
+        if (c.iterVar2) inner.set(c.iterVar2, 'dyn');
         inner.set(c.accuVar, 'dyn');
         this.check(c.accuInit!, scope);
         this.check(c.loopCondition!, inner);
@@ -289,6 +332,8 @@ function overloadMismatch(
 ): string | undefined {
   const types = args.map(primitive);
   const on = target === undefined ? undefined : primitive(target);
+  // An error-typed operand was reported already; cel-go assigns it to any parameter.
+  if (on === 'error' || types.includes('error')) return undefined;
   const missing = `found no matching overload for '${name}' applied to '${on ? `${on}.` : ''}(${types.join(', ')})'`;
   const notText = (t: string | undefined) =>
     !!t && SCALARS.has(t) && t !== 'string' && t !== 'bytes';
@@ -337,8 +382,17 @@ function selectField(operand: StaticType, field: string): StaticType | undefined
   return undefined;
 }
 
+/** The type of `operand[i]`: a list's element, a map's value; dyn for anything else. */
+function indexType(operand: StaticType): StaticType {
+  if (typeof operand === 'string') return operand === 'error' ? 'error' : 'dyn';
+  if (operand.type === 'array') return operand.items ?? 'dyn';
+  if (operand.type === 'object' && isObject(operand.additionalProperties))
+    return operand.additionalProperties;
+  return 'dyn';
+}
+
 function elementType(range: StaticType): StaticType {
-  if (typeof range === 'string') return 'dyn';
+  if (typeof range === 'string') return range === 'error' ? 'error' : 'dyn';
   if (range.type === 'array') return range.items ?? 'dyn';
   if (range.type === 'object') return 'string';
   return 'dyn';
@@ -393,15 +447,61 @@ function compileExpression(source: string, vars: Map<string, StaticType>): Check
     Object.entries(parsed.sourceInfo?.positions ?? {}).map(([id, off]) => [id, Number(off)]),
   );
   const checker = new Checker(source, positions, vars);
-  let type: string;
-  try {
-    type = primitive(checker.check(parsed.expr));
-  } catch (err) {
-    if (!(err instanceof CompileError)) throw err;
-    return { type: 'dyn', usesOldSelf: false, error: renderIssue(source, err.offset, err.message) };
-  }
+  const type = primitive(checker.check(parsed.expr));
+  if (checker.errors.length)
+    return { type: 'dyn', usesOldSelf: false, error: renderIssues(source, checker.errors) };
   const program = plan(kubernetesCelEnv(), parsed) as CelProgram;
   return { program, type, usesOldSelf: checker.usesOldSelf };
+}
+
+/** cel-go's Issues.String(): every error, ordered by line and column, one after another. */
+function renderIssues(source: string, errors: CompileError[]): string {
+  const at = (e: CompileError) => {
+    const before = source.slice(0, e.offset);
+    return [before.split('\n').length, e.offset - before.lastIndexOf('\n')];
+  };
+  return [...errors]
+    .sort((a, b) => {
+      const [la, ca] = at(a);
+      const [lb, cb] = at(b);
+      return la! - lb! || ca! - cb!;
+    })
+    .map((e) => renderIssue(source, e.offset, e.message))
+    .join('\n');
+}
+
+/** What checkExpression found: the issues as cel-go prints them, and the result type. */
+export interface ExpressionCheck {
+  /** cel-go's Issues.String() when the checker reports errors. */
+  issues?: string;
+  /** The result's primitive type name (`bool`, `string`, `map`, `dyn`, ...). */
+  type: string;
+}
+
+/**
+ * Type-checks one expression with `vars` declared. An expression cel-es cannot parse is left
+ * alone: this serves expressions the apiserver admitted, so cel-go parses them (cel-es lacks some
+ * of its syntax, such as optional field selection).
+ */
+export function checkExpression(
+  source: string,
+  vars: Map<string, StaticType>,
+  references: References,
+): ExpressionCheck {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(source);
+  } catch {
+    return { type: 'dyn' };
+  }
+  const positions = Object.fromEntries(
+    Object.entries(parsed.sourceInfo?.positions ?? {}).map(([id, off]) => [id, Number(off)]),
+  );
+  const checker = new Checker(source, positions, vars, references);
+  const type = primitive(checker.check(parsed.expr));
+  return checker.errors.length
+    ? { issues: renderIssues(source, checker.errors), type: 'dyn' }
+    : { type };
 }
 
 /** Compiles the rules of one schema node (compilation.go's Compile). */

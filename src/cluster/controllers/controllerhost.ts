@@ -17,6 +17,7 @@ import type {
   DeleteOptions,
   KubeObject,
   ObjectKey,
+  PatchType,
   TypeRef,
   UpdateOptions,
   WriteOptions,
@@ -45,6 +46,14 @@ export interface ControllerHost {
   create(obj: KubeObject, opts?: WriteOptions): KubeObject;
   update(obj: KubeObject, opts?: UpdateOptions): KubeObject;
   delete(type: TypeRef, key: ObjectKey, opts?: DeleteOptions): KubeObject;
+  /** PATCH: with patchType 'apply', a server-side apply as `fieldManager` (`force` takes fields over). */
+  patch(
+    type: TypeRef,
+    key: ObjectKey,
+    patch: unknown,
+    patchType: PatchType,
+    opts?: UpdateOptions & { force?: boolean },
+  ): KubeObject;
   /**
    * POST pods/NAME/binding, as kube-scheduler binds a pod: the pod changed in storage directly
    * (no strategy, no generation, no managedFields entry); 409 when it is bound already.

@@ -2,7 +2,8 @@
  * Starts the cluster's built-in controllers, as kube-controller-manager runs its controllers
  * against the apiserver. The CRD finalizer and naming controller are apiextensions-apiserver's own
  * and always run. The GC, namespace, quota, disruption and pvc/pv-protection controllers belong
- * to the cluster's integrity and run unless `controllerManager` is false (envtest's control plane:
+ * to the cluster's integrity, as does the ValidatingAdmissionPolicy status controller (it writes
+ * nothing but policies' status), and run unless `controllerManager` is false (envtest's control plane:
  * an apiserver and no controller manager); the workload controllers (ServiceAccounts, Deployment,
  * ReplicaSet, Job, TTL-after-finished, CronJob, StatefulSet, DaemonSet, EndpointSlice,
  * PersistentVolume binding with the fake node's provisioner, and the kwok-like pod lifecycle) run
@@ -26,6 +27,7 @@ import { REPLICATION_CONTROLLER, startReplicaSetController } from './replicaset'
 import { startStatefulSetController } from './statefulset';
 import { startStorageProtectionControllers } from './storageprotection';
 import { startTtlAfterFinishedController } from './ttlafterfinished';
+import { startValidatingAdmissionPolicyStatusController } from './validatingadmissionpolicystatus';
 
 export function startControllers(
   cluster: ControllerHost,
@@ -39,6 +41,7 @@ export function startControllers(
     startQuotaController(cluster),
     startDisruptionController(cluster),
     startStorageProtectionControllers(cluster),
+    startValidatingAdmissionPolicyStatusController(cluster),
   );
   if (opts.workloads)
     stops.push(
