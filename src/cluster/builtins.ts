@@ -24,6 +24,7 @@ import { DEFAULT_CLASS, standardStorageClass } from './controllers/persistentvol
 import { namespaceLifecycle } from './controllers/namespace';
 import { limitRangerDefaults, limitRangerValidation } from './admission/limitranger';
 import { quotaAdmission } from './admission/quota';
+import { validatingAdmissionPolicy } from './admission/policy/validating/dispatcher';
 import type { ServiceMap } from './admission/webhook/client';
 import {
   mutatingWebhookAdmission,
@@ -53,7 +54,8 @@ export interface BuiltinsOptions extends KubeletOptions {
  * Registers the built-in admission plugins in kube-apiserver's order (ServiceAccount, Priority,
  * DefaultStorageClass, StorageObjectInUseProtection,
  * DefaultTolerationSeconds,
- * MutatingAdmissionWebhook; NamespaceLifecycle, ValidatingAdmissionWebhook, ResourceQuota),
+ * MutatingAdmissionWebhook; NamespaceLifecycle, LimitRanger, ValidatingAdmissionPolicy,
+ * ValidatingAdmissionWebhook, ResourceQuota),
  * registers the
  * fake node and starts the built-in controllers; Cluster.close() stops them.
  */
@@ -69,6 +71,7 @@ export function withBuiltins(cluster: Cluster, opts: BuiltinsOptions = {}): Clus
   cluster.addMutatingAdmission(mutatingWebhookAdmission(cluster, services));
   cluster.addAdmission(namespaceLifecycle(cluster));
   cluster.addAdmission(limitRangerValidation(cluster));
+  cluster.addAdmission(validatingAdmissionPolicy(cluster));
   cluster.addAdmission(validatingWebhookAdmission(cluster, services));
   cluster.addAdmission(quotaAdmission(cluster));
   // kube-apiserver's own bootstrap controller keeps the `kubernetes` Service, controllers or not,

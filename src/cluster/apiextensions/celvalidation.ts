@@ -280,14 +280,22 @@ const EVAL_ERRORS: Array<[RegExp, (m: RegExpMatchArray) => string]> = [
   [/^uint overflow/, () => 'unsigned integer overflow'],
 ];
 
-function evaluationError(message: string, rule: ValidationRule): string {
-  if (/^found no matching overload|^no such overload/.test(message))
-    return `'no such overload': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(rule)}`;
+const NO_OVERLOAD = /^found no matching overload|^no such overload/;
+
+/** A cel-es evaluation error in cel-go's words (`no such key: foo`, `no such overload`). */
+export function celGoEvalMessage(message: string): string {
+  if (NO_OVERLOAD.test(message)) return 'no such overload';
   for (const [re, render] of EVAL_ERRORS) {
     const m = message.match(re);
-    if (m) return `${render(m)} evaluating rule: ${ruleErrorString(rule)}`;
+    if (m) return render(m);
   }
-  return `${message} evaluating rule: ${ruleErrorString(rule)}`;
+  return message;
+}
+
+function evaluationError(message: string, rule: ValidationRule): string {
+  if (NO_OVERLOAD.test(message))
+    return `'no such overload': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(rule)}`;
+  return `${celGoEvalMessage(message)} evaluating rule: ${ruleErrorString(rule)}`;
 }
 
 /** A messageExpression's result, or undefined (the rule's message is used) when unusable. */

@@ -14,6 +14,7 @@ import type { ResourceType } from '../../registry/registry';
 import type { AdmissionAttributes } from '../admission';
 import type { Webhook } from './config';
 import { evaluateMatchConditions } from './matchconditions';
+import { toCel } from '../../apiextensions/celvalidation';
 import type { ReviewInput } from './review';
 import { ruleMatches } from './rules';
 
@@ -53,8 +54,15 @@ export function requestNamespace(a: AdmissionAttributes): string {
   return (a.object ?? a.old)?.metadata.namespace ?? '';
 }
 
-function matchNamespace(
-  h: Webhook,
+/** A webhook's or an admission policy's label selectors (unparsed, as the object carries them). */
+export interface Selectors {
+  namespaceSelector: unknown;
+  objectSelector: unknown;
+}
+
+/** namespace.Matcher.MatchNamespaceSelector: an error counts only once the rules match. */
+export function matchNamespace(
+  h: Selectors,
   a: AdmissionAttributes,
   host: WebhookHost,
 ): boolean | StatusError {
@@ -76,7 +84,8 @@ function matchNamespace(
   return matchesLabels(sel, labels);
 }
 
-function matchObject(h: Webhook, a: AdmissionAttributes): boolean | StatusError {
+/** object.Matcher.MatchObjectSelector: the new object's labels or the old one's. */
+export function matchObject(h: Selectors, a: AdmissionAttributes): boolean | StatusError {
   const sel = fromLabelSelector(h.objectSelector);
   if (!sel) return newInternalError('invalid objectSelector');
   if (!sel.length) return true;
@@ -87,7 +96,8 @@ function matchObject(h: Webhook, a: AdmissionAttributes): boolean | StatusError 
   );
 }
 
-function attrsOf(t: ResourceType, a: AdmissionAttributes) {
+/** The request as a rule sees it, were it for resource `t` (an equivalent one, or its own). */
+export function attrsOf(t: ResourceType, a: AdmissionAttributes) {
   return {
     operation: a.operation,
     group: t.info.group,
@@ -96,6 +106,11 @@ function attrsOf(t: ResourceType, a: AdmissionAttributes) {
     subresource: a.subresource ?? '',
     namespace: requestNamespace(a),
   };
+}
+
+/** The other versions of the stored resource `t` (EquivalentResourceMapper.EquivalentResourcesFor). */
+export function equivalentTypes(t: ResourceType, host: WebhookHost): ResourceType[] {
+  return host.resourceTypes().filter((o) => o.storageKey === t.storageKey && o !== t);
 }
 
 /** ShouldCallHook; a thrown StatusError refuses the request. */
@@ -112,9 +127,7 @@ export function shouldCall(
   let inv: Invocation | undefined;
   if (h.rules.some((r) => ruleMatches(r, attrsOf(a.type, a)))) inv = { webhook: h, t: a.type };
   if (!inv && h.matchPolicy === 'Equivalent') {
-    const equivalents = host
-      .resourceTypes()
-      .filter((t) => t.storageKey === a.type.storageKey && t !== a.type);
+    const equivalents = equivalentTypes(a.type, host);
     outer: for (const r of h.rules)
       for (const t of equivalents)
         if (ruleMatches(r, attrsOf(t, a))) {
@@ -128,9 +141,9 @@ export function shouldCall(
   if (h.matchConditions.length) {
     const r = review(inv);
     const result = evaluateMatchConditions(h.matchConditions, h.failurePolicy, {
-      object: r.object,
-      oldObject: r.oldObject,
-      request: { ...reviewRequestForCel(r) },
+      object: toCel(r.object, undefined),
+      oldObject: toCel(r.oldObject, undefined),
+      request: toCel(reviewRequestForCel(r), undefined),
     });
     if ('error' in result) throw newForbidden(a.type.gr, requestName(a), result.error);
     if (!result.matches) return undefined;

@@ -1,5 +1,5 @@
 /**
- * A write served with its admission webhooks: the cluster's synchronous verb run through a
+ * A write served with its admission webhooks and policies: the cluster's synchronous verb run through a
  * WebhookSession (admission/webhook/session.ts) until every webhook it reaches has answered, each
  * run from a fresh copy of the request's input. With no webhook configuration stored, the verb
  * runs once on the handed-over input, as before. The webhooks' warnings go out as Warning
@@ -9,6 +9,7 @@
 import { clone } from '../../apimachinery/clone';
 import { MUTATING, VALIDATING } from '../../admission/webhook/config';
 import { WebhookSession, runWithSession } from '../../admission/webhook/session';
+import { BINDING as POLICY_BINDING } from '../../admission/policy/validating/policies';
 import { convertsByWebhook } from '../../apiextensions/conversion';
 import type { RequestScope } from './scope';
 import type { UserInfo } from '../../auth/user';
@@ -19,10 +20,15 @@ export const ANONYMOUS: UserInfo = {
   groups: ['system:unauthenticated'],
 };
 
-/** Whether a write may call a webhook: admission configurations stored, or a CRD converting by one. */
+/**
+ * Whether a write may call a webhook or be judged by an admission policy (whose warnings, audit
+ * annotations and `request.userInfo` come from the session): admission configurations or policy
+ * bindings stored, or a CRD converting by webhook.
+ */
 function anyStored(s: RequestScope): boolean {
   if (convertsByWebhook(s.t.conversion)) return true;
-  for (const type of [MUTATING, VALIDATING]) for (const _ of s.cluster.scan(type)) return true;
+  for (const type of [MUTATING, VALIDATING, POLICY_BINDING])
+    for (const _ of s.cluster.scan(type)) return true;
   return false;
 }
 
