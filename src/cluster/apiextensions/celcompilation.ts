@@ -203,10 +203,11 @@ class Checker {
         const operand = this.check(k.value.operand!, scope);
         if (operand === 'error') return k.value.testOnly ? 'bool' : 'error';
         const field = selectField(operand, k.value.field);
-        if (field === undefined) return this.fail(`undefined field '${k.value.field}'`, this.at(e));
+        // has(x.f) is placed at the macro's `(`, as cel-go places a call.
+        const where = k.value.testOnly ? this.tokenAt(e, '(') : this.at(e);
+        if (field === undefined) return this.fail(`undefined field '${k.value.field}'`, where);
         const p = primitive(operand);
-        if (SCALARS.has(p))
-          return this.fail(`type '${p}' does not support field selection`, this.at(e));
+        if (SCALARS.has(p)) return this.fail(`type '${p}' does not support field selection`, where);
         return k.value.testOnly ? 'bool' : field;
       }
       case 'callExpr': {
@@ -376,8 +377,13 @@ function constType(c: string | undefined): string {
 function selectField(operand: StaticType, field: string): StaticType | undefined {
   if (typeof operand === 'string') return 'dyn';
   if (operand.type !== 'object') return 'dyn';
-  for (const [name, p] of Object.entries(operand.properties ?? {}))
-    if (escapeCelName(name) === field) return p;
+  // A CEL keyword names its escaped field too (recognizeKeywordAsFieldName, on since 1.31):
+  // `metadata.namespace` is the field `__namespace__`.
+  const keyword = RESERVED.has(field) ? `__${field}__` : undefined;
+  for (const [name, p] of Object.entries(operand.properties ?? {})) {
+    const escaped = escapeCelName(name);
+    if (escaped === field || (keyword && escaped === keyword)) return p;
+  }
   if (isObject(operand.additionalProperties)) return operand.additionalProperties;
   return undefined;
 }
