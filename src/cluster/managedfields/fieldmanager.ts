@@ -7,6 +7,8 @@
  * `v:<value>` for items of set lists, and `.` for an item or map that is itself owned.
  */
 import { addedNodes } from './addednodes';
+import { kindShape } from '../api/apigraph';
+import { goShape } from '../api/goshape';
 import { DEDUCED, fieldOf, isAtomic, itemKey } from './fieldtypes';
 import type { FieldType } from './fieldtypes';
 import { StatusError } from '../apimachinery/errors';
@@ -223,13 +225,17 @@ export function valueAt(o: unknown, path: Path, type: FieldType = DEDUCED): unkn
   return cur;
 }
 
-function removeAt(o: Obj, path: Path): void {
-  if (!path.length) return;
+/** Removes the field or item at `path`; returns the path of a map it left empty, if any. */
+function removeAt(o: Obj, path: Path): Path | undefined {
+  if (!path.length) return undefined;
   const parentPath = path[path.length - 1] === '.' ? path.slice(0, -2) : path.slice(0, -1);
   const last = path[path.length - 1] === '.' ? path[path.length - 2] : path[path.length - 1];
   const parent = valueAt(o, parentPath);
-  if (last.startsWith('f:') && isObject(parent)) delete parent[last.slice(2)];
-  else if (last.startsWith('k:') && Array.isArray(parent)) {
+  if (last.startsWith('f:') && isObject(parent)) {
+    const had = last.slice(2) in parent;
+    delete parent[last.slice(2)];
+    if (had && !Object.keys(parent).length) return parentPath;
+  } else if (last.startsWith('k:') && Array.isArray(parent)) {
     const k = JSON.parse(last.slice(2)) as Obj;
     const i = parent.findIndex(
       (x) => isObject(x) && Object.entries(k).every(([kk, vv]) => x[kk] === vv),
@@ -240,6 +246,7 @@ function removeAt(o: Obj, path: Path): void {
     const i = parent.findIndex((x) => deepEqual(x, v));
     if (i >= 0) parent.splice(i, 1);
   }
+  return undefined;
 }
 
 /**
@@ -433,7 +440,7 @@ function renderPath(p: string): string {
  * Merges an applied configuration the way SSA does, by the schema: maps and structs field by
  * field, keyed lists by key, sets by value, atomic nodes replaced whole.
  */
-function mergeApplied(live: unknown, applied: unknown, t: FieldType): unknown {
+export function mergeApplied(live: unknown, applied: unknown, t: FieldType): unknown {
   if (isAtomic(t)) return applied;
   if (isObject(applied)) {
     const out: Obj = isObject(live) ? { ...live } : {};
@@ -518,15 +525,36 @@ export function applyPatch(
     if (conflicts.size && !force) throw conflictError(next, [...conflicts.values()]);
     // Fields this manager applied before and no longer applies are removed, unless someone else owns them.
     const prev = entries.find((e) => sameEntry(e, manager, 'Apply', subresource));
+    const emptied: Path[] = [];
     if (prev) {
       const others = new Set<string>();
       for (const e of entries) if (e !== prev) for (const p of entrySet(e)) others.add(p);
       for (const p of entrySet(prev))
-        if (!appliedSet.has(p) && !others.has(p)) removeAt(next as Obj, p.split(SEP));
+        if (!appliedSet.has(p) && !others.has(p)) {
+          const left = removeAt(next as Obj, p.split(SEP));
+          // ObjectMeta's maps are omitempty maps: empty and null decode alike.
+          if (left?.length && left[0] !== 'f:metadata') emptied.push(left);
+        }
     }
     const merged = mergeApplied(next, stripMeta(applied, subresource), type) as KubeObject;
     for (const k of Object.keys(next)) delete (next as Obj)[k];
     Object.assign(next, merged);
+    // structured-merge-diff (v6.3.3) prunes after merging, and a map it empties by removing the
+    // fields a manager no longer applies becomes null — even where the configuration applies it
+    // empty — which a built-in kind's Go type then decodes (a nil pointer to a struct, a policy's
+    // status.typeChecking, is absent). Custom resources keep the empty map here.
+    const builtin = emptied.length > 0 && !!kindShape(next.apiVersion, next.kind);
+    let nulled = false;
+    for (const path of builtin ? emptied : []) {
+      const last = path[path.length - 1]!;
+      const parent = valueAt(next, path.slice(0, -1));
+      const v = valueAt(next, path);
+      if (last.startsWith('f:') && isObject(parent) && isObject(v) && !Object.keys(v).length) {
+        parent[last.slice(2)] = null;
+        nulled = true;
+      }
+    }
+    if (nulled) goShape(next as Obj, next.apiVersion, next.kind);
   }
   next.metadata.managedFields = assign(
     entries,

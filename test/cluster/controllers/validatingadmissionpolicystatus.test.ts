@@ -98,6 +98,27 @@ test('an undefined field of a built-in kind is warned of with cel-go text, per k
   cluster.close();
 });
 
+test('warnings cleared by a new generation leave no typeChecking, as structured-merge-diff prunes the emptied map', async () => {
+  const { cluster, clock } = newCluster();
+  cluster.create(policy([DEPLOYMENTS], [{ expression: 'object.spec.replicsa <= 5' }]));
+  await flush(clock);
+  assert.equal(
+    (cluster.get(VAP, { name: 'p' }).status as { typeChecking: { expressionWarnings: unknown[] } })
+      .typeChecking.expressionWarnings.length,
+    1,
+  );
+  cluster.patch(
+    VAP,
+    { name: 'p' },
+    { spec: { validations: [{ expression: 'object.spec.replicas <= 5' }] } },
+    'merge',
+  );
+  await flush(clock);
+  // kube-controller-manager 1.36 applies typeChecking: {}; the apiserver stores no typeChecking.
+  assert.deepEqual(cluster.get(VAP, { name: 'p' }).status, { observedGeneration: 2 });
+  cluster.close();
+});
+
 test('an undefined field of a custom resource is warned of; its metadata is ObjectMeta', async () => {
   const { cluster, clock } = newCluster();
   cluster.create(widgetCrd());
