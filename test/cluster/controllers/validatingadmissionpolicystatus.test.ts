@@ -252,3 +252,20 @@ test('a Quantity is no field to CEL (its schema has no type), as SchemaDeclType 
     },
   ]);
 });
+
+test('params are typed by paramKind: a ConfigMap has data, not spec', () => {
+  const warnings = warningsOf(
+    policy(
+      [DEPLOYMENTS],
+      [{ expression: "params.data['max'] != ''" }, { expression: 'params.spec.max > 1' }],
+      { paramKind: { apiVersion: 'v1', kind: 'ConfigMap' } },
+    ),
+  );
+  assert.deepEqual(warnings, [
+    {
+      fieldRef: 'spec.validations[1].expression',
+      warning:
+        "apps/v1, Kind=Deployment: ERROR: <input>:1:7: undefined field 'spec'\n | params.spec.max > 1\n | ......^\n",
+    },
+  ]);
+});
