@@ -25,6 +25,7 @@ import { namespaceLifecycle } from './controllers/namespace';
 import { limitRangerDefaults, limitRangerValidation } from './admission/limitranger';
 import { quotaAdmission } from './admission/quota';
 import { validatingAdmissionPolicy } from './admission/policy/validating/dispatcher';
+import { mutatingAdmissionPolicy } from './admission/policy/mutating/dispatcher';
 import type { ServiceMap } from './admission/webhook/client';
 import {
   mutatingWebhookAdmission,
@@ -54,7 +55,7 @@ export interface BuiltinsOptions extends KubeletOptions {
  * Registers the built-in admission plugins in kube-apiserver's order (ServiceAccount, Priority,
  * DefaultStorageClass, StorageObjectInUseProtection,
  * DefaultTolerationSeconds,
- * MutatingAdmissionWebhook; NamespaceLifecycle, LimitRanger, ValidatingAdmissionPolicy,
+ * MutatingAdmissionPolicy, MutatingAdmissionWebhook; NamespaceLifecycle, LimitRanger, ValidatingAdmissionPolicy,
  * ValidatingAdmissionWebhook, ResourceQuota),
  * registers the
  * fake node and starts the built-in controllers; Cluster.close() stops them.
@@ -68,6 +69,7 @@ export function withBuiltins(cluster: Cluster, opts: BuiltinsOptions = {}): Clus
   cluster.addMutatingAdmission(defaultStorageClass(cluster));
   cluster.addMutatingAdmission(storageObjectInUseProtection);
   cluster.addMutatingAdmission(defaultTolerationSeconds);
+  cluster.addMutatingAdmission(mutatingAdmissionPolicy(cluster));
   cluster.addMutatingAdmission(mutatingWebhookAdmission(cluster, services));
   cluster.addAdmission(namespaceLifecycle(cluster));
   cluster.addAdmission(limitRangerValidation(cluster));

@@ -398,6 +398,20 @@ export class Cluster {
     return namespace || 'default';
   }
 
+  /** A resource's schema as field management reads it (a mutating policy's merge uses it too). */
+  fieldTypeOf(t: ResourceType): FieldType {
+    return this.fieldsOf(t);
+  }
+
+  /** ObjectDefaulter.Default of an object admission changed: the kind's defaults, or its CRD schema's. */
+  defaultObject(t: ResourceType, obj: KubeObject): void {
+    if (t.crd)
+      this.registry
+        .forKind({ apiVersion: t.apiVersion, kind: t.info.kind })
+        ?.schema?.default(obj as Record<string, unknown>);
+    else strategyFor(t).defaults?.(obj);
+  }
+
   /** Each resource's schema for field management (fieldtypes.ts), made on first use. */
   private readonly fieldTypes = new WeakMap<ResourceType, FieldType>();
 

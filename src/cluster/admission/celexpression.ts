@@ -1,10 +1,10 @@
 /**
  * An admission CEL expression (a webhook's or policy's matchCondition, a policy's validation,
- * variable or audit annotation) compiled on the Kubernetes CEL environment (cellibrary.ts) once
+ * variable or audit annotation) compiled on admission's CEL environment (cellibrary.ts) once
  * per text, and evaluated with cel-go's wording for its errors (`no such key: foo`).
  */
 import { isCelError, parse, plan } from '@bufbuild/cel';
-import { kubernetesCelEnv } from '../cel/cellibrary';
+import { admissionCelEnv } from '../cel/cellibrary';
 import { celGoEvalMessage } from '../apiextensions/celvalidation';
 
 export type Program = (bindings: Record<string, unknown>) => unknown;
@@ -21,18 +21,61 @@ export type Compiled = Program | CompilationError;
 
 const compiled = new Map<string, Compiled>();
 
-/** Compiles once per expression text: policies are read on every write. */
-export function compile(expression: string): Compiled {
-  let p = compiled.get(expression);
+/**
+ * Compiles once per expression text: policies are read on every write. With `objects`, a
+ * mutation's object constructions (`Object{spec: Object.spec{…}}`, `JSONPatch{op: …}`) build maps:
+ * cel-go types them from the kind's schema (and checks the names follow the field path), cel-es
+ * knows no such types, and what the patcher needs of them is their fields.
+ */
+export function compile(expression: string, objects = false): Compiled {
+  const key = objects ? `objects\u0000${expression}` : expression;
+  let p = compiled.get(key);
   if (!p) {
     try {
-      p = plan(kubernetesCelEnv(), parse(expression)) as Program;
+      const parsed = parse(expression);
+      if (objects) constructionsAsMaps(parsed.expr);
+      p = plan(admissionCelEnv(), parsed) as Program;
     } catch (err) {
       p = new CompilationError(err instanceof Error ? err.message : String(err));
     }
-    compiled.set(expression, p);
+    compiled.set(key, p);
   }
   return p;
+}
+
+type Expr = ReturnType<typeof parse>['expr'];
+
+/** Rewrites every message construction in `e` into a map construction keyed by field name. */
+function constructionsAsMaps(e: Expr | undefined): void {
+  if (!e) return;
+  const k = e.exprKind;
+  if (k.case === 'structExpr') {
+    k.value.messageName = '';
+    for (const entry of k.value.entries) {
+      if (entry.keyKind.case === 'fieldKey')
+        entry.keyKind = {
+          case: 'mapKey',
+          value: {
+            $typeName: 'cel.expr.Expr',
+            id: entry.id,
+            exprKind: {
+              case: 'constExpr',
+              value: {
+                $typeName: 'cel.expr.Constant',
+                constantKind: { case: 'stringValue', value: entry.keyKind.value },
+              },
+            },
+          },
+        };
+      constructionsAsMaps(entry.value);
+    }
+    return;
+  }
+  for (const child of Object.values(k.value ?? {}) as unknown[]) {
+    if (Array.isArray(child)) child.forEach((c) => constructionsAsMaps(c as Expr));
+    else if (child && typeof child === 'object' && 'exprKind' in child)
+      constructionsAsMaps(child as Expr);
+  }
 }
 
 /** An expression's result, or an Error carrying cel-go's words for what went wrong. */

@@ -27,6 +27,8 @@ import { formatLibrary } from './celformat';
 import { ipLibrary } from './celip';
 import { optionals } from './celoptional';
 import { quantities } from './celquantity';
+import { authzLibrary } from './celauthz';
+import { jsonPatchLibrary } from './celjson';
 import { urlLibrary } from './celurl';
 
 const DYN_LIST = listType(CelScalar.DYN);
@@ -184,6 +186,19 @@ let env: CelEnv | undefined;
 export function kubernetesCelEnv(): CelEnv {
   env ??= celEnv({ funcs: KUBERNETES_FUNCTIONS });
   return env;
+}
+
+let admissionEnv: CelEnv | undefined;
+
+/**
+ * Admission CEL's environment: the Kubernetes one, the authorizer library (celauthz.ts) and
+ * `jsonpatch.escapeKey` (celjson.ts).
+ */
+export function admissionCelEnv(): CelEnv {
+  admissionEnv ??= celEnv({
+    funcs: [...KUBERNETES_FUNCTIONS, ...authzLibrary, ...jsonPatchLibrary],
+  });
+  return admissionEnv;
 }
 
 /** A planned cast (`duration(s)`, `timestamp(s)`) by the environment's own parser of the value. */

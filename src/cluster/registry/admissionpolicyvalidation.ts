@@ -25,8 +25,11 @@ const FAILURE_POLICIES = ['Fail', 'Ignore'];
 const REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge'];
 const MAX_AUDIT_ANNOTATIONS = 20;
 
-export function validateValidatingAdmissionPolicy(obj: KubeObject): FieldError[] {
-  const spec = rec(obj.spec);
+/**
+ * What every admission policy's spec is checked for first: the failure policy, the parameter
+ * kind, and match constraints with at least one resource rule (they give the policy its types).
+ */
+export function policySpecErrors(spec: Obj): FieldError[] {
   const errs: FieldError[] = [];
   if (typeof spec.failurePolicy !== 'string') errs.push(fieldRequired('spec.failurePolicy'));
   else if (!FAILURE_POLICIES.includes(spec.failurePolicy))
@@ -35,6 +38,12 @@ export function validateValidatingAdmissionPolicy(obj: KubeObject): FieldError[]
   if (!isObject(spec.matchConstraints)) errs.push(fieldRequired('spec.matchConstraints'));
   else if (list(spec.matchConstraints.resourceRules).length === 0)
     errs.push(fieldRequired('spec.matchConstraints.resourceRules'));
+  return errs;
+}
+
+export function validateValidatingAdmissionPolicy(obj: KubeObject): FieldError[] {
+  const spec = rec(obj.spec);
+  const errs = policySpecErrors(spec);
   const validations = list(spec.validations);
   const audits = list(spec.auditAnnotations);
   if (validations.length === 0 && audits.length === 0) {

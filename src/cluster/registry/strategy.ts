@@ -30,6 +30,10 @@ import { validateHorizontalPodAutoscaler } from './autoscalingvalidation';
 import { validateEvent } from './eventvalidation';
 import { preparePersistentVolumeForUpdate, validatePersistentVolume } from './pvvalidation';
 import { validateValidatingAdmissionPolicy } from './admissionpolicyvalidation';
+import {
+  validateMutatingAdmissionPolicy,
+  validateMutatingAdmissionPolicyBinding,
+} from './mutatingpolicyvalidation';
 import { validateFlowSchema } from './flowcontrolvalidation';
 import { validatePersistentVolumeClaim } from './pvcvalidation';
 import { validateRoleBinding } from './rbacvalidation';
@@ -428,6 +432,12 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
   'admissionregistration.k8s.io/ValidatingAdmissionPolicy': {
     validate: (obj, _old, subresource) =>
       subresource === 'status' ? [] : validateValidatingAdmissionPolicy(obj),
+  },
+  'admissionregistration.k8s.io/MutatingAdmissionPolicy': {
+    validate: (obj) => validateMutatingAdmissionPolicy(obj),
+  },
+  'admissionregistration.k8s.io/MutatingAdmissionPolicyBinding': {
+    validate: (obj) => validateMutatingAdmissionPolicyBinding(obj),
   },
   'node.k8s.io/RuntimeClass': {
     validate: (obj) => validateRuntimeClass(obj),

@@ -4,10 +4,10 @@
  * policy matched, `request` (CreateAdmissionRequest: the AdmissionRequest without its objects),
  * `params`, `namespaceObject` (the request's Namespace, reduced to the fields CreateNamespaceObject
  * keeps) and `variables`, each evaluated the first time an expression reads it and kept for the
- * rest of the request, as composition.go's lazy map does. `authorizer` is not declared: the fake
- * authorizes as AlwaysAllow and has no CEL authorizer library.
+ * rest of the request, as composition.go's lazy map does; `authorizer` (cel/celauthz.ts) checks
+ * as the request's user, and allows everything, as the fake authorizes.
  */
-import type { CelInput } from '@bufbuild/cel';
+import type { CelInput, CelMap } from '@bufbuild/cel';
 import { celMap } from '@bufbuild/cel';
 import { toCel } from '../../apiextensions/celvalidation';
 import { CompilationError, compile, evaluate } from '../celexpression';
@@ -108,6 +108,8 @@ class LazyVariables implements ReadonlyMap<string, CelInput> {
 }
 
 export interface ActivationInput {
+  /** The `authorizer` variable (celauthz.ts authorizerFor). */
+  authorizer: CelMap;
   object: unknown;
   oldObject: unknown;
   request: Record<string, unknown>;
@@ -124,6 +126,7 @@ export function activation(input: ActivationInput): Record<string, unknown> {
     request: toCel(input.request, undefined),
     params: toCel(input.params, undefined),
     namespaceObject: toCel(input.namespaceObject, undefined),
+    authorizer: input.authorizer,
   };
   bindings.variables = celMap(new LazyVariables(input.variables, bindings));
   return bindings;

@@ -7,7 +7,9 @@
  * policy sees the object at. A selector error counts only once the rules match; errors are
  * returned, not thrown: the dispatcher judges them by the policy's failurePolicy.
  */
+import { newNotFound } from '../../apimachinery/errors';
 import { isObject } from '../../apimachinery/patch';
+import type { KubeObject } from '../../apimachinery/types';
 import type { ResourceType } from '../../registry/registry';
 import type { AdmissionAttributes } from '../admission';
 import type { Rule } from '../webhook/config';
@@ -18,6 +20,7 @@ import {
   matchNamespace,
   matchObject,
   requestName,
+  requestNamespace,
 } from '../webhook/invocation';
 import { ruleMatches } from '../webhook/rules';
 
@@ -103,4 +106,43 @@ export function matches(
   if (ns !== true) return { error: ns.message };
   if (obj !== true) return { error: obj.message };
   return { matches: true, t };
+}
+
+/** generic.matcher.DefinitionMatches: a policy's matchConstraints (required, selectors set). */
+export function definitionMatches(
+  h: { matchConstraints?: MatchResources; nilSelector?: 'namespace' | 'object' },
+  a: AdmissionAttributes,
+  host: WebhookHost,
+): MatchOutcome {
+  if (!h.matchConstraints)
+    return { error: 'policy contained no match constraints, a required field' };
+  if (h.nilSelector) return { error: nilSelector(h.nilSelector) };
+  return matches(h.matchConstraints, a, host);
+}
+
+/** generic.matcher.BindingMatches: a binding without matchResources matches what its policy does. */
+export function bindingMatches(
+  b: { matchResources?: MatchResources; nilSelector?: 'namespace' | 'object' },
+  a: AdmissionAttributes,
+  host: WebhookHost,
+): MatchOutcome {
+  if (!b.matchResources) return { matches: true, t: a.type };
+  if (b.nilSelector) return { error: nilSelector(b.nilSelector) };
+  return matches(b.matchResources, a, host);
+}
+
+/**
+ * Matcher.GetNamespace for `namespaceObject`: the request's Namespace (none for a cluster-scoped
+ * request or a Namespace itself); a namespace that does not exist fails the request, NotFound.
+ */
+export function requestNamespaceObject(
+  a: AdmissionAttributes,
+  host: WebhookHost,
+): KubeObject | undefined {
+  const isNamespace = a.type.info.group === '' && a.type.info.kind === 'Namespace';
+  const name = isNamespace ? '' : requestNamespace(a);
+  if (!name) return undefined;
+  const ns = host.peek({ apiVersion: 'v1', kind: 'Namespace' }, { name });
+  if (!ns) throw newNotFound({ group: '', resource: 'namespaces' }, name);
+  return ns;
 }

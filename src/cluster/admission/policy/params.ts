@@ -5,11 +5,11 @@
  * param found is no evaluation at all, unless parameterNotFoundAction is Deny. Errors are the
  * binding's configuration errors, in the upstream words.
  */
-import { isObject } from '../../../apimachinery/patch';
-import { fromLabelSelector, matchesLabels } from '../../../apimachinery/selector';
-import type { KubeObject } from '../../../apimachinery/types';
-import type { WebhookHost } from '../../webhook/invocation';
-import type { Hook, ParamRef } from './policies';
+import { isObject } from '../../apimachinery/patch';
+import { fromLabelSelector, matchesLabels } from '../../apimachinery/selector';
+import type { KubeObject } from '../../apimachinery/types';
+import type { WebhookHost } from '../webhook/invocation';
+import type { CommonSpec, Hook, ParamRef } from './source';
 
 export type Params = { params: Array<KubeObject | null> } | { error: string };
 
@@ -19,7 +19,7 @@ function labelsOf(o: KubeObject): Record<string, string> {
 }
 
 export function collectParams(
-  hook: Hook,
+  hook: Hook<CommonSpec>,
   ref: ParamRef | undefined,
   namespace: string,
   host: WebhookHost,

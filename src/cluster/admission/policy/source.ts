@@ -1,25 +1,34 @@
 /**
- * The ValidatingAdmissionPolicies in force and their bindings, read from the store on each write
- * (generic/policy_source.go's hooks): a policy with no binding is not a hook; a binding names its
- * policy; a policy whose paramKind the cluster does not serve carries a configuration error.
+ * The admission policies in force (Validating- or MutatingAdmissionPolicies) and their bindings,
+ * read from the store on each write (generic/policy_source.go's hooks): a policy with no binding
+ * is not a hook; a binding names its policy; a policy whose paramKind the cluster does not serve
+ * carries a configuration error. What a policy's spec says beyond that is read by its plugin.
  */
-import { isObject } from '../../../apimachinery/patch';
-import type { KubeObject } from '../../../apimachinery/types';
-import type { ResourceType } from '../../../registry/registry';
-import type { MatchCondition } from '../../webhook/config';
-import type { WebhookHost } from '../../webhook/invocation';
-import type { MatchResources } from '../matching';
-import { matchResourcesOf } from '../matching';
-import type { NamedExpression } from '../activation';
-import type { PolicySpec } from './validator';
+import { isObject } from '../../apimachinery/patch';
+import type { KubeObject, TypeRef } from '../../apimachinery/types';
+import type { ResourceType } from '../../registry/registry';
+import type { MatchCondition } from '../webhook/config';
+import type { WebhookHost } from '../webhook/invocation';
+import type { MatchResources } from './matching';
+import { matchResourcesOf } from './matching';
+import type { NamedExpression } from './activation';
 
-export const POLICY = {
-  apiVersion: 'admissionregistration.k8s.io/v1',
-  kind: 'ValidatingAdmissionPolicy',
+const GROUP_VERSION = 'admissionregistration.k8s.io/v1';
+
+/** A policy kind and its binding kind. */
+export interface PolicyKinds {
+  policy: TypeRef;
+  binding: TypeRef;
+}
+
+export const VALIDATING_POLICY: PolicyKinds = {
+  policy: { apiVersion: GROUP_VERSION, kind: 'ValidatingAdmissionPolicy' },
+  binding: { apiVersion: GROUP_VERSION, kind: 'ValidatingAdmissionPolicyBinding' },
 };
-export const BINDING = {
-  apiVersion: 'admissionregistration.k8s.io/v1',
-  kind: 'ValidatingAdmissionPolicyBinding',
+
+export const MUTATING_POLICY: PolicyKinds = {
+  policy: { apiVersion: GROUP_VERSION, kind: 'MutatingAdmissionPolicy' },
+  binding: { apiVersion: GROUP_VERSION, kind: 'MutatingAdmissionPolicyBinding' },
 };
 
 export interface ParamRef {
@@ -36,12 +45,20 @@ export interface Binding {
   matchResources?: MatchResources;
   /** matchResources is set but lacks a selector (the matcher's errNilSelector). */
   nilSelector?: 'namespace' | 'object';
+  /** A ValidatingAdmissionPolicyBinding's validationActions (none for a mutating one). */
   validationActions: string[];
 }
 
-export interface Hook {
+/** What every policy's spec holds that its plugin reads the same way. */
+export interface CommonSpec {
+  failurePolicy: 'Fail' | 'Ignore';
+  matchConditions: MatchCondition[];
+  variables: NamedExpression[];
+}
+
+export interface Hook<S extends CommonSpec> {
   name: string;
-  spec: PolicySpec;
+  spec: S;
   matchConstraints?: MatchResources;
   nilSelector?: 'namespace' | 'object';
   paramKind?: { apiVersion: string; kind: string };
@@ -52,8 +69,8 @@ export interface Hook {
 }
 
 type Obj = Record<string, unknown>;
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const objects = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObject) : []);
+export const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+export const objects = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObject) : []);
 
 function nilSelectorOf(m: unknown): 'namespace' | 'object' | undefined {
   if (!isObject(m)) return undefined;
@@ -66,22 +83,11 @@ function named(list: Obj[], field: string): NamedExpression[] {
   return list.map((v) => ({ name: str(v.name), expression: str(v[field]) }));
 }
 
-function specOf(spec: Obj): PolicySpec {
+/** The failurePolicy, matchConditions and variables of a policy's spec. */
+export function commonSpecOf(spec: Obj): CommonSpec {
   return {
     failurePolicy: spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
     matchConditions: named(objects(spec.matchConditions), 'expression') as MatchCondition[],
-    validations: objects(spec.validations).map((v) => ({
-      expression: str(v.expression),
-      ...(typeof v.message === 'string' ? { message: v.message } : {}),
-      ...(typeof v.messageExpression === 'string'
-        ? { messageExpression: v.messageExpression }
-        : {}),
-      ...(typeof v.reason === 'string' ? { reason: v.reason } : {}),
-    })),
-    auditAnnotations: objects(spec.auditAnnotations).map((a) => ({
-      key: str(a.key),
-      valueExpression: str(a.valueExpression),
-    })),
     variables: named(objects(spec.variables), 'expression'),
   };
 }
@@ -120,9 +126,14 @@ function gvkString(apiVersion: string, kind: string): string {
   return `${group}/${version}, Kind=${kind}`;
 }
 
-function hookOf(p: KubeObject, bindings: Binding[], host: WebhookHost): Hook {
+function hookOf<S extends CommonSpec>(
+  p: KubeObject,
+  bindings: Binding[],
+  host: WebhookHost,
+  specOf: (spec: Obj) => S,
+): Hook<S> {
   const spec = isObject(p.spec) ? p.spec : {};
-  const hook: Hook = {
+  const hook: Hook<S> = {
     name: p.metadata.name ?? '',
     spec: specOf(spec),
     matchConstraints: matchResourcesOf(spec.matchConstraints),
@@ -142,19 +153,23 @@ function hookOf(p: KubeObject, bindings: Binding[], host: WebhookHost): Hook {
 }
 
 /** The hooks in force: each bound policy with its bindings, in the order of the policies' names. */
-export function policyHooks(host: WebhookHost): Hook[] {
+export function policyHooks<S extends CommonSpec>(
+  host: WebhookHost,
+  kinds: PolicyKinds,
+  specOf: (spec: Obj) => S,
+): Array<Hook<S>> {
   const byPolicy = new Map<string, Binding[]>();
-  for (const b of host.scan(BINDING)) {
+  for (const b of host.scan(kinds.binding)) {
     const binding = bindingOf(b);
     const list = byPolicy.get(binding.policyName) ?? [];
     list.push(binding);
     byPolicy.set(binding.policyName, list);
   }
   if (!byPolicy.size) return [];
-  const hooks: Hook[] = [];
+  const hooks: Array<Hook<S>> = [];
   for (const [name, bindings] of [...byPolicy].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const p = host.peek(POLICY, { name });
-    if (p) hooks.push(hookOf(p, bindings, host));
+    const p = host.peek(kinds.policy, { name });
+    if (p) hooks.push(hookOf(p, bindings, host, specOf));
   }
   return hooks;
 }

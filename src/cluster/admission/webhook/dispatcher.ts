@@ -83,7 +83,7 @@ function reviewInput(
  * given it a uid, a creation time, a generation and a generated name (validating admission runs
  * after it and sees them).
  */
-function mutatingView(a: AdmissionAttributes): KubeObject {
+export function mutatingView(a: AdmissionAttributes): KubeObject {
   if (a.operation !== 'CREATE') return a.object;
   const v = { ...a.object, metadata: { ...a.object.metadata } };
   delete v.metadata.uid;
@@ -204,7 +204,7 @@ function exempt(a: AdmissionAttributes): boolean {
 }
 
 /** The mutating webhooks' reinvocation state across the chain's two passes (reinvocationcontext.go). */
-class ReinvokeContext {
+export class ReinvokeContext {
   lastOutput: unknown;
   previouslyInvoked = new Set<string>();
   reinvoke = new Set<string>();
@@ -333,7 +333,7 @@ function callMutating(
  * the dispatcher's versioned attributes convert it; what BeforeCreate sets after mutating
  * admission on a create is kept.
  */
-function writeBack(a: AdmissionAttributes, patched: KubeObject, host: WebhookHost): void {
+export function writeBack(a: AdmissionAttributes, patched: KubeObject, host: WebhookHost): void {
   const target = a.object as Record<string, unknown>;
   const md = a.object.metadata as Record<string, unknown>;
   const kept =

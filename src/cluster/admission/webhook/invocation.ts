@@ -15,6 +15,8 @@ import type { AdmissionAttributes } from '../admission';
 import type { Webhook } from './config';
 import { evaluateMatchConditions } from './matchconditions';
 import { toCel } from '../../apiextensions/celvalidation';
+import type { CelMap } from '@bufbuild/cel';
+import { authorizerFor } from '../../cel/celauthz';
 import type { ReviewInput } from './review';
 import { ruleMatches } from './rules';
 
@@ -144,11 +146,23 @@ export function shouldCall(
       object: toCel(r.object, undefined),
       oldObject: toCel(r.oldObject, undefined),
       request: toCel(reviewRequestForCel(r), undefined),
+      authorizer: requestAuthorizer(a),
     });
     if ('error' in result) throw newForbidden(a.type.gr, requestName(a), result.error);
     if (!result.matches) return undefined;
   }
   return inv;
+}
+
+/** The `authorizer` of admission CEL: checks as the request's user, `requestResource` its resource. */
+export function requestAuthorizer(a: AdmissionAttributes): CelMap {
+  return authorizerFor(a.session?.request.user.username ?? '', {
+    group: a.type.info.group,
+    resource: a.type.info.plural,
+    subresource: a.subresource ?? '',
+    namespace: requestNamespace(a),
+    name: requestName(a),
+  });
 }
 
 /** The `request` variable of a matchCondition: the AdmissionRequest without the objects. */

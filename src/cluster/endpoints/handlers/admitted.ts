@@ -9,7 +9,7 @@
 import { clone } from '../../apimachinery/clone';
 import { MUTATING, VALIDATING } from '../../admission/webhook/config';
 import { WebhookSession, runWithSession } from '../../admission/webhook/session';
-import { BINDING as POLICY_BINDING } from '../../admission/policy/validating/policies';
+import { MUTATING_POLICY, VALIDATING_POLICY } from '../../admission/policy/source';
 import { convertsByWebhook } from '../../apiextensions/conversion';
 import type { RequestScope } from './scope';
 import type { UserInfo } from '../../auth/user';
@@ -27,7 +27,7 @@ export const ANONYMOUS: UserInfo = {
  */
 function anyStored(s: RequestScope): boolean {
   if (convertsByWebhook(s.t.conversion)) return true;
-  for (const type of [MUTATING, VALIDATING, POLICY_BINDING])
+  for (const type of [MUTATING, VALIDATING, VALIDATING_POLICY.binding, MUTATING_POLICY.binding])
     for (const _ of s.cluster.scan(type)) return true;
   return false;
 }

@@ -11,21 +11,21 @@
  * found with parameterNotFoundAction Deny) refuses under failurePolicy Fail, is ignored under
  * Ignore. The admission configuration kinds themselves are exempt (no circularity).
  */
-import type { StatusError } from '../../../apimachinery/errors';
-import { newForbidden, newNotFound } from '../../../apimachinery/errors';
+import { StatusError, newForbidden } from '../../../apimachinery/errors';
 import type { KubeObject } from '../../../apimachinery/types';
 import type { ResourceType } from '../../../registry/registry';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../admission';
 import type { WebhookHost } from '../../webhook/invocation';
-import { requestName, requestNamespace } from '../../webhook/invocation';
+import { requestAuthorizer, requestName, requestNamespace } from '../../webhook/invocation';
 import { isExemptConfigurationResource } from '../../webhook/rules';
 import { activation, namespaceObject } from '../activation';
-import type { MatchOutcome } from '../matching';
-import { matches, nilSelector } from '../matching';
-import { collectParams } from './params';
-import type { Binding, Hook } from './policies';
-import { policyHooks } from './policies';
-import { validate } from './validator';
+import { admissionRequest } from '../request';
+import { bindingMatches, definitionMatches, requestNamespaceObject } from '../matching';
+import { collectParams } from '../params';
+import type { Binding, Hook } from '../source';
+import { VALIDATING_POLICY, policyHooks } from '../source';
+import type { PolicySpec } from './validator';
+import { validate, validatingSpecOf } from './validator';
 
 interface Denial {
   policy: string;
@@ -38,19 +38,6 @@ interface Denial {
 const MAX_ANNOTATION_VALUE = 10 * 1024;
 
 const VALIDATION_FAILURE = 'validation.policy.admission.k8s.io/validation_failure';
-
-function definitionMatches(h: Hook, a: AdmissionAttributes, host: WebhookHost): MatchOutcome {
-  if (!h.matchConstraints)
-    return { error: 'policy contained no match constraints, a required field' };
-  if (h.nilSelector) return { error: nilSelector(h.nilSelector) };
-  return matches(h.matchConstraints, a, host);
-}
-
-function bindingMatches(b: Binding, a: AdmissionAttributes, host: WebhookHost): MatchOutcome {
-  if (!b.matchResources) return { matches: true, t: a.type };
-  if (b.nilSelector) return { error: nilSelector(b.nilSelector) };
-  return matches(b.matchResources, a, host);
-}
 
 /** admission.extractResourceName: the name, else the object's (generated) name, else `Unknown`. */
 function forbiddenName(a: AdmissionAttributes): string {
@@ -76,58 +63,23 @@ function refusal(a: AdmissionAttributes, d: Denial): StatusError {
   const message = d.binding
     ? `ValidatingAdmissionPolicy '${d.policy}' with binding '${d.binding}' denied request: ${d.message}`
     : `ValidatingAdmissionPolicy '${d.policy}' denied request: ${d.message}`;
-  const err = newForbidden(a.type.gr, forbiddenName(a), message);
+  const forbidden = newForbidden(a.type.gr, forbiddenName(a), message).status;
   const reason = d.reason || 'Invalid';
-  err.status.reason = reason;
-  err.status.code = codeOf(reason);
-  err.status.details = {
-    ...err.status.details,
-    causes: [...(err.status.details?.causes ?? []), { message }],
-  };
-  return err;
-}
-
-/** The AdmissionRequest a policy's `request` sees (CreateAdmissionRequest), as resource `t`. */
-function admissionRequest(a: AdmissionAttributes, t: ResourceType): Record<string, unknown> {
-  const user = a.session?.request.user;
-  const gvk = (r: ResourceType) => ({
-    group: r.info.group,
-    version: r.info.version,
-    kind: r.info.kind,
+  return new StatusError({
+    ...forbidden,
+    reason,
+    code: codeOf(reason),
+    details: { ...forbidden.details, causes: [...(forbidden.details?.causes ?? []), { message }] },
   });
-  const gvr = (r: ResourceType) => ({
-    group: r.info.group,
-    version: r.info.version,
-    resource: r.info.plural,
-  });
-  return {
-    kind: gvk(t),
-    resource: gvr(t),
-    subResource: a.subresource ?? '',
-    requestKind: gvk(a.type),
-    requestResource: gvr(a.type),
-    requestSubResource: a.subresource ?? '',
-    name: requestName(a),
-    namespace: requestNamespace(a),
-    operation: a.operation,
-    userInfo: {
-      username: user?.username ?? '',
-      ...(user?.uid ? { uid: user.uid } : {}),
-      groups: user?.groups ?? [],
-      ...(user?.extra ? { extra: user.extra } : {}),
-    },
-    dryRun: a.dryRun,
-    options: a.session?.request.options ?? null,
-  };
 }
 
 export function validatingAdmissionPolicy(host: WebhookHost): AdmissionPlugin {
   return (a) => {
     if (isExemptConfigurationResource(a.type.info.group, a.type.info.kind)) return;
-    const hooks = policyHooks(host);
+    const hooks = policyHooks(host, VALIDATING_POLICY, validatingSpecOf);
     if (!hooks.length) return;
     const denied: Denial[] = [];
-    const configError = (h: Hook, b: Binding | undefined, err: string) => {
+    const configError = (h: Hook<PolicySpec>, b: Binding | undefined, err: string) => {
       if (h.spec.failurePolicy === 'Ignore') return;
       const message = b
         ? `failed to configure binding: ${err}`
@@ -172,7 +124,7 @@ export function validatingAdmissionPolicy(host: WebhookHost): AdmissionPlugin {
 function evaluateBinding(
   a: AdmissionAttributes,
   host: WebhookHost,
-  h: Hook,
+  h: Hook<PolicySpec>,
   b: Binding,
   t: ResourceType,
   params: Array<KubeObject | null>,
@@ -181,14 +133,9 @@ function evaluateBinding(
 ): void {
   const at = (o: KubeObject | undefined) =>
     o === undefined ? null : o.apiVersion === t.apiVersion ? o : host.convertTo(o, t.apiVersion);
-  const isNamespace = a.type.info.group === '' && a.type.info.kind === 'Namespace';
-  const nsName = isNamespace ? '' : requestNamespace(a);
-  let ns: KubeObject | undefined;
-  if (nsName) {
-    ns = host.peek({ apiVersion: 'v1', kind: 'Namespace' }, { name: nsName });
-    if (!ns) throw newNotFound({ group: '', resource: 'namespaces' }, nsName);
-  }
+  const ns = requestNamespaceObject(a, host);
   const base = {
+    authorizer: requestAuthorizer(a),
     object: a.operation === 'DELETE' ? null : at(a.object),
     oldObject: a.operation === 'CREATE' ? null : at(a.old),
     request: admissionRequest(a, t),

@@ -9,8 +9,8 @@
  */
 import { compile, evaluate, evaluationFailure } from '../../celexpression';
 import { evaluateMatchConditions } from '../../webhook/matchconditions';
-import type { MatchCondition } from '../../webhook/config';
-import type { NamedExpression } from '../activation';
+import type { CommonSpec } from '../source';
+import { commonSpecOf, objects, str } from '../source';
 
 export type FailurePolicy = 'Fail' | 'Ignore';
 
@@ -27,12 +27,28 @@ export interface AuditAnnotation {
 }
 
 /** ValidatingAdmissionPolicySpec, as the validator reads it. */
-export interface PolicySpec {
-  failurePolicy: FailurePolicy;
-  matchConditions: MatchCondition[];
+export interface PolicySpec extends CommonSpec {
   validations: Validation[];
   auditAnnotations: AuditAnnotation[];
-  variables: NamedExpression[];
+}
+
+/** A stored ValidatingAdmissionPolicy's spec, as the validator reads it. */
+export function validatingSpecOf(spec: Record<string, unknown>): PolicySpec {
+  return {
+    ...commonSpecOf(spec),
+    validations: objects(spec.validations).map((v) => ({
+      expression: str(v.expression),
+      ...(typeof v.message === 'string' ? { message: v.message } : {}),
+      ...(typeof v.messageExpression === 'string'
+        ? { messageExpression: v.messageExpression }
+        : {}),
+      ...(typeof v.reason === 'string' ? { reason: v.reason } : {}),
+    })),
+    auditAnnotations: objects(spec.auditAnnotations).map((a) => ({
+      key: str(a.key),
+      valueExpression: str(a.valueExpression),
+    })),
+  };
 }
 
 /** PolicyDecision: admit, or deny with a message and the Status reason it carries. */
@@ -62,12 +78,19 @@ function messageOf(out: unknown): string {
   return m;
 }
 
+/** A messageExpression is compiled without `authorizer` (plugin.go's expressionOptionalVars). */
+function withoutAuthorizer(bindings: Record<string, unknown>): Record<string, unknown> {
+  const rest = { ...bindings };
+  delete rest.authorizer;
+  return rest;
+}
+
 function judge(v: Validation, f: FailurePolicy, bindings: Record<string, unknown>): Decision {
   const out = evaluate(compile(v.expression), bindings);
   if (out instanceof Error) return onError(f, evaluationFailure(v.expression, out));
   if (out === true) return { action: 'admit' };
   let message = v.messageExpression
-    ? messageOf(evaluate(compile(v.messageExpression), bindings))
+    ? messageOf(evaluate(compile(v.messageExpression), withoutAuthorizer(bindings)))
     : '';
   if (!message && v.message) message = v.message.trim();
   if (!message) message = `failed expression: ${v.expression.trim()}`;

@@ -319,3 +319,36 @@ describe('ValidatingAdmissionPolicy admission, served', () => {
     assert.match(a.message, new RegExp(`denied request: by ${DEFAULT_USER}$`));
   });
 });
+
+describe('the authorizer variable', () => {
+  it('checks allow everything, as the AlwaysAllow authorizer the fake runs with', () => {
+    const { cluster } = newCluster({ controllers: false });
+    cluster.create(
+      policy('authz', {
+        validations: [
+          {
+            expression:
+              "authorizer.group('apps').resource('deployments').namespace('default').name('x').check('delete').allowed() && authorizer.requestResource.check('create').allowed() && authorizer.path('/healthz').check('get').reason() == '' && !authorizer.serviceAccount('default', 'sa').group('').resource('pods').check('get').errored()",
+          },
+          { expression: "object.metadata.name != 'no'", messageExpression: "'refused'" },
+        ],
+      }),
+    );
+    cluster.create(binding('authz'));
+    assert.equal(refusal(cluster, configMap('yes')), undefined);
+    assert.match(refusal(cluster, configMap('no'))!.message, /denied request: refused$/);
+    cluster.close();
+  });
+
+  it('a check on a group without a resource is no such overload', () => {
+    const { cluster } = newCluster({ controllers: false });
+    cluster.create(
+      policy('bad-check', {
+        validations: [{ expression: "authorizer.group('apps').check('get').allowed()" }],
+      }),
+    );
+    cluster.create(binding('bad-check'));
+    assert.match(refusal(cluster, configMap('a'))!.message, /resulted in error: no such overload$/);
+    cluster.close();
+  });
+});
