@@ -435,6 +435,26 @@ interface Checked {
   error?: string;
 }
 
+/** What CEL's ANTLR grammar accepts where an operand begins (the first set of `unary`). */
+const OPERAND_START =
+  "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
+
+/**
+ * cel-go's syntax error for an expression that ends with an operator (`self.x +`, `a &&`,
+ * `b ? c :`), where cel-es's parser stops at the operator: ANTLR reads on to the end and reports
+ * the missing operand there. Other syntax errors keep cel-es's words (ANTLR's error recovery is
+ * not ported).
+ */
+function missingOperand(source: string, offset: number): string | undefined {
+  // The source ends with a binary operator or a conditional's `?` or `:`, after where cel-es stopped.
+  if (!/(\|\||&&|==|!=|<=|>=|[-+*/%<>?:]|\bin)\s*$/.test(source.slice(offset))) return undefined;
+  return renderIssue(
+    source,
+    source.length,
+    `Syntax error: mismatched input '<EOF>' expecting ${OPERAND_START}`,
+  );
+}
+
 /** Parses, checks and plans one expression; errors are cel-go's issue text. */
 function compileExpression(source: string, vars: Map<string, StaticType>): Checked {
   let parsed: ReturnType<typeof parse>;
@@ -443,10 +463,12 @@ function compileExpression(source: string, vars: Map<string, StaticType>): Check
   } catch (err) {
     const loc = (err as { location?: { start?: { offset?: number } } }).location;
     const msg = (err as { rawMessage?: string }).rawMessage ?? (err as Error).message;
+    const offset = loc?.start?.offset ?? 0;
+    const eof = missingOperand(source, offset);
     return {
       type: 'dyn',
       usesOldSelf: false,
-      error: renderIssue(source, loc?.start?.offset ?? 0, `Syntax error: ${msg}`),
+      error: eof ?? renderIssue(source, offset, `Syntax error: ${msg}`),
     };
   }
   const positions = Object.fromEntries(

@@ -7,7 +7,13 @@
 import { compileRules } from './celcompilation';
 import { correlatable } from './celvalidation';
 import type { FieldError } from '../apimachinery/errors';
-import { RawValue, fieldInvalid, fieldNotSupported, fieldRequired } from '../apimachinery/errors';
+import {
+  RawValue,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  goJSONString,
+} from '../apimachinery/errors';
 import type { JSONSchemaProps, ValidationRule } from './jsonschema';
 import { isObject } from '../apimachinery/patch';
 
@@ -149,17 +155,18 @@ function ruleErrors(
 /**
  * The rule as field.Error prints a value that is not a string or number: json.Marshal of the
  * internal type, which has no JSON tags, so its fields go by their Go names; a nil pointer is
- * null, a set one its value.
+ * null, a set one its value; strings HTML-escaped as json.Marshal escapes them.
  */
 function goValidationRule(r: ValidationRule): RawValue {
-  return new RawValue(
-    JSON.stringify({
-      Rule: r.rule,
-      Message: r.message ?? '',
-      MessageExpression: r.messageExpression ?? '',
-      Reason: r.reason ?? null,
-      FieldPath: r.fieldPath ?? '',
-      OptionalOldSelf: r.optionalOldSelf ?? null,
-    }),
-  );
+  const fields: Array<[string, string | boolean | null]> = [
+    ['Rule', r.rule],
+    ['Message', r.message ?? ''],
+    ['MessageExpression', r.messageExpression ?? ''],
+    ['Reason', r.reason ?? null],
+    ['FieldPath', r.fieldPath ?? ''],
+    ['OptionalOldSelf', r.optionalOldSelf ?? null],
+  ];
+  const value = (v: string | boolean | null) =>
+    typeof v === 'string' ? goJSONString(v) : String(v);
+  return new RawValue(`{${fields.map(([k, v]) => `"${k}":${value(v)}`).join(',')}}`);
 }

@@ -204,6 +204,14 @@ function renderValue(v: unknown): string {
   return goJSON(v);
 }
 
+/** A string as Go's json.Marshal writes it: HTML-safe (`<`, `>`, `&` escaped) and U+2028/9 too. */
+export function goJSONString(s: string): string {
+  return JSON.stringify(s).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 /** JSON as Go's encoding/json writes a map[string]interface{}: keys sorted. */
 function goJSON(v: unknown): string {
   if (v === null || v === undefined) return 'null';
@@ -212,9 +220,10 @@ function goJSON(v: unknown): string {
     const o = v as Record<string, unknown>;
     return `{${Object.keys(o)
       .sort()
-      .map((k) => `${JSON.stringify(k)}:${goJSON(o[k])}`)
+      .map((k) => `${goJSONString(k)}:${goJSON(o[k])}`)
       .join(',')}}`;
   }
+  if (typeof v === 'string') return goJSONString(v);
   return JSON.stringify(v) ?? 'null';
 }
 

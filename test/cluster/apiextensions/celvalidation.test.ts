@@ -401,11 +401,22 @@ test('a CRD whose rule does not compile is refused with the rule and the compile
   assert.equal(
     invalid(() => cluster.create(webAppCrd([{ rule: 'self.replicas > 0' }]))),
     prefix +
-      '{"Rule":"self.replicas > 0","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: ' +
+      '{"Rule":"self.replicas \\u003e 0","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: ' +
       "compilation failed: ERROR: <input>:1:5: undefined field 'replicas'\n | self.replicas > 0\n | ....^",
   );
-  assert.match(
+  // A rule ending with an operator: ANTLR's missing operand at the end, and json.Marshal's `\u003e`.
+  assert.equal(
     invalid(() => cluster.create(webAppCrd([{ rule: 'self.minReplicas >' }]))),
+    prefix +
+      '{"Rule":"self.minReplicas \\u003e","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: ' +
+      "compilation failed: ERROR: <input>:1:19: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | self.minReplicas >\n | ..................^",
+  );
+  assert.match(
+    invalid(() => cluster.create(webAppCrd([{ rule: 'self.minReplicas > 1 ? true :' }]))),
+    /<input>:1:30: Syntax error: mismatched input '<EOF>' expecting \{'\[', /,
+  );
+  assert.match(
+    invalid(() => cluster.create(webAppCrd([{ rule: 'self.minReplicas +)' }]))),
     /compilation failed: ERROR: <input>:1:\d+: Syntax error: /,
   );
   assert.match(
