@@ -83,7 +83,8 @@ function split(path: string): { parent: string; key: string } {
  */
 function applyOne(doc: KubeObject, op: jsonpatch.Operation): KubeObject {
   const { parent, key } = split(op.path);
-  const container = at(doc, parent);
+  // v4's findObject finds no parent for a path that is not a pointer (no leading `/`).
+  const container = op.path.startsWith('/') ? at(doc, parent) : undefined;
   const missing = (verb: string, quoted: boolean) =>
     new Error(
       `${verb} operation does not apply: doc is missing path: ${quoted ? `"${op.path}"` : op.path}: missing value`,
