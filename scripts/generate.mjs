@@ -21,6 +21,7 @@ const GENERATORS = [
   { script: 'scripts/apigen-printcolumns.mjs', output: 'generated/printcolumns.json' },
   { script: 'scripts/apigen-bootstrap.mjs', output: 'generated/bootstrap.json' },
   { script: 'scripts/apigen-bookmarks.mjs', output: 'generated/bookmarks.json' },
+  { script: 'scripts/apigen-internallayout.mjs', output: 'generated/internallayout.json' },
 ];
 
 /** The release and the generators' own code, Go programs included (they share helpers, so all of it counts). */

@@ -31,6 +31,7 @@ import (
 	"sort"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -48,6 +49,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/batch/install"
 	_ "k8s.io/kubernetes/pkg/apis/certificates/install"
 	_ "k8s.io/kubernetes/pkg/apis/coordination/install"
+	"k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	_ "k8s.io/kubernetes/pkg/apis/discovery/install"
 	_ "k8s.io/kubernetes/pkg/apis/events/install"
@@ -583,6 +585,205 @@ func bookmarks() error {
 	return nil
 }
 
+// GoType describes how encoding/json writes a Go type (for `layout`): k is string, bool, int,
+// uint, float, bytes, json (a type with its own MarshalJSON: Quantity, Time, IntOrString...),
+// ptr, slice, map (e: the element), struct (n: its name), any.
+type GoType struct {
+	K string  `json:"k"`
+	E *GoType `json:"e,omitempty"`
+	N string  `json:"n,omitempty"`
+}
+
+// LayoutField is one field of an internal struct, in declaration order: its Go name, its type,
+// and where its value comes from in the v1 object: the v1 field of the same Go name's JSON name
+// (s), or none ("") when the v1 type has no such field or inlines it.
+type LayoutField struct {
+	Go string `json:"g"`
+	T  GoType `json:"t"`
+	S  string `json:"s,omitempty"`
+	// An embedded struct: encoding/json writes its fields as the parent's, and its v1 twin is
+	// inlined in the parent's JSON too.
+	A bool `json:"a,omitempty"`
+}
+
+// Move is a v1 field a conversion function writes elsewhere in the internal object (PodSpec's
+// host namespaces into its SecurityContext): the v1 JSON name, the internal Go path.
+type Move struct {
+	From string   `json:"from"`
+	To   []string `json:"to"`
+}
+
+// LayoutStruct is one internal struct type reachable from the root.
+type LayoutStruct struct {
+	Name   string        `json:"n"`
+	Fields []LayoutField `json:"f"`
+	Moves  []Move        `json:"m,omitempty"`
+}
+
+func goTypeOf(t reflect.Type, todo *[]reflect.Type) GoType {
+	if leaf(t) {
+		return GoType{K: "json", N: t.String()}
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return GoType{K: "string"}
+	case reflect.Bool:
+		return GoType{K: "bool"}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return GoType{K: "int"}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return GoType{K: "uint"}
+	case reflect.Float32, reflect.Float64:
+		return GoType{K: "float"}
+	case reflect.Pointer, reflect.Slice, reflect.Map:
+		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+			return GoType{K: "bytes"}
+		}
+		e := goTypeOf(t.Elem(), todo)
+		k := map[reflect.Kind]string{reflect.Pointer: "ptr", reflect.Slice: "slice", reflect.Map: "map"}[t.Kind()]
+		return GoType{K: k, E: &e}
+	case reflect.Struct:
+		*todo = append(*todo, t)
+		return GoType{K: "struct", N: t.String()}
+	}
+	return GoType{K: "any"}
+}
+
+// v1Twin is the k8s.io/api type of the same name as an internal struct, when there is one.
+var v1Types = map[string]reflect.Type{}
+
+func v1Twin(t reflect.Type) reflect.Type {
+	return v1Types[t.Name()]
+}
+
+// collectV1 indexes the k8s.io/api struct types reachable from t by name.
+func collectV1(t reflect.Type) {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || leaf(t) || v1Types[t.Name()] != nil {
+		return
+	}
+	v1Types[t.Name()] = t
+	for i := 0; i < t.NumField(); i++ {
+		collectV1(t.Field(i).Type)
+	}
+}
+
+// changedPath finds the first leaf where a and b differ, as Go field names.
+func changedPath(a, b reflect.Value, path []string) []string {
+	switch a.Kind() {
+	case reflect.Pointer:
+		if a.IsNil() != b.IsNil() {
+			return path
+		}
+		if a.IsNil() {
+			return nil
+		}
+		return changedPath(a.Elem(), b.Elem(), path)
+	case reflect.Struct:
+		for i := 0; i < a.NumField(); i++ {
+			if p := changedPath(a.Field(i), b.Field(i), append(append([]string{}, path...), a.Type().Field(i).Name)); p != nil {
+				return p
+			}
+		}
+		return nil
+	}
+	if !reflect.DeepEqual(a.Interface(), b.Interface()) {
+		return path
+	}
+	return nil
+}
+
+// movesOf probes the conversion of a v1 struct into its internal twin: each v1 field with no
+// internal field of its name is set (true, a string) alone, and where the internal object changes
+// is where the conversion puts it.
+func movesOf(internal, external reflect.Type) ([]Move, error) {
+	zeroIn := reflect.New(internal)
+	if err := scheme.Convert(reflect.New(external).Interface(), zeroIn.Interface(), nil); err != nil {
+		return nil, err
+	}
+	var moves []Move
+	for i := 0; i < external.NumField(); i++ {
+		f := external.Field(i)
+		if _, ok := internal.FieldByName(f.Name); ok {
+			continue
+		}
+		ext := reflect.New(external)
+		fv := ext.Elem().Field(i)
+		switch {
+		case f.Type.Kind() == reflect.Bool:
+			fv.SetBool(true)
+		case f.Type.Kind() == reflect.String:
+			fv.SetString("x")
+		case f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Bool:
+			t := true
+			fv.Set(reflect.ValueOf(&t))
+		default:
+			continue
+		}
+		in := reflect.New(internal)
+		if err := scheme.Convert(ext.Interface(), in.Interface(), nil); err != nil {
+			return nil, err
+		}
+		if p := changedPath(zeroIn.Elem(), in.Elem(), nil); p != nil {
+			moves = append(moves, Move{From: jsonName(f), To: p})
+		}
+	}
+	return moves, nil
+}
+
+// layout writes the internal types reachable from core.PodSpec as encoding/json writes them
+// (field order, Go names, no tags), each field's v1 source, and the conversion's moves: what
+// kube-apiserver's messages that print an internal PodSpec (a Job's immutable template, a Pod's
+// forbidden update) are made of. One JSON line per struct.
+func layout() error {
+	collectV1(reflect.TypeOf(corev1.PodSpec{}))
+	w := bufio.NewWriter(os.Stdout)
+	defer w.Flush()
+	enc := json.NewEncoder(w)
+	todo := []reflect.Type{reflect.TypeOf(core.PodSpec{})}
+	done := map[reflect.Type]bool{}
+	for len(todo) > 0 {
+		t := todo[0]
+		todo = todo[1:]
+		if done[t] {
+			continue
+		}
+		done[t] = true
+		twin := v1Twin(t)
+		if t.PkgPath() != reflect.TypeOf(core.PodSpec{}).PkgPath() {
+			twin = t // metav1, resource, intstr: one type, versioned and internal alike
+		}
+		st := LayoutStruct{Name: t.String()}
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			lf := LayoutField{Go: f.Name, T: goTypeOf(f.Type, &todo), A: f.Anonymous}
+			if twin != nil {
+				if tf, ok := twin.FieldByName(f.Name); ok {
+					lf.S = jsonName(tf)
+				}
+			}
+			st.Fields = append(st.Fields, lf)
+		}
+		// Only an internal type converts (metav1's are the same type in both).
+		if twin != nil && twin != t {
+			moves, err := movesOf(t, twin)
+			if err != nil {
+				return err
+			}
+			st.Moves = moves
+		}
+		if err := enc.Encode(st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func main() {
 	var err error
 	switch cmd := strings.Join(os.Args[1:], " "); cmd {
@@ -598,8 +799,10 @@ func main() {
 		err = bootstrap()
 	case "bookmarks":
 		err = bookmarks()
+	case "layout":
+		err = layout()
 	default:
-		err = fmt.Errorf("usage: defaulting rules | probes | default | roundtrip | bootstrap | bookmarks (not %q)", cmd)
+		err = fmt.Errorf("usage: defaulting rules | probes | default | roundtrip | bootstrap | bookmarks | layout (not %q)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

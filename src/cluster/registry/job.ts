@@ -7,7 +7,8 @@
  * and timeZone as validateCronJobSpec does (the cron parser's own messages).
  */
 import type { FieldError } from '../apimachinery/errors';
-import { fieldInvalid, fieldNotSupported, fieldRequired } from '../apimachinery/errors';
+import { RawValue, fieldInvalid, fieldNotSupported, fieldRequired } from '../apimachinery/errors';
+import { marshalInternalPodSpec } from '../api/internaljson';
 import { clone } from '../apimachinery/clone';
 import { deepEqual, isObject } from '../apimachinery/patch';
 import { fromLabelSelector, matchesLabels } from '../apimachinery/selector';
@@ -222,7 +223,14 @@ export function validateJobSpecUpdate(spec: Obj, old: Obj): FieldError[] {
       });
     // The pod spec alone: a suspended Job's template metadata is not compared.
     if (!deepEqual(podSpec, oldSpec))
-      errs.push(fieldInvalid('spec.template.spec', podSpec, 'field is immutable'));
+      // field.Invalid of the internal PodSpec: json.Marshal of it (Go names, internal layout).
+      errs.push(
+        fieldInvalid(
+          'spec.template.spec',
+          new RawValue(marshalInternalPodSpec(podSpec)),
+          'field is immutable',
+        ),
+      );
   }
   for (const f of IMMUTABLE_JOB_FIELDS.slice(1)) immutable(f, spec[f], old[f]);
   return errs;

@@ -57,6 +57,8 @@ import { prepareCsrForCreate, prepareCsrForUpdate, validateCsr } from './certifi
 import type { UserInfo } from '../auth/user';
 import { rec, ensure, setDefault } from '../apimachinery/unstructured';
 import { applyDefaults } from '../api/defaulting';
+import { marshalIndentInternalPodSpec } from '../api/internaljson';
+import { splitLines, unifiedDiff } from '../../util/difflib';
 import { goShape } from '../api/goshape';
 
 type Obj = Record<string, unknown>;
@@ -326,7 +328,8 @@ const STRATEGIES: Record<string, Partial<Strategy>> = {
           errs.push(
             fieldForbidden(
               'spec',
-              'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
+              'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n' +
+                podSpecDiff(b, mungedPodSpec(a, b)),
             ),
           );
         }
@@ -616,6 +619,39 @@ function builtinStrategy(t: ResourceType): Strategy {
       return own.defaults?.(obj);
     },
   };
+}
+
+/**
+ * ValidatePodUpdate's mungedPodSpec: the new spec with what an update may change set back to the
+ * old spec's (each container's image, activeDeadlineSeconds, schedulingGates, tolerations, a
+ * terminationGracePeriodSeconds of 1 that was negative).
+ */
+function mungedPodSpec(now: Obj, old: Obj): Obj {
+  const m = structuredClone(now);
+  for (const key of ['containers', 'initContainers']) {
+    const was = Array.isArray(old[key]) ? (old[key] as Obj[]) : [];
+    if (Array.isArray(m[key]))
+      (m[key] as Obj[]).forEach((c, i) => {
+        if (isObject(c) && isObject(was[i])) c.image = was[i].image;
+      });
+  }
+  for (const key of ['activeDeadlineSeconds', 'schedulingGates', 'tolerations']) {
+    if (old[key] === undefined) delete m[key];
+    else m[key] = structuredClone(old[key]);
+  }
+  const grace = old.terminationGracePeriodSeconds;
+  if (typeof grace === 'number' && grace < 0 && m.terminationGracePeriodSeconds === 1)
+    m.terminationGracePeriodSeconds = grace;
+  return m;
+}
+
+/** diff.Diff(oldPod.Spec, mungedPodSpec): the internal PodSpecs as indented JSON, unified diff. */
+function podSpecDiff(old: Obj, munged: Obj): string {
+  return unifiedDiff(
+    splitLines(marshalIndentInternalPodSpec(old)),
+    splitLines(marshalIndentInternalPodSpec(munged)),
+    3,
+  );
 }
 
 /** The finalizers kube-apiserver knows without a domain. */

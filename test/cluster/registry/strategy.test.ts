@@ -1,4 +1,4 @@
-/** ObjectMeta validation of the strategies: finalizer names. */
+/** Validation of the strategies: finalizer names, a Pod update that changes what it may not. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { StatusError } from '../../../src/cluster/apimachinery/errors';
@@ -36,4 +36,30 @@ test("a custom resource's finalizers are only qualified names, as apimachinery c
     () => cluster.create(bad),
     (err: StatusError) => err.code === 422 && /metadata\.finalizers\[0\]/.test(err.message),
   );
+});
+
+test("a Pod's forbidden update names the difference as a diff of the internal PodSpecs", () => {
+  const { cluster } = newCluster({ controllers: false });
+  const pod = cluster.create({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'default' },
+    spec: { containers: [{ name: 'c', image: 'nginx' }] },
+  });
+  const spec = pod.spec as { containers: Array<Record<string, unknown>> };
+  spec.containers[0]!.image = 'nginx:2'; // allowed, so not in the diff
+  spec.containers[0]!.ports = [{ containerPort: 80 }];
+  assert.throws(
+    () => cluster.update(pod),
+    (e: unknown) => {
+      const m = (e as Error).message;
+      return (
+        m.includes('(allow it to be set to 1 if it was previously negative)\n@@ -') &&
+        m.includes('\n-   "Ports": null,\n+   "Ports": [\n') &&
+        m.includes('"ContainerPort": 80,') &&
+        !m.includes('nginx:2')
+      );
+    },
+  );
+  cluster.close();
 });
