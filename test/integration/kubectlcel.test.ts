@@ -59,6 +59,6 @@ spec:
   assert.notEqual(r.code, 0);
   assert.match(
     r.stderr,
-    /The CustomResourceDefinition "gadgets\.example\.com" is invalid: spec\.validation\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: \{"Rule":"self\.replicas > 0".*compilation failed: ERROR: <input>:1:5: undefined field 'replicas'/s,
+    /The CustomResourceDefinition "gadgets\.example\.com" is invalid: spec\.validation\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: \{"Rule":"self\.replicas \\u003e 0".*compilation failed: ERROR: <input>:1:5: undefined field 'replicas'/s,
   );
 });
