@@ -45,6 +45,12 @@ export interface WatchedEvent {
 
 export const meta = (o: Record<string, unknown>) => o.metadata as Record<string, unknown>;
 
+/** The texts of an answer's `Warning: 299 - "…"` headers. */
+export function warningsOf(headers: IncomingHttpHeaders): string[] {
+  const w = headers.warning;
+  return (Array.isArray(w) ? w : w ? [w] : []).map((x) => x.replace(/^299 - "(.*)"$/, '$1'));
+}
+
 /** A request body written in these pieces, without a Content-Length (chunked encoding). */
 export class Chunked {
   constructor(readonly pieces: Buffer[]) {}

@@ -40,3 +40,16 @@ export function admissionRequest(a: AdmissionAttributes, t: ResourceType): Recor
     options: a.session?.request.options ?? null,
   };
 }
+
+/**
+ * The name a policy's refusal gives the object (admission.extractResourceName): the request's
+ * name, else the name or generateName of `object` — the old object for a DELETE. Mutating
+ * admission passes the object as it sees it, before a create's name is generated.
+ */
+export function refusedName(
+  a: AdmissionAttributes,
+  object: { metadata?: { name?: string; generateName?: string } } | null | undefined = a.object,
+): string {
+  const md = (a.operation === 'DELETE' ? a.old : object)?.metadata;
+  return requestName(a) || md?.name || md?.generateName || 'Unknown';
+}

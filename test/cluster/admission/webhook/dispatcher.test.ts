@@ -1,13 +1,13 @@
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'node:https';
-import { createCluster } from '../../../../src/cluster/builtins';
 import type { Cluster } from '../../../../src/cluster/cluster';
-import { DEFAULT_USER, startServer } from '../../../../src/cluster/endpoints/server';
+import { DEFAULT_USER } from '../../../../src/cluster/endpoints/server';
 import type { ServerHandle } from '../../../../src/cluster/endpoints/server';
 import type { KubeObject } from '../../../../src/cluster/apimachinery/types';
 import { patchResponse, startWebhookServer } from './webhookserver';
 import type { WebhookServer } from './webhookserver';
+import { served, warningsOf } from '../../http';
+import type { Served } from '../../http';
 
 interface Answer {
   code: number;
@@ -16,6 +16,7 @@ interface Answer {
 }
 
 describe('admission webhooks over the served API', () => {
+  let api: Served;
   let cluster: Cluster;
   let server: ServerHandle;
   let hook: WebhookServer;
@@ -24,15 +25,14 @@ describe('admission webhooks over the served API', () => {
   before(async () => {
     hook = await startWebhookServer();
     svcHook = await startWebhookServer(['hook.system.svc']);
-    cluster = createCluster({
-      controllers: false,
-      webhookServices: new Map([['system/hook', `127.0.0.1:${svcHook.port}`]]),
-    });
-    server = await startServer({ cluster });
+    api = await served(
+      {},
+      { webhookServices: new Map([['system/hook', `127.0.0.1:${svcHook.port}`]]) },
+    );
+    ({ cluster, server } = api);
   });
   after(async () => {
-    await server.close();
-    cluster.close();
+    await api.close();
     await hook.close();
     await svcHook.close();
   });
@@ -52,41 +52,13 @@ describe('admission webhooks over the served API', () => {
     svcHook.received.length = 0;
   });
 
-  function call(
-    method: string,
-    path: string,
-    body?: unknown,
-    ct = 'application/json',
-  ): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-      const r = request(
-        `${server.url}${path}`,
-        {
-          method,
-          ca: server.caPem,
-          headers: {
-            authorization: `Bearer ${server.token}`,
-            ...(body ? { 'content-type': ct } : {}),
-          },
-        },
-        (res) => {
-          let text = '';
-          res.on('data', (d: Buffer) => (text += d.toString()));
-          res.on('end', () => {
-            const w = res.headers.warning;
-            resolve({
-              code: res.statusCode ?? 0,
-              body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-              warnings: (Array.isArray(w) ? w : w ? [w] : []).map((x) =>
-                x.replace(/^299 - "(.*)"$/, '$1'),
-              ),
-            });
-          });
-        },
-      );
-      r.on('error', reject);
-      r.end(body ? JSON.stringify(body) : undefined);
-    });
+  async function call(method: string, path: string, body?: unknown, ct?: string): Promise<Answer> {
+    const a = await api.call(method, path, body, ct ? { 'content-type': ct } : {});
+    return {
+      code: a.status,
+      body: a.body ? (JSON.parse(a.body) as Record<string, unknown>) : {},
+      warnings: warningsOf(a.headers),
+    };
   }
 
   const configMap = (name: string, labels: Record<string, string> = {}): KubeObject => ({

@@ -19,13 +19,13 @@ import type { ResourceType } from '../../../registry/registry';
 import type { AdmissionAttributes, MutatingAdmissionPlugin } from '../../admission';
 import { ReinvokeContext, mutatingView, writeBack } from '../../webhook/dispatcher';
 import type { WebhookHost } from '../../webhook/invocation';
-import { requestAuthorizer, requestName, requestNamespace } from '../../webhook/invocation';
+import { requestAuthorizer, requestNamespace } from '../../webhook/invocation';
 import { evaluateMatchConditions } from '../../webhook/matchconditions';
 import { isExemptConfigurationResource } from '../../webhook/rules';
 import { activation, namespaceObject } from '../activation';
 import { bindingMatches, definitionMatches, requestNamespaceObject } from '../matching';
 import { collectParams } from '../params';
-import { admissionRequest } from '../request';
+import { admissionRequest, refusedName } from '../request';
 import type { Binding, CommonSpec, Hook } from '../source';
 import { MUTATING_POLICY, commonSpecOf, objects, policyHooks, str } from '../source';
 import type { Mutation } from './patch';
@@ -77,10 +77,7 @@ function policyErrorText(e: PolicyError): string {
 
 function refusal(a: AdmissionAttributes, errors: PolicyError[]): StatusError {
   // Mutating admission runs before a create's name is generated: the generateName stands in.
-  const md = (
-    a.operation === 'CREATE' ? mutatingView(a) : a.operation === 'DELETE' ? a.old : a.object
-  )?.metadata;
-  const name = requestName(a) || md?.name || md?.generateName || 'Unknown';
+  const name = refusedName(a, a.operation === 'CREATE' ? mutatingView(a) : a.object);
   const forbidden = newForbidden(a.type.gr, name, 'admission request denied by policy').status;
   const messages = errors.map(policyErrorText);
   // The Forbidden's message and reason replaced, its code kept (403), one cause per error.

@@ -16,10 +16,10 @@ import type { KubeObject } from '../../../apimachinery/types';
 import type { ResourceType } from '../../../registry/registry';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../admission';
 import type { WebhookHost } from '../../webhook/invocation';
-import { requestAuthorizer, requestName, requestNamespace } from '../../webhook/invocation';
+import { requestAuthorizer, requestNamespace } from '../../webhook/invocation';
 import { isExemptConfigurationResource } from '../../webhook/rules';
 import { activation, namespaceObject } from '../activation';
-import { admissionRequest } from '../request';
+import { admissionRequest, refusedName } from '../request';
 import { bindingMatches, definitionMatches, requestNamespaceObject } from '../matching';
 import { collectParams } from '../params';
 import type { Binding, Hook } from '../source';
@@ -40,11 +40,6 @@ const MAX_ANNOTATION_VALUE = 10 * 1024;
 const VALIDATION_FAILURE = 'validation.policy.admission.k8s.io/validation_failure';
 
 /** admission.extractResourceName: the name, else the object's (generated) name, else `Unknown`. */
-function forbiddenName(a: AdmissionAttributes): string {
-  const md = (a.operation === 'DELETE' ? a.old : a.object)?.metadata;
-  return requestName(a) || md?.name || md?.generateName || 'Unknown';
-}
-
 /** reasonToCode */
 function codeOf(reason: string): number {
   switch (reason) {
@@ -63,7 +58,7 @@ function refusal(a: AdmissionAttributes, d: Denial): StatusError {
   const message = d.binding
     ? `ValidatingAdmissionPolicy '${d.policy}' with binding '${d.binding}' denied request: ${d.message}`
     : `ValidatingAdmissionPolicy '${d.policy}' denied request: ${d.message}`;
-  const forbidden = newForbidden(a.type.gr, forbiddenName(a), message).status;
+  const forbidden = newForbidden(a.type.gr, refusedName(a), message).status;
   const reason = d.reason || 'Invalid';
   return new StatusError({
     ...forbidden,

@@ -1,13 +1,12 @@
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'node:https';
-import { createCluster } from '../../../../../src/cluster/builtins';
 import type { Cluster } from '../../../../../src/cluster/cluster';
-import { DEFAULT_USER, startServer } from '../../../../../src/cluster/endpoints/server';
-import type { ServerHandle } from '../../../../../src/cluster/endpoints/server';
+import { DEFAULT_USER } from '../../../../../src/cluster/endpoints/server';
 import type { StatusError } from '../../../../../src/cluster/apimachinery/errors';
 import type { KubeObject } from '../../../../../src/cluster/apimachinery/types';
 import { DEPLOY, deployment, flush, newCluster } from '../../../helpers';
+import { served, warningsOf } from '../../../http';
+import type { Served } from '../../../http';
 
 const POLICY = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy' };
 const BINDING = {
@@ -238,51 +237,28 @@ describe('ValidatingAdmissionPolicy admission, in-process', () => {
 });
 
 describe('ValidatingAdmissionPolicy admission, served', () => {
+  let api: Served;
   let cluster: Cluster;
-  let server: ServerHandle;
   before(async () => {
-    cluster = createCluster({ controllers: false });
-    server = await startServer({ cluster });
+    api = await served();
+    cluster = api.cluster;
   });
-  after(async () => {
-    await server.close();
-    cluster.close();
-  });
+  after(() => api.close());
   beforeEach(() => {
     for (const t of [BINDING, POLICY])
       for (const o of [...cluster.scan(t)]) cluster.delete(t, { name: o.metadata.name! });
   });
 
-  function post(
+  async function post(
     path: string,
     body: unknown,
   ): Promise<{ code: number; message: string; warnings: string[] }> {
-    return new Promise((resolve, reject) => {
-      const r = request(
-        `${server.url}${path}`,
-        {
-          method: 'POST',
-          ca: server.caPem,
-          headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
-        },
-        (res) => {
-          let text = '';
-          res.on('data', (d: Buffer) => (text += d.toString()));
-          res.on('end', () => {
-            const w = res.headers.warning;
-            resolve({
-              code: res.statusCode ?? 0,
-              message: String((JSON.parse(text) as { message?: string }).message ?? ''),
-              warnings: (Array.isArray(w) ? w : w ? [w] : []).map((x) =>
-                x.replace(/^299 - "(.*)"$/, '$1'),
-              ),
-            });
-          });
-        },
-      );
-      r.on('error', reject);
-      r.end(JSON.stringify(body));
-    });
+    const a = await api.call('POST', path, body);
+    return {
+      code: a.status,
+      message: String((JSON.parse(a.body) as { message?: string }).message ?? ''),
+      warnings: warningsOf(a.headers),
+    };
   }
 
   it('a Warn binding admits with a Warning header naming the policy and binding', async () => {
