@@ -48,11 +48,35 @@ function bookkeeping(call: Node): boolean {
 }
 
 /**
- * The status fields set in `nodes`: `x.Status.Phase = ...` gives Phase, `x.Status = s` every field
- * ('*'), a condition setter the conditions; inside a function literal handed to the write (a
- * patcher `func(s *FooStatus) { s.Phase = ... }`) its parameter's fields.
+ * A status value copied out of an object: `x.Status`, `x.Status.DeepCopy()`, `&x.Status`, or a
+ * getter's (`x.getStatus()`, `GetStatus()`).
  */
-function fieldsSet(nodes: Node[], out: Set<string>): void {
+const STATUS_VALUE = /^(&?[\w.]+\.Status(\.DeepCopy\(\))?|([\w.]+\.)?[gG]et\w*Status\([^()]*\))$/;
+
+/**
+ * Variables of `body` that hold a copy of (or a pointer to) an object's status (`s := x.Status`):
+ * a helper handed `s` after `s.Phase = ...` writes that field, as `x.Status.Phase = ...` would.
+ */
+function statusCopies(body: Node): Set<string> {
+  const out = new Set<string>();
+  for (const d of descendants(body, ['short_var_declaration', 'assignment_statement'])) {
+    const left = named(field(d, 'left'));
+    const right = named(field(d, 'right'));
+    if (left.length !== right.length) continue;
+    left.forEach((l, i) => {
+      if (l.type === 'identifier' && STATUS_VALUE.test(right[i]!.text)) out.add(l.text);
+    });
+  }
+  return out;
+}
+
+/**
+ * The status fields set in `nodes`: `x.Status.Phase = ...` (or `s.Phase = ...` on a status copy
+ * `s`) gives Phase, `x.Status = s` every field ('*'), a condition setter the conditions; inside a
+ * function literal handed to the write (a patcher `func(s *FooStatus) { s.Phase = ... }`) its
+ * parameter's fields.
+ */
+function fieldsSet(nodes: Node[], out: Set<string>, copies: Set<string> = new Set()): void {
   const kinds = ['assignment_statement', 'inc_statement', 'dec_statement'];
   for (const n of nodes) {
     for (const a of [...(kinds.includes(n.type) ? [n] : []), ...descendants(n, kinds)]) {
@@ -60,8 +84,10 @@ function fieldsSet(nodes: Node[], out: Set<string>): void {
         a.type === 'assignment_statement' ? named(field(a, 'left')) : named(a).slice(0, 1);
       for (const t of targets) {
         const m = /\.Status\.(\w+)/.exec(t.text);
+        const copy = /^(\w+)\.(\w+)/.exec(t.text);
         if (m) out.add(m[1]);
         else if (/\.Status$/.test(t.text)) out.add('*');
+        else if (copy && copies.has(copy[1])) out.add(copy[2]);
       }
     }
     const calls = [
@@ -149,10 +175,11 @@ export function progressMarkers(
   outcome: (call: Node) => boolean = () => false,
 ): (earlier: Node, later: Node) => boolean {
   const sorted = [...writes].sort((a, b) => a.startIndex - b.startIndex);
+  const copies = statusCopies(body);
   const before = (w: Node): Set<string> => {
     const prev = sorted.filter((x) => x.endIndex <= w.startIndex).pop();
     const out = new Set<string>();
-    fieldsSet(stretch(body, prev ? prev.endIndex : body.startIndex, w.startIndex), out);
+    fieldsSet(stretch(body, prev ? prev.endIndex : body.startIndex, w.startIndex), out, copies);
     fieldsInPatcher(w, out);
     return out;
   };
