@@ -10,6 +10,7 @@ import {
   E2E_PACKAGES,
   INTEGRATION_PACKAGES,
   ensureGoModules,
+  warmGoBuilds,
   ensureNodeModules,
   ensureSystemPackages,
 } from './bootstrap.mjs';
@@ -73,6 +74,7 @@ if (needsE2e) ensureSystemPackages(E2E_PACKAGES);
 if (files.some((f) => f.includes(join('test', 'integration'))))
   ensureSystemPackages(INTEGRATION_PACKAGES);
 if (needsBuild) ensureGoModules();
+if (needsE2e) warmGoBuilds();
 if (needsE2e) run('scripts/package.mjs');
 else if (needsBuild) run('scripts/build.mjs');
 if (needsE2e) {
