@@ -128,28 +128,50 @@ export function within(node: Node, body: Node): Within {
  * (or, for a logged failure, a requeueing Result).
  * A loop or a function literal on the way makes the answer unknown: no pardon.
  */
-export function pardoned(fn: PathFunc, call: Node, v: Verdict, errorOf?: ErrorOf): boolean {
+export function pardoned(
+  fn: PathFunc,
+  call: Node,
+  v: Verdict,
+  errorOf?: ErrorOf,
+  follow?: Follow,
+): boolean {
   if (v.kind === 'swallowed' || v.kind === 'deferred') return false;
   const requeue = v.kind === 'logged';
   if (fn.results[fn.results.length - 1] !== 'error' && !requeue) return false;
   const from = v.kind === 'logged' ? v.check : enclosingStatement(call);
+  const returns = from && returnsAfter(fn, from);
+  return !!returns && retried(fn, returns, errorOf, requeue, follow);
+}
+
+/**
+ * The returns that can end the path from `from` on: the statements after it, outwards (past the
+ * `if` it is in, and so on) to the first `return` that ends the path, and the returns met on the
+ * way. Null when unknown: a loop or a function literal around `from`, or no ending found.
+ */
+export function returnsAfter(fn: PathFunc, from: Node): Node[] | null {
   const returns: Node[] = [];
-  for (let x = from; x && x.id !== fn.body.id; x = x.parent) {
+  for (let x: Node | null = from; x && x.id !== fn.body.id; x = x.parent) {
     const p: Node | null = x.parent;
-    if (!p || p.type === 'for_statement' || p.type === 'func_literal') return false;
+    if (!p || p.type === 'for_statement' || p.type === 'func_literal') return null;
     if (p.type !== 'statement_list' && p.type !== 'block') continue;
     const after = p.children.slice(p.children.indexOf(x) + 1).filter((s) => s.isNamed);
     for (const s of after) {
-      if (s.type === 'return_statement') return retried(fn, [...returns, s], errorOf, requeue);
+      if (s.type === 'return_statement') return [...returns, s];
       if (s.type === 'defer_statement' || s.type === 'go_statement') continue;
       returns.push(
         ...descendants(s, 'return_statement').filter((r) => !ancestor(r, ['func_literal'], s)),
       );
-      if (terminates(s)) return retried(fn, returns, errorOf, requeue);
+      if (terminates(s)) return returns;
     }
   }
-  return false;
+  return null;
 }
+
+/**
+ * The path function a call returned as is (`return r.reconcile(ctx, obj)`) runs, with what its
+ * callees' errors are: its returns are the caller's.
+ */
+export type Follow = (fn: PathFunc, call: Node) => { fn: PathFunc; errorOf?: ErrorOf } | null;
 
 /** Does every one of these returns hand back an error that cannot be nil (or, if `requeue`, a requeue)? */
 export function retried(
@@ -157,12 +179,22 @@ export function retried(
   returns: Node[],
   errorOf?: ErrorOf,
   requeue = false,
+  follow?: Follow,
+  seen: Set<PathFunc> = new Set([fn]),
 ): boolean {
   const error = fn.results[fn.results.length - 1] === 'error';
   return (
     returns.length > 0 &&
     returns.every((r) => {
       const exprs = named(named(r)[0]);
+      const tail = exprs.length === 1 && exprs[0].type === 'call_expression' && follow;
+      const next = tail ? follow(fn, exprs[0]) : null;
+      if (next && !seen.has(next.fn) && next.fn.results.length === fn.results.length) {
+        const own = descendants(next.fn.body, 'return_statement').filter(
+          (x) => !ancestor(x, ['func_literal'], next.fn.body),
+        );
+        return retried(next.fn, own, next.errorOf, requeue, follow, new Set([...seen, next.fn]));
+      }
       if (exprs.length !== fn.results.length) return false;
       if (error && certainlyNonNil(exprs[exprs.length - 1], fn.body, errorOf)) return true;
       return requeue && exprs.some(requeues);
