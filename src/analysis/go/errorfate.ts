@@ -26,7 +26,7 @@ export type Verdict =
   | { kind: 'deferred'; stmt: Node }
   | { kind: 'unchecked'; stmt: Node; err: string }
   /** checked, but the branch for a failure ends in a return that hands back nil (`nil`: that expression) */
-  | { kind: 'swallowed'; nil: Node; err: string }
+  | { kind: 'swallowed'; nil: Node; err: string; partial?: boolean }
   /** checked, the failure only logged, and the path goes on (`check`: the `if`) */
   | { kind: 'logged'; check: Node; err: string; within: Within };
 
@@ -55,6 +55,9 @@ export function swallowed(fn: PathFunc, stmt: Node, err: string): Verdict | null
   // silently and the others only reach the branch.
   const cond = field(check, 'condition')?.text.replace(/\s+/g, ' ') ?? '';
   if (cond !== `${err} != nil` && !cond.startsWith(`${err} != nil && `)) return null;
+  // `err != nil && apierrors.IsConflict(err)`: a positive test lets every other failure skip the
+  // branch, so what comes after the `if` decides their fate.
+  if (POSITIVE.test(cond.slice(`${err} != nil && `.length))) return fallThrough(fn, check, err);
   // The error must go nowhere but into predicates (IsConflict) and logs. A log is a call whose
   // result is thrown away: `fmt.Errorf("...: %w", err)` appended to a list is the error kept.
   for (const id of descendants(field(check, 'consequence'), 'identifier')) {
@@ -83,10 +86,33 @@ export function swallowed(fn: PathFunc, stmt: Node, err: string): Verdict | null
   if (where !== 'flow' && named(last).length === 0)
     return { kind: 'logged', check, err, within: where };
   if (fn.results[fn.results.length - 1] !== 'error') return null;
-  const exprs = named(named(last)[0]);
+  const nil = zeroReturn(fn, last);
+  return nil && { kind: 'swallowed', nil, err };
+}
+
+/** A test that some kind of error happened (`IsConflict(err)`, `errors.Is(err, x)`), not negated. */
+const POSITIVE = /^\(*\s*(\w+\.)?Is[A-Z]?\w*\(/;
+
+/**
+ * The failures a positive test lets past its `if`: swallowed when the statement right after it
+ * returns nil for the error and zero values for the rest (`return false, nil`).
+ */
+function fallThrough(fn: PathFunc, check: Node, err: string): Verdict | null {
+  if (fn.results[fn.results.length - 1] !== 'error' || check.parent?.type !== 'statement_list')
+    return null;
+  const siblings = statements(check.parent.parent);
+  const next = siblings[siblings.findIndex((x) => x.id === check.id) + 1];
+  if (next?.type !== 'return_statement' || mentions(next, err)) return null;
+  const nil = zeroReturn(fn, next);
+  return nil && { kind: 'swallowed', nil, err, partial: true };
+}
+
+/** The `nil` of a return that gives nil for the error and zero values for the rest. */
+function zeroReturn(fn: PathFunc, ret: Node): Node | null {
+  const exprs = named(named(ret)[0]);
   if (exprs.length !== fn.results.length || exprs[exprs.length - 1].text !== 'nil') return null;
   if (!exprs.slice(0, -1).every((e) => ZERO.test(e.text.replace(/\s+/g, '')))) return null;
-  return { kind: 'swallowed', nil: exprs[exprs.length - 1], err };
+  return exprs[exprs.length - 1];
 }
 
 /** Calls that log: the error handed to one of these (as a statement) is only logged. */

@@ -47,6 +47,8 @@ import {
 function message(what: string, v: Verdict): string {
   switch (v.kind) {
     case 'swallowed':
+      if (v.partial)
+        return `The error of ${what} is checked only for some failures and the rest are dropped. They skip the check and the function returns nil, so nothing retries the write and the next reconcile reads a stale status. Return ${v.err}.`;
       return `The error of ${what} is checked and then dropped. The failure branch ends by returning nil, so nothing retries the write and the next reconcile reads a stale status. Return ${v.err}.`;
     case 'logged':
       return `The error of ${what} is logged and dropped. ${LOGGED_WHERE[v.within]}, so nothing retries the write and the next reconcile reads a stale status. ${LOGGED_FIX[v.within]}.`;
