@@ -204,7 +204,9 @@ export const statusErrorIgnored: GoRule = {
           // is on the path: the drop is reported where it is).
           if (!s.drop || ref.path === ctx.summaries.homePath || inGoroutine(call, fn.body))
             continue;
-          const stmt = enclosingStatement(call);
+          // A write in the helper's goroutine runs after this pass: no return of it or
+          // deferred patch of Reconcile's makes it again.
+          const stmt = s.drop.goroutine ? null : enclosingStatement(call);
           if (stmt && pardoned(fn, call, { kind: 'dropped', stmt }, errorOf)) continue;
           if (stmt && !lost(fn, call, { kind: 'dropped', stmt }, writtenArg(call, s.writeParam)))
             continue;
