@@ -14,6 +14,7 @@
  */
 import { relative, dirname, sep } from 'node:path';
 import { discarded, pardoned } from './errorfate';
+import { statedIntent } from './intent';
 import { certainlyNonNil, type ErrorOf } from './errors';
 import { StatusPasses, type WriteEvent } from './passes';
 import { boolGuard, guardAtCall, type Guard } from './guards';
@@ -482,6 +483,9 @@ export class Summaries {
     // A cron job or timer callback runs outside any reconcile; a goroutine the path starts is
     // part of it, as the rule holds for the controller's own package.
     if (scheduled(call, fn.body)) return;
+    // Dropped on purpose, as a comment there says: not reported in the helper's own package
+    // either, so not at its callers.
+    if (statedIntent(fn.file, call)) return;
     const goroutine = !!ancestor(call, ['go_statement'], fn.body);
     out.drop = {
       how: `${v.kind === 'logged' ? 'only logged' : 'discarded'}${goroutine ? ' in a goroutine' : ''}`,
