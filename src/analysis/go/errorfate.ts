@@ -26,7 +26,7 @@ export type Verdict =
   | { kind: 'deferred'; stmt: Node }
   | { kind: 'unchecked'; stmt: Node; err: string }
   /** checked, but the branch for a failure ends in a return that hands back nil (`nil`: that expression) */
-  | { kind: 'swallowed'; nil: Node; err: string }
+  | { kind: 'swallowed'; nil: Node; err: string; partial?: boolean }
   /** checked, the failure only logged, and the path goes on (`check`: the `if`) */
   | { kind: 'logged'; check: Node; err: string; within: Within };
 
@@ -55,6 +55,9 @@ export function swallowed(fn: PathFunc, stmt: Node, err: string): Verdict | null
   // silently and the others only reach the branch.
   const cond = field(check, 'condition')?.text.replace(/\s+/g, ' ') ?? '';
   if (cond !== `${err} != nil` && !cond.startsWith(`${err} != nil && `)) return null;
+  // `err != nil && apierrors.IsConflict(err)`: a positive test lets every other failure skip the
+  // branch, so what comes after the `if` decides their fate.
+  if (POSITIVE.test(cond.slice(`${err} != nil && `.length))) return fallThrough(fn, check, err);
   // The error must go nowhere but into predicates (IsConflict) and logs. A log is a call whose
   // result is thrown away: `fmt.Errorf("...: %w", err)` appended to a list is the error kept.
   for (const id of descendants(field(check, 'consequence'), 'identifier')) {
@@ -83,10 +86,33 @@ export function swallowed(fn: PathFunc, stmt: Node, err: string): Verdict | null
   if (where !== 'flow' && named(last).length === 0)
     return { kind: 'logged', check, err, within: where };
   if (fn.results[fn.results.length - 1] !== 'error') return null;
-  const exprs = named(named(last)[0]);
+  const nil = zeroReturn(fn, last);
+  return nil && { kind: 'swallowed', nil, err };
+}
+
+/** A test that some kind of error happened (`IsConflict(err)`, `errors.Is(err, x)`), not negated. */
+const POSITIVE = /^\(*\s*(\w+\.)?Is[A-Z]?\w*\(/;
+
+/**
+ * The failures a positive test lets past its `if`: swallowed when the statement right after it
+ * returns nil for the error and zero values for the rest (`return false, nil`).
+ */
+function fallThrough(fn: PathFunc, check: Node, err: string): Verdict | null {
+  if (fn.results[fn.results.length - 1] !== 'error' || check.parent?.type !== 'statement_list')
+    return null;
+  const siblings = statements(check.parent.parent);
+  const next = siblings[siblings.findIndex((x) => x.id === check.id) + 1];
+  if (next?.type !== 'return_statement' || mentions(next, err)) return null;
+  const nil = zeroReturn(fn, next);
+  return nil && { kind: 'swallowed', nil, err, partial: true };
+}
+
+/** The `nil` of a return that gives nil for the error and zero values for the rest. */
+function zeroReturn(fn: PathFunc, ret: Node): Node | null {
+  const exprs = named(named(ret)[0]);
   if (exprs.length !== fn.results.length || exprs[exprs.length - 1].text !== 'nil') return null;
   if (!exprs.slice(0, -1).every((e) => ZERO.test(e.text.replace(/\s+/g, '')))) return null;
-  return { kind: 'swallowed', nil: exprs[exprs.length - 1], err };
+  return exprs[exprs.length - 1];
 }
 
 /** Calls that log: the error handed to one of these (as a statement) is only logged. */
@@ -128,28 +154,50 @@ export function within(node: Node, body: Node): Within {
  * (or, for a logged failure, a requeueing Result).
  * A loop or a function literal on the way makes the answer unknown: no pardon.
  */
-export function pardoned(fn: PathFunc, call: Node, v: Verdict, errorOf?: ErrorOf): boolean {
+export function pardoned(
+  fn: PathFunc,
+  call: Node,
+  v: Verdict,
+  errorOf?: ErrorOf,
+  follow?: Follow,
+): boolean {
   if (v.kind === 'swallowed' || v.kind === 'deferred') return false;
   const requeue = v.kind === 'logged';
   if (fn.results[fn.results.length - 1] !== 'error' && !requeue) return false;
   const from = v.kind === 'logged' ? v.check : enclosingStatement(call);
+  const returns = from && returnsAfter(fn, from);
+  return !!returns && retried(fn, returns, errorOf, requeue, follow);
+}
+
+/**
+ * The returns that can end the path from `from` on: the statements after it, outwards (past the
+ * `if` it is in, and so on) to the first `return` that ends the path, and the returns met on the
+ * way. Null when unknown: a loop or a function literal around `from`, or no ending found.
+ */
+export function returnsAfter(fn: PathFunc, from: Node): Node[] | null {
   const returns: Node[] = [];
-  for (let x = from; x && x.id !== fn.body.id; x = x.parent) {
+  for (let x: Node | null = from; x && x.id !== fn.body.id; x = x.parent) {
     const p: Node | null = x.parent;
-    if (!p || p.type === 'for_statement' || p.type === 'func_literal') return false;
+    if (!p || p.type === 'for_statement' || p.type === 'func_literal') return null;
     if (p.type !== 'statement_list' && p.type !== 'block') continue;
     const after = p.children.slice(p.children.indexOf(x) + 1).filter((s) => s.isNamed);
     for (const s of after) {
-      if (s.type === 'return_statement') return retried(fn, [...returns, s], errorOf, requeue);
+      if (s.type === 'return_statement') return [...returns, s];
       if (s.type === 'defer_statement' || s.type === 'go_statement') continue;
       returns.push(
         ...descendants(s, 'return_statement').filter((r) => !ancestor(r, ['func_literal'], s)),
       );
-      if (terminates(s)) return retried(fn, returns, errorOf, requeue);
+      if (terminates(s)) return returns;
     }
   }
-  return false;
+  return null;
 }
+
+/**
+ * The path function a call returned as is (`return r.reconcile(ctx, obj)`) runs, with what its
+ * callees' errors are: its returns are the caller's.
+ */
+export type Follow = (fn: PathFunc, call: Node) => { fn: PathFunc; errorOf?: ErrorOf } | null;
 
 /** Does every one of these returns hand back an error that cannot be nil (or, if `requeue`, a requeue)? */
 export function retried(
@@ -157,12 +205,22 @@ export function retried(
   returns: Node[],
   errorOf?: ErrorOf,
   requeue = false,
+  follow?: Follow,
+  seen: Set<PathFunc> = new Set([fn]),
 ): boolean {
   const error = fn.results[fn.results.length - 1] === 'error';
   return (
     returns.length > 0 &&
     returns.every((r) => {
       const exprs = named(named(r)[0]);
+      const tail = exprs.length === 1 && exprs[0].type === 'call_expression' && follow;
+      const next = tail ? follow(fn, exprs[0]) : null;
+      if (next && !seen.has(next.fn) && next.fn.results.length === fn.results.length) {
+        const own = descendants(next.fn.body, 'return_statement').filter(
+          (x) => !ancestor(x, ['func_literal'], next.fn.body),
+        );
+        return retried(next.fn, own, next.errorOf, requeue, follow, new Set([...seen, next.fn]));
+      }
       if (exprs.length !== fn.results.length) return false;
       if (error && certainlyNonNil(exprs[exprs.length - 1], fn.body, errorOf)) return true;
       return requeue && exprs.some(requeues);

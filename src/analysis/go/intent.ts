@@ -5,18 +5,22 @@
  *
  * - A comment that states intent on the statement, on the lines just above it, or (for a checked
  *   call `if err := f(); err != nil { … }`) directly in the block that handles the error:
- *   "Don't fail reconciliation if …", "best effort", "ignore the error", "intentionally", a bare "nolint" or "nolint:errcheck".
+ *   "Don't fail reconciliation if …", "best effort", "ignore the error", "intentionally", a bare "nolint" or "nolint:errcheck",
+ *   "we only log this error", "this does not impact …" (the failure judged harmless).
  * - For a List across namespaces, the enclosing function's doc comment saying that its scope is
  *   the cluster: "singleton", "cluster-wide", "across all namespaces", "only one … in the cluster".
  */
 import type { GoFile } from './package';
-import { ancestor, enclosingStatement, field, named, type Node } from './syntax';
+import { ancestor, enclosingStatement, field, mentions, named, type Node } from './syntax';
 
 /** Words of a comment that says the code does this on purpose. */
 const INTENT =
-  /\b(?:(?:don'?t|do not|never|should not|shouldn'?t|must not) (?:fail|error|block|return (?:an? )?err(?:or)?)|(?<![-\w])ignor(?:e|ed|ing)\b|best[- ]effort|intentional(?:ly)?|on purpose|deliberate(?:ly)?|not fatal|non[- ]?fatal|nolint(?![:\w])|nolint:[\w,]*\berrcheck\b)/i;
+  /\b(?:(?:don'?t|do not|never|should not|shouldn'?t|must not) (?:fail|error|block|return (?:an? )?err(?:or)?)|(?<![-\w])ignor(?:e|ed|ing)\b|best[- ]effort|intentional(?:ly)?|on purpose|deliberate(?:ly)?|not fatal|non[- ]?fatal|nolint(?![:\w])|nolint:[\w,]*\berrcheck\b|(?:only|just) log (?:this|the|that|it)\b|(?:does not|doesn'?t|will not|won'?t) (?:impact|affect)\b)/i;
 
 const DIRECTIVE = /reconcile-studio:ignore/;
+
+/** A comment that leaves the matter to do ("TODO: only log this until …") states no choice. */
+const PENDING = /\b(?:TODO|FIXME|XXX)\b/;
 
 /** Words of a doc comment that says a function's scope is the whole cluster. */
 const CLUSTER_SCOPE =
@@ -50,10 +54,26 @@ function trailing(file: GoFile, stmt: Node): Node[] {
   ].filter((c) => file.lines.range(c.startIndex, c.startIndex).start.line === line);
 }
 
+/**
+ * The `if` that checks the error of `stmt`: the statement itself (`if err := f(); err != nil`), or
+ * the one right after an assignment that it tests (`err := f()` then `if err != nil`).
+ */
+function checkOf(stmt: Node): Node | null {
+  if (stmt.type === 'if_statement') return stmt;
+  if (stmt.type !== 'short_var_declaration' && stmt.type !== 'assignment_statement') return null;
+  const left = named(field(stmt, 'left'));
+  const err = left[left.length - 1];
+  const siblings = stmt.parent ? named(stmt.parent) : [];
+  const next = siblings[siblings.findIndex((s) => s.id === stmt.id) + 1];
+  const cond = next?.type === 'if_statement' ? field(next, 'condition') : null;
+  return err && cond && mentions(cond, err.text) ? next : null;
+}
+
 /** The comments directly in the block that handles a checked call's error. */
 function inHandler(stmt: Node, node: Node): Node[] {
-  if (stmt.type !== 'if_statement') return [];
-  const body = field(stmt, 'consequence');
+  const check = checkOf(stmt);
+  if (!check) return [];
+  const body = field(check, 'consequence');
   if (!body || (node.startIndex >= body.startIndex && node.endIndex <= body.endIndex)) return [];
   return named(body).flatMap((c) =>
     c.type === 'statement_list'
@@ -74,7 +94,9 @@ export function statedIntent(file: GoFile, node: Node): boolean {
     ...inHandler(stmt, node),
   ];
   // A suppression directive names its rules (suppression.ts): one for another rule says nothing here.
-  return comments.some((c) => !DIRECTIVE.test(c.text) && INTENT.test(c.text));
+  return comments.some(
+    (c) => !DIRECTIVE.test(c.text) && !PENDING.test(c.text) && INTENT.test(c.text),
+  );
 }
 
 /** Does the doc comment of the function holding `node` say its scope is the whole cluster? */

@@ -14,6 +14,7 @@
  */
 import { relative, dirname, sep } from 'node:path';
 import { discarded, pardoned } from './errorfate';
+import { statedIntent } from './intent';
 import { certainlyNonNil, type ErrorOf } from './errors';
 import { StatusPasses, type WriteEvent } from './passes';
 import { boolGuard, guardAtCall, type Guard } from './guards';
@@ -36,6 +37,7 @@ import {
   descendants,
   field,
   inGoroutine,
+  scheduled,
   mentions,
   named,
   unparen,
@@ -61,8 +63,11 @@ export interface FuncSummary {
   always: boolean;
   /** the second status write of one pass, when there is one */
   twice: Site | null;
-  /** a status write whose error the function (or a callee) drops or only logs */
-  drop: { how: string; site: Site } | null;
+  /**
+   * a status write whose error the function (or a callee) drops or only logs; `goroutine`: the
+   * write runs in a goroutine, after the pass has ended (nothing the caller returns retries it)
+   */
+  drop: { how: string; site: Site; goroutine: boolean } | null;
   /** the function returns the error of a status write it makes */
   returnsStatusError: boolean;
   /** a blocking call reached, with its longest wait (null when none worth reporting) */
@@ -475,10 +480,17 @@ export class Summaries {
       return;
     }
     if (out.drop || v.kind === 'swallowed' || pardoned(fn, call, v, errorOf)) return;
-    if (ancestor(call, ['go_statement'], fn.body)) return;
+    // A cron job or timer callback runs outside any reconcile; a goroutine the path starts is
+    // part of it, as the rule holds for the controller's own package.
+    if (scheduled(call, fn.body)) return;
+    // Dropped on purpose, as a comment there says: not reported in the helper's own package
+    // either, so not at its callers.
+    if (statedIntent(fn.file, call)) return;
+    const goroutine = !!ancestor(call, ['go_statement'], fn.body);
     out.drop = {
-      how: v.kind === 'logged' ? 'only logged' : 'discarded',
+      how: `${v.kind === 'logged' ? 'only logged' : 'discarded'}${goroutine ? ' in a goroutine' : ''}`,
       site: { file: fn.file, node: call },
+      goroutine,
     };
   }
 }

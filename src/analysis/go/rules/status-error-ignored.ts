@@ -7,8 +7,8 @@
  * Not when every path after the write returns a non-nil error: `_ = r.Status().Update(ctx, obj);
  * return ctrl.Result{}, err` inside `if err != nil` requeues the request, and the next pass writes
  * the status again. The error may come from a helper of the
- * module known to return one (`return ..., r.logAndWrap(err, "...")`). A deferred write gets no
- * such pardon: it runs on the success paths too.
+ * module known to return one (`return ..., r.logAndWrap(err, "...")`). A deferred write is
+ * judged by the returns after its `defer`, which decide the pass before it runs.
  *
  * Nor when Reconcile ends every pass with a deferred patch of the reconciled object (flux's and
  * cluster-api's patch helpers): a progress write dropped on the way is written again by it.
@@ -16,8 +16,17 @@
 import { checkedCall, fix, insertAfter, replaceNode, replaceStatement } from '../../fixes';
 import type { Fix } from '../../diagnostics';
 import type { GoRule } from '../rule';
+import type { ErrorOf } from '../errors';
 import { returnErrorStatement, type PathFunc, type Reconciler } from '../reconcilers';
-import { discarded, pardoned, type Verdict, type Within } from '../errorfate';
+import {
+  discarded,
+  pardoned,
+  retried,
+  returnsAfter,
+  type Follow,
+  type Verdict,
+  type Within,
+} from '../errorfate';
 import { callName, siteName } from '../summary';
 import {
   ancestor,
@@ -38,6 +47,8 @@ import {
 function message(what: string, v: Verdict): string {
   switch (v.kind) {
     case 'swallowed':
+      if (v.partial)
+        return `The error of ${what} is checked only for some failures and the rest are dropped. They skip the check and the function returns nil, so nothing retries the write and the next reconcile reads a stale status. Return ${v.err}.`;
       return `The error of ${what} is checked and then dropped. The failure branch ends by returning nil, so nothing retries the write and the next reconcile reads a stale status. Return ${v.err}.`;
     case 'logged':
       return `The error of ${what} is logged and dropped. ${LOGGED_WHERE[v.within]}, so nothing retries the write and the next reconcile reads a stale status. ${LOGGED_FIX[v.within]}.`;
@@ -83,6 +94,39 @@ function deferredHelpers(rec: Reconciler): Set<PathFunc> {
   return out;
 }
 
+/**
+ * A deferred write runs once the function's return has decided the reconcile's outcome: its
+ * failure costs nothing when every return after the `defer` hands back a non-nil error or, for a
+ * failure that is logged, a Result that requeues (the next pass writes the status again, as for
+ * the same write made without `defer`). The `defer` is the write's own (`defer func() { ... }()`,
+ * `defer r.Status().Update(...)`), or, for a helper that only deferred calls reach, each of
+ * those calls' `defer`.
+ */
+function pardonedAtDefer(
+  rec: Reconciler,
+  fn: PathFunc,
+  call: Node,
+  v: Verdict,
+  errorOf: (fn: PathFunc) => ErrorOf,
+  follow: Follow,
+): boolean {
+  if (v.kind === 'swallowed') return false;
+  const requeue = v.kind === 'logged';
+  const own = ancestor(call, ['defer_statement'], fn.body);
+  const into = own ? [] : rec.edges.filter((e) => e.callee === fn);
+  if (!own && (fn.isRoot || into.length === 0)) return false;
+  const sites = own
+    ? [{ fn, stmt: own }]
+    : into.map((e) => ({
+        fn: e.caller,
+        stmt: ancestor(e.call, ['defer_statement'], e.caller.body),
+      }));
+  return sites.every(({ fn: g, stmt }) => {
+    const returns = stmt && returnsAfter(g, stmt);
+    return !!returns && retried(g, returns, errorOf(g), requeue, follow);
+  });
+}
+
 /** The variable a helper's status write writes: its argument (or receiver) at `param`. */
 function writtenArg(call: Node, param: number | null): string | null {
   if (param === null) return null;
@@ -97,6 +141,15 @@ export const statusErrorIgnored: GoRule = {
     for (const rec of ctx.reconcilers) {
       const rewritten = patchedAtEnd(rec);
       const deferred = deferredHelpers(rec);
+      const errorOfFn = (f: PathFunc): ErrorOf => ctx.summaries.errorOf(f);
+      // `return r.reconcile(ctx, obj)`: the returns of the path function called are the caller's.
+      const follow: Follow = (g, call) => {
+        const e = rec.edges.find((x) => x.caller === g && x.call.id === call.id);
+        return e ? { fn: e.callee, errorOf: errorOfFn(e.callee) } : null;
+      };
+      const excused = (fn: PathFunc, call: Node, v: Verdict, errorOf: ErrorOf): boolean =>
+        pardoned(fn, call, v, errorOf, follow) ||
+        pardonedAtDefer(rec, fn, call, v, errorOfFn, follow);
       // Written again by Reconcile's deferred patch: a write of the reconciled object made on
       // the way (in a helper's own defer too, which runs before Reconcile's), not Reconcile's
       // deferred write itself nor one in a goroutine, which may run after it.
@@ -114,7 +167,7 @@ export const statusErrorIgnored: GoRule = {
           // A cron job or timer callback runs outside any reconcile: not this rule's business.
           if (scheduled(cc.call, fn.body)) continue;
           const verdict = discarded(fn, cc.call);
-          if (!verdict || pardoned(fn, cc.call, verdict, errorOf)) continue;
+          if (!verdict || excused(fn, cc.call, verdict, errorOf)) continue;
           if (!lost(fn, cc.call, verdict, argVar(cc.args[1]))) continue;
           ctx.report({
             file: fn.file,
@@ -137,7 +190,7 @@ export const statusErrorIgnored: GoRule = {
           if (s.returnsStatusError) {
             const verdict = discarded(fn, call);
             const obj = writtenArg(call, s.writeParam);
-            if (verdict && !pardoned(fn, call, verdict, errorOf) && lost(fn, call, verdict, obj)) {
+            if (verdict && !excused(fn, call, verdict, errorOf) && lost(fn, call, verdict, obj)) {
               ctx.report({
                 file: fn.file,
                 node: call,
@@ -151,7 +204,9 @@ export const statusErrorIgnored: GoRule = {
           // is on the path: the drop is reported where it is).
           if (!s.drop || ref.path === ctx.summaries.homePath || inGoroutine(call, fn.body))
             continue;
-          const stmt = enclosingStatement(call);
+          // A write in the helper's goroutine runs after this pass: no return of it or
+          // deferred patch of Reconcile's makes it again.
+          const stmt = s.drop.goroutine ? null : enclosingStatement(call);
           if (stmt && pardoned(fn, call, { kind: 'dropped', stmt }, errorOf)) continue;
           if (stmt && !lost(fn, call, { kind: 'dropped', stmt }, writtenArg(call, s.writeParam)))
             continue;
