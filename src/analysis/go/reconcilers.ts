@@ -486,16 +486,33 @@ export function tabled(pkg: GoPackage, fnNode: Node, file: GoFile, call: Node): 
 /**
  * `for _, step := range []subReconciler{&addCore{r}, ...} { step.reconcile(ctx, obj) }`: a call
  * through a variable of an interface type the package declares reaches each of the package's
- * implementations of that method, and each is on the reconcile path.
+ * implementations of that method, and each is on the reconcile path. So does a call through a
+ * field of the receiver declared with such a type (`r.readiness.NotReady(ctx, pod)`): whatever
+ * concrete value a constructor put there, it is one of those implementations.
  */
 export function dispatched(pkg: GoPackage, fn: PathFunc, call: Node): FuncDecl[] {
   const c = callee(call);
-  if (c?.operand?.type !== 'identifier' || c.operand.text === fn.receiver) return [];
-  if (importPathOf(fn.file, c.operand.text)) return [];
-  let t = varType(fn.node, c.operand.text);
+  const op = unparen(c?.operand ?? null);
+  if (!c || !op) return [];
+  if (op.type === 'selector_expression') {
+    const iface = receiverFieldType(pkg, fn, op);
+    return iface ? pkg.implementations(iface, c.name) : [];
+  }
+  if (op.type !== 'identifier' || op.text === fn.receiver) return [];
+  if (importPathOf(fn.file, op.text)) return [];
+  let t = varType(fn.node, op.text);
   while (t && (t.type === 'pointer_type' || t.type === 'parenthesized_type'))
     t = named(t)[0] ?? null;
   return t?.type === 'type_identifier' ? pkg.implementations(t.text, c.name) : [];
+}
+
+/** `r.handler` with r the receiver: the bare type name the receiver's struct declares that field with. */
+function receiverFieldType(pkg: GoPackage, fn: PathFunc, sel: Node): string | null {
+  const owner = unparen(field(sel, 'operand'));
+  if (owner?.type !== 'identifier' || owner.text !== fn.receiver || !fn.decl.receiverType)
+    return null;
+  const type = pkg.struct(fn.decl.receiverType)?.fields.get(field(sel, 'field')?.text ?? '');
+  return type && /^\w+$/.test(type) ? type : null;
 }
 
 /**
