@@ -62,6 +62,8 @@ export interface PathFunc {
   clientFields: Set<string>;
   /** variables that hold the reconciled object in this function */
   reconciled: Set<string>;
+  /** parameters of a function type → the package's functions callers handed in (`r.replicaTarget`) */
+  funcArgs: Map<string, FuncDecl[]>;
   /** result types' source text, e.g. ['ctrl.Result', 'error'] */
   results: string[];
   /** every call in the body, computed once */
@@ -197,6 +199,7 @@ export function makePathFunc(pkg: GoPackage, decl: FuncDecl, isRoot: boolean): P
     clientIdents,
     clientFields,
     reconciled: new Set(),
+    funcArgs: new Map(),
     results: resultsOf(decl.node),
     calls: descendants(body, 'call_expression'),
     clientCalls: [],
@@ -405,14 +408,23 @@ export function buildReconciler(
         edges.push({ caller: fn, call, callee });
       }
       // Bind the reconciled object through arguments: helper(ctx, &cr) makes its param reconciled.
+      // Bind function values likewise: pick(ctx, r.primary) makes `primary(...)` in pick reach it.
       const params = paramsOf(target.node);
       callArgs(call).forEach((arg, i) => {
         const v = argVar(arg);
         const p = params[i];
-        if (v && p && fn.reconciled.has(v) && !callee!.reconciled.has(p.name)) {
+        if (!p) return;
+        if (v && fn.reconciled.has(v) && !callee!.reconciled.has(p.name)) {
           callee!.reconciled.add(p.name);
           grew = true;
         }
+        const bound = callee!.funcArgs.get(p.name) ?? [];
+        for (const d of funcValue(pkg, fn, arg))
+          if (!bound.includes(d)) {
+            bound.push(d);
+            callee!.funcArgs.set(p.name, bound);
+            grew = true;
+          }
       });
       if (grew) queue.push(callee);
     }
@@ -454,8 +466,31 @@ function fetchedByHelper(pkg: GoPackage, root: PathFunc, request: string): Helpe
 function targetsOf(pkg: GoPackage, fn: PathFunc, call: Node): [Node, FuncDecl][] {
   const target = resolveCall(pkg, fn, call);
   if (target) return [[call, target]];
+  const c = callee(call);
+  const handed = c && !c.operand ? fn.funcArgs.get(c.name) : undefined;
+  if (handed) return handed.map((d) => [call, d]);
   const via = dispatched(pkg, fn, call);
   return (via.length ? via : tabled(pkg, fn.node, fn.file, call)).map((d) => [call, d]);
+}
+
+/**
+ * The package functions an argument hands over as a value: a method value on the receiver
+ * (`r.replicaTarget`), a function of the package (`defaultTarget`), or a function value the
+ * caller was itself handed (`replica`, passed on).
+ */
+function funcValue(pkg: GoPackage, fn: PathFunc, arg: Node): FuncDecl[] {
+  const a = unparen(arg);
+  if (a?.type === 'identifier') {
+    const handed = fn.funcArgs.get(a.text);
+    if (handed) return handed;
+    const f = pkg.functions.has(a.text) ? pkg.func(a.text) : undefined;
+    return f ? [f] : [];
+  }
+  if (a?.type !== 'selector_expression' || !fn.decl.receiverType) return [];
+  const owner = unparen(field(a, 'operand'));
+  if (owner?.type !== 'identifier' || owner.text !== fn.receiver) return [];
+  const m = pkg.method(fn.decl.receiverType, field(a, 'field')?.text ?? '');
+  return m ? [m] : [];
 }
 
 /**
