@@ -557,12 +557,19 @@ function receiverFieldType(pkg: GoPackage, fn: PathFunc, sel: Node): string | nu
  */
 function readsWithKey(body: Node, key: string | undefined): boolean {
   if (!key) return false;
-  const ownName = new RegExp(`\\bName:\\s*${key}\\.Name\\b`);
-  return descendants(body, 'call_expression').some((c) => {
-    if (callee(c)?.name !== 'Get') return false;
-    const k = unparen(callArgs(c)[1] ?? null);
-    return !!k && (k.text === key || (k.type === 'composite_literal' && ownName.test(k.text)));
-  });
+  return descendants(body, 'call_expression').some(
+    (c) => callee(c)?.name === 'Get' && isOwnKey(callArgs(c)[1], key),
+  );
+}
+
+/** Is `k` the key `key` itself, or a key literal naming the object `key.Name` names? */
+export function isOwnKey(k: Node | undefined, key: string): boolean {
+  const n = unparen(k ?? null);
+  if (!n) return false;
+  return (
+    n.text === key ||
+    (n.type === 'composite_literal' && new RegExp(`\\bName:\\s*${key}\\.Name\\b`).test(n.text))
+  );
 }
 
 /**
