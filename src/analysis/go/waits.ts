@@ -27,7 +27,16 @@ export interface Wait {
    * succeeds (a `return` or `break` in its body), and is counted or runs until a deadline
    */
   retry?: boolean;
+  /**
+   * A poll that runs until its context ends, that context not made here with a known timeout:
+   * the name of the context variable it was handed, so a caller that made it with
+   * `context.WithTimeout(ctx, d)` can name the bound (see boundAtCall).
+   */
+  ctx?: string;
 }
+
+const UNTIL_CONTEXT = 'until its condition holds or its context ends';
+const CONTEXT_TIMEOUT = "its context's timeout";
 
 /**
  * Retries that give up within this long are a bounded short backoff, what RetryOnConflict is
@@ -187,7 +196,7 @@ export function blockingWait(file: GoFile, call: Node, scope: Scope): Wait | nul
     )
       w = known('<-time.After', arg(0), 'its argument');
   } else if (path === WAIT_PKG) {
-    w = pollWait(what, name, args, scope);
+    w = pollWait(what, name, args, scope, file);
     // A backoff without end is a poll until its condition holds: reported like one.
     lib = /^ExponentialBackoff/.test(name) && !w?.endless ? 'wait-backoff' : 'wait';
   } else if (path === RETRY_PKG && (name === 'RetryOnConflict' || name === 'OnError')) {
@@ -215,6 +224,7 @@ function pollWait(
   name: string,
   args: Node[],
   scope: Scope,
+  file: GoFile,
 ): (Omit<Wait, 'lib'> & { endless?: boolean }) | null {
   const timeoutAt: Record<string, number> = {
     Poll: 1,
@@ -225,11 +235,56 @@ function pollWait(
   };
   if (name in timeoutAt)
     return known(what, evalConst(args[timeoutAt[name]] ?? null, scope), 'its timeout');
-  if (/^Poll(Immediate)?(Infinite|Until)/.test(name) || name === 'PollUntilContextCancel')
-    return { what, ms: null, why: 'until its condition holds or its context ends' };
+  if (/^Poll(Immediate)?(Infinite|Until)/.test(name) || name === 'PollUntilContextCancel') {
+    if (name !== 'PollUntilContextCancel') return { what, ms: null, why: UNTIL_CONTEXT };
+    // `pollCtx, cancel := context.WithTimeout(ctx, time.Minute)` above it: that minute.
+    const ms = contextTimeout(args[0], scope, file);
+    if (ms !== null) return { what, ms, why: CONTEXT_TIMEOUT };
+    const ctx = unparen(args[0] ?? null);
+    return {
+      what,
+      ms: null,
+      why: UNTIL_CONTEXT,
+      ...(ctx?.type === 'identifier' && { ctx: ctx.text }),
+    };
+  }
   if (name === 'ExponentialBackoff') return backoffWait(what, args[0] ?? null, scope);
   if (name === 'ExponentialBackoffWithContext') return backoffWait(what, args[1] ?? null, scope);
   return null;
+}
+
+/**
+ * The timeout of the context `arg` names, when it was made once in scope by
+ * `context.WithTimeout(parent, d)` with a constant d; else null.
+ */
+function contextTimeout(arg: Node | undefined, scope: Scope, file: GoFile): number | null {
+  const a = unparen(arg ?? null);
+  const made = a?.type === 'identifier' ? unparen(binding(a.text, scope)) : null;
+  const f = made?.type === 'call_expression' ? field(made, 'function') : null;
+  if (f?.type !== 'selector_expression' || field(f, 'field')?.text !== 'WithTimeout') return null;
+  if (importPathOf(file, field(f, 'operand')?.text ?? '') !== 'context') return null;
+  return evalConst(callArgs(made!)[1] ?? null, scope);
+}
+
+/**
+ * A wait a function of the module makes until the context it was handed ends, as seen where it is
+ * called with `args`: bounded by the timeout of a context the caller made, or still open and now
+ * waiting on the caller's own parameter (`params`, by index), or unknown.
+ */
+export function boundAtCall(
+  wait: Wait,
+  param: number | undefined,
+  args: Node[],
+  scope: Scope,
+  file: GoFile,
+  params: string[],
+): { wait: Wait; param?: number } {
+  if (param === undefined || wait.why !== UNTIL_CONTEXT) return { wait };
+  const ms = contextTimeout(args[param], scope, file);
+  if (ms !== null) return { wait: { ...wait, ms, why: CONTEXT_TIMEOUT } };
+  const a = unparen(args[param] ?? null);
+  const at = a?.type === 'identifier' ? params.indexOf(a.text) : -1;
+  return at >= 0 ? { wait, param: at } : { wait };
 }
 
 /** The fields of a `wait.Backoff{...}` literal (or of the variable bound to one). */
