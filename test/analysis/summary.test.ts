@@ -55,6 +55,23 @@ describe('summaries: what a call into the module does', () => {
     );
   });
 
+  it('names the deadline a module helper’s wait loop is handed as a constant', async () => {
+    const { findings: fs } = await lintPaths([
+      join(SHAPES, 'blocking_waits_until_deadline_argument'),
+    ]);
+    const ms = messages(fs, 'blocking-sleep');
+    assert.equal(ms.length, 2);
+    // 90 s handed on through Join, plus the last 2-second sleep.
+    assert.match(
+      ms[0],
+      /^nodes\.Join holds this reconcile worker for up to 1m32s\..*a loop until the deadline handed in, 1m30s away/,
+    );
+    assert.match(
+      ms[1],
+      /^nodes\.WaitJoined holds this reconcile worker for the whole wait\..*its argument, in a loop/,
+    );
+  });
+
   it('computes retry libraries’ longest waits from their options and defaults', async () => {
     const text = readFileSync(join(SHAPES, 'blocking_retry_libraries.go'), 'utf8');
     const ms = messages(await findings(text, 'c.go'), 'blocking-sleep');

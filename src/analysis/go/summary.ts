@@ -73,10 +73,10 @@ export interface FuncSummary {
   /** the function returns the error of a status write it makes */
   returnsStatusError: boolean;
   /**
-   * a blocking call reached, with its longest wait (null when none worth reporting); `ctxParam`:
-   * the wait lasts until the context handed in at this parameter index ends (waits.boundAtCall)
+   * a blocking call reached, with its longest wait (null when none worth reporting); `openParam`:
+   * its bound depends on what is handed in at this parameter index (waits.boundAtCall)
    */
-  block: { wait: Wait; site: Site; guard?: Guard; ctxParam?: number } | null;
+  block: { wait: Wait; site: Site; guard?: Guard; openParam?: number } | null;
   /** parameter index (-1 the receiver) → the spec field it changes, and where */
   spec: Map<number, { target: string; site: Site }>;
   /**
@@ -433,8 +433,8 @@ export class Summaries {
           if (passed !== 'off') {
             const guard = boolGuard(fn.body, call, names) ?? passed ?? undefined;
             const scope = { body: fn.body, files: pkg.files };
-            const b = boundAtCall(s.block.wait, s.block.ctxParam, args, scope, fn.file, names);
-            out.block = { wait: b.wait, site: s.block.site, guard, ctxParam: b.param };
+            const b = boundAtCall(s.block.wait, s.block.openParam, args, scope, fn.file, names);
+            out.block = { wait: b.wait, site: s.block.site, guard, openParam: b.param };
           }
         }
         for (const [i, change] of s.spec) {
@@ -472,9 +472,9 @@ export class Summaries {
       if (shortRetry(wait)) continue;
       const site = { file: fn.file, node: call };
       const guard = boolGuard(fn.body, call, names) ?? undefined;
-      const ctxParam = wait.ctx ? names.indexOf(wait.ctx) : -1;
+      const openParam = wait.open ? names.indexOf(wait.open.name) : -1;
       if (!out.block || longer(wait, out.block.wait))
-        out.block = { wait, site, guard, ...(ctxParam >= 0 && { ctxParam }) };
+        out.block = { wait, site, guard, ...(openParam >= 0 && { openParam }) };
     }
 
     out.errorResult = errorResult(fn, params, errorOf);
@@ -760,7 +760,7 @@ function computeFingerprint(s: FuncSummary): string {
     s.drop ? `${s.drop.how}@${at(s.drop.site)}` : '',
     s.returnsStatusError,
     s.block
-      ? `${s.block.wait.what}:${s.block.wait.ms}:${s.block.wait.why}@${at(s.block.site)}:${s.block.guard ? `${s.block.guard.param}=${s.block.guard.when}` : ''}:${s.block.ctxParam ?? ''}`
+      ? `${s.block.wait.what}:${s.block.wait.ms}:${s.block.wait.why}@${at(s.block.site)}:${s.block.guard ? `${s.block.guard.param}=${s.block.guard.when}` : ''}:${s.block.openParam ?? ''}`
       : '',
     [...s.spec].map(([i, c]) => `${i}=${c.target}@${at(c.site)}`).join(','),
     s.errorResult,

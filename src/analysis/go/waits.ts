@@ -7,7 +7,16 @@
  */
 import type { GoFile } from './package';
 import { importPathOf } from './package';
-import { callArgs, descendants, field, named, qualifiedCallee, unparen, type Node } from './syntax';
+import {
+  ancestor,
+  callArgs,
+  descendants,
+  field,
+  named,
+  qualifiedCallee,
+  unparen,
+  type Node,
+} from './syntax';
 
 /** A blocking call and the longest it may wait: null ms means "unbounded or unknown". */
 export interface Wait {
@@ -28,11 +37,12 @@ export interface Wait {
    */
   retry?: boolean;
   /**
-   * A poll that runs until its context ends, that context not made here with a known timeout:
-   * the name of the context variable it was handed, so a caller that made it with
-   * `context.WithTimeout(ctx, d)` can name the bound (see boundAtCall).
+   * A bound not known here that a caller may know (see boundAtCall): the variable it depends on,
+   * the context a poll runs until it ends (`context`: the caller made it with
+   * `context.WithTimeout(ctx, d)`) or the duration of a hand-written loop's deadline
+   * (`deadline := time.Now().Add(timeout)`), plus `add` ms (the sleep after the deadline).
    */
-  ctx?: string;
+  open?: { name: string; kind: 'context' | 'deadline'; add: number };
 }
 
 const UNTIL_CONTEXT = 'until its condition holds or its context ends';
@@ -245,7 +255,7 @@ function pollWait(
       what,
       ms: null,
       why: UNTIL_CONTEXT,
-      ...(ctx?.type === 'identifier' && { ctx: ctx.text }),
+      ...(ctx?.type === 'identifier' && { open: { name: ctx.text, kind: 'context', add: 0 } }),
     };
   }
   if (name === 'ExponentialBackoff') return backoffWait(what, args[0] ?? null, scope);
@@ -267,9 +277,10 @@ function contextTimeout(arg: Node | undefined, scope: Scope, file: GoFile): numb
 }
 
 /**
- * A wait a function of the module makes until the context it was handed ends, as seen where it is
- * called with `args`: bounded by the timeout of a context the caller made, or still open and now
- * waiting on the caller's own parameter (`params`, by index), or unknown.
+ * A wait a function of the module makes until the context it was handed ends, or until a deadline
+ * the duration it was handed away, as seen where it is called with `args`: bounded by the timeout
+ * of a context the caller made or the constant duration it passes, or still open on the caller's
+ * own parameter (`params`, by index), or unknown.
  */
 export function boundAtCall(
   wait: Wait,
@@ -279,9 +290,20 @@ export function boundAtCall(
   file: GoFile,
   params: string[],
 ): { wait: Wait; param?: number } {
-  if (param === undefined || wait.why !== UNTIL_CONTEXT) return { wait };
-  const ms = contextTimeout(args[param], scope, file);
-  if (ms !== null) return { wait: { ...wait, ms, why: CONTEXT_TIMEOUT } };
+  const open = wait.open;
+  if (param === undefined || !open) return { wait };
+  const ms =
+    open.kind === 'context'
+      ? contextTimeout(args[param], scope, file)
+      : evalConst(args[param] ?? null, scope);
+  if (ms !== null) {
+    const why =
+      open.kind === 'context'
+        ? CONTEXT_TIMEOUT
+        : `a loop until the deadline handed in, ${formatDuration(ms)} away`;
+    const { open: _, ...known } = wait;
+    return { wait: { ...known, ms: ms + open.add, why } };
+  }
   const a = unparen(args[param] ?? null);
   const at = a?.type === 'identifier' ? params.indexOf(a.text) : -1;
   return at >= 0 ? { wait, param: at } : { wait };
@@ -449,7 +471,8 @@ export function inLoops(w: Wait, call: Node, body: Node, scope: Scope): Wait {
     if (n.type === 'func_literal') break;
     if (n.type !== 'for_statement') continue;
     loops++;
-    const until = loops === 1 ? deadlineOf(n, scope) : null;
+    const add = loops === 1 ? deadlineOf(n, scope) : null;
+    const until = add ? evalConst(add, scope) : null;
     // A loop until a deadline stops once its condition holds: a retry too.
     exits &&= until !== null || leavesEarly(n);
     if (until !== null) {
@@ -457,7 +480,17 @@ export function inLoops(w: Wait, call: Node, body: Node, scope: Scope): Wait {
       continue;
     }
     const count = loopCount(n, scope);
-    if (count === null) return { ...w, ms: null, why: `${w.why}, in a loop` };
+    if (count === null) {
+      const unknown = { ...w, ms: null, why: `${w.why}, in a loop` };
+      // `time.Now().Add(timeout)`, timeout a variable: a caller may know it (boundAtCall), when
+      // this is the only loop and the sleep is known.
+      const name = unparen(add)?.type === 'identifier' ? add!.text : null;
+      const only =
+        name &&
+        w.ms !== null &&
+        ancestor(n, ['for_statement', 'func_literal'], body)?.type !== 'for_statement';
+      return only ? { ...unknown, open: { name, kind: 'deadline', add: w.ms! } } : unknown;
+    }
     times *= count;
   }
   const retry = loops > 0 && exits;
@@ -506,7 +539,8 @@ function ancestorWithin(n: Node, loop: Node): boolean {
  * `for time.Now().Before(deadline) && ...`, where `deadline := time.Now().Add(d)` with d constant:
  * the loop runs for at most d (milliseconds); null when it is not such a loop.
  */
-function deadlineOf(loop: Node, scope: Scope): number | null {
+/** `for time.Now().Before(deadline)` with `deadline := time.Now().Add(d)`: d's expression. */
+function deadlineOf(loop: Node, scope: Scope): Node | null {
   const cond =
     field(named(loop).find((c) => c.type === 'for_clause') ?? null, 'condition') ??
     named(loop).find((c) => c.type === 'binary_expression' || c.type === 'call_expression') ??
@@ -519,7 +553,7 @@ function deadlineOf(loop: Node, scope: Scope): number | null {
     /^time\.Now\(\)\.Add$/.test(field(bound, 'function')?.text ?? '')
       ? callArgs(bound)[0]
       : null;
-  return add ? evalConst(add, scope) : null;
+  return add ?? null;
 }
 
 function loopCount(loop: Node, scope: Scope): number | null {

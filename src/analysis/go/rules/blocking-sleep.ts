@@ -63,10 +63,11 @@ export const blockingSleep: GoRule = {
           if (!hit || !block || hit.ref.path === ctx.summaries.homePath) continue;
           // Told not to wait (`EnsureDeleted(..., false)` where the wait is `if wait { ... }`).
           if (guardAtCall(block.guard, callArgs(call), []) === 'off') continue;
-          // Until its context ends, made here with `context.WithTimeout(ctx, d)`: d.
+          // Until its context ends, made here with `context.WithTimeout(ctx, d)`, or until a
+          // deadline the constant handed here away.
           const { wait } = boundAtCall(
             block.wait,
-            block.ctxParam,
+            block.openParam,
             callArgs(call),
             scope,
             fn.file,
