@@ -32,6 +32,46 @@ describe('summaries: what a call into the module does', () => {
     }
   });
 
+  it('names the timeout of the context a wait until its context ends is handed', async () => {
+    const { findings: fs } = await lintPaths([
+      join(SHAPES, 'blocking_waits_until_context_timeout'),
+    ]);
+    const ms = messages(fs, 'blocking-sleep');
+    assert.equal(ms.length, 3);
+    // Through two helpers of the module that pass the context on, from a 2-minute context.
+    assert.match(
+      ms[0],
+      /^poll\.Until holds this reconcile worker for up to 2m0s\..*bound: its context's timeout/,
+    );
+    // The request's context: no deadline known here.
+    assert.match(
+      ms[1],
+      /^poll\.Until holds this reconcile worker for the whole wait\..*bound: until its condition holds or its context ends/,
+    );
+    // A poll of this package on a 30-second context.
+    assert.match(
+      ms[2],
+      /^wait\.PollUntilContextCancel holds this reconcile worker for up to 30s\. Bound: its context's timeout\./,
+    );
+  });
+
+  it('names the deadline a module helper’s wait loop is handed as a constant', async () => {
+    const { findings: fs } = await lintPaths([
+      join(SHAPES, 'blocking_waits_until_deadline_argument'),
+    ]);
+    const ms = messages(fs, 'blocking-sleep');
+    assert.equal(ms.length, 2);
+    // 90 s handed on through Join, plus the last 2-second sleep.
+    assert.match(
+      ms[0],
+      /^nodes\.Join holds this reconcile worker for up to 1m32s\..*a loop until the deadline handed in, 1m30s away/,
+    );
+    assert.match(
+      ms[1],
+      /^nodes\.WaitJoined holds this reconcile worker for the whole wait\..*its argument, in a loop/,
+    );
+  });
+
   it('computes retry libraries’ longest waits from their options and defaults', async () => {
     const text = readFileSync(join(SHAPES, 'blocking_retry_libraries.go'), 'utf8');
     const ms = messages(await findings(text, 'c.go'), 'blocking-sleep');

@@ -62,6 +62,8 @@ export interface PathFunc {
   clientFields: Set<string>;
   /** variables that hold the reconciled object in this function */
   reconciled: Set<string>;
+  /** parameters of a function type → the package's functions callers handed in (`r.replicaTarget`) */
+  funcArgs: Map<string, FuncDecl[]>;
   /** result types' source text, e.g. ['ctrl.Result', 'error'] */
   results: string[];
   /** every call in the body, computed once */
@@ -197,6 +199,7 @@ export function makePathFunc(pkg: GoPackage, decl: FuncDecl, isRoot: boolean): P
     clientIdents,
     clientFields,
     reconciled: new Set(),
+    funcArgs: new Map(),
     results: resultsOf(decl.node),
     calls: descendants(body, 'call_expression'),
     clientCalls: [],
@@ -405,14 +408,23 @@ export function buildReconciler(
         edges.push({ caller: fn, call, callee });
       }
       // Bind the reconciled object through arguments: helper(ctx, &cr) makes its param reconciled.
+      // Bind function values likewise: pick(ctx, r.primary) makes `primary(...)` in pick reach it.
       const params = paramsOf(target.node);
       callArgs(call).forEach((arg, i) => {
         const v = argVar(arg);
         const p = params[i];
-        if (v && p && fn.reconciled.has(v) && !callee!.reconciled.has(p.name)) {
+        if (!p) return;
+        if (v && fn.reconciled.has(v) && !callee!.reconciled.has(p.name)) {
           callee!.reconciled.add(p.name);
           grew = true;
         }
+        const bound = callee!.funcArgs.get(p.name) ?? [];
+        for (const d of funcValue(pkg, fn, arg))
+          if (!bound.includes(d)) {
+            bound.push(d);
+            callee!.funcArgs.set(p.name, bound);
+            grew = true;
+          }
       });
       if (grew) queue.push(callee);
     }
@@ -454,8 +466,31 @@ function fetchedByHelper(pkg: GoPackage, root: PathFunc, request: string): Helpe
 function targetsOf(pkg: GoPackage, fn: PathFunc, call: Node): [Node, FuncDecl][] {
   const target = resolveCall(pkg, fn, call);
   if (target) return [[call, target]];
+  const c = callee(call);
+  const handed = c && !c.operand ? fn.funcArgs.get(c.name) : undefined;
+  if (handed) return handed.map((d) => [call, d]);
   const via = dispatched(pkg, fn, call);
   return (via.length ? via : tabled(pkg, fn.node, fn.file, call)).map((d) => [call, d]);
+}
+
+/**
+ * The package functions an argument hands over as a value: a method value on the receiver
+ * (`r.replicaTarget`), a function of the package (`defaultTarget`), or a function value the
+ * caller was itself handed (`replica`, passed on).
+ */
+function funcValue(pkg: GoPackage, fn: PathFunc, arg: Node): FuncDecl[] {
+  const a = unparen(arg);
+  if (a?.type === 'identifier') {
+    const handed = fn.funcArgs.get(a.text);
+    if (handed) return handed;
+    const f = pkg.functions.has(a.text) ? pkg.func(a.text) : undefined;
+    return f ? [f] : [];
+  }
+  if (a?.type !== 'selector_expression' || !fn.decl.receiverType) return [];
+  const owner = unparen(field(a, 'operand'));
+  if (owner?.type !== 'identifier' || owner.text !== fn.receiver) return [];
+  const m = pkg.method(fn.decl.receiverType, field(a, 'field')?.text ?? '');
+  return m ? [m] : [];
 }
 
 /**
@@ -486,16 +521,33 @@ export function tabled(pkg: GoPackage, fnNode: Node, file: GoFile, call: Node): 
 /**
  * `for _, step := range []subReconciler{&addCore{r}, ...} { step.reconcile(ctx, obj) }`: a call
  * through a variable of an interface type the package declares reaches each of the package's
- * implementations of that method, and each is on the reconcile path.
+ * implementations of that method, and each is on the reconcile path. So does a call through a
+ * field of the receiver declared with such a type (`r.readiness.NotReady(ctx, pod)`): whatever
+ * concrete value a constructor put there, it is one of those implementations.
  */
 export function dispatched(pkg: GoPackage, fn: PathFunc, call: Node): FuncDecl[] {
   const c = callee(call);
-  if (c?.operand?.type !== 'identifier' || c.operand.text === fn.receiver) return [];
-  if (importPathOf(fn.file, c.operand.text)) return [];
-  let t = varType(fn.node, c.operand.text);
+  const op = unparen(c?.operand ?? null);
+  if (!c || !op) return [];
+  if (op.type === 'selector_expression') {
+    const iface = receiverFieldType(pkg, fn, op);
+    return iface ? pkg.implementations(iface, c.name) : [];
+  }
+  if (op.type !== 'identifier' || op.text === fn.receiver) return [];
+  if (importPathOf(fn.file, op.text)) return [];
+  let t = varType(fn.node, op.text);
   while (t && (t.type === 'pointer_type' || t.type === 'parenthesized_type'))
     t = named(t)[0] ?? null;
   return t?.type === 'type_identifier' ? pkg.implementations(t.text, c.name) : [];
+}
+
+/** `r.handler` with r the receiver: the bare type name the receiver's struct declares that field with. */
+function receiverFieldType(pkg: GoPackage, fn: PathFunc, sel: Node): string | null {
+  const owner = unparen(field(sel, 'operand'));
+  if (owner?.type !== 'identifier' || owner.text !== fn.receiver || !fn.decl.receiverType)
+    return null;
+  const type = pkg.struct(fn.decl.receiverType)?.fields.get(field(sel, 'field')?.text ?? '');
+  return type && /^\w+$/.test(type) ? type : null;
 }
 
 /**
@@ -505,12 +557,19 @@ export function dispatched(pkg: GoPackage, fn: PathFunc, call: Node): FuncDecl[]
  */
 function readsWithKey(body: Node, key: string | undefined): boolean {
   if (!key) return false;
-  const ownName = new RegExp(`\\bName:\\s*${key}\\.Name\\b`);
-  return descendants(body, 'call_expression').some((c) => {
-    if (callee(c)?.name !== 'Get') return false;
-    const k = unparen(callArgs(c)[1] ?? null);
-    return !!k && (k.text === key || (k.type === 'composite_literal' && ownName.test(k.text)));
-  });
+  return descendants(body, 'call_expression').some(
+    (c) => callee(c)?.name === 'Get' && isOwnKey(callArgs(c)[1], key),
+  );
+}
+
+/** Is `k` the key `key` itself, or a key literal naming the object `key.Name` names? */
+export function isOwnKey(k: Node | undefined, key: string): boolean {
+  const n = unparen(k ?? null);
+  if (!n) return false;
+  return (
+    n.text === key ||
+    (n.type === 'composite_literal' && new RegExp(`\\bName:\\s*${key}\\.Name\\b`).test(n.text))
+  );
 }
 
 /**

@@ -44,7 +44,14 @@ import {
   type Node,
 } from './syntax';
 import { resultTypes, varType } from './vartypes';
-import { blockingWait, inLoops, RETRY_REPORTED_FROM_MS, shortRetry, type Wait } from './waits';
+import {
+  blockingWait,
+  boundAtCall,
+  inLoops,
+  RETRY_REPORTED_FROM_MS,
+  shortRetry,
+  type Wait,
+} from './waits';
 
 /** A place in some file of the module. */
 export interface Site {
@@ -70,8 +77,11 @@ export interface FuncSummary {
   drop: { how: string; site: Site; goroutine: boolean } | null;
   /** the function returns the error of a status write it makes */
   returnsStatusError: boolean;
-  /** a blocking call reached, with its longest wait (null when none worth reporting) */
-  block: { wait: Wait; site: Site; guard?: Guard } | null;
+  /**
+   * a blocking call reached, with its longest wait (null when none worth reporting); `openParam`:
+   * its bound depends on what is handed in at this parameter index (waits.boundAtCall)
+   */
+  block: { wait: Wait; site: Site; guard?: Guard; openParam?: number } | null;
   /** parameter index (-1 the receiver) → the spec field it changes, and where */
   spec: Map<number, { target: string; site: Site }>;
   /**
@@ -427,7 +437,9 @@ export class Summaries {
           const passed = guardAtCall(s.block.guard, args, names);
           if (passed !== 'off') {
             const guard = boolGuard(fn.body, call, names) ?? passed ?? undefined;
-            out.block = { wait: s.block.wait, site: s.block.site, guard };
+            const scope = { body: fn.body, files: pkg.files };
+            const b = boundAtCall(s.block.wait, s.block.openParam, args, scope, fn.file, names);
+            out.block = { wait: b.wait, site: s.block.site, guard, openParam: b.param };
           }
         }
         for (const [i, change] of s.spec) {
@@ -465,7 +477,9 @@ export class Summaries {
       if (shortRetry(wait)) continue;
       const site = { file: fn.file, node: call };
       const guard = boolGuard(fn.body, call, names) ?? undefined;
-      if (!out.block || longer(wait, out.block.wait)) out.block = { wait, site, guard };
+      const openParam = wait.open ? names.indexOf(wait.open.name) : -1;
+      if (!out.block || longer(wait, out.block.wait))
+        out.block = { wait, site, guard, ...(openParam >= 0 && { openParam }) };
     }
 
     out.errorResult = errorResult(fn, params, errorOf);
@@ -758,7 +772,7 @@ function computeFingerprint(s: FuncSummary): string {
     s.drop ? `${s.drop.how}@${at(s.drop.site)}` : '',
     s.returnsStatusError,
     s.block
-      ? `${s.block.wait.what}:${s.block.wait.ms}:${s.block.wait.why}@${at(s.block.site)}:${s.block.guard ? `${s.block.guard.param}=${s.block.guard.when}` : ''}`
+      ? `${s.block.wait.what}:${s.block.wait.ms}:${s.block.wait.why}@${at(s.block.site)}:${s.block.guard ? `${s.block.guard.param}=${s.block.guard.when}` : ''}:${s.block.openParam ?? ''}`
       : '',
     [...s.spec].map(([i, c]) => `${i}=${c.target}@${at(c.site)}`).join(','),
     s.errorResult,

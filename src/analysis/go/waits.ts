@@ -7,7 +7,16 @@
  */
 import type { GoFile } from './package';
 import { importPathOf } from './package';
-import { callArgs, descendants, field, named, qualifiedCallee, unparen, type Node } from './syntax';
+import {
+  ancestor,
+  callArgs,
+  descendants,
+  field,
+  named,
+  qualifiedCallee,
+  unparen,
+  type Node,
+} from './syntax';
 
 /** A blocking call and the longest it may wait: null ms means "unbounded or unknown". */
 export interface Wait {
@@ -27,7 +36,17 @@ export interface Wait {
    * succeeds (a `return` or `break` in its body), and is counted or runs until a deadline
    */
   retry?: boolean;
+  /**
+   * A bound not known here that a caller may know (see boundAtCall): the variable it depends on,
+   * the context a poll runs until it ends (`context`: the caller made it with
+   * `context.WithTimeout(ctx, d)`) or the duration of a hand-written loop's deadline
+   * (`deadline := time.Now().Add(timeout)`), plus `add` ms (the sleep after the deadline).
+   */
+  open?: { name: string; kind: 'context' | 'deadline'; add: number };
 }
+
+const UNTIL_CONTEXT = 'until its condition holds or its context ends';
+const CONTEXT_TIMEOUT = "its context's timeout";
 
 /**
  * Retries that give up within this long are a bounded short backoff, what RetryOnConflict is
@@ -187,7 +206,7 @@ export function blockingWait(file: GoFile, call: Node, scope: Scope): Wait | nul
     )
       w = known('<-time.After', arg(0), 'its argument');
   } else if (path === WAIT_PKG) {
-    w = pollWait(what, name, args, scope);
+    w = pollWait(what, name, args, scope, file);
     // A backoff without end is a poll until its condition holds: reported like one.
     lib = /^ExponentialBackoff/.test(name) && !w?.endless ? 'wait-backoff' : 'wait';
   } else if (path === RETRY_PKG && (name === 'RetryOnConflict' || name === 'OnError')) {
@@ -215,6 +234,7 @@ function pollWait(
   name: string,
   args: Node[],
   scope: Scope,
+  file: GoFile,
 ): (Omit<Wait, 'lib'> & { endless?: boolean }) | null {
   const timeoutAt: Record<string, number> = {
     Poll: 1,
@@ -225,11 +245,68 @@ function pollWait(
   };
   if (name in timeoutAt)
     return known(what, evalConst(args[timeoutAt[name]] ?? null, scope), 'its timeout');
-  if (/^Poll(Immediate)?(Infinite|Until)/.test(name) || name === 'PollUntilContextCancel')
-    return { what, ms: null, why: 'until its condition holds or its context ends' };
+  if (/^Poll(Immediate)?(Infinite|Until)/.test(name) || name === 'PollUntilContextCancel') {
+    if (name !== 'PollUntilContextCancel') return { what, ms: null, why: UNTIL_CONTEXT };
+    // `pollCtx, cancel := context.WithTimeout(ctx, time.Minute)` above it: that minute.
+    const ms = contextTimeout(args[0], scope, file);
+    if (ms !== null) return { what, ms, why: CONTEXT_TIMEOUT };
+    const ctx = unparen(args[0] ?? null);
+    return {
+      what,
+      ms: null,
+      why: UNTIL_CONTEXT,
+      ...(ctx?.type === 'identifier' && { open: { name: ctx.text, kind: 'context', add: 0 } }),
+    };
+  }
   if (name === 'ExponentialBackoff') return backoffWait(what, args[0] ?? null, scope);
   if (name === 'ExponentialBackoffWithContext') return backoffWait(what, args[1] ?? null, scope);
   return null;
+}
+
+/**
+ * The timeout of the context `arg` names, when it was made once in scope by
+ * `context.WithTimeout(parent, d)` with a constant d; else null.
+ */
+function contextTimeout(arg: Node | undefined, scope: Scope, file: GoFile): number | null {
+  const a = unparen(arg ?? null);
+  const made = a?.type === 'identifier' ? unparen(binding(a.text, scope)) : null;
+  const f = made?.type === 'call_expression' ? field(made, 'function') : null;
+  if (f?.type !== 'selector_expression' || field(f, 'field')?.text !== 'WithTimeout') return null;
+  if (importPathOf(file, field(f, 'operand')?.text ?? '') !== 'context') return null;
+  return evalConst(callArgs(made!)[1] ?? null, scope);
+}
+
+/**
+ * A wait a function of the module makes until the context it was handed ends, or until a deadline
+ * the duration it was handed away, as seen where it is called with `args`: bounded by the timeout
+ * of a context the caller made or the constant duration it passes, or still open on the caller's
+ * own parameter (`params`, by index), or unknown.
+ */
+export function boundAtCall(
+  wait: Wait,
+  param: number | undefined,
+  args: Node[],
+  scope: Scope,
+  file: GoFile,
+  params: string[],
+): { wait: Wait; param?: number } {
+  const open = wait.open;
+  if (param === undefined || !open) return { wait };
+  const ms =
+    open.kind === 'context'
+      ? contextTimeout(args[param], scope, file)
+      : evalConst(args[param] ?? null, scope);
+  if (ms !== null) {
+    const why =
+      open.kind === 'context'
+        ? CONTEXT_TIMEOUT
+        : `a loop until the deadline handed in, ${formatDuration(ms)} away`;
+    const { open: _, ...known } = wait;
+    return { wait: { ...known, ms: ms + open.add, why } };
+  }
+  const a = unparen(args[param] ?? null);
+  const at = a?.type === 'identifier' ? params.indexOf(a.text) : -1;
+  return at >= 0 ? { wait, param: at } : { wait };
 }
 
 /** The fields of a `wait.Backoff{...}` literal (or of the variable bound to one). */
@@ -394,7 +471,8 @@ export function inLoops(w: Wait, call: Node, body: Node, scope: Scope): Wait {
     if (n.type === 'func_literal') break;
     if (n.type !== 'for_statement') continue;
     loops++;
-    const until = loops === 1 ? deadlineOf(n, scope) : null;
+    const add = loops === 1 ? deadlineOf(n, scope) : null;
+    const until = add ? evalConst(add, scope) : null;
     // A loop until a deadline stops once its condition holds: a retry too.
     exits &&= until !== null || leavesEarly(n);
     if (until !== null) {
@@ -402,7 +480,17 @@ export function inLoops(w: Wait, call: Node, body: Node, scope: Scope): Wait {
       continue;
     }
     const count = loopCount(n, scope);
-    if (count === null) return { ...w, ms: null, why: `${w.why}, in a loop` };
+    if (count === null) {
+      const unknown = { ...w, ms: null, why: `${w.why}, in a loop` };
+      // `time.Now().Add(timeout)`, timeout a variable: a caller may know it (boundAtCall), when
+      // this is the only loop and the sleep is known.
+      const name = unparen(add)?.type === 'identifier' ? add!.text : null;
+      const only =
+        name &&
+        w.ms !== null &&
+        ancestor(n, ['for_statement', 'func_literal'], body)?.type !== 'for_statement';
+      return only ? { ...unknown, open: { name, kind: 'deadline', add: w.ms! } } : unknown;
+    }
     times *= count;
   }
   const retry = loops > 0 && exits;
@@ -451,7 +539,8 @@ function ancestorWithin(n: Node, loop: Node): boolean {
  * `for time.Now().Before(deadline) && ...`, where `deadline := time.Now().Add(d)` with d constant:
  * the loop runs for at most d (milliseconds); null when it is not such a loop.
  */
-function deadlineOf(loop: Node, scope: Scope): number | null {
+/** `for time.Now().Before(deadline)` with `deadline := time.Now().Add(d)`: d's expression. */
+function deadlineOf(loop: Node, scope: Scope): Node | null {
   const cond =
     field(named(loop).find((c) => c.type === 'for_clause') ?? null, 'condition') ??
     named(loop).find((c) => c.type === 'binary_expression' || c.type === 'call_expression') ??
@@ -464,7 +553,7 @@ function deadlineOf(loop: Node, scope: Scope): number | null {
     /^time\.Now\(\)\.Add$/.test(field(bound, 'function')?.text ?? '')
       ? callArgs(bound)[0]
       : null;
-  return add ? evalConst(add, scope) : null;
+  return add ?? null;
 }
 
 function loopCount(loop: Node, scope: Scope): number | null {

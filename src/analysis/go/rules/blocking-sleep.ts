@@ -9,7 +9,14 @@ import { guardAtCall } from '../guards';
 import type { GoRule } from '../rule';
 import { returnsResultAndError, type PathFunc } from '../reconcilers';
 import { callName, siteName, worthReporting } from '../summary';
-import { formatDuration, blockingWait, inLoops, shortRetry, type Wait } from '../waits';
+import {
+  formatDuration,
+  blockingWait,
+  boundAtCall,
+  inLoops,
+  shortRetry,
+  type Wait,
+} from '../waits';
 import {
   ancestor,
   callArgs,
@@ -56,10 +63,20 @@ export const blockingSleep: GoRule = {
           if (!hit || !block || hit.ref.path === ctx.summaries.homePath) continue;
           // Told not to wait (`EnsureDeleted(..., false)` where the wait is `if wait { ... }`).
           if (guardAtCall(block.guard, callArgs(call), []) === 'off') continue;
+          // Until its context ends, made here with `context.WithTimeout(ctx, d)`, or until a
+          // deadline the constant handed here away.
+          const { wait } = boundAtCall(
+            block.wait,
+            block.openParam,
+            callArgs(call),
+            scope,
+            fn.file,
+            [],
+          );
           ctx.report({
             file: fn.file,
             node: call,
-            message: `${callName(call)} holds this reconcile worker ${howLong(block.wait)}. It calls ${block.wait.what} at ${siteName(fn.file.path, block.site)} (bound: ${block.wait.why}). ${ADVICE}`,
+            message: `${callName(call)} holds this reconcile worker ${howLong(wait)}. It calls ${wait.what} at ${siteName(fn.file.path, block.site)} (bound: ${wait.why}). ${ADVICE}`,
           });
         }
       }

@@ -6,8 +6,14 @@
 import { fix, packageName, replaceNode } from '../../fixes';
 import type { Fix } from '../../diagnostics';
 import type { GoRule } from '../rule';
-import { CLIENT_PKG } from '../package';
-import { isRequestKey, type PathFunc } from '../reconcilers';
+import { CLIENT_PKG, paramsOf, resultsOf, type GoPackage } from '../package';
+import {
+  isOwnKey,
+  isRequestKey,
+  resolveCall,
+  type PathFunc,
+  type Reconciler,
+} from '../reconcilers';
 import {
   argVar,
   callArgs,
@@ -56,13 +62,18 @@ export const notfoundNotIgnored: GoRule = {
       // too (kamaji's `r.getTenantControlPlane(ctx, req.NamespacedName)()` then a Get in a
       // RetryOnConflict closure).
       const first = direct && !readBefore(fn, direct.call, rec.request) ? direct : undefined;
-      // Or the helper that reads it, when it does not deal with NotFound itself.
+      // Or the helper that reads it, when it does not deal with NotFound itself: one returning
+      // the object, else one returning only the Get's error.
       const reads = first
         ? [{ call: first.call, v: argVar(first.args[2])!, what: 'this Get returns' }]
-        : rec.helperFetches
-            .slice(0, 1)
-            .filter((h) => !/NotFound/.test(h.helper.node.text))
-            .map((h) => ({ call: h.call, v: h.name, what: `${h.helper.name} returns` }));
+        : rec.helperFetches.length
+          ? rec.helperFetches
+              .slice(0, 1)
+              .filter((h) => !/NotFound/.test(h.helper.node.text))
+              .map((h) => ({ call: h.call, v: h.name, what: `${h.helper.name} returns` }))
+          : direct
+            ? []
+            : errorOnlyRead(ctx.pkg, rec);
       for (const { call, v, what } of reads) {
         const handled = errorIf(call);
         if (!handled) continue;
@@ -79,6 +90,42 @@ export const notfoundNotIgnored: GoRule = {
     }
   },
 };
+
+/**
+ * `if err := r.inject(ctx, req); err != nil { return ..., err }`: the first call of Reconcile
+ * handed the request (or its key) that goes to a path function of the package which reads the
+ * object with it and hands that Get's error back unchanged (`if err := r.Get(ctx,
+ * req.NamespacedName, &crd); err != nil { return err }`), never mentioning NotFound. The helper
+ * returns only an error, so nothing else tells its caller the object is gone.
+ */
+function errorOnlyRead(pkg: GoPackage, rec: Reconciler): { call: Node; v: string; what: string }[] {
+  const root = rec.root;
+  for (const call of root.calls) {
+    const args = callArgs(call);
+    const at = args.findIndex((a) => a.text === rec.request || isRequestKey(root, a, rec.request));
+    if (at < 0 || !rec.request) continue;
+    const target = resolveCall(pkg, root, call);
+    const helper = target && rec.funcs.find((f) => f.decl === target);
+    if (!helper) continue;
+    const results = resultsOf(helper.node);
+    if (results[results.length - 1] !== 'error' || /NotFound/.test(helper.body.text)) continue;
+    const param = paramsOf(helper.node)[at]?.name;
+    const handedRequest = args[at].text === rec.request;
+    const get = helper.clientCalls.find(
+      (cc) =>
+        !cc.status &&
+        cc.method === 'Get' &&
+        !!param &&
+        (handedRequest ? isRequestKey(helper, cc.args[1], param) : isOwnKey(cc.args[1], param)),
+    );
+    const v = get && argVar(get.args[2]);
+    const handled = get && errorIf(get.call);
+    if (!v || !handled || !firstReturnOf(handled.ifs, handled.err)) continue;
+    // The first read of the object is this one: earlier calls handed the request are not reads.
+    return readBefore(root, call, rec.request) ? [] : [{ call, v, what: `${target.name} returns` }];
+  }
+  return [];
+}
 
 /**
  * Does a call before `call` read with the request's key and deal with NotFound? The call may be
