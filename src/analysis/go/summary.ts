@@ -26,6 +26,7 @@ import {
   type GoFile,
   type GoPackage,
 } from './package';
+import { isLocal } from './locals';
 import { makePathFunc, tabled, type PathFunc } from './reconcilers';
 import {
   ancestor,
@@ -177,8 +178,10 @@ export class Summaries {
     }
     if (c.operand.type === 'identifier') {
       const x = c.operand.text;
-      if (recv && x === recv.name) return { path, recv: recv.type, name: c.name };
-      const imported = importPathOf(file, x);
+      // A variable of the function hides the receiver and any import of that name.
+      const local = isLocal(decl.node, x, call);
+      if (recv && x === recv.name && !local) return { path, recv: recv.type, name: c.name };
+      const imported = local || x === recv?.name ? null : importPathOf(file, x);
       if (imported)
         return this.inModule(imported) ? { path: imported, recv: null, name: c.name } : null;
       // A type taken from a call's result is named in the callee's file and package.
