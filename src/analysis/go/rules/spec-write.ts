@@ -165,6 +165,34 @@ class SpecFlow {
   }
 
   /**
+   * Does `name` at `at` in `fn` hold the reconciled object? A variable bound to it, or the
+   * parameter of a function literal handed to a helper of the path that calls it with the object
+   * (`r.patch(ctx, obj, func(o *T) { o.SetDefaults() })`, where patch runs `mutate(obj)`), whatever
+   * the parameter is named.
+   */
+  holdsObject(fn: PathFunc, name: string, at: Node): boolean {
+    if (fn.reconciled.has(name)) return true;
+    for (const e of this.out.get(fn.node.id) ?? []) {
+      const args = callArgs(e.call);
+      const k = args.findIndex((a) => a.type === 'func_literal' && contains(a, at));
+      const j = k < 0 ? -1 : paramsOf(args[k]).findIndex((p) => p.name === name);
+      const callback = j < 0 ? undefined : paramsOf(e.callee.node)[k]?.name;
+      if (!callback) continue;
+      const handsObject = (c: Node): boolean => {
+        const target = callee(c);
+        return (
+          !!target &&
+          !target.operand &&
+          target.name === callback &&
+          e.callee.reconciled.has(argVar(callArgs(c)[j]) ?? '')
+        );
+      };
+      if (e.callee.calls.some(handsObject)) return true;
+    }
+    return false;
+  }
+
+  /**
    * `r.patch(ctx, obj, func(o *T) { o.Spec.X = ... })`: a change made in a closure handed to a
    * helper that writes the object is made by the helper when it calls the closure, after its
    * patch base is copied (that is what such helpers are for): the helper's write sends it.
@@ -269,7 +297,7 @@ export const specWrite: GoRule = {
             a.type === 'assignment_statement' ? named(field(a, 'left')) : named(a).slice(0, 1);
           const hit = targets.find((t) => {
             const m = /^(\w+)\.Spec\b/.exec(t.text);
-            return !!m && fn.reconciled.has(m[1]);
+            return !!m && flow.holdsObject(fn, m[1], t);
           });
           if (!hit) continue;
           if (a.type === 'assignment_statement' && fromConfig(fn, a, targets.indexOf(hit)))
@@ -293,7 +321,7 @@ export const specWrite: GoRule = {
             const op = callee(call)?.operand;
             const v =
               i === -1 ? (op?.type === 'identifier' ? op.text : null) : argVar(callArgs(call)[i]);
-            if (!v || !fn.reconciled.has(v)) continue;
+            if (!v || !flow.holdsObject(fn, v, call)) continue;
             const w = flow.writtenAfter(fn, v, call);
             if (!w) continue;
             const field = change.target.replace(/^\w+/, v);
