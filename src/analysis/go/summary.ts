@@ -14,6 +14,7 @@
  */
 import { relative, dirname, sep } from 'node:path';
 import { discarded, pardoned } from './errorfate';
+import { sendsEarlierChanges } from './patchbase';
 import { certainlyNonNil, type ErrorOf } from './errors';
 import { StatusPasses, type WriteEvent } from './passes';
 import { boolGuard, guardAtCall, type Guard } from './guards';
@@ -71,6 +72,11 @@ export interface FuncSummary {
   /** parameter index (-1 the receiver) → the spec field it changes, and where */
   spec: Map<number, { target: string; site: Site }>;
   /**
+   * parameter index (-1 the receiver) → the write (`Update`, `Patch`) by which the function sends
+   * the object as its caller left it: whatever the caller changed before the call goes too
+   */
+  writesBack: Map<number, string>;
+  /**
    * Its error result is never nil ('always': every return builds one, `fmt.Errorf`), or is
    * whenever the argument at this index is not (it hands back the error it is given, after logging
    * or tracing it); null when it may return nil. Lets `return ..., logAndWrap(err, "...")` count
@@ -89,6 +95,7 @@ const EMPTY: FuncSummary = {
   returnsStatusError: false,
   block: null,
   spec: new Map(),
+  writesBack: new Map(),
   errorResult: null,
 };
 
@@ -343,7 +350,7 @@ export class Summaries {
       const i = params.findIndex((p) => p.name === name);
       return i >= 0 ? i : null;
     };
-    const out: FuncSummary = { ...EMPTY, spec: new Map() };
+    const out: FuncSummary = { ...EMPTY, spec: new Map(), writesBack: new Map() };
     const events: WriteEvent[] = [];
     // What a callee's error is, asked on demand (its summary is a dependency all the same: every
     // call of the body is resolved and recorded in the walk over calls below).
@@ -366,6 +373,13 @@ export class Summaries {
       out.writeParam ??= indexOf(rootVar(cc.args[1]));
       out.always ||= unconditional(fn.body, cc.call);
       this.errorFate(fn, cc.call, out, errorOf);
+    }
+
+    // Writes of a parameter that send what its caller changed (its own first, callees' below).
+    for (const cc of fn.clientCalls) {
+      const at = indexOf(argVar(cc.args[1]));
+      if (at !== null && !out.writesBack.has(at) && sendsEarlierChanges(fn.body, cc))
+        out.writesBack.set(at, cc.method);
     }
 
     // Assignments to a parameter's (or the receiver's) spec: its own first, then its callees'.
@@ -431,6 +445,10 @@ export class Summaries {
         for (const [i, change] of s.spec) {
           const at = indexOf(argOf(i));
           if (at !== null && !out.spec.has(at)) out.spec.set(at, change);
+        }
+        for (const [i, method] of s.writesBack) {
+          const at = indexOf(argOf(i));
+          if (at !== null && !out.writesBack.has(at)) out.writesBack.set(at, method);
         }
       }
     }
@@ -703,7 +721,7 @@ function unconditional(body: Node, call: Node): boolean {
 }
 
 /** `obj.M(...)` → `obj`: the variable a method is called on. */
-function receiverArg(call: Node): string | null {
+export function receiverArg(call: Node): string | null {
   const op = unparen(callee(call)?.operand ?? null);
   if (op?.type === 'identifier') return op.text;
   // `obj.Spec.withDefaults()`: a method of the spec type changes obj's spec.
@@ -752,6 +770,7 @@ function computeFingerprint(s: FuncSummary): string {
       ? `${s.block.wait.what}:${s.block.wait.ms}:${s.block.wait.why}@${at(s.block.site)}:${s.block.guard ? `${s.block.guard.param}=${s.block.guard.when}` : ''}`
       : '',
     [...s.spec].map(([i, c]) => `${i}=${c.target}@${at(c.site)}`).join(','),
+    [...s.writesBack].map(([i, m]) => `${i}=${m}`).join(','),
     s.errorResult,
   ].join('|');
 }
