@@ -204,15 +204,25 @@ export class Summaries {
       if (type) return this.typeRef(file, path, type, c.name);
       return null;
     }
-    // `r.Status.Set(...)`: a method of the receiver field's type.
-    if (c.operand.type === 'selector_expression' && recv) {
+    // `r.Status.Set(...)`: a method of the receiver field's type; `rs.Spec.FillFrom(...)`: of a
+    // variable's field (a parameter, a function literal's parameter).
+    if (c.operand.type === 'selector_expression') {
       const op = unparen(field(c.operand, 'operand'));
-      if (op?.type !== 'identifier' || op.text !== recv.name) return null;
-      const ft = pkg.types.struct(recv.type)?.fields.get(field(c.operand, 'field')?.text ?? '');
+      if (op?.type !== 'identifier') return null;
+      const own = !!recv && op.text === recv.name && !isLocal(decl.node, op.text, call);
+      const t = own ? null : varType(decl.node, op.text);
+      const owner = own ? { path, recv: recv!.type } : t && this.typeRef(file, path, t, '');
+      const home = owner && this.pkgAt(owner.path);
+      const ft = home?.types.struct(owner!.recv)?.fields.get(field(c.operand, 'field')?.text ?? '');
       const m = ft && /^\*?(?:(\w+)\.)?(\w+)$/.exec(ft);
       if (!m) return null;
-      const p = m[1] ? importPathOf(file, m[1]) : path;
-      return this.inModule(p) || p === path ? { path: p, recv: m[2], name: c.name } : null;
+      // The field's type is named where the struct is declared: this file, or its package's.
+      const p = !m[1]
+        ? owner!.path
+        : own
+          ? importPathOf(file, m[1])
+          : (home!.files.map((f) => importPathOf(f, m[1])).find((x) => x) ?? null);
+      return this.inModule(p) || p === path ? { path: p!, recv: m[2], name: c.name } : null;
     }
     return null;
   }

@@ -307,9 +307,8 @@ export const specWrite: GoRule = {
           if (!hit || hit.summary.spec.size === 0 || hit.ref.path === ctx.summaries.homePath)
             continue;
           for (const [i, change] of hit.summary.spec) {
-            const op = callee(call)?.operand;
-            const v =
-              i === -1 ? (op?.type === 'identifier' ? op.text : null) : argVar(callArgs(call)[i]);
+            // The receiver: `obj.SetDefaults()`, or `obj.Spec.FillFrom(...)` on its spec.
+            const v = i === -1 ? receiverArg(call) : argVar(callArgs(call)[i]);
             if (!v || !flow.holdsObject(fn, v, call)) continue;
             const w = flow.writtenAfter(fn, v, call);
             if (!w) continue;
