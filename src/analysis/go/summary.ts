@@ -393,6 +393,10 @@ export class Summaries {
     }
 
     // Assignments to a parameter's (or the receiver's) spec: its own first, then its callees'.
+    // A method of the spec type, or of a type the spec embeds, changes the spec's own fields.
+    const ofSpec =
+      !!fn.receiver &&
+      (isSpecType(decl.receiverType) || pkg.types.embeddedInSpec(decl.receiverType));
     for (const a of descendants(fn.body, [
       'assignment_statement',
       'inc_statement',
@@ -402,12 +406,9 @@ export class Summaries {
         a.type === 'assignment_statement' ? named(field(a, 'left')) : named(a).slice(0, 1);
       for (const t of targets) {
         const m = /^(\w+)\.Spec\b/.exec(t.text);
-        // A method of the spec type itself (`func (s *ShopSpec) withDefaults()`): its receiver's
-        // fields are the spec's, named as the object's (`s.Spec.Image`) for the caller.
-        const own =
-          !m && isSpecType(decl.receiverType) && fn.receiver
-            ? new RegExp(`^${fn.receiver}\\.(\\w+)`).exec(t.text)
-            : null;
+        // A method of the spec type (`func (s *ShopSpec) withDefaults()`): its receiver's fields
+        // are the spec's, named as the object's (`s.Spec.Image`) for the caller.
+        const own = !m && ofSpec ? new RegExp(`^${fn.receiver}\\.(\\w+)`).exec(t.text) : null;
         const i = m ? indexOf(m[1]) : own ? -1 : null;
         if (i === null || out.spec.has(i)) continue;
         if (i >= 0 && params[i].type.type !== 'pointer_type') continue;
