@@ -79,6 +79,18 @@ export class TypeIndex {
   struct(name: string | null): StructInfo | undefined {
     return name ? this.structs.get(name) : undefined;
   }
+
+  /**
+   * Is `name` embedded in a spec type (`type RestoreSpec struct { RestoreSource }`)? Then its
+   * methods are the spec's too (`restore.Spec.SetDefaultsWithBackup(b)` is RestoreSource's).
+   */
+  embeddedInSpec(name: string | null): boolean {
+    if (!name) return false;
+    for (const [k, s] of this.structs)
+      if (/^[A-Z]\w*Spec$/.test(k) && s.embedded.some((e) => e.replace(/^\*/, '') === name))
+        return true;
+    return false;
+  }
 }
 
 function readStruct(type: Node, text: string): StructInfo {

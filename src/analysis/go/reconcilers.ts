@@ -4,6 +4,7 @@
  * sleep in a CLI helper or a List in a webhook is never reported as a reconcile problem.
  */
 import type { GoFile, GoPackage, FuncDecl, StructInfo } from './package';
+import { isLocal } from './locals';
 import { varType } from './vartypes';
 import { CLIENT_PKG, importPathOf, paramsOf, receiverOf, resultsOf } from './package';
 import {
@@ -511,10 +512,15 @@ export function tabled(pkg: GoPackage, fnNode: Node, file: GoFile, call: Node): 
     return t?.type === 'type_identifier' ? pkg.funcValues('type', t.text) : [];
   }
   const op = unparen(c.operand);
-  if (op?.type === 'identifier' && importPathOf(file, op.text)) return [];
-  // `r.method(...)` on the receiver was resolved, or is a method of another package's type.
+  // A package qualifier, or the receiver: `r.method(...)` on the receiver was resolved, or is a
+  // method of another package's type. A variable of that name hides either.
   const recv = receiverOf(fnNode);
-  if (op?.type === 'identifier' && recv?.name === op.text) return [];
+  if (
+    op?.type === 'identifier' &&
+    (importPathOf(file, op.text) || recv?.name === op.text) &&
+    !isLocal(fnNode, op.text, call)
+  )
+    return [];
   return pkg.funcValues('key', c.name);
 }
 
@@ -533,9 +539,10 @@ export function dispatched(pkg: GoPackage, fn: PathFunc, call: Node): FuncDecl[]
     const iface = receiverFieldType(pkg, fn, op);
     return iface ? pkg.implementations(iface, c.name) : [];
   }
-  if (op.type !== 'identifier' || op.text === fn.receiver) return [];
-  if (importPathOf(fn.file, op.text)) return [];
-  let t = varType(fn.node, op.text);
+  if (op.type !== 'identifier') return [];
+  const x = op.text;
+  if ((x === fn.receiver || importPathOf(fn.file, x)) && !isLocal(fn.node, x, call)) return [];
+  let t = varType(fn.node, x);
   while (t && (t.type === 'pointer_type' || t.type === 'parenthesized_type'))
     t = named(t)[0] ?? null;
   return t?.type === 'type_identifier' ? pkg.implementations(t.text, c.name) : [];
@@ -588,12 +595,15 @@ export function resolveCall(
   if (!c) return undefined;
   if (!c.operand) return pkg.func(c.name);
   if (c.operand.type !== 'identifier') return undefined;
-  if (c.operand.text === fn.receiver && fn.decl.receiverType) {
+  const x = c.operand.text;
+  // The receiver, and a package qualifier (`fmt.Errorf`: no variable to look up), unless a
+  // variable of the function hides that name.
+  const special = x === fn.receiver || !!importPathOf(fn.file, x);
+  const hidden = special && isLocal(fn.node, x, call);
+  if (!hidden && x === fn.receiver && fn.decl.receiverType)
     return pkg.method(fn.decl.receiverType, c.name);
-  }
-  // A package qualifier (`fmt.Errorf`) is no variable: skip the search for a declaration.
-  if (depth > 2 || importPathOf(fn.file, c.operand.text)) return undefined;
-  const t = varType(fn.node, c.operand.text, (inner) =>
+  if (depth > 2 || (special && !hidden)) return undefined;
+  const t = varType(fn.node, x, (inner) =>
     inner.id === call.id ? null : (resolveCall(pkg, fn, inner, depth + 1)?.node ?? null),
   );
   let n: Node | null = t;

@@ -15,6 +15,7 @@
 import { relative, dirname, sep } from 'node:path';
 import { discarded, pardoned } from './errorfate';
 import { statedIntent } from './intent';
+import { sendsEarlierChanges } from './patchbase';
 import { certainlyNonNil, type ErrorOf } from './errors';
 import { StatusPasses, type WriteEvent } from './passes';
 import { boolGuard, guardAtCall, type Guard } from './guards';
@@ -27,6 +28,7 @@ import {
   type GoFile,
   type GoPackage,
 } from './package';
+import { isLocal } from './locals';
 import { makePathFunc, tabled, type PathFunc } from './reconcilers';
 import {
   ancestor,
@@ -85,6 +87,11 @@ export interface FuncSummary {
   /** parameter index (-1 the receiver) → the spec field it changes, and where */
   spec: Map<number, { target: string; site: Site }>;
   /**
+   * parameter index (-1 the receiver) → the write (`Update`, `Patch`) by which the function sends
+   * the object as its caller left it: whatever the caller changed before the call goes too
+   */
+  writesBack: Map<number, string>;
+  /**
    * Its error result is never nil ('always': every return builds one, `fmt.Errorf`), or is
    * whenever the argument at this index is not (it hands back the error it is given, after logging
    * or tracing it); null when it may return nil. Lets `return ..., logAndWrap(err, "...")` count
@@ -103,6 +110,7 @@ const EMPTY: FuncSummary = {
   returnsStatusError: false,
   block: null,
   spec: new Map(),
+  writesBack: new Map(),
   errorResult: null,
 };
 
@@ -192,8 +200,10 @@ export class Summaries {
     }
     if (c.operand.type === 'identifier') {
       const x = c.operand.text;
-      if (recv && x === recv.name) return { path, recv: recv.type, name: c.name };
-      const imported = importPathOf(file, x);
+      // A variable of the function hides the receiver and any import of that name.
+      const local = isLocal(decl.node, x, call);
+      if (recv && x === recv.name && !local) return { path, recv: recv.type, name: c.name };
+      const imported = local || x === recv?.name ? null : importPathOf(file, x);
       if (imported)
         return this.inModule(imported) ? { path: imported, recv: null, name: c.name } : null;
       // A type taken from a call's result is named in the callee's file and package.
@@ -209,15 +219,25 @@ export class Summaries {
       if (type) return this.typeRef(file, path, type, c.name);
       return null;
     }
-    // `r.Status.Set(...)`: a method of the receiver field's type.
-    if (c.operand.type === 'selector_expression' && recv) {
+    // `r.Status.Set(...)`: a method of the receiver field's type; `rs.Spec.FillFrom(...)`: of a
+    // variable's field (a parameter, a function literal's parameter).
+    if (c.operand.type === 'selector_expression') {
       const op = unparen(field(c.operand, 'operand'));
-      if (op?.type !== 'identifier' || op.text !== recv.name) return null;
-      const ft = pkg.types.struct(recv.type)?.fields.get(field(c.operand, 'field')?.text ?? '');
+      if (op?.type !== 'identifier') return null;
+      const own = !!recv && op.text === recv.name && !isLocal(decl.node, op.text, call);
+      const t = own ? null : varType(decl.node, op.text);
+      const owner = own ? { path, recv: recv!.type } : t && this.typeRef(file, path, t, '');
+      const home = owner && this.pkgAt(owner.path);
+      const ft = home?.types.struct(owner!.recv)?.fields.get(field(c.operand, 'field')?.text ?? '');
       const m = ft && /^\*?(?:(\w+)\.)?(\w+)$/.exec(ft);
       if (!m) return null;
-      const p = m[1] ? importPathOf(file, m[1]) : path;
-      return this.inModule(p) || p === path ? { path: p, recv: m[2], name: c.name } : null;
+      // The field's type is named where the struct is declared: this file, or its package's.
+      const p = !m[1]
+        ? owner!.path
+        : own
+          ? importPathOf(file, m[1])
+          : (home!.files.map((f) => importPathOf(f, m[1])).find((x) => x) ?? null);
+      return this.inModule(p) || p === path ? { path: p!, recv: m[2], name: c.name } : null;
     }
     return null;
   }
@@ -355,7 +375,7 @@ export class Summaries {
       const i = params.findIndex((p) => p.name === name);
       return i >= 0 ? i : null;
     };
-    const out: FuncSummary = { ...EMPTY, spec: new Map() };
+    const out: FuncSummary = { ...EMPTY, spec: new Map(), writesBack: new Map() };
     const events: WriteEvent[] = [];
     // What a callee's error is, asked on demand (its summary is a dependency all the same: every
     // call of the body is resolved and recorded in the walk over calls below).
@@ -380,7 +400,18 @@ export class Summaries {
       this.errorFate(fn, cc.call, out, errorOf);
     }
 
+    // Writes of a parameter that send what its caller changed (its own first, callees' below).
+    for (const cc of fn.clientCalls) {
+      const at = indexOf(argVar(cc.args[1]));
+      if (at !== null && !out.writesBack.has(at) && sendsEarlierChanges(fn.body, cc))
+        out.writesBack.set(at, cc.method);
+    }
+
     // Assignments to a parameter's (or the receiver's) spec: its own first, then its callees'.
+    // A method of the spec type, or of a type the spec embeds, changes the spec's own fields.
+    const ofSpec =
+      !!fn.receiver &&
+      (isSpecType(decl.receiverType) || pkg.types.embeddedInSpec(decl.receiverType));
     for (const a of descendants(fn.body, [
       'assignment_statement',
       'inc_statement',
@@ -390,12 +421,9 @@ export class Summaries {
         a.type === 'assignment_statement' ? named(field(a, 'left')) : named(a).slice(0, 1);
       for (const t of targets) {
         const m = /^(\w+)\.Spec\b/.exec(t.text);
-        // A method of the spec type itself (`func (s *ShopSpec) withDefaults()`): its receiver's
-        // fields are the spec's, named as the object's (`s.Spec.Image`) for the caller.
-        const own =
-          !m && isSpecType(decl.receiverType) && fn.receiver
-            ? new RegExp(`^${fn.receiver}\\.(\\w+)`).exec(t.text)
-            : null;
+        // A method of the spec type (`func (s *ShopSpec) withDefaults()`): its receiver's fields
+        // are the spec's, named as the object's (`s.Spec.Image`) for the caller.
+        const own = !m && ofSpec ? new RegExp(`^${fn.receiver}\\.(\\w+)`).exec(t.text) : null;
         const i = m ? indexOf(m[1]) : own ? -1 : null;
         if (i === null || out.spec.has(i)) continue;
         if (i >= 0 && params[i].type.type !== 'pointer_type') continue;
@@ -445,6 +473,10 @@ export class Summaries {
         for (const [i, change] of s.spec) {
           const at = indexOf(argOf(i));
           if (at !== null && !out.spec.has(at)) out.spec.set(at, change);
+        }
+        for (const [i, method] of s.writesBack) {
+          const at = indexOf(argOf(i));
+          if (at !== null && !out.writesBack.has(at)) out.writesBack.set(at, method);
         }
       }
     }
@@ -726,7 +758,7 @@ function unconditional(body: Node, call: Node): boolean {
 }
 
 /** `obj.M(...)` → `obj`: the variable a method is called on. */
-function receiverArg(call: Node): string | null {
+export function receiverArg(call: Node): string | null {
   const op = unparen(callee(call)?.operand ?? null);
   if (op?.type === 'identifier') return op.text;
   // `obj.Spec.withDefaults()`: a method of the spec type changes obj's spec.
@@ -775,6 +807,7 @@ function computeFingerprint(s: FuncSummary): string {
       ? `${s.block.wait.what}:${s.block.wait.ms}:${s.block.wait.why}@${at(s.block.site)}:${s.block.guard ? `${s.block.guard.param}=${s.block.guard.when}` : ''}:${s.block.openParam ?? ''}`
       : '',
     [...s.spec].map(([i, c]) => `${i}=${c.target}@${at(c.site)}`).join(','),
+    [...s.writesBack].map(([i, m]) => `${i}=${m}`).join(','),
     s.errorResult,
   ].join('|');
 }

@@ -2,7 +2,7 @@
  * The declared type of a variable, read off the syntax: a parameter (`p *T`), `var x T`,
  * `x := &T{}`, `x := T{}`, `x := new(T)`, or `x, err := f(...)` where the caller can say which
  * declaration `f` is (its result type at that position), or `for _, x := range xs` over a slice
- * (its element type). Enough to follow `dfi.patchStatus(...)` when `dfi` came from
+ * (its element type), or a function literal's parameter. Enough to follow `dfi.patchStatus(...)` when `dfi` came from
  * `r.getInstance(...)`, and `step.run(...)` over a list of steps, without a type checker.
  */
 import { paramsOf } from './package';
@@ -59,5 +59,8 @@ export function varType(fnNode: Node, name: string, target?: CallTarget): Node |
           : null;
     if (t?.type === 'slice_type' || t?.type === 'array_type') return field(t, 'element');
   }
+  // A function literal's parameter: `func(x *T) { x.SetDefaults() }` handed to a helper.
+  for (const lit of descendants(body, 'func_literal'))
+    for (const p of paramsOf(lit)) if (p.name === name) return p.type;
   return null;
 }

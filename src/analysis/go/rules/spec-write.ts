@@ -11,9 +11,10 @@
  */
 import type { GoRule } from '../rule';
 import { reaches } from '../flow';
+import { patchBase, sendsEarlierChanges } from '../patchbase';
 import { paramsOf } from '../package';
 import type { CallEdge, PathFunc, Reconciler } from '../reconcilers';
-import { callName, siteName } from '../summary';
+import { callName, receiverArg, siteName, type Summaries } from '../summary';
 import {
   argVar,
   callArgs,
@@ -26,9 +27,6 @@ import {
   type Node,
 } from '../syntax';
 
-/** Patch constructors whose first argument is the base the patch is computed against. */
-const MERGE_FROM = new Set(['MergeFrom', 'MergeFromWithOptions', 'StrategicMergeFrom']);
-
 /** A point where an object's in-memory state is sent to the API server. */
 interface Write {
   node: Node;
@@ -39,42 +37,6 @@ interface Write {
    * before it are in the base and so not in the patch.
    */
   base: Node | null;
-}
-
-/** The last definition of `name` before `at` in `fn`, with its value. */
-function lastDefinition(fn: PathFunc, name: string, at: Node): [Node, Node | null] | null {
-  let found: [Node, Node | null] | null = null;
-  for (const d of descendants(fn.body, ['short_var_declaration', 'assignment_statement'])) {
-    if (d.startIndex >= at.startIndex) break;
-    const left = named(field(d, 'left'));
-    const i = left.findIndex((l) => l.text === name);
-    if (i >= 0) found = [d, named(field(d, 'right'))[i] ?? null];
-  }
-  return found;
-}
-
-/**
- * Where the base of `client.MergeFrom(base)` was copied from the object, when that is in this
- * function: `base := obj.DeepCopy()`, the inline `MergeFrom(obj.DeepCopy())`, or
- * `patch := client.MergeFrom(obj.DeepCopy())` passed as the patch. Null when the base comes from
- * elsewhere (a parameter); 'none' when the patch is not computed against a base.
- */
-function patchBase(fn: PathFunc, patch: Node, opt: Node | undefined): Node | null | 'none' {
-  let c = unparen(opt ?? null);
-  let at = patch;
-  if (c?.type === 'identifier') {
-    // `patch := client.MergeFrom(...)` earlier: the base is taken where that runs.
-    const def = lastDefinition(fn, c.text, patch);
-    if (!def) return 'none';
-    [at, c] = [def[0], unparen(def[1])];
-  }
-  if (c?.type !== 'call_expression' || !MERGE_FROM.has(callee(c)?.name ?? '')) return 'none';
-  const base = unparen(callArgs(c)[0] ?? null);
-  if (!base) return 'none';
-  if (base.type === 'call_expression' && /DeepCopy/.test(callee(base)?.name ?? '')) return at;
-  if (base.type !== 'identifier') return null;
-  const def = lastDefinition(fn, base.text, at);
-  return def && def[1] && /DeepCopy/.test(def[1].text) ? def[0] : null;
 }
 
 /** Binds a call's arguments to the callee's parameters: caller variable → callee parameter. */
@@ -102,7 +64,10 @@ class SpecFlow {
   private readonly into = new Map<number, CallEdge[]>();
   private readonly priorWrites = new Map<string, string | null>();
 
-  constructor(rec: Reconciler) {
+  constructor(
+    rec: Reconciler,
+    private readonly summaries: Summaries,
+  ) {
     for (const e of rec.edges) {
       const o = this.out.get(e.caller.node.id) ?? [];
       o.push(e);
@@ -125,7 +90,7 @@ class SpecFlow {
     for (const cc of fn.clientCalls) {
       if (cc.status || (cc.method !== 'Update' && cc.method !== 'Patch')) continue;
       if (argVar(cc.args[1]) !== name) continue;
-      const base = cc.method === 'Patch' ? patchBase(fn, cc.call, cc.args[2]) : 'none';
+      const base = cc.method === 'Patch' ? patchBase(fn.body, cc.call, cc.args[2]) : 'none';
       out.push({ node: cc.call, what: cc.method, base: base === 'none' ? null : base });
     }
     for (const e of this.out.get(fn.node.id) ?? []) {
@@ -133,6 +98,28 @@ class SpecFlow {
       if (!b?.pointer) continue;
       const what = this.writesPrior(e.callee, b.param, new Set());
       if (what) out.push({ node: e.call, what: `${e.callee.decl.name} (${what})`, base: null });
+    }
+    out.push(...this.moduleWrites(fn, name));
+    return out;
+  }
+
+  /**
+   * Calls in `fn` of helpers in other packages of the module that write `name` and so send what
+   * was changed in it before (`util.AddFinalizer(ctx, obj, f, c)` that ends in `c.Update(ctx,
+   * obj)`). This package's helpers are path functions, followed through the call edges.
+   */
+  private moduleWrites(fn: PathFunc, name: string): Write[] {
+    const out: Write[] = [];
+    for (const call of fn.calls) {
+      const hit = this.summaries.ofCall(fn, call);
+      if (!hit || hit.summary.writesBack.size === 0 || hit.ref.path === this.summaries.homePath)
+        continue;
+      for (const [i, method] of hit.summary.writesBack) {
+        const v = i === -1 ? receiverArg(call) : argVar(callArgs(call)[i]);
+        if (v !== name) continue;
+        out.push({ node: call, what: `${callName(call)} (${method})`, base: null });
+        break;
+      }
     }
     return out;
   }
@@ -148,13 +135,11 @@ class SpecFlow {
     seen.add(key);
     let found: string | null = null;
     for (const cc of fn.clientCalls) {
-      if (cc.status || (cc.method !== 'Update' && cc.method !== 'Patch')) continue;
-      if (argVar(cc.args[1]) !== param) continue;
-      const base = cc.method === 'Patch' ? patchBase(fn, cc.call, cc.args[2]) : 'none';
-      if (base !== null && base !== 'none') continue; // a copy made here: earlier changes are in it
+      if (argVar(cc.args[1]) !== param || !sendsEarlierChanges(fn.body, cc)) continue;
       found = cc.method;
       break;
     }
+    found ??= this.moduleWrites(fn, param)[0]?.what ?? null;
     for (const e of found ? [] : (this.out.get(fn.node.id) ?? [])) {
       const b = bindings(e).get(param);
       if (b?.pointer) found = this.writesPrior(e.callee, b.param, seen);
@@ -162,6 +147,34 @@ class SpecFlow {
     }
     this.priorWrites.set(key, found);
     return found;
+  }
+
+  /**
+   * Does `name` at `at` in `fn` hold the reconciled object? A variable bound to it, or the
+   * parameter of a function literal handed to a helper of the path that calls it with the object
+   * (`r.patch(ctx, obj, func(o *T) { o.SetDefaults() })`, where patch runs `mutate(obj)`), whatever
+   * the parameter is named.
+   */
+  holdsObject(fn: PathFunc, name: string, at: Node): boolean {
+    if (fn.reconciled.has(name)) return true;
+    for (const e of this.out.get(fn.node.id) ?? []) {
+      const args = callArgs(e.call);
+      const k = args.findIndex((a) => a.type === 'func_literal' && contains(a, at));
+      const j = k < 0 ? -1 : paramsOf(args[k]).findIndex((p) => p.name === name);
+      const callback = j < 0 ? undefined : paramsOf(e.callee.node)[k]?.name;
+      if (!callback) continue;
+      const handsObject = (c: Node): boolean => {
+        const target = callee(c);
+        return (
+          !!target &&
+          !target.operand &&
+          target.name === callback &&
+          e.callee.reconciled.has(argVar(callArgs(c)[j]) ?? '')
+        );
+      };
+      if (e.callee.calls.some(handsObject)) return true;
+    }
+    return false;
   }
 
   /**
@@ -248,16 +261,20 @@ export const specWrite: GoRule = {
   check(ctx) {
     for (const rec of ctx.reconcilers) {
       // Cheap first: a change can only reach the server through some write of the object.
-      const writesBack = rec.funcs.some((fn) =>
-        fn.clientCalls.some(
-          (cc) =>
-            !cc.status &&
-            (cc.method === 'Update' || cc.method === 'Patch') &&
-            fn.reconciled.has(argVar(cc.args[1]) ?? ''),
-        ),
+      const writesBack = rec.funcs.some(
+        (fn) =>
+          fn.clientCalls.some(
+            (cc) =>
+              !cc.status &&
+              (cc.method === 'Update' || cc.method === 'Patch') &&
+              fn.reconciled.has(argVar(cc.args[1]) ?? ''),
+          ) ||
+          // or a helper of another package of the module handed the object writes it
+          (fn.reconciled.size > 0 &&
+            fn.calls.some((c) => (ctx.summaries.ofCall(fn, c)?.summary.writesBack.size ?? 0) > 0)),
       );
       if (!writesBack) continue;
-      const flow = new SpecFlow(rec);
+      const flow = new SpecFlow(rec, ctx.summaries);
       for (const fn of rec.funcs) {
         if (fn.reconciled.size === 0) continue;
         for (const a of descendants(fn.body, [
@@ -269,7 +286,7 @@ export const specWrite: GoRule = {
             a.type === 'assignment_statement' ? named(field(a, 'left')) : named(a).slice(0, 1);
           const hit = targets.find((t) => {
             const m = /^(\w+)\.Spec\b/.exec(t.text);
-            return !!m && fn.reconciled.has(m[1]);
+            return !!m && flow.holdsObject(fn, m[1], t);
           });
           if (!hit) continue;
           if (a.type === 'assignment_statement' && fromConfig(fn, a, targets.indexOf(hit)))
@@ -290,10 +307,9 @@ export const specWrite: GoRule = {
           if (!hit || hit.summary.spec.size === 0 || hit.ref.path === ctx.summaries.homePath)
             continue;
           for (const [i, change] of hit.summary.spec) {
-            const op = callee(call)?.operand;
-            const v =
-              i === -1 ? (op?.type === 'identifier' ? op.text : null) : argVar(callArgs(call)[i]);
-            if (!v || !fn.reconciled.has(v)) continue;
+            // The receiver: `obj.SetDefaults()`, or `obj.Spec.FillFrom(...)` on its spec.
+            const v = i === -1 ? receiverArg(call) : argVar(callArgs(call)[i]);
+            if (!v || !flow.holdsObject(fn, v, call)) continue;
             const w = flow.writtenAfter(fn, v, call);
             if (!w) continue;
             const field = change.target.replace(/^\w+/, v);
