@@ -19,6 +19,7 @@ import {
 } from './syntax';
 import { certainlyNonNil, type ErrorOf } from './errors';
 import { terminates } from './flow';
+import { resultVariable } from './results';
 
 export type Verdict =
   | { kind: 'dropped'; stmt: Node }
@@ -223,7 +224,16 @@ export function retried(
       }
       if (exprs.length !== fn.results.length) return false;
       if (error && certainlyNonNil(exprs[exprs.length - 1], fn.body, errorOf)) return true;
-      return requeue && exprs.some(requeues);
+      // A requeueing literal, returned as is or held by a variable (`return rr, nil` after
+      // `rr := ctrl.Result{RequeueAfter: d}`), as result-with-error reads it.
+      return (
+        requeue &&
+        exprs.some((e) => {
+          if (e.type !== 'identifier') return requeues(e);
+          const held = resultVariable(fn, r, e.text);
+          return !!held && requeues(held);
+        })
+      );
     })
   );
 }

@@ -9,7 +9,7 @@ import type { GoRule } from '../rule';
 import { importName } from '../package';
 import { returnsResultAndError, type PathFunc } from '../reconcilers';
 import { descendants, field, named, statements, type Node } from '../syntax';
-import { isZeroResult, resultLiteral } from './result-with-error';
+import { isZeroResult, resultLiteral } from '../results';
 
 const FORBIDDEN = /\bIsForbidden\(|exceeded quota/;
 
