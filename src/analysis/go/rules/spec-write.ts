@@ -14,7 +14,7 @@ import { reaches } from '../flow';
 import { patchBase, sendsEarlierChanges } from '../patchbase';
 import { paramsOf } from '../package';
 import type { CallEdge, PathFunc, Reconciler } from '../reconcilers';
-import { callName, receiverArg, siteName, type Summaries } from '../summary';
+import { callName, receiverArg, siteName, type FuncSummary, type Summaries } from '../summary';
 import {
   argVar,
   callArgs,
@@ -26,6 +26,25 @@ import {
   unparen,
   type Node,
 } from '../syntax';
+
+/**
+ * The calls of `fn` into other packages of the module whose summary maps a parameter to
+ * something (`pick`: the spec fields it changes, the write that sends it back), each with the
+ * variable handed at that parameter: the receiver (`obj.SetDefaults()`, or `obj.Spec.FillFrom()`
+ * on its spec) or an argument. This package's helpers are path functions, followed apart.
+ */
+function* moduleArgs<T>(
+  summaries: Summaries,
+  fn: PathFunc,
+  pick: (s: FuncSummary) => Map<number, T>,
+): Generator<{ call: Node; v: string | null; value: T }> {
+  for (const call of fn.calls) {
+    const hit = summaries.ofCall(fn, call);
+    if (!hit || hit.ref.path === summaries.homePath) continue;
+    for (const [i, value] of pick(hit.summary))
+      yield { call, v: i === -1 ? receiverArg(call) : argVar(callArgs(call)[i]), value };
+  }
+}
 
 /** A point where an object's in-memory state is sent to the API server. */
 interface Write {
@@ -110,17 +129,9 @@ class SpecFlow {
    */
   private moduleWrites(fn: PathFunc, name: string): Write[] {
     const out: Write[] = [];
-    for (const call of fn.calls) {
-      const hit = this.summaries.ofCall(fn, call);
-      if (!hit || hit.summary.writesBack.size === 0 || hit.ref.path === this.summaries.homePath)
-        continue;
-      for (const [i, method] of hit.summary.writesBack) {
-        const v = i === -1 ? receiverArg(call) : argVar(callArgs(call)[i]);
-        if (v !== name) continue;
+    for (const { call, v, value: method } of moduleArgs(this.summaries, fn, (s) => s.writesBack))
+      if (v === name && out[out.length - 1]?.node !== call)
         out.push({ node: call, what: `${callName(call)} (${method})`, base: null });
-        break;
-      }
-    }
     return out;
   }
 
@@ -302,24 +313,18 @@ export const specWrite: GoRule = {
         }
         // Calls into the module that change a spec: `obj.SetDefaults()` on the API type,
         // `defaults.Apply(obj)` (this package's helpers are on the path and seen above).
-        for (const call of fn.calls) {
-          const hit = ctx.summaries.ofCall(fn, call);
-          if (!hit || hit.summary.spec.size === 0 || hit.ref.path === ctx.summaries.homePath)
-            continue;
-          for (const [i, change] of hit.summary.spec) {
-            // The receiver: `obj.SetDefaults()`, or `obj.Spec.FillFrom(...)` on its spec.
-            const v = i === -1 ? receiverArg(call) : argVar(callArgs(call)[i]);
-            if (!v || !flow.holdsObject(fn, v, call)) continue;
-            const w = flow.writtenAfter(fn, v, call);
-            if (!w) continue;
-            const field = change.target.replace(/^\w+/, v);
-            ctx.report({
-              file: fn.file,
-              node: call,
-              message: `${callName(call)} changes ${field} and the ${w.what} that follows writes it back. It does so at ${siteName(fn.file.path, change.site)}. ${WHY}`,
-            });
-            break;
-          }
+        const reported = new Set<Node>();
+        for (const { call, v, value: change } of moduleArgs(ctx.summaries, fn, (s) => s.spec)) {
+          if (reported.has(call) || !v || !flow.holdsObject(fn, v, call)) continue;
+          const w = flow.writtenAfter(fn, v, call);
+          if (!w) continue;
+          reported.add(call);
+          const field = change.target.replace(/^\w+/, v);
+          ctx.report({
+            file: fn.file,
+            node: call,
+            message: `${callName(call)} changes ${field} and the ${w.what} that follows writes it back. It does so at ${siteName(fn.file.path, change.site)}. ${WHY}`,
+          });
         }
       }
     }
