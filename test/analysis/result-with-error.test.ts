@@ -44,6 +44,16 @@ func (r *WebAppReconciler) step(ctx context.Context) (ctrl.Result, error) {
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
 
+  it('flags a requeue returned in the else of `if err == nil`, where err is not nil', async () => {
+    const body = `if err := r.Update(ctx, &app); err == nil {\n\tapp.Status.Ready = true\n} else {\n\treturn ctrl.Result{RequeueAfter: time.Minute}, err\n}`;
+    assert.deepEqual(await rulesOf(controller(body)), ['result-with-error']);
+  });
+
+  it('accepts a requeue in the else of `if err == nil && ok`, where err may be nil', async () => {
+    const body = `ok := app.Spec.Replicas > 0\nif err := r.Update(ctx, &app); err == nil && ok {\n\tapp.Status.Ready = true\n} else {\n\treturn ctrl.Result{RequeueAfter: time.Minute}, err\n}`;
+    assert.deepEqual(await rulesOf(controller(body)), []);
+  });
+
   it('accepts a Result variable returned with nil', async () => {
     const body = 'rr := ctrl.Result{RequeueAfter: time.Minute}\nreturn rr, nil';
     assert.deepEqual(await rulesOf(controller(body)), []);

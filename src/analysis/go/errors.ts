@@ -10,15 +10,21 @@ const ALWAYS_ERROR = new Set(['fmt.Errorf', 'errors.New', 'errors.Errorf']);
 /** Wrappers that return nil for a nil error (pkg/errors and friends). */
 const WRAPPERS = new Set(['Wrap', 'Wrapf', 'WithStack', 'WithMessage', 'WithMessagef']);
 
-/** Is `x` checked non-nil by an enclosing `if x != nil` (as a whole condition or a conjunct)? */
+/**
+ * Is `x` checked non-nil by an enclosing `if x != nil` (as a whole condition or a conjunct), or
+ * in the `else` of an `if x == nil` (as a whole condition or a disjunct)?
+ */
 export function guardedNonNil(node: Node, name: string, stop: Node): boolean {
   let n: Node | null = node;
   while (n && n.id !== stop.id) {
     const p: Node | null = n.parent;
-    if (p?.type === 'if_statement' && field(p, 'consequence')?.id === n.id) {
+    if (p?.type === 'if_statement') {
       const cond = field(p, 'condition')?.text ?? '';
-      const parts = cond.split('&&').map((s) => s.trim());
-      if (parts.includes(`${name} != nil`)) return true;
+      const within = (op: string) => cond.split(op).map((s) => s.trim());
+      if (field(p, 'consequence')?.id === n.id && within('&&').includes(`${name} != nil`))
+        return true;
+      if (field(p, 'alternative')?.id === n.id && within('||').includes(`${name} == nil`))
+        return true;
     }
     if (p?.type === 'func_literal') return false;
     n = p;
