@@ -4,7 +4,7 @@
  * a function literal's parameter `r` hides the method's receiver `r`. Call resolution asks here
  * before taking an identifier for an import or for the receiver.
  */
-import { field, named, type Node } from './syntax';
+import { descendants, field, named, type Node } from './syntax';
 
 /** Nodes that open a scope: a block, a statement whose header declares, a case, a function. */
 const SCOPES = new Set([
@@ -55,19 +55,20 @@ function localsOf(fnNode: Node): Map<string, Local[]> {
     list.push({ scope, from: decl.endIndex });
     found!.set(id.text, list);
   };
-  const walk = (n: Node): void => {
-    if (n.id === receiver?.id) return; // the receiver is not a local: callers handle it
-    if (DECLARING.has(n.type)) {
-      // Only the names being declared: `x, err := f(y)` declares x and err, not y.
-      const holder = n.type === 'short_var_declaration' || n.type === 'range_clause';
-      for (const c of named(holder ? field(n, 'left') : n)) if (c.type === 'identifier') add(c, n);
-    } else if (n.type === 'type_switch_statement') {
+  // One search for the declaring nodes (the tree's own descendant walk), not a walk of every
+  // node in script: this runs for each function whose calls name an import or the receiver.
+  for (const n of descendants(fnNode, [...DECLARING, 'type_switch_statement'])) {
+    if (receiver && n.startIndex >= receiver.startIndex && n.endIndex <= receiver.endIndex)
+      continue; // the receiver is not a local: callers handle it
+    if (n.type === 'type_switch_statement') {
       const alias = field(n, 'alias');
       for (const c of alias ? [alias, ...named(alias)] : []) if (c.type === 'identifier') add(c, c);
+      continue;
     }
-    for (const c of named(n)) walk(c);
-  };
-  walk(fnNode);
+    // Only the names being declared: `x, err := f(y)` declares x and err, not y.
+    const holder = n.type === 'short_var_declaration' || n.type === 'range_clause';
+    for (const c of named(holder ? field(n, 'left') : n)) if (c.type === 'identifier') add(c, n);
+  }
   cache.set(fnNode, found);
   return found;
 }

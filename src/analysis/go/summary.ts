@@ -201,7 +201,9 @@ export class Summaries {
     if (c.operand.type === 'identifier') {
       const x = c.operand.text;
       // A variable of the function hides the receiver and any import of that name.
-      const local = isLocal(decl.node, x, call);
+      // (Asked only for a name that is the receiver's or an import's: the scope walk costs.)
+      const special = x === recv?.name || !!importPathOf(file, x);
+      const local = special && isLocal(decl.node, x, call);
       if (recv && x === recv.name && !local) return { path, recv: recv.type, name: c.name };
       const imported = local || x === recv?.name ? null : importPathOf(file, x);
       if (imported)

@@ -38,13 +38,22 @@ function* moduleArgs<T>(
   fn: PathFunc,
   pick: (s: FuncSummary) => Map<number, T>,
 ): Generator<{ call: Node; v: string | null; value: T }> {
-  for (const call of fn.calls) {
-    const hit = summaries.ofCall(fn, call);
-    if (!hit || hit.ref.path === summaries.homePath) continue;
-    for (const [i, value] of pick(hit.summary))
-      yield { call, v: i === -1 ? receiverArg(call) : argVar(callArgs(call)[i]), value };
+  let hits = moduleHits.get(fn);
+  if (!hits) {
+    hits = [];
+    for (const call of fn.calls) {
+      const hit = summaries.ofCall(fn, call);
+      if (hit && hit.ref.path !== summaries.homePath) hits.push({ call, summary: hit.summary });
+    }
+    moduleHits.set(fn, hits);
   }
+  for (const { call, summary } of hits)
+    for (const [i, value] of pick(summary))
+      yield { call, v: i === -1 ? receiverArg(call) : argVar(callArgs(call)[i]), value };
 }
+
+/** A path function's calls into other packages of the module, with their summaries (asked twice). */
+const moduleHits = new WeakMap<PathFunc, { call: Node; summary: FuncSummary }[]>();
 
 /** A point where an object's in-memory state is sent to the API server. */
 interface Write {
@@ -128,12 +137,22 @@ class SpecFlow {
    * obj)`). This package's helpers are path functions, followed through the call edges.
    */
   private moduleWrites(fn: PathFunc, name: string): Write[] {
+    // Every variable of `fn` asks: its module calls are looked at once, then filtered by name.
+    let all = this.moduleWritesOf.get(fn);
+    if (!all) {
+      all = [];
+      for (const { call, v, value } of moduleArgs(this.summaries, fn, (s) => s.writesBack))
+        if (v)
+          all.push({ v, write: { node: call, what: `${callName(call)} (${value})`, base: null } });
+      this.moduleWritesOf.set(fn, all);
+    }
     const out: Write[] = [];
-    for (const { call, v, value: method } of moduleArgs(this.summaries, fn, (s) => s.writesBack))
-      if (v === name && out[out.length - 1]?.node !== call)
-        out.push({ node: call, what: `${callName(call)} (${method})`, base: null });
+    for (const { v, write } of all)
+      if (v === name && out[out.length - 1]?.node !== write.node) out.push(write);
     return out;
   }
+
+  private readonly moduleWritesOf = new Map<PathFunc, { v: string; write: Write }[]>();
 
   /**
    * Does calling `fn` send to the server changes made to `param` before the call? An Update

@@ -17,7 +17,12 @@ import { checkedCall, fix, insertAfter, replaceNode, replaceStatement } from '..
 import type { Fix } from '../../diagnostics';
 import type { GoRule } from '../rule';
 import type { ErrorOf } from '../errors';
-import { returnErrorStatement, type PathFunc, type Reconciler } from '../reconcilers';
+import {
+  returnErrorStatement,
+  type CallEdge,
+  type PathFunc,
+  type Reconciler,
+} from '../reconcilers';
 import {
   discarded,
   pardoned,
@@ -103,7 +108,7 @@ function deferredHelpers(rec: Reconciler): Set<PathFunc> {
  * those calls' `defer`.
  */
 function pardonedAtDefer(
-  rec: Reconciler,
+  edgesInto: Map<PathFunc, CallEdge[]>,
   fn: PathFunc,
   call: Node,
   v: Verdict,
@@ -113,7 +118,7 @@ function pardonedAtDefer(
   if (v.kind === 'swallowed') return false;
   const requeue = v.kind === 'logged';
   const own = ancestor(call, ['defer_statement'], fn.body);
-  const into = own ? [] : rec.edges.filter((e) => e.callee === fn);
+  const into = own ? [] : (edgesInto.get(fn) ?? []);
   if (!own && (fn.isRoot || into.length === 0)) return false;
   const sites = own
     ? [{ fn, stmt: own }]
@@ -143,13 +148,20 @@ export const statusErrorIgnored: GoRule = {
       const deferred = deferredHelpers(rec);
       const errorOfFn = (f: PathFunc): ErrorOf => ctx.summaries.errorOf(f);
       // `return r.reconcile(ctx, obj)`: the returns of the path function called are the caller's.
+      // The reconciler's call edges by call and by callee, asked of for every write judged.
+      const byCall = new Map<number, CallEdge>();
+      const into = new Map<PathFunc, CallEdge[]>();
+      for (const e of rec.edges) {
+        if (!byCall.has(e.call.id)) byCall.set(e.call.id, e);
+        into.set(e.callee, [...(into.get(e.callee) ?? []), e]);
+      }
       const follow: Follow = (g, call) => {
-        const e = rec.edges.find((x) => x.caller === g && x.call.id === call.id);
-        return e ? { fn: e.callee, errorOf: errorOfFn(e.callee) } : null;
+        const e = byCall.get(call.id);
+        return e && e.caller === g ? { fn: e.callee, errorOf: errorOfFn(e.callee) } : null;
       };
       const excused = (fn: PathFunc, call: Node, v: Verdict, errorOf: ErrorOf): boolean =>
         pardoned(fn, call, v, errorOf, follow) ||
-        pardonedAtDefer(rec, fn, call, v, errorOfFn, follow);
+        pardonedAtDefer(into, fn, call, v, errorOfFn, follow);
       // Written again by Reconcile's deferred patch: a write of the reconciled object made on
       // the way (in a helper's own defer too, which runs before Reconcile's), not Reconcile's
       // deferred write itself nor one in a goroutine, which may run after it.
