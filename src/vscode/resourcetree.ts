@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { WatchEvent } from '../cluster/apimachinery/types';
 import { RealClock } from '../util/clock';
-import { KeyDebouncer } from './model/debounce';
+import { PacedKeyDebouncer } from './model/debounce';
 import type { Health } from './model/objectstatus';
 import { statusTooltip } from './model/objectstatus';
 import { ResourceTreeModel, type ResourceNode } from './model/resourcetree';
@@ -28,7 +28,13 @@ export class ResourceTreeProvider
   constructor(private readonly onError: (message: string) => void = () => undefined) {}
   private readonly changed = new vscode.EventEmitter<ResourceNode | undefined | void>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly debouncer = new KeyDebouncer<string>(new RealClock(), 100, (ids) =>
+  /**
+   * Refreshes go out after 100 ms of quiet, and the next only once VS Code has begun on the last
+   * (it asks for a row or the children of a node), or after a second: VS Code queues a view's
+   * refreshes behind one another, and under a hot loop unpaced ones piled up until the view
+   * showed a status minutes old.
+   */
+  private readonly debouncer = new PacedKeyDebouncer<string>(new RealClock(), 100, 1000, (ids) =>
     this.refresh(ids),
   );
 
@@ -50,6 +56,7 @@ export class ResourceTreeProvider
   }
 
   getChildren(node?: ResourceNode): ResourceNode[] {
+    this.debouncer.taken();
     try {
       return this.model.children(node);
     } catch (err) {
@@ -63,6 +70,7 @@ export class ResourceTreeProvider
    * tree item that throws) leaves every later one undone — the view would stay as it was.
    */
   getTreeItem(node: ResourceNode): vscode.TreeItem {
+    this.debouncer.taken();
     try {
       return this.treeItem(node);
     } catch (err) {
