@@ -273,11 +273,21 @@ describe('recording proxy in front of the reference kube-apiserver', { skip }, (
           proxy.audit
             .events({ user: OPERATOR, since })
             .filter((e) => e.stage === 'ResponseComplete' && e.code < 300);
+        // The informer lists, reports synced, and only then opens its watch: the reconcile can
+        // finish before the watch request reaches the proxy, so wait for the stream to open too.
+        const watching = () =>
+          proxy.audit
+            .events({ user: OPERATOR, since })
+            .some(
+              (e) =>
+                e.stage === 'ResponseStarted' && e.verb === 'watch' && e.resource === 'webapps',
+            );
         for (let i = 0; i < 600; i++) {
           const w = writes();
           if (
             w.some((e) => e.verb === 'create' && e.resource === 'deployments') &&
-            w.some((e) => e.resource === 'webapps' && e.subresource === 'status')
+            w.some((e) => e.resource === 'webapps' && e.subresource === 'status') &&
+            watching()
           )
             break;
           if (child.exitCode !== null) throw new Error(`the manager exited:\n${out}`);
