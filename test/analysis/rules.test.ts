@@ -216,6 +216,32 @@ describe('notfound-not-ignored', () => {
       'var d appsv1.Deployment\nif err := r.Get(ctx, client.ObjectKey{Name: app.Name, Namespace: app.Namespace}, &d); err != nil {\n\treturn ctrl.Result{}, err\n}';
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
+  // A read before the object's own, of another object keyed from the request (settings in its
+  // namespace, a child named after it): its NotFound is a real failure, retried until it exists.
+  for (const [what, key] of [
+    ['only shares the request’s namespace', '{Namespace: req.Namespace, Name: "settings"}'],
+    ['names an object after the request', '{Namespace: req.Namespace, Name: req.Name + "-cfg"}'],
+  ]) {
+    it(`ignores an earlier Get whose key ${what}`, async () => {
+      const text = controller('').replace(
+        '\tif err := r.Get(ctx, req.NamespacedName, &app)',
+        `\tvar cm corev1.ConfigMap\n\tif err := r.Get(ctx, types.NamespacedName${key}, &cm); err != nil {\n\t\treturn ctrl.Result{}, err\n\t}\n\tif err := r.Get(ctx, req.NamespacedName, &app)`,
+      );
+      assert.deepEqual(await rulesOf(text), []);
+    });
+  }
+  it('flags a Get with a key literal of the request, keyed or positional', async () => {
+    for (const key of [
+      'types.NamespacedName{Namespace: req.Namespace, Name: req.Name}',
+      'types.NamespacedName{req.Namespace, req.Name}',
+    ]) {
+      const text = controller('').replace(
+        'r.Get(ctx, req.NamespacedName, &app); err != nil {\n\t\treturn ctrl.Result{}, client.IgnoreNotFound(err)',
+        `r.Get(ctx, ${key}, &app); err != nil {\n\t\treturn ctrl.Result{}, err`,
+      );
+      assert.deepEqual(await rulesOf(text), ['notfound-not-ignored'], key);
+    }
+  });
   it('fixes it by wrapping with client.IgnoreNotFound', async () => {
     const text = head('return ctrl.Result{}, err');
     const [f] = await findings(text);

@@ -13,6 +13,7 @@ import {
   callee,
   descendants,
   field,
+  keyLiteralName,
   named,
   typeName,
   unparen,
@@ -314,7 +315,7 @@ export function isRequestKey(
   const k = unparen(key ?? null);
   if (!k || !request) return false;
   if (k.text === `${request}.NamespacedName`) return true;
-  if (k.type === 'composite_literal') return k.text.includes(`${request}.Name`);
+  if (k.type === 'composite_literal') return keyLiteralName(k)?.text === `${request}.Name`;
   if (k.type === 'identifier' && depth === 0) {
     // `key := req.NamespacedName` (or a literal of it) earlier in the function.
     for (const decl of descendants(fn.body, [
@@ -574,8 +575,7 @@ export function isOwnKey(k: Node | undefined, key: string): boolean {
   const n = unparen(k ?? null);
   if (!n) return false;
   return (
-    n.text === key ||
-    (n.type === 'composite_literal' && new RegExp(`\\bName:\\s*${key}\\.Name\\b`).test(n.text))
+    n.text === key || (n.type === 'composite_literal' && keyLiteralName(n)?.text === `${key}.Name`)
   );
 }
 

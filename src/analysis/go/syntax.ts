@@ -37,6 +37,22 @@ export function unparen(node: Node | null): Node | null {
   return n;
 }
 
+/**
+ * The object a key literal names: the value of `Name:` in `types.NamespacedName{Namespace: n,
+ * Name: x}` (or `client.ObjectKey{…}`), or its second element when the literal is positional
+ * (`{ns, name}`: NamespacedName's fields are Namespace, Name). Nested literals are not looked into.
+ */
+export function keyLiteralName(literal: Node): Node | null {
+  const elements = named(field(literal, 'body')).filter((e) => e.type !== 'comment');
+  if (elements.length > 0 && elements.every((e) => e.type !== 'keyed_element'))
+    return elements.length === 2 ? (elements[1] ?? null) : null;
+  for (const el of elements) {
+    const [key, value] = named(el);
+    if (el.type === 'keyed_element' && key?.text === 'Name') return value ?? null;
+  }
+  return null;
+}
+
 /** The arguments of a call, in order. */
 export function callArgs(call: Node): Node[] {
   return named(field(call, 'arguments')).filter((n) => n.type !== 'comment');
