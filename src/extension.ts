@@ -20,6 +20,7 @@ import { ResourceTreeProvider } from './vscode/resourcetree';
 import { readSettings } from './vscode/settings';
 import { ClusterStatusBar } from './vscode/statusbar';
 import { watchTrust } from './vscode/trust';
+import { YamlProblems } from './vscode/yamlproblems';
 
 export function activate(context: vscode.ExtensionContext): void {
   const started = performance.now();
@@ -36,6 +37,8 @@ export function activate(context: vscode.ExtensionContext): void {
     faults,
   );
   const liveYaml = new LiveYamlProvider(clusters);
+  // Custom resources' YAML checked by the embedded cluster as it is typed, and Apply's refusals.
+  const yamlProblems = new YamlProblems(clusters);
   const reconciles = new ReconcileSession(log, clusters, queue);
   const target = new ClusterTargetPicker(context, log);
   // The first Run or Debug of a Go operator finds its packages compiled (stopped when either builds).
@@ -58,6 +61,7 @@ export function activate(context: vscode.ExtensionContext): void {
     faults,
     clusters,
     liveYaml,
+    yamlProblems,
     reconciles,
     warmup,
     goOperator,
@@ -89,7 +93,16 @@ export function activate(context: vscode.ExtensionContext): void {
     reconciles.onDidChangeQueue(updateStatus),
     resources.onDidChangeTreeData(updateStatus),
   );
-  registerCommands({ context, log, clusters, reconciles, goOperator, goDebug, target });
+  registerCommands({
+    context,
+    log,
+    clusters,
+    reconciles,
+    goOperator,
+    goDebug,
+    target,
+    yamlProblems,
+  });
   watchTrust(context, log);
   warmup.schedule();
   context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => warmup.schedule()));

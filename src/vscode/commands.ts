@@ -9,7 +9,7 @@ import { DebuggerPanel } from './debuggerpanel';
 import type { ClusterTargetPicker } from './clustertarget';
 import type { GoDebugController } from './godebug';
 import { goOperatorModules, pickModule, type GoOperatorSession } from './gooperator';
-import { applyYaml, editObject, liveUri } from './liveyaml';
+import { applyEditorYaml, editObject, liveUri } from './liveyaml';
 import type { ObjectNode } from './model/resourcetree';
 import type { QueueNode } from './model/queuetree';
 import type { Logger } from './output';
@@ -20,6 +20,7 @@ import type { ReconcileSession } from './reconcilesession';
 import { RobustnessReport } from './robustness';
 import { openSample } from './sample';
 import { readSettings } from './settings';
+import type { YamlProblems } from './yamlproblems';
 
 export interface CommandDeps {
   context: vscode.ExtensionContext;
@@ -29,6 +30,8 @@ export interface CommandDeps {
   goOperator: GoOperatorSession;
   goDebug: GoDebugController;
   target: ClusterTargetPicker;
+  /** Where Apply YAML puts what the cluster refused. */
+  yamlProblems: YamlProblems;
 }
 
 export function registerCommands({
@@ -39,6 +42,7 @@ export function registerCommands({
   goOperator,
   goDebug,
   target,
+  yamlProblems,
 }: CommandDeps): void {
   const register = (id: string, fn: (...args: never[]) => unknown) =>
     context.subscriptions.push(
@@ -161,8 +165,7 @@ export function registerCommands({
   register('reconcileStudio.applyYaml', async () => {
     const editor = vscode.window.activeTextEditor;
     if (!editor) throw new Error('Open a YAML manifest to apply.');
-    const applied = await applyYaml(clusters, editor.document.getText());
-    void vscode.window.showInformationMessage(`Applied ${applied.join(', ') || 'nothing'}.`);
+    await applyEditorYaml(clusters, editor.document, yamlProblems);
   });
   register('reconcileStudio.deleteObject', async (node?: ObjectNode) => {
     const obj = objectOf(node);

@@ -44,3 +44,4 @@ export { runChaosInThread, runGoChaosInThread, ChaosCancelled } from '../runtime
 export { robustnessView } from './model/robustnessreport';
 export { RecordedRunModel } from './model/recordedrun';
 export { ObservedRunModel } from './model/observedrun';
+export { validateResourceYaml } from '../cluster/apiextensions/yamlvalidation';

@@ -4,9 +4,11 @@
  * it to the cluster (the fake one, or a real one the user opted into writing).
  */
 import * as vscode from 'vscode';
-import { parseAllDocuments, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import type { KubeObject, TypeRef } from '../cluster/apimachinery/types';
 import type { ClusterSession } from './clustersession';
+import { applyYamlText } from './model/applyyaml';
+import type { YamlProblems } from './yamlproblems';
 
 export const SCHEME = 'reconcile-studio';
 
@@ -101,22 +103,37 @@ export async function editObject(obj: KubeObject): Promise<void> {
   );
 }
 
-/** Applies every YAML document of the active editor; errors name the document's line. */
-export async function applyYaml(session: ClusterSession, text: string): Promise<string[]> {
+/**
+ * Apply YAML to Cluster: every document of `doc`, each as `kubectl apply --server-side`. What the
+ * cluster refuses goes on its lines (Problems) with a short notification that counts it; the
+ * document keeps the user's text either way.
+ */
+export async function applyEditorYaml(
+  session: ClusterSession,
+  doc: vscode.TextDocument,
+  problems: YamlProblems,
+): Promise<void> {
   const source = session.current;
   if (!source) throw new Error('No cluster is running. Start the fake cluster first.');
-  const applied: string[] = [];
-  for (const doc of parseAllDocuments(text)) {
-    if (doc.errors.length) {
-      const e = doc.errors[0]!;
-      throw new Error(`YAML error at line ${e.linePos?.[0]?.line ?? '?'}: ${e.message}`);
-    }
-    const obj = doc.toJS() as KubeObject | null;
-    if (!obj) continue;
-    const saved = await source.apply(obj);
-    applied.push(
-      `${saved.kind} ${saved.metadata.namespace ? saved.metadata.namespace + '/' : ''}${saved.metadata.name}`,
+  const outcome = await applyYamlText(source, doc.getText());
+  const placed = [...outcome.syntax, ...outcome.refused.flatMap((r) => r.problems)];
+  problems.showRefusal(doc, placed);
+  if (placed.length === 0) {
+    void vscode.window.showInformationMessage(
+      `Applied ${outcome.applied.join(', ') || 'nothing'}.`,
     );
+    return;
   }
-  return applied;
+  const count = `${placed.length} problem${placed.length === 1 ? '' : 's'}`;
+  const what = outcome.syntax.length
+    ? `Nothing applied: the YAML has ${count}`
+    : `${outcome.applied.length ? `Applied ${outcome.applied.join(', ')}; t` : 'T'}he cluster refused ${outcome.refused.map((r) => r.object).join(', ')}: ${count}`;
+  void vscode.window
+    .showErrorMessage(
+      `Reconcile Studio: ${what}, on their lines in the Problems panel.`,
+      'Show Problems',
+    )
+    .then((pick) => {
+      if (pick) void vscode.commands.executeCommand('workbench.actions.view.problems');
+    });
 }
