@@ -34,7 +34,16 @@ import { pickModule } from './gooperator';
 import { describeTrigger, OUTCOME_TO_RUNTIME } from './model/traceview';
 import { describeCall } from './model/debuggerfaults';
 import { GoDebugFaults } from './model/godebugfaults';
-import { goDebuggerState, reconcileIdOf, type GoStop } from './model/godebugview';
+import { objectByKind } from './model/clusterobject';
+import { ManagerLog } from './model/managerlog';
+import {
+  controllerOf,
+  goDebuggerState,
+  reconcileIdOf,
+  reconciledKeyOf,
+  type GoStop,
+  type Reconciled,
+} from './model/godebugview';
 import { restoredMessage } from './model/restoredsession';
 import { MAX_HOLDS, pushPoint, queueDepthOf } from './model/chartseries';
 import type { Logger } from './output';
@@ -45,6 +54,10 @@ import { plural } from './model/timeformat';
 export const GO_DEBUG_TYPE = 'reconcile-studio-go';
 /** The debugged manager's own user, so the audit record tells its requests apart. */
 const GO_DEBUG_USER = 'go-operator-debug';
+
+/** Delve's own lines on its stdout, not the program's: where it listens, and its warnings. */
+const DELVE_OWN_LINE =
+  /^(DAP server listening at|API server listening at|\d{4}-\d\d-\d\dT\S+ (warning|error) layer=)/;
 
 /** Requests after which the program runs again. */
 const RUN = new Set(['continue', 'next', 'stepIn', 'stepOut']);
@@ -133,12 +146,26 @@ export class DelveRelay implements vscode.DebugAdapter {
     return this.client.request<T>(command, args);
   }
 
+  /** A line of the program's output, to the session's Debug Console. */
+  output(line: string): void {
+    this.sent.fire({
+      seq: 0,
+      type: 'event',
+      event: 'output',
+      body: { category: 'stdout', output: `${line}\n` },
+    } as vscode.DebugProtocolMessage);
+  }
+
   /** Each stop, with `show` to pass it on to VS Code (as a held phase, or as Delve sent it). */
   onStopped(listener: (s: Stopped, show: (held?: HeldStop) => void) => void): void {
     this.stopListener = listener;
   }
 
+  /** Disposed with the relay (the session's end). */
+  readonly disposables: Array<{ dispose(): void }> = [];
+
   dispose(): void {
+    for (const d of this.disposables.splice(0)) d.dispose();
     this.client.close();
     this.sent.dispose();
   }
@@ -298,6 +325,7 @@ export class GoDebugController implements vscode.Disposable {
       holds: this.holds,
       ...(this.stoppedSince !== undefined ? { stoppedSince: this.stoppedSince } : {}),
       ...(trace ? { reason: describeTrigger(trace.triggers[0]) } : {}),
+      ...this.reconciledNow(),
     });
     // On a real cluster a hold stops the process while the cluster's clock runs on.
     if (this.status === 'held' && this.onRealCluster && this.stoppedSince !== undefined)
@@ -308,6 +336,22 @@ export class GoDebugController implements vscode.Disposable {
       };
     return this.moduleDir ? { ...state, source: { backend: 'go', module: this.moduleDir } } : state;
   }
+
+  /** The stepped reconcile's object: its kind and key, and its copy in the embedded cluster. */
+  private reconciledNow(): { reconciled?: Reconciled } {
+    const name = controllerOf(this.stops);
+    const kind = this.observed?.all().find((c) => c.name === name)?.kind;
+    const key = reconciledKeyOf(this.stops, kind);
+    if (!key) return {};
+    const current = this.lookup(key.kind, key.namespace, key.name);
+    return { reconciled: current ? { ...key, current } : key };
+  }
+
+  /** Reads an object of the embedded cluster, which is in this process: a real one is not. */
+  private readonly lookup = (kind: string, namespace: string, name: string) => {
+    const cluster = this.onRealCluster ? undefined : this.clusters.cluster;
+    return cluster && objectByKind(cluster, kind, namespace, name);
+  };
 
   /**
    * The controller as controller-runtime names it (its logs, metrics and the Work Queue say the
@@ -434,7 +478,14 @@ export class GoDebugController implements vscode.Disposable {
         request: (command, args) => this.relay!.request(command, args as { threadId?: number }),
         nextStop: () => new Promise((r) => this.waiters.push(r)),
       },
-      { moduleDir, symbols, reconcilers, audit: server.audit, user: GO_DEBUG_USER },
+      {
+        moduleDir,
+        symbols,
+        reconcilers,
+        audit: server.audit,
+        user: GO_DEBUG_USER,
+        lookup: this.lookup,
+      },
     );
     this.stops = [];
     this.depth = [];
@@ -595,11 +646,17 @@ export class GoDebugController implements vscode.Disposable {
         void this.stop().then(() => this.setStatus('error', message));
       },
     );
-    // The manager's zap logs (Delve leaves the program's output on its own stdout and stderr).
+    // The manager's zap logs (Delve leaves the program's output on its own stdout and stderr):
+    // read for the Work Queue and findings, and shown in the Debug Console, readable and folded.
+    const log = new ManagerLog((lines) => lines.forEach((l) => relay.output(l)));
+    relay.disposables.push(log);
     server.onLine((line) => {
       noteManagerLine(line, this.exposure);
       const e = parseZapLine(line);
-      if (e) this.observed?.onLog(e);
+      if (e) {
+        this.observed?.onLog(e);
+        log.entry(e);
+      } else if (!DELVE_OWN_LINE.test(line)) log.plain(line);
     });
     relay.onStopped((stop, show) => this.stopped(stop, show));
   }

@@ -19,12 +19,11 @@ import type {
   FindingsSource,
   observedFindings as observedFindingsFn,
 } from '../runtime/observedfindings';
-import { formatZapEntry } from '../runtime/zaplog';
 import type { ClusterSession } from './clustersession';
 import type { ClusterTargetPicker, OperatorEndpoint } from './clustertarget';
 import type { DiscoveringApiServer } from '../runtime/remotefindings';
 import { GO_OPERATOR_LENSES, goOperatorLensOffsets } from './model/golenses';
-import { LogRepeats, zapShape } from './model/logrepeats';
+import { ManagerLog } from './model/managerlog';
 import { plural } from './model/timeformat';
 import { describeEvidence } from './model/findingevidence';
 import { adaptSnapshot } from './model/queuetree';
@@ -191,24 +190,19 @@ export class GoOperatorSession implements vscode.Disposable {
     }
     // A hot loop logs the same lines dozens of times a second: each shows once a window, then
     // how many more there were.
-    const repeats = new LogRepeats();
-    const show = (lines: string[]) => lines.forEach((l) => this.output.appendLine(l));
-    const folding = setInterval(() => show(repeats.flush(Date.now())), 5_000);
+    const log = new ManagerLog((lines) => lines.forEach((l) => this.output.appendLine(l)));
     r.disposables.push(
       server.audit.subscribe((ev) => observed.onAudit(ev)),
       proc.on('line', (l) => {
         if (!build.feed(l.text) && build.current.done) buildOver();
-        if (!l.text.startsWith('{')) show([...repeats.flush(Date.now()), l.text]);
+        if (!l.text.startsWith('{')) log.plain(l.text);
       }),
       buildOver,
       proc.on('log', (e) => {
-        show(repeats.feed(zapShape(e), formatZapEntry(e), Date.now()));
+        log.entry(e);
         observed.onLog(e);
       }),
-      () => {
-        clearInterval(folding);
-        show(repeats.flush(Date.now()));
-      },
+      () => log.dispose(),
       proc.on('exit', (x) => void this.onExit(r, x)),
     );
     this.problems.clear();

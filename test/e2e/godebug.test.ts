@@ -111,6 +111,12 @@ describe('Debug Go Operator on the sample', { timeout: 900_000 }, async () => {
         // Held in controller-runtime's cache reader: VS Code shows the user's frame, whose
         // locals are the user's (not the CacheReader's).
         await local('currentDeploy');
+        // The WebApp as Reconcile read it from the cache and as the cluster holds it now (folded
+        // where unchanged: its text is in the page, not drawn).
+        const asRead = panel.locator('section.diff', { hasText: 'as read → now' }).first();
+        const objects = (await asRead.textContent()) ?? '';
+        assert.match(objects, /kind: WebApp/);
+        assert.doesNotMatch(objects, /\(nothing\)/);
         for (let i = 0; i < 8 && !/create[\s\S]*201/.test(await calls.innerText()); i++)
           await step(panel);
         assert.match(await calls.innerText(), /create[\s\S]*Deployment[\s\S]*201/);

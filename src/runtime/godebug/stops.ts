@@ -38,6 +38,12 @@ export interface PhaseReaderOptions {
   /** The cluster's record of requests, and the user this process authenticates as. */
   audit: { events(filter?: AuditFilter): AuditEvent[] };
   user: string;
+  /**
+   * The object the cluster holds now, by Go kind and key, where the cluster is in this process
+   * (the embedded one). A cache read's answer is not in any request: at the stop the cache holds
+   * what the cluster sent it, so the cluster's copy stands for it (an event behind at most).
+   */
+  lookup?: (kind: string, namespace: string, name: string) => unknown;
 }
 
 interface Frame {
@@ -170,6 +176,9 @@ export class PhaseReader {
           code: exists ? 200 : 404,
           reason: exists ? undefined : 'NotFound',
         };
+        const read =
+          role === 'cacheGet' && exists ? this.opts.lookup?.(kind, key.namespace, key.name) : null;
+        if (read) call.after = read;
         return { phase: 'read', call };
       }
       case 'liveRead':

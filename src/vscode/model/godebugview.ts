@@ -26,6 +26,7 @@ import {
   timelineOf,
   toReconcileView,
   writeView,
+  yamlOf,
 } from './traceview';
 
 export interface GoStop {
@@ -43,6 +44,7 @@ export function goReconcileView(
   stops: GoStop[],
   held: boolean,
   reason?: string,
+  reconciled?: Reconciled,
 ): ReconcileView {
   const first = stops[0];
   const request = stops.find((s) => s.phase.request)?.phase.request ?? { namespace: '', name: '' };
@@ -76,8 +78,7 @@ export function goReconcileView(
     heldAt: held && last ? last.phase.phase : null,
     calls,
     writes,
-    objectBefore: '',
-    objectAfter: '',
+    ...primaryObjects(stops, reconciled),
     result: ended ? resultView(ended.phase) : null,
     outcomes: [
       ...new Set(stops.flatMap((s) => outcomesAt(s.phase).map((o) => OUTCOME_OF_RUNTIME[o]))),
@@ -86,6 +87,60 @@ export function goReconcileView(
     // controller-runtime only: their line is the Reconcile method's).
     location: [...stops].reverse().find((s) => s.phase.location)?.phase.location,
   };
+}
+
+/** The reconciled object's kind and key, and the object as the cluster holds it now. */
+export interface Reconciled {
+  kind: string;
+  namespace: string;
+  name: string;
+  current?: KubeObject;
+}
+
+/**
+ * The reconciled object as Reconcile first read it (or as its first write found it) and as it is
+ * now: after the reconcile's last write of it, else the cluster's copy, else as read. The same
+ * choice the TypeScript path makes (traceview.ts).
+ */
+function primaryObjects(
+  stops: GoStop[],
+  reconciled: Reconciled | undefined,
+): { objectBefore: string; objectAfter: string } {
+  let before: KubeObject | undefined;
+  let after: KubeObject | undefined;
+  for (const { phase: p } of stops) {
+    const c = p.call;
+    if (!c || !reconciled || c.kind !== reconciled.kind) continue;
+    if (c.namespace !== reconciled.namespace || c.name !== reconciled.name) continue;
+    if (p.phase === 'read') before ??= c.after as KubeObject | undefined;
+    if (p.phase === 'write' || p.phase === 'status') {
+      before ??= c.before as KubeObject | undefined;
+      if (c.after) after = c.after as KubeObject;
+    }
+  }
+  const now = reconciled?.current;
+  return { objectBefore: yamlOf(before ?? now), objectAfter: yamlOf(after ?? now ?? before) };
+}
+
+/**
+ * The reconciled object's Go kind and key at these stops: the controller's kind where the
+ * manager's logs said it (`controllerKind`), else the kind of the first read of the request's key
+ * (Reconcile reads its object first; a child may share the name, not usually the first read).
+ */
+export function reconciledKeyOf(
+  stops: GoStop[],
+  kind?: string,
+): Omit<Reconciled, 'current'> | undefined {
+  const request = stops.find((s) => s.phase.request)?.phase.request;
+  if (!request) return undefined;
+  const read = stops.find(
+    (s) =>
+      s.phase.phase === 'read' &&
+      s.phase.call?.namespace === request.namespace &&
+      s.phase.call.name === request.name,
+  )?.phase.call;
+  const k = kind || read?.kind;
+  return k ? { kind: k, ...request } : undefined;
 }
 
 /** The reconcileID of a reconcile's stops: the first stop in reconcileHandler that read it. */
@@ -146,6 +201,8 @@ export function goDebuggerState(opts: {
   now?: number;
   /** Why the stepped reconcile was enqueued, in words (from the manager's record). */
   reason?: string;
+  /** The reconciled object's kind and key, and its copy in the cluster where that is in this process. */
+  reconciled?: Reconciled;
 }): DebuggerState {
   const stepped = opts.stops.length
     ? goReconcileView(
@@ -153,6 +210,7 @@ export function goDebuggerState(opts: {
         opts.stops,
         opts.held,
         opts.reason,
+        opts.reconciled,
       )
     : null;
   const picked = opts.traces.find((t) => t.reconcileID === opts.inspected);

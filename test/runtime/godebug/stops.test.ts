@@ -1,6 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { PhaseReader, type DapChannel } from '../../../src/runtime/godebug/stops';
+import {
+  PhaseReader,
+  type DapChannel,
+  type PhaseReaderOptions,
+} from '../../../src/runtime/godebug/stops';
 
 const MODULE = '/src/webapp';
 const CR = '/gomod/sigs.k8s.io/controller-runtime@v0.24.1';
@@ -26,8 +30,9 @@ function channel(
   };
 }
 
-function reader(ch: DapChannel): PhaseReader {
+function reader(ch: DapChannel, lookup?: PhaseReaderOptions['lookup']): PhaseReader {
   return new PhaseReader(ch, {
+    ...(lookup ? { lookup } : {}),
     moduleDir: MODULE,
     symbols: {
       version: 'v0.24.1',
@@ -47,6 +52,52 @@ function reader(ch: DapChannel): PhaseReader {
     user: 'go-operator-debug',
   });
 }
+
+describe('Go debugger: a cache read', () => {
+  const frames = [
+    {
+      name: 'internal.(*CacheReader).Get',
+      path: `${CR}/pkg/cache/internal/cache_reader.go`,
+      line: 60,
+    },
+  ];
+  const key = {
+    name: 'key',
+    value: 'k8s.io/apimachinery/pkg/types.NamespacedName {Namespace: "default", Name: "blog"}',
+  };
+  const out = {
+    name: 'out',
+    value: '*{…}',
+    type: 'client.Object(*example.com/webapp/api/v1.WebApp)',
+  };
+
+  it('carries the object the cluster holds, read by the Go kind and key, when it is found', async () => {
+    const asked: string[] = [];
+    const blog = { kind: 'WebApp', metadata: { name: 'blog', resourceVersion: '7' } };
+    const r = reader(channel(frames, [key, out, { name: 'exists', value: 'true' }]), (k, ns, n) => {
+      asked.push(`${k} ${ns}/${n}`);
+      return blog;
+    });
+    const p = await r.phaseAt({ reason: 'function breakpoint', threadId: 1 });
+    assert.deepEqual(asked, ['WebApp default/blog']);
+    assert.deepEqual(p.call?.after, blog);
+  });
+
+  it('carries no object for a miss, nor without a cluster to read', async () => {
+    const miss = reader(channel(frames, [key, out, { name: 'exists', value: 'false' }]), () => {
+      throw new Error('a miss reads nothing');
+    });
+    assert.equal(
+      (await miss.phaseAt({ reason: 'breakpoint', threadId: 1 })).call?.after,
+      undefined,
+    );
+    const none = reader(channel(frames, [key, out, { name: 'exists', value: 'true' }]));
+    assert.equal(
+      (await none.phaseAt({ reason: 'breakpoint', threadId: 1 })).call?.after,
+      undefined,
+    );
+  });
+});
 
 describe("Go debugger: a phase's source line", () => {
   it("is the innermost frame in the user's module, not controller-runtime's", async () => {

@@ -2,7 +2,11 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import type { GoPhase } from '../../../src/runtime/godebug/phases';
 import type { ReconcileTrace } from '../../../src/runtime/trace';
-import { goDebuggerState, goReconcileView } from '../../../src/vscode/model/godebugview';
+import {
+  goDebuggerState,
+  goReconcileView,
+  reconciledKeyOf,
+} from '../../../src/vscode/model/godebugview';
 import { phases, req } from '../../runtime/godebug/fixtures';
 
 describe('Reconcile Debugger view of a Go reconcile', () => {
@@ -24,6 +28,76 @@ describe('Reconcile Debugger view of a Go reconcile', () => {
     assert.equal(v.writes.length, 1);
     assert.match(v.writes[0].after, /name: blog/);
     assert.equal(v.result, null);
+  });
+
+  const webapp = (rv: string, status?: object) => ({
+    apiVersion: 'apps.example.com/v1',
+    kind: 'WebApp',
+    metadata: { name: 'blog', namespace: 'default', resourceVersion: rv },
+    spec: { replicas: 2 },
+    ...(status ? { status } : {}),
+  });
+  const readWebApp = (after: object): GoPhase => ({
+    phase: 'read',
+    summary: 'read get WebApp default/blog (cache) → 200',
+    call: {
+      verb: 'get',
+      kind: 'WebApp',
+      ...req,
+      subresource: '',
+      source: 'cache',
+      code: 200,
+      after,
+    },
+  });
+
+  it('shows the reconciled object as read and as its status write left it, not a same-named child', () => {
+    const [dequeue, reconcile, readDeploy, create] = phases;
+    const status: GoPhase = {
+      phase: 'status',
+      summary: 'status update WebApp default/blog (server) → 200',
+      call: {
+        verb: 'update',
+        kind: 'WebApp',
+        ...req,
+        subresource: 'status',
+        source: 'server',
+        code: 200,
+        before: webapp('7'),
+        after: webapp('8', { phase: 'Running' }),
+      },
+    };
+    const stops = [dequeue, reconcile, readWebApp(webapp('7')), readDeploy, create, status];
+    const v = goReconcileView(
+      'webapp',
+      stops.map((phase, at) => ({ phase, at })),
+      false,
+      undefined,
+      { kind: 'WebApp', ...req, current: webapp('9', { phase: 'Later' }) },
+    );
+    assert.match(v.objectBefore, /kind: WebApp[\s\S]*resourceVersion: "7"/);
+    assert.doesNotMatch(v.objectBefore, /status/);
+    assert.match(v.objectAfter, /resourceVersion: "8"[\s\S]*phase: Running/);
+  });
+
+  it("shows the cluster's copy as now while Reconcile has not written the object", () => {
+    const [dequeue, reconcile] = phases;
+    const stops = [dequeue, reconcile, readWebApp(webapp('7'))].map((phase, at) => ({ phase, at }));
+    const v = goReconcileView('webapp', stops, true, undefined, {
+      kind: 'WebApp',
+      ...req,
+      current: webapp('9', { phase: 'Edited' }),
+    });
+    assert.match(v.objectBefore, /resourceVersion: "7"/);
+    assert.match(v.objectAfter, /resourceVersion: "9"[\s\S]*phase: Edited/);
+    assert.match(goReconcileView('webapp', stops, true).objectBefore, /^$/);
+  });
+
+  it("takes the reconciled kind from the manager's logs, else from the first read of the request's key", () => {
+    const stops = phases.map((phase, at) => ({ phase, at }));
+    assert.deepEqual(reconciledKeyOf(stops, 'WebApp'), { kind: 'WebApp', ...req });
+    assert.deepEqual(reconciledKeyOf(stops), { kind: 'Deployment', ...req });
+    assert.equal(reconciledKeyOf([]), undefined);
   });
 
   it('shows the webhook calls the cluster made for a held write, from its audit record', () => {
