@@ -145,6 +145,9 @@ describe('the Reconcile Debugger at 800 px wide', { timeout: 600_000 }, () => {
       assert.equal(tops.charts, 0, 'no chart in the reconcile’s tab');
       assert.ok(top['.tabs']! < top['.request']!, 'the tabs above the reconcile');
       assert.ok(top['.calls']! > 0 && top['.objects']! > 0, 'API calls and objects shown');
+      // Step-first: the held step's calls and diff before the request's facts.
+      assert.ok(top['.calls']! <= top['.request']!, 'the API calls above the request');
+      assert.ok(top['.objects']! <= top['.request']!, 'the objects above the request');
 
       await showTab(panel, 'charts');
       // With reconciles behind it, each chart has something to plot.

@@ -107,13 +107,15 @@ function render(): void {
       ? tabPanel(chartsPane(view))
       : cur
         ? tabPanel(
+            // Step-first: what the held step did (its API calls and the object's diff) on top,
+            // then what Reconcile returned, then the request's facts and the key's timeline.
             h(
               'div',
               { class: 'grid' },
-              requestPane(view, cur),
-              resultPane(view, cur),
               callsPane(view, cur),
               objectsPane(view, cur),
+              resultPane(view, cur),
+              requestPane(view, cur),
               timelinePane(view),
             ),
           )
