@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { OUTCOMES, PHASES, type SessionStatus } from '../../../src/protocol';
+import { emptyDebuggerState, OUTCOMES, PHASES, type SessionStatus } from '../../../src/protocol';
 import {
   faultControls,
   findingsBanner,
@@ -69,6 +69,14 @@ describe('the status sentence', () => {
     assert.equal(p.tagName, 'P');
     assert.equal(text(p), 'The window was reloaded …');
     assert.ok(p.classList.contains('status-stopped'));
+  });
+});
+
+describe('the panel before its session arrives', () => {
+  it('says it waits for the session, never to run the command that opened it', () => {
+    const said = text(statusMessage(viewOf(emptyDebuggerState()), 'p'));
+    assert.match(said, /^Waiting for Reconcile Studio to send this panel its session/);
+    assert.doesNotMatch(said, /Open Reconcile Debugger/);
   });
 });
 
