@@ -49,6 +49,8 @@ export class EditorView {
   private readonly internalIds = new Set<number>();
   /** The stop shown now is a held phase: controller-runtime's frames are marked subtle. */
   private held = false;
+  /** The goroutine held at that phase (DAP thread id): listed first in the Call Stack. */
+  private heldThread: number | undefined;
   private readonly lines: Map<string, number[]>;
 
   constructor(
@@ -125,6 +127,15 @@ export class EditorView {
       const id = (m.body?.breakpoint as { id?: number } | undefined)?.id;
       return id !== undefined && this.internalIds.has(id) ? undefined : m;
     }
+    if (m.type === 'response' && m.command === 'threads' && m.success && this.held) {
+      // The worker's goroutine heads the list: among a manager's dozens of goroutines (informers,
+      // HTTP connections), the one Reconcile runs on is the one the user came to see, and VS
+      // Code's Call Stack, a virtual list, draws only the rows in view.
+      const threads = (m.body?.threads as Array<{ id: number }> | undefined) ?? [];
+      const held = threads.filter((t) => t.id === this.heldThread);
+      const rest = threads.filter((t) => t.id !== this.heldThread);
+      return { ...m, body: { ...m.body, threads: [...held, ...rest] } };
+    }
     if (m.type === 'response' && m.command === 'stackTrace' && m.success && this.held) {
       const frames = (m.body?.stackFrames as StackFrame[] | undefined) ?? [];
       return {
@@ -152,6 +163,7 @@ export class EditorView {
     const body: Record<string, unknown> = { ...m.body, reason, description };
     delete body.hitBreakpointIds;
     this.held = true;
+    this.heldThread = typeof m.body?.threadId === 'number' ? m.body.threadId : undefined;
     return { ...m, body };
   }
 

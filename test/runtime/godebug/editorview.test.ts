@@ -139,6 +139,31 @@ describe("Go debugger: the editor's view of Delve", () => {
     );
   });
 
+  it("lists the held phase's goroutine first in the Call Stack, and leaves the user's own stops' order", () => {
+    const v = view();
+    const stopped = (threadId: number) =>
+      ({
+        seq: 4,
+        type: 'event',
+        event: 'stopped',
+        body: { reason: 'breakpoint', threadId },
+      }) as DapMessage;
+    const threads = response(31, 'threads', {
+      threads: [
+        { id: 126, name: 'context.(*cancelCtx).propagateCancel' },
+        { id: 12, name: 'controller.(*Controller).processNextWorkItem' },
+        { id: 134, name: 'net.(*netFD).Read' },
+      ],
+    });
+    const ids = (m: DapMessage | undefined) =>
+      (m?.body?.threads as Array<{ id: number }>).map((t) => t.id);
+    assert.deepEqual(ids(v.toEditor(threads)), [126, 12, 134]);
+    v.heldStop(stopped(12), 'Held at write create Deployment default/blog', true);
+    assert.deepEqual(ids(v.toEditor(threads)), [12, 126, 134]);
+    v.ownStop(stopped(134));
+    assert.deepEqual(ids(v.toEditor(threads)), [126, 12, 134]);
+  });
+
   it('reports a held stop with no user frame (dequeue) as a step, so its top frame is shown', () => {
     const v = view();
     const stopped = {
