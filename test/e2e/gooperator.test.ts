@@ -3,8 +3,9 @@
  * the embedded fake cluster; its build shows in the status bar while it goes; its WebApps go Running in the Custom Resources view, the Work Queue
  * shows its controller (from its logs and /metrics), and the quota conflict appears as a finding;
  * a WebApp expands to what it owns and the Events about them, and Edit YAML opens a copy named
- * after it; Stop Go Operator ends it, says so in its output and clears its Work Queue entries. Skipped
- * where Go is missing.
+ * after it; Stop Go Operator ends it, says so in its output and clears its Work Queue entries; a
+ * wrong type typed into that copy is marked on its line in the cluster's words. Skipped where Go
+ * is missing.
  */
 import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
@@ -164,6 +165,43 @@ describe('Run Go Operator', { timeout: 400_000 }, async () => {
           .waitFor();
         // The cluster is still there with the WebApps the manager reconciled.
         await wb.page.locator('.sidebar').getByText('shop', { exact: true }).first().waitFor();
+      });
+    },
+  );
+
+  it(
+    "marks a wrong type typed into Edit YAML's copy on its line, in the cluster's words",
+    { skip: goProblem },
+    async () => {
+      await withScreenshotOnFailure(wb, 'go-operator-edit-yaml', async () => {
+        // The copy the second test opened; the cluster still serves the WebApp CRD.
+        await wb.page
+          .locator('.tab', { hasText: /webapp-default-.*\.yaml/ })
+          .first()
+          .click();
+        const replicas = wb.page
+          .locator('.part.editor .monaco-editor .view-line')
+          .filter({ hasText: /^\s*replicas:\s*\d+\s*$/ })
+          .first();
+        await replicas.click();
+        await wb.page.keyboard.press('End');
+        await wb.page.keyboard.press('Shift+Home');
+        await wb.page.keyboard.type('replicas: two');
+        const cursor = await wb.page
+          .locator('.statusbar-item', { hasText: /Ln \d+, Col \d+/ })
+          .first()
+          .innerText();
+        const line = /Ln (\d+)/.exec(cursor)?.[1];
+        assert.ok(line, `no cursor position in the status bar: ${cursor}`);
+        await wb.runCommand('View: Focus Problems');
+        const problem = wb.page
+          .locator('.markers-panel .monaco-list-row', {
+            hasText:
+              /spec\.replicas: Invalid value: "string": spec\.replicas in body must be of type integer: "string"/,
+          })
+          .first();
+        await problem.waitFor({ timeout: 30_000 });
+        assert.match(await problem.innerText(), new RegExp(`Ln ${line}\\b`));
       });
     },
   );
