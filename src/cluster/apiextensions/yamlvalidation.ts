@@ -15,6 +15,7 @@ import { isObject } from '../apimachinery/patch';
 import type { KubeObject } from '../apimachinery/types';
 import {
   problemsOfStatus,
+  rangeOfError,
   rangeOfField,
   syntaxProblems,
   type YamlProblem,
@@ -89,7 +90,7 @@ function validateDocument(
       message: e.field ? `${e.field}: ${e.message}` : e.message,
       // CEL's "some validation rules were not checked" follows from the errors beside it.
       severity: e.field === '<nil>' ? 'warning' : 'error',
-      range: rangeOfField(doc, e.field, text),
+      range: rangeOfError(doc, e.field, e.message, text),
     });
   return problems;
 }

@@ -43,13 +43,16 @@ export function fieldSteps(path: string): Step[] {
  * first line when it has none); a field that is not there (a Required value) by the key of the
  * nearest enclosing field that is. Map keys containing dots (`app.kubernetes.io/name`, which
  * kube-openapi writes unbracketed) are matched by joining steps. `mark: 'key'` marks a field by its
- * key even when its value is a scalar (a field the schema does not declare).
+ * key even when its value is a scalar (a field the schema does not declare). `named`: a value the
+ * error names; when the field is a map, the entry whose key or value it is (ObjectMeta's label
+ * and annotation errors name the map and the offending key or value).
  */
 export function rangeOfField(
   doc: Document,
   path: string,
   text: string,
   mark: 'value' | 'key' = 'value',
+  named?: string,
 ): TextRange {
   const steps = fieldSteps(path);
   let node: unknown = doc.contents;
@@ -73,7 +76,30 @@ export function rangeOfField(
   }
   if (mark === 'key' && i >= steps.length && key?.range)
     return { start: key.range[0], end: key.range[1] };
+  if (named !== undefined && i >= steps.length && isMap(node)) {
+    for (const p of node.items as Pair[])
+      for (const n of [p.key, p.value])
+        if (isScalar(n) && n.range && String(n.value) === named)
+          return { start: n.range[0], end: n.range[1] };
+  }
   return markOf(node, key, doc, text);
+}
+
+/** Where a field error stands: its field, narrowed to the map entry its `Invalid value: "x"` names. */
+export function rangeOfError(
+  doc: Document,
+  path: string,
+  message: string,
+  text: string,
+): TextRange {
+  const quoted = /^Invalid value: ("(?:[^"\\]|\\.)*")/.exec(message)?.[1];
+  let named: string | undefined;
+  try {
+    named = quoted === undefined ? undefined : (JSON.parse(quoted) as string);
+  } catch {
+    named = undefined;
+  }
+  return rangeOfField(doc, path, text, 'value', named);
 }
 
 /** The pair whose key is steps[i], or steps[i..j] joined by dots (a dotted key). */
@@ -123,7 +149,7 @@ export function problemsOfStatus(doc: Document, text: string, status: Status): Y
         path,
         message: path ? `${path}: ${c.message ?? ''}` : (c.message ?? ''),
         severity: 'error',
-        range: rangeOfField(doc, path, text),
+        range: rangeOfError(doc, path, c.message ?? '', text),
       };
     });
   const path = statusPath(doc, status);

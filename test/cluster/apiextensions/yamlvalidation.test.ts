@@ -220,10 +220,11 @@ test('an unknown metadata field refuses the apply, as structured-merge-diff word
   assert.deepEqual(marked(text), ['colour']);
 });
 
-test('ObjectMeta is validated: a label value must be a valid label value', () => {
+test('ObjectMeta is validated: a bad label value is marked on itself, not on the labels', () => {
   const text = `${HEAD}  labels:\n    app: "not valid!"\nspec:\n  image: nginx\n`;
   const [first] = problems(text);
-  assert.match(first ?? '', /^6: error metadata\.labels: Invalid value: "not valid!": /);
+  assert.match(first ?? '', /^7: error metadata\.labels: Invalid value: "not valid!": /);
+  assert.deepEqual(marked(text), ['"not valid!"']);
 });
 
 test('the status behind a status subresource is ignored, as an apply to the resource ignores it', () => {

@@ -4,6 +4,7 @@ import { parseDocument } from 'yaml';
 import {
   fieldSteps,
   problemsOfStatus,
+  rangeOfError,
   rangeOfField,
   statusOfError,
 } from '../../../src/cluster/apimachinery/yamlfields';
@@ -70,6 +71,18 @@ test('a scalar is marked by its value, a block by its key, a list item by its fi
   // A key with dots, bracketed (field.Path's Key) or not (kube-openapi's child names).
   assert.equal(mark('metadata.labels[app.kubernetes.io/name]'), '8: shop');
   assert.equal(mark('metadata.labels.app.kubernetes.io/name'), '8: shop');
+});
+
+test('an error naming a map by its field is marked on the entry its value names', () => {
+  const r = rangeOfError(
+    doc,
+    'metadata.labels',
+    'Invalid value: "app.kubernetes.io/name": name part must consist of alphanumeric characters',
+    TEXT,
+  );
+  assert.equal(TEXT.slice(r.start, r.end), 'app.kubernetes.io/name');
+  const plain = rangeOfError(doc, 'metadata.labels', 'Invalid value: "elsewhere": no', TEXT);
+  assert.equal(TEXT.slice(plain.start, plain.end), 'labels');
 });
 
 test('a field that is not there is marked on the nearest field that is', () => {
