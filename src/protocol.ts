@@ -388,7 +388,12 @@ export interface RobustnessRow {
   /** The fault in words: "Conflict on write (409)". */
   title: string;
   converged: boolean;
-  /** "1.005 s" of controller time, or "—" when it did not converge. */
+  /**
+   * ✓ converged, ✗ diverged, or unsettled: in the baseline's state when cut off still writing (a
+   * Go operator's run, or its baseline, that never settled), so convergence is not known.
+   */
+  verdict: 'converged' | 'diverged' | 'unsettled';
+  /** "1.005 s" of controller time, "—" when it did not converge, "not settled in 5 s". */
   timeToConverge: string;
   reconciles: number;
   apiCalls: number;
@@ -399,7 +404,10 @@ export interface RobustnessRow {
   findings: string[];
   /** How the final state differs from the baseline's ('' when converged). */
   diff: string;
-  /** The reconcile where it went wrong, for "Open in debugger at the reconcile where it went wrong". */
+  /**
+   * The reconcile where it went wrong, for "Open in debugger at the reconcile where it went
+   * wrong": only on a row that went wrong (did not converge, or has findings).
+   */
   wentWrong?: { reconcileID: string; label: string };
 }
 
@@ -407,9 +415,18 @@ export interface RobustnessView {
   status: 'running' | 'done' | 'error' | 'cancelled';
   message: string;
   reconciler: string | null;
+  /** The runtime the report judged: "Go operator (its manager, real clock)". */
+  runtime?: string;
   /** What the numbers must be read with (a Go operator's report: the real clock). */
   note?: string;
-  baseline: { reconciles: number; apiCalls: number; steadyAt: string; objects: number } | null;
+  baseline: {
+    reconciles: number;
+    apiCalls: number;
+    steadyAt: string;
+    objects: number;
+    /** Why it has no steady time, said instead of "steady at —" (chaosverdict.ts). */
+    unsettled?: string;
+  } | null;
   rows: RobustnessRow[];
 }
 

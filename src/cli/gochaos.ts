@@ -17,7 +17,8 @@ import {
 } from '../runtime/gochaos';
 import { checkGoVersion, goVersion } from '../runtime/gotoolchain';
 import { parseDuration } from '../runtime/simulation';
-import { formatChaos } from './chaosreport';
+import { summaryWords } from '../runtime/chaosverdict';
+import { formatChaos, seconds } from './chaosreport';
 
 const HELP = `Usage: reconcile-studio chaos --go DIR --manifests PATH... [--duration ${DEFAULT_GO_DURATION_MS / 1000}s] [--settle ${DEFAULT_GO_SETTLE_MS / 1000}s] [--seed N] [--json]
 
@@ -130,14 +131,15 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     handlers.forEach((off) => off());
   }
-  console.log(values.json ? JSON.stringify(report, null, 2) : formatGoChaos(report, durationMs));
+  console.log(values.json ? JSON.stringify(report, null, 2) : formatGoChaos(report));
   return report.cases.every((c) => c.converged) ? 0 : 1;
 }
 
-export function formatGoChaos(r: GoChaosReport, durationMs: number): string {
-  const note =
-    r.baseline.steadyAtMs === null
-      ? `Real clock. The baseline never settled within ${durationMs / 1000}s: the manager kept writing, so every run was cut at that time and compared as it stood.`
-      : 'Real clock: times are from the manager’s first request.';
-  return `${note}\n${formatChaos(r)}`;
+/**
+ * The readable Go report: which runtime it judged and on which clock, then the table. The words
+ * for a baseline or a case cut off before it settled are the editor panel's (chaosverdict.ts).
+ */
+export function formatGoChaos(r: GoChaosReport): string {
+  const note = `Go operator: its manager, on the real clock (times from its first request; each run watched up to ${seconds(r.durationMs)}, steady after ${seconds(r.settleMs)} with no write and no requeue due).`;
+  return `${note}\n${summaryWords(r, seconds)}\n${formatChaos(r)}`;
 }

@@ -114,6 +114,10 @@ export interface ChaosBaseline {
   /** Virtual ms of the reconciler's last write that changed something (its steady state). */
   steadyAtMs: number | null;
   objects: number;
+  /** The baseline's own finding kinds (a hot loop says why a Go baseline never settled). */
+  findings?: string[];
+  /** A Go baseline cut off unsettled: still writing, or a requeue it asked for still due. */
+  cutOffBy?: 'writes' | 'requeue';
 }
 
 export interface ChaosCase {
@@ -121,6 +125,11 @@ export interface ChaosCase {
   converged: boolean;
   /** Virtual ms of the last changing write, when the run ended in the baseline's state. */
   timeToConvergeMs: number | null;
+  /**
+   * A Go operator's run (real clock): it stopped changing before its cut. Absent on the virtual
+   * clock, where every run lasts the duration and is judged at its end.
+   */
+  settled?: boolean;
   reconciles: number;
   apiCalls: number;
   /** What went wrong beyond the baseline: the simulation's finding kinds and the report's own. */
@@ -177,6 +186,7 @@ export async function chaos(opts: ChaosOptions): Promise<ChaosReport> {
       apiCalls: apiCalls(base),
       steadyAtMs: lastChange(base),
       objects: base.objects.length + base.owned.length,
+      findings: [...baseFindings],
     },
     cases,
   };

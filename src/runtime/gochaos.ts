@@ -29,6 +29,7 @@ import {
 import { GO_OPERATOR_USER, GoManagerProcess, freePort, type ManagerExit } from './goprocess';
 import { goBuild } from './gotoolchain';
 import { ObservedManager, type ObservedController } from './observedcontroller';
+import { markCutOff } from './cutoff';
 import { clusterFindingsSource, observedFindings, typeOf } from './observedfindings';
 import type { Finding } from './findings';
 import type { Sample } from './promtext';
@@ -86,6 +87,9 @@ export class GoChaosCancelled extends Error {
 
 export interface GoChaosReport extends ChaosReport {
   clock: 'real';
+  /** How long a run was watched at most, and the quiet that made one steady (real ms). */
+  durationMs: number;
+  settleMs: number;
 }
 
 /** What one run of the manager left: the measures and what the cluster ended with. */
@@ -100,6 +104,8 @@ export interface GoRun {
   lastChangeMs: number | null;
   /** The run ended because the manager had stopped writing (not at the duration). */
   steady: boolean;
+  /** What kept a run cut at the duration from settling: recent writes, or a requeue due. */
+  cutOffBy?: 'writes' | 'requeue';
   /** The manager exited before the run ended. */
   exit?: ManagerExit;
 }
@@ -132,7 +138,13 @@ export async function goChaos(opts: GoChaosOptions): Promise<GoChaosReport> {
       throw new Error(`the manager exited in the baseline run: ${exitText(base.exit)}`);
     const cases: ChaosCase[] = [];
     for (const c of opts.classes ?? FAULT_CLASSES) cases.push(goCase(c.fault, base, await run(c)));
-    return { clock: 'real', baseline: goBaseline(base), cases };
+    return {
+      clock: 'real',
+      durationMs: opts.durationMs ?? DEFAULT_GO_DURATION_MS,
+      settleMs: opts.settleMs ?? DEFAULT_GO_SETTLE_MS,
+      baseline: goBaseline(base),
+      cases,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -142,9 +154,12 @@ export function goBaseline(base: GoRun): ChaosReport['baseline'] {
   return {
     reconciles: base.reconciles,
     apiCalls: base.apiCalls,
-    // A manager still writing at the end of the duration never reached a steady state.
-    steadyAtMs: base.steady ? base.lastChangeMs : null,
+    // A manager still writing at the end of the duration never reached a steady state; one that
+    // settled without changing anything was steady from its first request.
+    steadyAtMs: base.steady ? (base.lastChangeMs ?? 0) : null,
     objects: base.objects.length + base.owned.length,
+    findings: [...new Set(base.findings.map((f) => f.kind))],
+    ...(base.steady || !base.cutOffBy ? {} : { cutOffBy: base.cutOffBy }),
   };
 }
 
@@ -163,7 +178,11 @@ export function goCase(fault: string, base: GoRun, run: GoRun): ChaosCase {
   return {
     fault,
     converged: verdict.converged,
-    timeToConvergeMs: verdict.converged ? run.lastChangeMs : null,
+    // A time to converge only for a run that settled into the state of a baseline that settled:
+    // a run cut off still writing matched a moving state at the cut (chaosverdict.ts).
+    timeToConvergeMs:
+      verdict.converged && run.steady && base.steady ? (run.lastChangeMs ?? 0) : null,
+    settled: run.steady,
     reconciles: run.reconciles,
     apiCalls: run.apiCalls,
     findings,
@@ -228,16 +247,18 @@ async function runGoManager(o: RunOptions): Promise<GoRun> {
     const durationMs = o.durationMs ?? DEFAULT_GO_DURATION_MS;
     const settleMs = o.settleMs ?? DEFAULT_GO_SETTLE_MS;
     let steady = false;
+    let cutOffBy: GoRun['cutOffBy'];
     const quiet = () => {
       const now = Date.now();
-      if (!activity.steady(now, settleMs)) return false;
-      return !requeueDue(observed, now + settleMs);
+      if (!activity.steady(now, settleMs)) return !(cutOffBy = 'writes');
+      return !(cutOffBy = requeueDue(observed, now + settleMs) ? 'requeue' : undefined);
     };
     while (!exit && !o.signal?.aborted && !(steady = quiet()))
       if (Date.now() - started >= durationMs) break;
       else await new Promise((r) => setTimeout(r, POLL_MS));
     const metrics =
       exit || o.signal?.aborted ? undefined : await proc.scrape().catch(() => undefined);
+    const stoppedAt = Date.now();
     await proc.stop();
     observed.flush();
     const forTypes = observed
@@ -246,6 +267,8 @@ async function runGoManager(o: RunOptions): Promise<GoRun> {
       .filter((t): t is TypeRef => t !== undefined);
     const objects = forTypes.flatMap((t) => cluster.list(t).items);
     const traces = observed.all().flatMap((c) => c.traces);
+    // The reconciles the stop interrupted end with its context canceled: the run's end, not a fault's.
+    markCutOff(traces, stoppedAt);
     return {
       objects,
       owned: ownedBy(cluster, objects),
@@ -255,6 +278,7 @@ async function runGoManager(o: RunOptions): Promise<GoRun> {
       apiCalls: activity.calls,
       lastChangeMs: activity.lastChangeMs,
       steady,
+      ...(!steady && cutOffBy ? { cutOffBy } : {}),
       ...(exit ? { exit } : {}),
     };
   } finally {

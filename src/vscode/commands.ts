@@ -8,7 +8,7 @@ import type { ClusterSession } from './clustersession';
 import { DebuggerPanel } from './debuggerpanel';
 import type { ClusterTargetPicker } from './clustertarget';
 import type { GoDebugController } from './godebug';
-import { goOperatorModules, pickModule, type GoOperatorSession } from './gooperator';
+import { goOperatorModules, type GoOperatorSession } from './gooperator';
 import { applyEditorYaml, editObject, liveUri } from './liveyaml';
 import type { ObjectNode } from './model/resourcetree';
 import type { QueueNode } from './model/queuetree';
@@ -18,6 +18,7 @@ import { runtimeConflict, type Runtime } from './model/runtimes';
 import { findReconcilerModules, pickReconcilerModule } from './reconcilermodules';
 import type { ReconcileSession } from './reconcilesession';
 import { RobustnessReport } from './robustness';
+import { chooseReportTarget } from './robustnesstarget';
 import { openSample } from './sample';
 import { readSettings } from './settings';
 import type { YamlProblems } from './yamlproblems';
@@ -224,21 +225,12 @@ export function registerCommands({
   const robustness = new RobustnessReport(context.extensionUri, log);
   context.subscriptions.push(robustness);
   register('reconcileStudio.runRobustnessReport', async (uri?: vscode.Uri) => {
-    // From the palette, a Go file in the editor says which: a workspace may hold both kinds.
-    const active = vscode.window.activeTextEditor?.document.uri;
-    const given =
-      uri instanceof vscode.Uri ? uri : active?.fsPath.endsWith('.go') ? active : undefined;
-    // The Go operator's report where Open Reconcile Debugger would debug it, or while it runs.
-    const target = await targetOf(given, goDebug.active || goOperator.isRunning);
-    if (target.kind === 'go') {
-      const moduleDir = await pickModule(
-        target.module ? vscode.Uri.file(target.module) : undefined,
-      );
-      if (moduleDir) await robustness.run({ kind: 'go', moduleDir });
-      return;
-    }
-    const module = await pickReconcilerModule(given);
-    if (module) await robustness.run({ kind: 'typescript', module });
+    // The runtime of the file in hand, else the one running, else the user's pick when both exist.
+    const target = await chooseReportTarget(uri instanceof vscode.Uri ? uri : undefined, {
+      ...(reconciles.isRunning && reconciles.module ? { typescript: reconciles.module } : {}),
+      go: goDebug.active || goOperator.isRunning,
+    });
+    if (target) await robustness.run(target);
   });
 
   // ---- Work Queue items

@@ -16,6 +16,7 @@ import { checkGoVersion, goVersion } from '../runtime/gotoolchain';
 import { DebuggerPanel } from './debuggerpanel';
 import { moduleManifestPaths, workspaceManifestPaths } from './manifestpaths';
 import { FAULT_TITLES } from './model/faulttitles';
+import { RUNTIME_WORDS } from './model/reportruntime';
 import type { Logger } from './output';
 import { RecordedRunBackend } from './recordedrunbackend';
 import { RobustnessPanel } from './robustnesspanel';
@@ -31,6 +32,8 @@ export type ReportTarget =
 /** A report ready to start in its thread, and what the progress says before the first run ends. */
 interface Job {
   rel: string;
+  /** The runtime judged, as the panel says it. */
+  runtime: string;
   first: string;
   /** Shown while it runs (the Go report's real clock). */
   note?: string;
@@ -67,6 +70,7 @@ export class RobustnessReport implements vscode.Disposable {
   private tsJob({ module }: { module: vscode.Uri }): Job {
     return {
       rel: vscode.workspace.asRelativePath(module),
+      runtime: RUNTIME_WORDS.typescript,
       first: 'baseline…',
       start: async (hooks) => {
         const { runChaosInThread } = await import('./engine');
@@ -95,6 +99,7 @@ export class RobustnessReport implements vscode.Disposable {
         vscode.workspace.getWorkspaceFolder(vscode.Uri.file(moduleDir))?.uri.fsPath === moduleDir
           ? basename(moduleDir)
           : vscode.workspace.asRelativePath(moduleDir),
+      runtime: RUNTIME_WORDS.go,
       first: 'building the manager…',
       note: 'Real clock: each fault class runs the manager for a few seconds against a fresh served cluster.',
       start: async (hooks) => {
@@ -121,6 +126,7 @@ export class RobustnessReport implements vscode.Disposable {
       status: 'running',
       message: `Running ${rel}…`,
       reconciler: rel,
+      runtime: job.runtime,
       ...(job.note ? { note: job.note } : {}),
       baseline: null,
       rows: [],
@@ -148,7 +154,7 @@ export class RobustnessReport implements vscode.Disposable {
       );
       this.runs = runs;
       const view = robustnessView(report, runs, rel);
-      this.log.info(`robustness report of ${rel}: ${view.message}`);
+      this.log.info(`robustness report of ${rel} (${job.runtime}): ${view.message}`);
       this.show(view);
     } catch (err) {
       const cancelled = err instanceof ChaosCancelled;
@@ -157,6 +163,7 @@ export class RobustnessReport implements vscode.Disposable {
         status: cancelled ? 'cancelled' : 'error',
         message: cancelled ? message : `The report of ${rel} failed: ${message}`,
         reconciler: rel,
+        runtime: job.runtime,
         baseline: null,
         rows: [],
       });

@@ -20,15 +20,18 @@ test('chaos --go hands over to the Go report: its help, and its usage errors exi
   assert.equal((await capture(['--go', 'x', '--reconciler', 'r.ts'])).code, 2);
 });
 
-test('the readable Go report says it ran on the real clock, and when the baseline never settled', () => {
+test('the readable Go report says it judged the Go operator on the real clock, how long it watched, and a baseline that never settled', () => {
   const report = {
     clock: 'real' as const,
-    baseline: { reconciles: 650, apiCalls: 1300, steadyAtMs: null, objects: 4 },
+    durationMs: 5000,
+    settleMs: 2500,
+    baseline: { reconciles: 650, apiCalls: 1300, steadyAtMs: null, objects: 4, findings: [] },
     cases: [
       {
         fault: 'write-500',
         converged: true,
-        timeToConvergeMs: 7935,
+        timeToConvergeMs: null,
+        settled: false,
         reconciles: 654,
         apiCalls: 1308,
         findings: [],
@@ -36,12 +39,27 @@ test('the readable Go report says it ran on the real clock, and when the baselin
       },
     ],
   };
-  const text = formatGoChaos(report, 5000);
-  assert.match(text, /^Real clock\. The baseline never settled within 5s/);
-  assert.match(text, /write-500 +yes +7\.935s +654 \(\+4\)/);
-  const steady = formatGoChaos(
-    { ...report, baseline: { ...report.baseline, steadyAtMs: 600 } },
-    5000,
+  const lines = formatGoChaos(report).split('\n');
+  assert.match(
+    lines[0],
+    /^Go operator: its manager, on the real clock .*watched up to 5s, steady after 2\.5s/,
   );
-  assert.match(steady, /^Real clock: times are from the manager’s first request\./);
+  // The same words as the editor's panel (chaosverdict.ts): no case claims a convergence.
+  assert.equal(
+    lines[1],
+    "No fault class ended away from the baseline's state. 1 of 1 matched the baseline's state without settling, so whether they converge is not known: the baseline never settled: every run was compared as it stood when cut off after 5s.",
+  );
+  assert.match(
+    lines[2],
+    /^Baseline: 650 reconciles, 1300 API calls, 4 objects; never settled: the manager was still writing when its run was cut off after 5s/,
+  );
+  assert.match(formatGoChaos(report), /write-500 +unsettled +- +654 \(\+4\)/);
+  const steady = formatGoChaos({
+    ...report,
+    baseline: { ...report.baseline, steadyAtMs: 600 },
+    cases: [{ ...report.cases[0], settled: true, timeToConvergeMs: 7935 }],
+  });
+  assert.match(steady, /Baseline: 650 reconciles, 1300 API calls, steady at 0\.600s, 4 objects\./);
+  assert.match(steady, /write-500 +yes +7\.935s +654 \(\+4\)/);
+  assert.match(steady, /All 1 fault classes converged/);
 });

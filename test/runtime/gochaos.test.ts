@@ -105,6 +105,7 @@ test('a case whose objects end as the baseline’s converged, however their vers
     fault: 'write-conflict',
     converged: true,
     timeToConvergeMs: 900,
+    settled: true,
     reconciles: 7,
     apiCalls: 12,
     findings: [],
@@ -175,7 +176,10 @@ test('a manager that exited mid-run is said so in the findings and the diff', ()
 });
 
 test('a case cut at the duration while the baseline settled is not-settled', () => {
-  assert.deepEqual(goCase('stale-cache', run(), run({ steady: false })).findings, ['not-settled']);
+  const cut = goCase('stale-cache', run(), run({ steady: false }));
+  assert.deepEqual(cut.findings, ['not-settled']);
+  // In the baseline's state at the cut, still writing: no time to converge.
+  assert.deepEqual([cut.converged, cut.settled, cut.timeToConvergeMs], [true, false, null]);
   // When the baseline never settled either, every run was cut: nothing to say per case.
   assert.deepEqual(
     goCase('stale-cache', run({ steady: false }), run({ steady: false })).findings,
@@ -197,6 +201,22 @@ test('the baseline of a manager still writing at the duration has no steady time
   assert.equal(goBaseline(run()).steadyAtMs, 600);
   assert.equal(goBaseline(run({ steady: false })).steadyAtMs, null);
   assert.equal(goBaseline(run()).objects, 2);
+  // Settled without a write that changed anything: steady from the start, not "never settled".
+  assert.equal(goBaseline(run({ lastChangeMs: null })).steadyAtMs, 0);
+  // Its own findings say why it could not settle.
+  const looping = run({ steady: false, findings: [finding('hot-loop'), finding('hot-loop')] });
+  assert.deepEqual(goBaseline(looping).findings, ['hot-loop']);
+  // A quiet one cut off while a requeue it asked for was due says so; a settled one has no cause.
+  assert.equal(goBaseline(run({ steady: false, cutOffBy: 'requeue' })).cutOffBy, 'requeue');
+  assert.equal(goBaseline(run({ cutOffBy: 'writes' })).cutOffBy, undefined);
+});
+
+test('a case in the state of a baseline that never settled has no time to converge', () => {
+  // Both cut off still writing, their states alike at the cut: a snapshot, not a convergence.
+  const c = goCase('write-500', run({ steady: false }), run({ steady: false, lastChangeMs: 4500 }));
+  assert.deepEqual([c.converged, c.settled, c.timeToConvergeMs], [true, false, null]);
+  // Even one that settled: the state it settled in was the baseline's only at its cut.
+  assert.equal(goCase('write-500', run({ steady: false }), run()).timeToConvergeMs, null);
 });
 
 let seq = 0;

@@ -55,27 +55,34 @@ function baseline(): HTMLElement | null {
     'p',
     { class: 'baseline' },
     h('strong', {}, 'Baseline (no faults): '),
-    `${b.reconciles} reconciles, ${b.apiCalls} API calls, steady at ${b.steadyAt}, ${b.objects} objects. `,
+    b.unsettled
+      ? `${b.reconciles} reconciles, ${b.apiCalls} API calls, ${b.objects} objects; ${b.unsettled}. `
+      : `${b.reconciles} reconciles, ${b.apiCalls} API calls, steady at ${b.steadyAt}, ${b.objects} objects. `,
     'Each fault class below runs from the same start and is judged against its final state.',
   );
 }
 
+/** The mark, its class and its words: ≈ is a match of a state cut off before it settled. */
+const VERDICTS = {
+  converged: { mark: '✓', class: 'yes', label: 'converged' },
+  diverged: { mark: '✗', class: 'no', label: 'did not converge' },
+  unsettled: {
+    mark: '≈',
+    class: 'unsettled',
+    label: "in the baseline's state when cut off, not settled: convergence not known",
+  },
+} as const;
+
 function row(r: RobustnessRow): HTMLElement {
+  const v = VERDICTS[r.verdict];
   return h(
     'tr',
-    { 'data-fault': r.fault, class: r.converged ? 'converged' : 'diverged' },
+    { 'data-fault': r.fault, class: r.verdict },
     h('th', { scope: 'row' }, h('div', {}, r.title), h('div', { class: 'mono muted' }, r.fault)),
     h(
       'td',
       { class: 'verdict' },
-      h(
-        'span',
-        {
-          class: r.converged ? 'yes' : 'no',
-          'aria-label': r.converged ? 'converged' : 'did not converge',
-        },
-        r.converged ? '✓' : '✗',
-      ),
+      h('span', { class: v.class, 'aria-label': v.label, title: v.label }, v.mark),
     ),
     h('td', { class: 'num' }, r.timeToConverge),
     h(
@@ -157,6 +164,7 @@ function render(): void {
   replaceChildren(
     root,
     header(),
+    view.runtime ? h('p', { class: 'runtime' }, h('strong', {}, 'Runtime: '), view.runtime) : null,
     h(
       'p',
       { class: `status status-${view.status}`, role: 'status', 'aria-live': 'polite' },

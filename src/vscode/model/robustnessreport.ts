@@ -5,9 +5,18 @@
  * tested in plain Node.
  */
 import type { RobustnessRow, RobustnessView } from '../../protocol';
-import { statusWriteLost, swallowed, type ChaosCase, type ChaosReport } from '../../runtime/chaos';
+import { statusWriteLost, swallowed, type ChaosCase } from '../../runtime/chaos';
+import {
+  baselineUnsettledWords,
+  caseVerdict,
+  summaryWords,
+  unsettledTimeWords,
+  type AnyChaosReport,
+} from '../../runtime/chaosverdict';
+import { cutOff } from '../../runtime/cutoff';
 import type { ReconcileTrace } from '../../runtime/trace';
 import { FAULT_TITLES } from './faulttitles';
+import { RUNTIME_WORDS } from './reportruntime';
 import { formatDuration } from './timeformat';
 
 /** The traces of one run of the report (`fault` null for the baseline). */
@@ -54,12 +63,16 @@ export interface WentWrong {
 /**
  * The reconcile where a case went wrong: the first that returned an error or met a failure and
  * returned success (a status write lost included); failing those, the first whose calls or
- * outcome differ from the baseline's reconcile at the same place in the run.
+ * outcome differ from the baseline's reconcile at the same place in the run. Reconciles the end of
+ * the run cut off (cutoff.ts: `context canceled` as the manager stopped) are the run's, not the
+ * fault's, and left out of both.
  */
 export function whereItWentWrong(
-  traces: ReconcileTrace[],
-  baseline: ReconcileTrace[],
+  allTraces: ReconcileTrace[],
+  allBaseline: ReconcileTrace[],
 ): WentWrong | undefined {
+  const traces = allTraces.filter((t) => !cutOff(t));
+  const baseline = allBaseline.filter((t) => !cutOff(t));
   for (const t of traces) {
     if (t.error) return { trace: t, why: 'erred' };
     if (swallowed(t) || statusWriteLost(t)) return { trace: t, why: 'swallowed' };
@@ -106,19 +119,41 @@ function signed(n: number): string {
   return n >= 0 ? `+${n}` : String(n);
 }
 
-/** The row of one case. `runs` holds the case's traces and the baseline's. */
+/**
+ * The row of one case, with the case's traces and the baseline's. Only a row that went wrong —
+ * it did not converge, or it has findings — links to the reconcile where it did: a case that rode
+ * its fault out had its failed reconciles by design (a 409 returned and retried).
+ */
 export function robustnessRow(
   c: ChaosCase,
-  report: ChaosReport,
+  report: AnyChaosReport,
   traces: ReconcileTrace[],
   baseline: ReconcileTrace[],
 ): RobustnessRow {
-  const wrong = whereItWentWrong(traces, baseline);
+  const verdict = caseVerdict(c, report);
+  const wentWrong = verdict === 'diverged' || c.findings.length > 0;
+  // A case that converged went wrong where its finding did: a failure it swallowed, if it did.
+  const swallowedAt =
+    verdict !== 'diverged' &&
+    c.findings.some((f) => f === 'errors-swallowed' || f === 'lost-status')
+      ? traces.find((t) => !cutOff(t) && (swallowed(t) || statusWriteLost(t)))
+      : undefined;
+  const wrong = !wentWrong
+    ? undefined
+    : swallowedAt
+      ? { trace: swallowedAt, why: 'swallowed' as const }
+      : whereItWentWrong(traces, baseline);
   return {
     fault: c.fault,
     title: FAULT_TITLES[c.fault] ?? c.fault,
     converged: c.converged,
-    timeToConverge: c.converged ? formatTime(c.timeToConvergeMs) : '—',
+    verdict,
+    timeToConverge:
+      verdict === 'converged'
+        ? formatTime(c.timeToConvergeMs)
+        : verdict === 'unsettled'
+          ? unsettledTimeWords(report, formatDuration)
+          : '—',
     reconciles: c.reconciles,
     apiCalls: c.apiCalls,
     extraReconciles: signed(c.reconciles - report.baseline.reconciles),
@@ -135,36 +170,36 @@ export function robustnessRow(
  * What a Go operator's report (`clock: 'real'`) must say next to its numbers: they are wall
  * times of one run each, and a baseline that never settled makes every case a snapshot.
  */
-export function realClockNote(report: ChaosReport): string {
+export function realClockNote(report: AnyChaosReport): string {
   const note =
     'Real clock: timings vary run to run (a Go operator runs against the served cluster).';
   return report.baseline.steadyAtMs === null
-    ? `${note} The baseline never settled (the manager kept writing), so every run was cut at its duration and compared as it stood.`
+    ? `${note} The baseline never settled, so every run was compared as it stood when cut off: a ≈ row matched that state, which is not convergence.`
     : note;
 }
 
 /** The whole panel's view of a finished report. */
 export function robustnessView(
-  report: ChaosReport & { clock?: 'real' },
+  report: AnyChaosReport,
   runs: RecordedRun[],
   reconciler: string,
 ): RobustnessView {
   const baseline = runs.find((r) => r.fault === null)?.traces ?? [];
   const tracesOf = (fault: string) => runs.find((r) => r.fault === fault)?.traces ?? [];
   const b = report.baseline;
-  const failed = report.cases.filter((c) => !c.converged).length;
+  const unsettled = baselineUnsettledWords(report, formatDuration);
   return {
     status: 'done',
-    message: failed
-      ? `${failed} of ${report.cases.length} fault classes did not converge to the baseline's state.`
-      : `All ${report.cases.length} fault classes converged to the baseline's state.`,
+    message: summaryWords(report, formatDuration),
     reconciler,
+    runtime: RUNTIME_WORDS[report.clock === 'real' ? 'go' : 'typescript'],
     ...(report.clock === 'real' ? { note: realClockNote(report) } : {}),
     baseline: {
       reconciles: b.reconciles,
       apiCalls: b.apiCalls,
       steadyAt: formatTime(b.steadyAtMs),
       objects: b.objects,
+      ...(unsettled ? { unsettled } : {}),
     },
     rows: report.cases.map((c) => robustnessRow(c, report, tracesOf(c.fault), baseline)),
   };

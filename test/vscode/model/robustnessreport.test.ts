@@ -6,10 +6,11 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it, before } from 'node:test';
 import { INJECTED_QUOTA } from '../../../src/cluster/faults';
-import { FAULT_CLASSES, chaos, type ChaosReport } from '../../../src/runtime/chaos';
+import { FAULT_CLASSES, chaos, type ChaosCase, type ChaosReport } from '../../../src/runtime/chaos';
 import type { Finding } from '../../../src/runtime/findings';
 import type { ReconcileTrace } from '../../../src/runtime/trace';
 import { RecordedRunModel } from '../../../src/vscode/model/recordedrun';
+import { markCutOff } from '../../../src/runtime/cutoff';
 import { formatDuration } from '../../../src/vscode/model/timeformat';
 import {
   robustnessView,
@@ -67,10 +68,11 @@ describe('the robustness report on the sample', () => {
   const traceOf = (fault: string, reconcileID: string) =>
     runs.find((r) => r.fault === fault)!.traces.find((t) => t.reconcileID === reconcileID)!;
 
-  it('a conflict on write converges; the link opens the reconcile the conflict failed', () => {
+  it('a conflict on write converges and offers no debugger link: the 409 it retried is no fault of it', () => {
     const row = rowOf('write-conflict');
     assert.equal(row.title, 'Conflict on write (409)');
     assert.equal(row.converged, true);
+    assert.equal(row.verdict, 'converged');
     assert.equal(
       row.timeToConverge,
       formatDuration(report.cases.find((c) => c.fault === 'write-conflict')!.timeToConvergeMs!),
@@ -78,25 +80,20 @@ describe('the robustness report on the sample', () => {
     assert.match(row.extraReconciles, /^\+[1-9]/);
     assert.match(row.extraApiCalls, /^\+[1-9]/);
     assert.equal(row.diff, '');
-    const t = traceOf('write-conflict', row.wentWrong!.reconcileID);
-    assert.equal(t.error?.code, 409);
-    assert.ok(t.calls.some((c) => c.fault === 'write-conflict'));
-    assert.match(
-      row.wentWrong!.label,
-      new RegExp(
-        `^reconcile #${t.id} of default/\\w+ returned an error: Operation cannot be fulfilled`,
-      ),
+    assert.equal(row.wentWrong, undefined);
+    // The reconcile the conflict failed is there, only not offered as where it went wrong.
+    const w = whereItWentWrong(
+      runs.find((r) => r.fault === 'write-conflict')!.traces,
+      runs.find((r) => r.fault === null)!.traces,
     );
+    assert.equal(w?.trace.error?.code, 409);
   });
 
-  it('a 5xx on status converges (the sample returns that error) and links to the failed reconcile', () => {
+  it('a 5xx on status converges (the sample returns that error): no findings, no debugger link', () => {
     const row = rowOf('status-500');
     assert.equal(row.converged, true);
     assert.deepEqual(row.findings, []);
-    assert.match(
-      row.wentWrong!.label,
-      /returned an error: Internal error occurred: injected fault$/,
-    );
+    assert.equal(row.wentWrong, undefined);
   });
 
   it('a stale cache does not converge: no time, findings in words, the diff, the first failed reconcile', () => {
@@ -156,23 +153,23 @@ describe('the robustness report on the sample', () => {
   });
 
   it('opens the debugger on a recorded case at the chosen reconcile, and moves along its timeline', () => {
-    const row = rowOf('status-500');
-    const run = runs.find((r) => r.fault === 'status-500')!;
+    const row = rowOf('quota-then-status-500');
+    const run = runs.find((r) => r.fault === 'quota-then-status-500')!;
     const model = new RecordedRunModel(
       run.traces,
       run.findings,
       'webapp.reconciler.ts',
-      'Robustness report, 5xx on status',
+      'Robustness report, quota then 5xx on status',
       row.wentWrong!.reconcileID,
     );
     const s = model.state();
     assert.equal(s.status, 'stopped');
     assert.equal(s.current?.id, row.wentWrong!.reconcileID);
     assert.equal(s.current?.heldAt, null);
-    assert.ok(s.current?.calls.some((c) => c.code === 500 && c.fault === 'status-500'));
+    assert.ok(s.current?.calls.some((c) => c.code === 403 && c.fault === 'quota'));
     assert.match(
       s.message,
-      /^Robustness report, 5xx on status: reconcile #\d+ of default\/\w+, recorded/,
+      /^Robustness report, quota then 5xx on status: reconcile #\d+ of default\/\w+, recorded/,
     );
     const key = `${s.current!.request.namespace}/${s.current!.request.name}`;
     assert.deepEqual(
@@ -208,6 +205,7 @@ describe('whereItWentWrong', () => {
       })),
       outcome: error ? 'error' : 'success',
       ...(error ? { error: { message: error } } : {}),
+      warnings: [],
     }) as unknown as ReconcileTrace;
 
   it('picks the first reconcile that differs from the baseline when none failed', () => {
@@ -229,6 +227,23 @@ describe('whereItWentWrong', () => {
       [whereItWentWrong(run, base)?.trace.id, whereItWentWrong(run, base)?.why],
       [2, 'erred'],
     );
+  });
+
+  it("leaves out the reconciles the run's end cut off: context canceled, or marked so", () => {
+    const base = [trace(1, [200]), trace(2, [200])];
+    const canceled = trace(
+      2,
+      [200],
+      'client rate limiter Wait returned an error: context canceled',
+    );
+    assert.equal(whereItWentWrong([trace(1, [200]), canceled], base), undefined);
+    const marked = trace(3, [200], 'Internal error occurred: stopped');
+    markCutOff([marked], 0);
+    assert.equal(whereItWentWrong([...base, marked], base), undefined);
+    // An error before the stop is still the cause.
+    const failed = { ...trace(2, [500], 'Internal error occurred: injected fault'), end: 5 };
+    markCutOff([failed], 6);
+    assert.equal(whereItWentWrong([trace(1, [200]), failed, canceled], base)?.why, 'erred');
   });
 });
 
@@ -257,6 +272,7 @@ describe("a Go operator's report (real clock)", () => {
         source: 'server',
         at: id * 100 + 5,
         ...(code === 409 ? { fault: 'write-conflict' } : {}),
+        ...(code === 429 ? { fault: 'throttling' } : {}),
       })),
       warnings: [],
       outcome: error ? 'error' : 'success',
@@ -283,73 +299,156 @@ describe("a Go operator's report (real clock)", () => {
       ['update', 200],
     ]),
   ];
-  const report = (steadyAtMs: number | null) => ({
+  // Throttled, then stopped while waiting out a Retry-After: the stop's error comes last.
+  const throttled = [
+    observed(1, [
+      ['get', 200],
+      ['update', 200],
+    ]),
+    observed(2, [['get', 500]]),
+    observed(3, [['update', 429]], 'client rate limiter Wait returned an error: context canceled'),
+  ];
+  const cases = (settled: boolean): ChaosCase[] => [
+    {
+      fault: 'write-conflict',
+      converged: true,
+      timeToConvergeMs: settled ? 1234 : null,
+      settled,
+      reconciles: 2,
+      apiCalls: 4,
+      findings: [],
+      diff: '',
+    },
+    {
+      fault: 'status-500',
+      converged: false,
+      timeToConvergeMs: null,
+      settled: false,
+      reconciles: 1,
+      apiCalls: 2,
+      findings: ['exited', 'not-settled'],
+      diff: 'the manager exited: exit code 1',
+    },
+    {
+      fault: 'throttling',
+      converged: false,
+      timeToConvergeMs: null,
+      settled,
+      reconciles: 3,
+      apiCalls: 4,
+      findings: [],
+      diff: 'WebApp default/blog: .status.readyReplicas: 1 → (none)',
+    },
+  ];
+  const report = (steadyAtMs: number | null, findings: string[] = []) => ({
     clock: 'real' as const,
-    baseline: { reconciles: 1, apiCalls: 2, steadyAtMs, objects: 2 },
-    cases: [
-      {
-        fault: 'write-conflict',
-        converged: true,
-        timeToConvergeMs: 1234,
-        reconciles: 2,
-        apiCalls: 4,
-        findings: [],
-        diff: '',
-      },
-      {
-        fault: 'status-500',
-        converged: false,
-        timeToConvergeMs: null,
-        reconciles: 1,
-        apiCalls: 2,
-        findings: ['exited', 'not-settled'],
-        diff: 'the manager exited: exit code 1',
-      },
-    ],
+    durationMs: 5000,
+    settleMs: 2500,
+    baseline: { reconciles: 1, apiCalls: 2, steadyAtMs, objects: 2, findings },
+    cases: cases(steadyAtMs !== null),
   });
   const runs: RecordedRun[] = [
     { fault: null, traces: baseline },
     { fault: 'write-conflict', traces: conflict },
     { fault: 'status-500', traces: [] },
+    { fault: 'throttling', traces: throttled },
   ];
+  const rows = (r: ReturnType<typeof report>) =>
+    Object.fromEntries(
+      robustnessView(r, runs, 'samples/quota-operator').rows.map((x) => [x.fault, x]),
+    );
 
-  it('notes the real clock, and that a baseline which never settled makes each case a snapshot', () => {
+  it('says it judged the Go operator on the real clock, a TypeScript report the embedded runtime', () => {
     const v = robustnessView(report(800), runs, 'samples/quota-operator');
+    assert.equal(v.runtime, 'Go operator (its manager, run on the real clock)');
     assert.equal(
       v.note,
       'Real clock: timings vary run to run (a Go operator runs against the served cluster).',
     );
-    assert.equal(v.baseline?.steadyAt, formatDuration(800));
-    const never = robustnessView(report(null), runs, 'samples/quota-operator');
-    assert.match(never.note ?? '', /^Real clock: .* The baseline never settled/);
-    assert.equal(never.baseline?.steadyAt, '—');
+    const { clock: _clock, ...virtual } = report(800);
+    const ts = robustnessView(virtual, runs, 'x');
+    assert.equal(ts.note, undefined);
+    assert.match(ts.runtime ?? '', /^TypeScript reconciler/);
   });
 
-  it("says a Go run's own findings in words and links to the observed reconcile that failed", () => {
-    const [ok, bad] = robustnessView(report(800), runs, 'samples/quota-operator').rows;
-    assert.equal(ok.timeToConverge, formatDuration(1234));
-    assert.equal(ok.extraReconciles, '+1');
-    assert.equal(ok.wentWrong?.reconcileID, 'uid-1');
-    assert.match(ok.wentWrong!.label, /^reconcile #1 of default\/blog returned an error/);
-    assert.deepEqual(bad.findings, [
-      'exited: the manager process ended before the run did',
-      'not settled: the manager was still writing when the run was cut at its duration (the baseline had settled)',
-    ]);
+  it('a settled baseline: its steady time, and a settled case converged at its time', () => {
+    const v = robustnessView(report(800), runs, 'samples/quota-operator');
+    assert.equal(v.baseline?.steadyAt, formatDuration(800));
+    assert.equal(v.baseline?.unsettled, undefined);
+    const r = rows(report(800));
+    assert.equal(r['write-conflict'].verdict, 'converged');
+    assert.equal(r['write-conflict'].timeToConverge, formatDuration(1234));
+    assert.equal(v.message, "2 of 3 fault classes did not converge to the baseline's state.");
+  });
+
+  it('a baseline cut off before it settled says so, how long it was watched, and no case claims to have converged', () => {
+    const v = robustnessView(report(null, ['hot-loop']), runs, 'samples/quota-operator');
+    assert.equal(v.baseline?.steadyAt, '—');
+    assert.equal(
+      v.baseline?.unsettled,
+      'never settled: the manager was still writing when its run was cut off after 5s (a run settles after 2.5s with no write and no requeue due); it hot-loops on its own, so it cannot settle',
+    );
+    assert.match(v.note ?? '', /^Real clock: .* The baseline never settled/);
+    const waiting = report(null);
+    waiting.baseline = { ...waiting.baseline, cutOffBy: 'requeue' } as typeof waiting.baseline;
+    assert.match(
+      robustnessView(waiting, runs, 'x').baseline?.unsettled ?? '',
+      /^never settled: a requeue the manager had asked for was still due when its run was cut off after 5s/,
+    );
+    const r = rows(report(null));
+    // In the baseline's state as it stood: a snapshot, not a convergence, and said so.
+    assert.equal(r['write-conflict'].verdict, 'unsettled');
+    assert.equal(r['write-conflict'].converged, true);
+    assert.equal(r['write-conflict'].timeToConverge, 'not settled in 5s');
+    assert.ok(v.rows.every((x) => x.verdict !== 'converged'));
+    assert.equal(
+      v.message,
+      "2 of 3 fault classes did not converge to the baseline's state. 1 of 3 matched the baseline's state without settling, so whether they converge is not known: the baseline never settled: every run was compared as it stood when cut off after 5s.",
+    );
+  });
+
+  it('a case cut off in the state of a settled baseline is not said to have converged either', () => {
+    const r = report(800);
+    r.cases[0] = { ...r.cases[0], settled: false, timeToConvergeMs: null };
+    const row = rows(r)['write-conflict'];
+    assert.equal(row.verdict, 'unsettled');
+    assert.equal(row.timeToConverge, 'not settled in 5s');
+  });
+
+  it('only a row that went wrong links to the debugger', () => {
+    const r = rows(report(800));
+    assert.equal(r['write-conflict'].wentWrong, undefined, 'converged: nothing went wrong');
     // A run that recorded no reconcile has none to open.
-    assert.equal(bad.wentWrong, undefined);
+    assert.equal(r['status-500'].wentWrong, undefined);
+    assert.ok(r.throttling.wentWrong);
+    // Converged with a finding went wrong too: the link names the reconcile.
+    const withFinding = report(800);
+    withFinding.cases[0] = { ...withFinding.cases[0], findings: ['errors-swallowed'] };
+    const linked = rows(withFinding)['write-conflict'].wentWrong;
+    assert.equal(linked?.reconcileID, 'uid-1');
+    assert.match(linked!.label, /^reconcile #1 of default\/blog returned an error/);
     const model = new RecordedRunModel(
       conflict,
       [],
       'samples/quota-operator',
       'Robustness report, Conflict on write (409)',
-      ok.wentWrong!.reconcileID,
+      linked!.reconcileID,
     );
     assert.equal(model.state().current?.id, 'uid-1');
     assert.ok(model.state().current?.calls.some((c) => c.code === 409));
   });
 
-  it('a TypeScript report (virtual clock) has no note', () => {
-    const { clock: _clock, ...virtual } = report(800);
-    assert.equal(robustnessView(virtual, runs, 'x').note, undefined);
+  it("never cites the run's own stop (context canceled) as what went wrong", () => {
+    const w = rows(report(800)).throttling.wentWrong!;
+    assert.equal(w.reconcileID, 'uid-2');
+    assert.doesNotMatch(w.label, /context canceled/);
+    assert.match(w.label, /^reconcile #2 of default\/blog is the first to differ/);
+  });
+
+  it("says a Go run's own findings in words", () => {
+    assert.deepEqual(rows(report(800))['status-500'].findings, [
+      'exited: the manager process ended before the run did',
+      'not settled: the manager was still writing when the run was cut at its duration (the baseline had settled)',
+    ]);
   });
 });
