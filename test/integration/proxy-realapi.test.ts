@@ -297,6 +297,17 @@ describe('recording proxy in front of the reference kube-apiserver', { skip }, (
         child.kill('SIGTERM');
         await exited;
       }
+      // The proxy completes the watch's record when it sees the connection close, which can come
+      // a moment after the process is gone: compare once it has (both logs have it then).
+      for (let i = 0; i < 100; i++) {
+        const closed = proxy.audit
+          .events({ user: OPERATOR, since })
+          .some(
+            (e) => e.stage === 'ResponseComplete' && e.verb === 'watch' && e.resource === 'webapps',
+          );
+        if (closed) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
       const { mine } = await compare(since);
       const deploy = mine.find((e) => e.verb === 'create' && e.resource === 'deployments');
       assert.ok(deploy, `the manager created the Deployment:\n${out}`);
