@@ -155,6 +155,17 @@ describe('repeated-status-update', () => {
       'if err := r.Status().Update(ctx, &app); err != nil {\n\treturn ctrl.Result{}, err\n}\nif err := r.Get(ctx, req.NamespacedName, &app); err != nil {\n\treturn ctrl.Result{}, err\n}\nif err := r.Status().Update(ctx, &app); err != nil {\n\treturn ctrl.Result{}, err\n}';
     assert.deepEqual(await rulesOf(controller(body)), []);
   });
+  it('does not count a deferred write or one in a goroutine against the write on the path', async () => {
+    const body =
+      'defer r.Status().Update(ctx, &app)\ngo func() { _ = r.Status().Update(ctx, &app) }()\nif err := r.Status().Update(ctx, &app); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    assert.ok(!(await rulesOf(controller(body))).includes('repeated-status-update'));
+  });
+  it('still flags two writes on the path beside a deferred one', async () => {
+    const body =
+      'defer r.Status().Update(ctx, &app)\nif err := r.Status().Update(ctx, &app); err != nil {\n\treturn ctrl.Result{}, err\n}\nif err := r.Status().Update(ctx, &app); err != nil {\n\treturn ctrl.Result{}, err\n}';
+    const found = await findings(controller(body));
+    assert.equal(found.filter((f) => f.rule === 'repeated-status-update').length, 1);
+  });
 });
 
 describe('result-with-error', () => {

@@ -12,7 +12,7 @@ import type { Finding } from '../diagnostics';
 import { ruleMeta } from '../rules';
 import { GoPackage, type GoFile, type ModuleFuncs, type TypeIndex } from './package';
 import { buildReconciler, MAX_PATH_FUNCS, reconcileRoots, type Reconciler } from './reconcilers';
-import type { GoRule, GoReport } from './rule';
+import type { GoRule, GoReport, GoRuleContext } from './rule';
 import { statedIntent } from './intent';
 import { Summaries } from './summary';
 import { dirname } from 'node:path';
@@ -92,17 +92,21 @@ function analyzeReconciler(
     if (!rec) return null;
     if (rec.stoppedAt) options.log?.(limitMessage(rec, options.maxPathFuncs ?? MAX_PATH_FUNCS));
     const reports: RuleReport[] = [];
+    // One context for every rule, told which rule is reporting (not a closure per rule).
+    let id = '';
+    const ctx: GoRuleContext = {
+      pkg,
+      summaries,
+      reconcilers: [rec],
+      report: (r: GoReport): void => {
+        // The code says it is so on purpose: not reported (intent.ts).
+        if (INTENT_RULES.has(id) && statedIntent(r.file, r.node)) return;
+        reports.push({ ...r, rule: id });
+      },
+    };
     for (const rule of rules) {
-      rule.check({
-        pkg,
-        summaries,
-        reconcilers: [rec],
-        report: (r) => {
-          // The code says it is so on purpose: not reported (intent.ts).
-          if (INTENT_RULES.has(rule.id) && statedIntent(r.file, r.node)) return;
-          reports.push({ ...r, rule: rule.id });
-        },
-      });
+      id = rule.id;
+      rule.check(ctx);
     }
     return { rec, deps, reports };
   } finally {

@@ -348,18 +348,31 @@ export function receiverOf(method: Node): { name: string | null; type: string } 
   return { name: field(param, 'name')?.text ?? null, type };
 }
 
+/** A function's parameters as (name, type node) pairs. */
+export type Params = readonly { readonly name: string; readonly type: Node }[];
+
 /** Parameters as (name, type node) pairs, expanding `a, b T`. */
-export function paramsOf(fn: Node): { name: string; type: Node }[] {
-  const out: { name: string; type: Node }[] = [];
-  for (const p of named(field(fn, 'parameters'))) {
-    if (p.type !== 'parameter_declaration' && p.type !== 'variadic_parameter_declaration') continue;
-    const type = field(p, 'type');
-    if (!type) continue;
-    const names = named(p).filter((n) => n.type === 'identifier');
-    for (const n of names) out.push({ name: n.text, type });
+export function paramsOf(fn: Node): Params {
+  // Kept per node: the rules ask of the same callee at each call edge, argument and closure.
+  let out = paramsCache.get(fn);
+  if (!out) {
+    const list: { name: string; type: Node }[] = [];
+    for (const p of named(field(fn, 'parameters'))) {
+      if (p.type !== 'parameter_declaration' && p.type !== 'variadic_parameter_declaration')
+        continue;
+      const type = field(p, 'type');
+      if (!type) continue;
+      const names = named(p).filter((n) => n.type === 'identifier');
+      for (const n of names) list.push({ name: n.text, type });
+    }
+    out = list;
+    paramsCache.set(fn, out);
   }
   return out;
 }
+
+/** Gone with the node (an edited declaration gets new nodes). */
+const paramsCache = new WeakMap<Node, Params>();
 
 /** Result types' source text: `(ctrl.Result, error)` → ['ctrl.Result', 'error']. */
 export function resultsOf(fn: Node): string[] {

@@ -10,7 +10,7 @@
  * writes are ignored.
  */
 import { caseStatements, endsPath, terminates } from './flow';
-import { contains, field, named, statements, type Node } from './syntax';
+import { ancestor, contains, field, named, statements, type Node } from './syntax';
 
 /** Per object: most writes on the path so far, and the writes that made the last count. */
 export type Counts = Map<string, Slot>;
@@ -101,6 +101,15 @@ export interface WriteEvent {
   key: string;
   n: number;
   refresh: boolean;
+}
+
+/**
+ * Can the walk count this write of `body`? Not in a `defer` or a goroutine (`statement` skips
+ * them) nor in a function literal (each statement counts its writes outside literals): a caller
+ * with fewer than two countable writes knows the walk has nothing to say and can skip it.
+ */
+export function countable(call: Node, body: Node): boolean {
+  return !ancestor(call, ['defer_statement', 'go_statement', 'func_literal'], body);
 }
 
 /**

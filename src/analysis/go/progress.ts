@@ -175,10 +175,12 @@ export function progressMarkers(
   outcome: (call: Node) => boolean = () => false,
 ): (earlier: Node, later: Node) => boolean {
   const sorted = [...writes].sort((a, b) => a.startIndex - b.startIndex);
-  const copies = statusCopies(body);
+  // Found when first needed: most functions never compare two writes' fields.
+  let copies: Set<string> | null = null;
   const before = (w: Node): Set<string> => {
     const prev = sorted.filter((x) => x.endIndex <= w.startIndex).pop();
     const out = new Set<string>();
+    copies ??= statusCopies(body);
     fieldsSet(stretch(body, prev ? prev.endIndex : body.startIndex, w.startIndex), out, copies);
     fieldsInPatcher(w, out);
     return out;

@@ -128,6 +128,15 @@ export interface ModuleLike {
   package(importPath: string): GoPackage | null;
 }
 
+/** A call resolved for the rules: its answer, and what the reconciler cache records of it. */
+interface CallHit {
+  answer: { ref: FuncRef; summary: FuncSummary } | null;
+  /** the recorder's key (null: the call reaches nothing of the module) */
+  use: string | null;
+  /** the fingerprint of the summary reached, recorded under `use` */
+  print: string;
+}
+
 interface Entry {
   summary: FuncSummary;
   /** the file the summary was read from: any edit to it makes a new GoFile (lines moved) */
@@ -290,33 +299,43 @@ export class Summaries {
       hit = this.summarizeCall(fn, call);
       this.calls.set(call, hit);
     }
-    if (hit.ref) this.home.recorder?.set(`u:${refKey(hit.ref)}`, hit.print);
-    return hit.ref && hit.summary ? { ref: hit.ref, summary: hit.summary } : null;
+    if (hit.use) this.home.recorder?.set(hit.use, hit.print);
+    return hit.answer;
   }
 
-  private readonly calls = new Map<
-    Node,
-    { ref: FuncRef | null; summary: FuncSummary | null; print: string }
-  >();
+  /**
+   * Each call's answer, with the recorder's key for it built once: rules ask of the same calls
+   * many times over (every write judged asks of every return's error), module-wide most of all.
+   */
+  private readonly calls = new Map<Node, CallHit>();
 
-  private summarizeCall(
-    fn: PathFunc,
-    call: Node,
-  ): { ref: FuncRef | null; summary: FuncSummary | null; print: string } {
+  private summarizeCall(fn: PathFunc, call: Node): CallHit {
     const ref = this.resolve(this.home, this.homePath, fn.decl, call);
     // `return r.inner.Reconcile(req)` into another package: that Reconcile is analyzed as a root
     // where it is declared, and its findings said again at this call would be each said twice.
     if (!ref || (ref.recv && ref.name === 'Reconcile' && ref.path !== this.homePath))
-      return { ref: null, summary: null, print: '' };
+      return { answer: null, use: null, print: '' };
     const target = this.decl(ref);
     const summary = target ? this.summary(target.pkg, ref.path, target.decl) : null;
-    return { ref, summary, print: summary ? fingerprint(summary) : '' };
+    return {
+      answer: summary ? { ref, summary } : null,
+      use: `u:${refKey(ref)}`,
+      print: summary ? fingerprint(summary) : '',
+    };
   }
 
   /** What the module knows of the error a call in a path function returns (see `ErrorOf`). */
   errorOf(fn: PathFunc): ErrorOf {
-    return (call) => this.ofCall(fn, call)?.summary.errorResult ?? null;
+    // One function per path function: asked again for every write judged and return followed.
+    let f = this.errorOfs.get(fn);
+    if (!f) {
+      f = (call) => this.ofCall(fn, call)?.summary.errorResult ?? null;
+      this.errorOfs.set(fn, f);
+    }
+    return f;
   }
+
+  private readonly errorOfs = new Map<PathFunc, ErrorOf>();
 
   /** The summary of `decl`, from the cache when its dependencies still answer the same. */
   summary(pkg: GoPackage, path: string, decl: FuncDecl): FuncSummary {
@@ -654,7 +673,7 @@ function joinedReturn(consequence: Node | null, err: string, body: Node): Node |
  */
 function errorResult(
   fn: PathFunc,
-  params: { name: string }[],
+  params: readonly { name: string }[],
   errorOf: ErrorOf,
 ): 'always' | number | null {
   if (fn.results[fn.results.length - 1] !== 'error') return null;
@@ -676,7 +695,11 @@ function errorResult(
 }
 
 /** The parameter an error expression hands back: `err`, `errors.Wrap(err, ...)`, `trace(err)`. */
-function passedOn(expr: Node, params: { name: string }[], errorOf: ErrorOf): number | null {
+function passedOn(
+  expr: Node,
+  params: readonly { name: string }[],
+  errorOf: ErrorOf,
+): number | null {
   const e = unparen(expr);
   if (e?.type === 'identifier') {
     const i = params.findIndex((p) => p.name === e.text);
@@ -817,8 +840,29 @@ function computeFingerprint(s: FuncSummary): string {
 /** `file:line` of a site as seen from the folder of `from`. */
 export function siteName(from: string, site: Site): string {
   const line = site.file.lines.range(site.node.startIndex, site.node.startIndex).start.line + 1;
-  return `${relative(dirname(from), site.file.path).split(sep).join('/') || site.file.path}:${line}`;
+  return `${relativeName(dirname(from), site.file)}:${line}`;
 }
+
+/**
+ * A file's path relative to a folder, kept per file: every call of a module helper that is
+ * reported names the helper's file from the caller's folder, the same few pairs over and over.
+ */
+function relativeName(dir: string, file: GoFile): string {
+  let byDir = relativeNames.get(file);
+  if (!byDir) {
+    byDir = new Map();
+    relativeNames.set(file, byDir);
+  }
+  let name = byDir.get(dir);
+  if (name === undefined) {
+    name = relative(dir, file.path).split(sep).join('/') || file.path;
+    byDir.set(dir, name);
+  }
+  return name;
+}
+
+/** Gone with the file (an edit makes a new GoFile). */
+const relativeNames = new WeakMap<GoFile, Map<string, string>>();
 
 /** How a call names its target, for messages: `common.UpdateStatus`, `obj.SetDefaults`. */
 export function callName(call: Node): string {

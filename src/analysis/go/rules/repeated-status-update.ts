@@ -15,7 +15,7 @@
  * (progress.ts). Users see the marker while the work runs; merging the two would lose it.
  */
 import type { GoRule } from '../rule';
-import { StatusPasses, type WriteEvent } from '../passes';
+import { countable, StatusPasses, type WriteEvent } from '../passes';
 import { progressMarkers, worksBeforeWriting } from '../progress';
 import { callName, siteName } from '../summary';
 import { argVar, callArgs, callee, statements } from '../syntax';
@@ -65,11 +65,10 @@ export const repeatedStatusUpdate: GoRule = {
           helpers.set(call.id, { name: callName(call), twice });
           events.push({ call, key: v ?? `?${call.id}`, n: twice ? s.perPass : 1, refresh: false });
         }
-        if (
-          events.filter((e) => !e.refresh).length < 2 &&
-          ![...helpers.values()].some((h) => h.twice)
-        )
-          continue;
+        // The walk hears only writes outside defers, goroutines and function literals: with
+        // fewer than two of those (and none a helper that writes twice) it cannot report.
+        const counted = events.filter((e) => !e.refresh && countable(e.call, fn.body));
+        if (counted.length < 2 && !counted.some((e) => helpers.get(e.call.id)?.twice)) continue;
         const writes = events.filter((e) => !e.refresh).map((e) => e.call);
         const replaces = progressMarkers(fn.body, fn.calls, writes, (call) => {
           const ref = ctx.summaries.ofCall(fn, call)?.ref;

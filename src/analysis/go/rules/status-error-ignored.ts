@@ -179,8 +179,9 @@ export const statusErrorIgnored: GoRule = {
           // A cron job or timer callback runs outside any reconcile: not this rule's business.
           if (scheduled(cc.call, fn.body)) continue;
           const verdict = discarded(fn, cc.call);
-          if (!verdict || excused(fn, cc.call, verdict, errorOf)) continue;
-          if (!lost(fn, cc.call, verdict, argVar(cc.args[1]))) continue;
+          // The cheap test first: a write the deferred patch makes again needs no pardon.
+          if (!verdict || !lost(fn, cc.call, verdict, argVar(cc.args[1]))) continue;
+          if (excused(fn, cc.call, verdict, errorOf)) continue;
           ctx.report({
             file: fn.file,
             node: cc.call,
@@ -197,16 +198,15 @@ export const statusErrorIgnored: GoRule = {
           const hit = ctx.summaries.ofCall(fn, call);
           if (!hit) continue;
           const { summary: s, ref } = hit;
-          const helper = callName(call);
           // A status helper whose error this function drops: as if the write were made here.
           if (s.returnsStatusError) {
             const verdict = discarded(fn, call);
             const obj = writtenArg(call, s.writeParam);
-            if (verdict && !excused(fn, call, verdict, errorOf) && lost(fn, call, verdict, obj)) {
+            if (verdict && lost(fn, call, verdict, obj) && !excused(fn, call, verdict, errorOf)) {
               ctx.report({
                 file: fn.file,
                 node: call,
-                message: message(`${helper} (a status write)`, verdict),
+                message: message(`${callName(call)} (a status write)`, verdict),
                 fixes: () => fixesFor(fn, verdict, call),
               });
               continue;
@@ -219,9 +219,10 @@ export const statusErrorIgnored: GoRule = {
           // A write in the helper's goroutine runs after this pass: no return of it or
           // deferred patch of Reconcile's makes it again.
           const stmt = s.drop.goroutine ? null : enclosingStatement(call);
-          if (stmt && pardoned(fn, call, { kind: 'dropped', stmt }, errorOf)) continue;
           if (stmt && !lost(fn, call, { kind: 'dropped', stmt }, writtenArg(call, s.writeParam)))
             continue;
+          if (stmt && pardoned(fn, call, { kind: 'dropped', stmt }, errorOf)) continue;
+          const helper = callName(call);
           ctx.report({
             file: fn.file,
             node: call,
