@@ -2,22 +2,13 @@ import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import { CUT_OFF_WARNING, cutOff, markCutOff } from '../../src/runtime/cutoff';
 import type { ReconcileTrace } from '../../src/runtime/trace';
+import { blogReconcile } from './helpers';
 
-const trace = (end: number | undefined, error?: string): ReconcileTrace => ({
-  id: 1,
-  reconcileID: 'r1',
-  controller: 'webapp',
-  request: { namespace: 'default', name: 'blog' },
-  key: 'default/blog',
-  worker: 0,
-  triggers: [],
-  start: 0,
-  ...(end !== undefined ? { end } : {}),
-  phases: [],
-  calls: [],
-  warnings: [],
-  ...(error ? { error: { message: error } } : {}),
-});
+const trace = (end: number | undefined, error?: string): ReconcileTrace =>
+  blogReconcile({
+    ...(end !== undefined ? { end } : {}),
+    ...(error ? { error: { message: error } } : {}),
+  });
 
 test('a reconcile that erred once the stop began is cut off; one that erred before is not', () => {
   const before = trace(900, 'Internal error occurred: injected fault');

@@ -19,6 +19,7 @@ import {
 } from '../../src/runtime/gochaos';
 import type { Finding } from '../../src/runtime/findings';
 import type { ApiCall, ReconcileTrace } from '../../src/runtime/trace';
+import { blogReconcile } from './helpers';
 
 const webapp = (phase: string, ready: number, rv = '10'): KubeObject => ({
   apiVersion: 'apps.example.com/v1',
@@ -73,21 +74,8 @@ const call = (over: Partial<ApiCall>): ApiCall => ({
   ...over,
 });
 
-const trace = (calls: ApiCall[], error?: string): ReconcileTrace => ({
-  id: 1,
-  reconcileID: 'r1',
-  controller: 'webapp',
-  request: { namespace: 'default', name: 'blog' },
-  key: 'default/blog',
-  worker: 0,
-  triggers: [],
-  start: 0,
-  end: 1,
-  phases: [],
-  calls,
-  warnings: [],
-  ...(error ? { error: { message: error } } : {}),
-});
+const trace = (calls: ApiCall[], error?: string): ReconcileTrace =>
+  blogReconcile({ end: 1, calls, ...(error ? { error: { message: error } } : {}) });
 
 test('a case whose objects end as the baseline’s converged, however their versions differ', () => {
   const c = goCase(

@@ -153,3 +153,21 @@ export function finishedReconcile(key: string, id: number, self: boolean, at = 0
     warnings: [],
   };
 }
+
+/** A reconcile of default/blog by the `webapp` controller, started at 0, with `over` on top. */
+export function blogReconcile(over: Partial<ReconcileTrace> = {}): ReconcileTrace {
+  return {
+    id: 1,
+    reconcileID: 'r1',
+    controller: 'webapp',
+    request: { namespace: 'default', name: 'blog' },
+    key: 'default/blog',
+    worker: 0,
+    triggers: [],
+    start: 0,
+    phases: [],
+    calls: [],
+    warnings: [],
+    ...over,
+  };
+}
