@@ -154,8 +154,26 @@ export const clientScenarios: ClientScenario[] = [
           },
         },
       };
+      // The deployment controller writes the new Deployment's status, each write a version:
+      // read its scale once that has settled on both sides, not while one side is still writing.
+      const settled = async () => {
+        for (let i = 0; i < 150; i++) {
+          const d = await apps.readNamespacedDeployment({ namespace: ns, name: 'd' });
+          const progressing = d.status?.conditions?.find((c) => c.type === 'Progressing');
+          if (
+            d.status?.observedGeneration === d.metadata?.generation &&
+            progressing?.reason === 'NewReplicaSetAvailable'
+          )
+            return;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      };
       return record([
-        () => apps.createNamespacedDeployment({ namespace: ns, body: dep }),
+        async () => {
+          const created = await apps.createNamespacedDeployment({ namespace: ns, body: dep });
+          await settled();
+          return created;
+        },
         () => apps.readNamespacedDeploymentScale({ namespace: ns, name: 'd' }),
         () =>
           apps.replaceNamespacedDeploymentScale({
