@@ -6,6 +6,12 @@
  * fieldValidation (Warn) reports them; then ObjectMeta and the schema's OpenAPI and CEL validation
  * through the same registry strategy a create or update runs, so the messages are the 422's.
  * Documents of kinds the cluster does not serve as custom resources are left alone.
+ *
+ * Unlike the apiserver's apply, no admission runs: no webhook, policy or quota is consulted on a
+ * keystroke (a webhook is a network call, and admission may mutate or refuse for reasons of the
+ * cluster's state). What admission would refuse shows when Apply sends the document.
+ * The metadata.name and ObjectMeta checks repeat the create path's (`Cluster.create`) in the
+ * same order: a change to one belongs in the other.
  */
 import { parseAllDocuments, type Document } from 'yaml';
 import type { Cluster } from '../cluster';
